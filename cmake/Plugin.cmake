@@ -1,0 +1,24 @@
+# railtune_add_plugin(<target> OUTPUT <libnccl-kind-name> MAP <version script> SOURCES ...)
+# Builds one NCCL plugin shared object the way rule 5 of the architecture asks:
+#  - exports only the symbols the linker version script lists (everything else local);
+#  - C++ runtime and libgcc linked statically, so NEEDED lists glibc only;
+#  - -fno-gnu-unique so that dlclose really unmaps the object (STB_GNU_UNIQUE pins it).
+# Code that ends up inside a plugin (common/ too) must not emit STB_GNU_UNIQUE symbols.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
+endif()
+
+function(railtune_add_plugin target)
+  cmake_parse_arguments(P "" "OUTPUT;MAP" "SOURCES;LIBS" ${ARGN})
+  add_library(${target} SHARED ${P_SOURCES})
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME ${P_OUTPUT} PREFIX "" SUFFIX ".so"
+                        CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib
+                        LINK_DEPENDS ${P_MAP})
+  target_link_libraries(${target} PRIVATE ${P_LIBS})
+  target_link_options(${target} PRIVATE -Wl,--version-script=${P_MAP} -Wl,--no-undefined -Wl,-z,defs
+                      -Wl,-z,now -Wl,--as-needed)
+  if(NOT RAILTUNE_SANITIZED)
+    target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc)
+  endif()
+endfunction()

@@ -1,0 +1,45 @@
+// Drives a bound profiler of any version (v1..v6) as NCCL does: per-communicator init with the one
+// process-wide activation mask, startEvent/stopEvent/recordEventState with descriptors built as
+// the newest version and narrowed for older plugins the way NCCL's profiler_vN.cc adapters do.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "emulator/loader.h"
+#include "nccl/profiler_v6.h"
+
+namespace railtune::emu {
+
+class ProfilerDriver {
+ public:
+  ProfilerDriver(const Binding& binding, NcclBehaviour behaviour);
+  ~ProfilerDriver();
+  int version() const { return version_; }
+  const char* pluginName() const;
+
+  // NCCL: init(&ctx, commHash, &ncclProfilerEventMask, commName, nNodes, nRanks, rank, ncclDebugLog)
+  // (argument order per version). On failure 2.28 keeps the plugin with mask 0; 2.30 unloads it.
+  ncclResult_t init(uint64_t commId, const char* commName, int nNodes, int nRanks, int rank);
+  int activationMask() const;  // the process-wide mask after init
+  bool loaded() const;         // false once 2.30 unloaded it after a failed init
+
+  // Only events whose bit is in the mask (or an ancestor of one that is) are started, as in NCCL.
+  ncclResult_t startEvent(ncclProfilerEventDescr_v6_t* descr, void** eHandle);
+  ncclResult_t stopEvent(void* eHandle);
+  ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t state, ncclProfilerEventStateArgs_v6_t* args);
+  ncclResult_t finalize();
+
+  const std::vector<std::string>& violations() const { return violations_; }
+
+ private:
+  Binding binding_;
+  NcclBehaviour behaviour_;
+  int version_ = 0;
+  void* context_ = nullptr;
+  bool loaded_ = true;
+  std::vector<std::string> violations_;
+};
+
+}  // namespace railtune::emu

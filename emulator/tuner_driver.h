@@ -1,0 +1,53 @@
+// Drives a bound tuner of any version (v2..v6) through NCCL's call sites: init with the default
+// constants and NVLink-domain info, getCollInfo with a real float[7][3] passed as float**, the v6
+// getChunkSize, finalize. Older versions are adapted as NCCL's own tuner_vN.cc adapters do.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "emulator/loader.h"
+#include "nccl/tuner_v6.h"
+
+namespace railtune::emu {
+
+using CostTable = float[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS];
+
+// NCCL's ncclTunerConstantsDefaults for the behaviour imitated (2.30 changed two Blackwell cells).
+ncclTunerConstants_v5_t defaultTunerConstants(NcclBehaviour b);
+
+class TunerDriver {
+ public:
+  explicit TunerDriver(const Binding& binding);
+  ~TunerDriver();  // finalizes a context still open
+  int version() const { return version_; }
+  const char* pluginName() const;
+
+  // NCCL: tuner->init(&ctx, commHash, nRanks, nNodes, ncclDebugLog, &nvlDomainInfo, &constants).
+  // Versions < 5 get neither constants nor domain info (NCCL passes none).
+  ncclResult_t init(uint64_t commId, size_t nRanks, size_t nNodes, const ncclNvlDomainInfo_v5_t& domains,
+                    ncclTunerConstants_v5_t* constants);
+  // NCCL: numAlgo = 7, numProto = 3; *nChannels starts at 0 ("keep NCCL's choice").
+  ncclResult_t getCollInfo(ncclFunc_t coll, size_t nBytes, int numPipeOps, CostTable& table, int regBuff,
+                           int* nChannels);
+  bool hasChunkSize() const;
+  ncclResult_t getChunkSize(ncclFunc_t coll, size_t nBytes, int algo, int proto, int nChannels, size_t* chunkSize);
+  ncclResult_t finalize();
+
+  // Messages about ABI misuse the driver caught (poison overwritten past a struct, ...).
+  const std::vector<std::string>& violations() const { return violations_; }
+
+ private:
+  Binding binding_;
+  int version_ = 0;
+  void* context_ = nullptr;
+  bool open_ = false;
+  std::vector<std::string> violations_;
+};
+
+// NCCL's selection from a cost table: the strictly smallest non-negative entry, scanning
+// algorithms then protocols. Returns false when every entry is negative.
+bool pickFromCostTable(const CostTable& table, int* algorithm, int* protocol);
+
+}  // namespace railtune::emu
