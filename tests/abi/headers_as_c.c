@@ -23,4 +23,6 @@
 #include "nccl/tuner_v5.h"
 #include "nccl/tuner_v6.h"
 
-int railtune_abi_headers_compile_as_c(void) { return NCCL_NUM_ALGORITHMS; }
+int railtune_abi_headers_compile_as_c(void) {
+  return NCCL_NUM_ALGORITHMS;
+}

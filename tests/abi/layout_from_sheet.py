@@ -2,7 +2,7 @@
 """Computes the x86-64 (LP64, SysV) layout of every NCCL plugin struct from the field lists of the
 NCCL plugin ABI fact sheet, independently of any compiler, and writes the GoogleTest file that pins
 our declarations in nccl/ to those numbers. Rerun only when the sheet (a new NCCL version) changes:
-    python3 tests/abi/layout_from_sheet.py > tests/abi/layout_test.cc
+    python3 tests/abi/layout_from_sheet.py > tests/abi/layout_test.cc && clang-format -i tests/abi/layout_test.cc
 """
 
 PRIM = {  # size == alignment on x86-64

@@ -5,26 +5,26 @@
 
 #include <cstddef>
 
-#include "nccl/tuner_v2.h"
-#include "nccl/tuner_v3.h"
-#include "nccl/tuner_v4.h"
-#include "nccl/tuner_v5.h"
-#include "nccl/tuner_v6.h"
+#include "nccl/env_v1.h"
+#include "nccl/env_v2.h"
+#include "nccl/net_v10.h"
+#include "nccl/net_v11.h"
+#include "nccl/net_v12.h"
 #include "nccl/net_v6.h"
 #include "nccl/net_v7.h"
 #include "nccl/net_v8.h"
 #include "nccl/net_v9.h"
-#include "nccl/net_v10.h"
-#include "nccl/net_v11.h"
-#include "nccl/net_v12.h"
 #include "nccl/profiler_v1.h"
 #include "nccl/profiler_v2.h"
 #include "nccl/profiler_v3.h"
 #include "nccl/profiler_v4.h"
 #include "nccl/profiler_v5.h"
 #include "nccl/profiler_v6.h"
-#include "nccl/env_v1.h"
-#include "nccl/env_v2.h"
+#include "nccl/tuner_v2.h"
+#include "nccl/tuner_v3.h"
+#include "nccl/tuner_v4.h"
+#include "nccl/tuner_v5.h"
+#include "nccl/tuner_v6.h"
 
 // offsetof on members of anonymous unions and nested structs is what we want to pin.
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
@@ -927,4 +927,3 @@ TEST(AbiLayout, EnvV2) {
   EXPECT_EQ(offsetof(ncclEnv_v2_t, finalize), 16u);
   EXPECT_EQ(offsetof(ncclEnv_v2_t, getEnv), 24u);
 }
-
