@@ -14,7 +14,7 @@ namespace railtune {
 enum class ParamType { Bool, Int, String, Enum, List };
 
 struct ParamSpec {
-  const char* name;          // "RAILTUNE_STRICT"
+  const char* name;  // "RAILTUNE_STRICT"
   ParamType type;
   const char* defaultValue;  // as the user would write it; "" = unset
   const char* component;     // "all", "tuner", "net", "profiler", "cli", "testing"

@@ -14,14 +14,14 @@ namespace railtune::emu {
 enum class NcclBehaviour { V2_28, V2_30 };
 enum class PluginKind { Net, Tuner, Profiler, Env };
 
-const char* behaviourName(NcclBehaviour b);                  // "2.28" / "2.30"
+const char* behaviourName(NcclBehaviour b);  // "2.28" / "2.30"
 std::optional<NcclBehaviour> parseBehaviour(const std::string& s);
-const char* kindName(PluginKind k);                          // "net", "tuner", "profiler", "env"
+const char* kindName(PluginKind k);  // "net", "tuner", "profiler", "env"
 
 // Symbol versions NCCL tries for a kind, newest first (2.28: tuner 5..2, net 11..6, profiler 5..1,
 // env 1; 2.30: tuner 6..2, net 12..6, profiler 6..1, env 2..1).
 std::vector<int> symbolVersions(NcclBehaviour b, PluginKind k);
-std::string symbolName(PluginKind k, int version);           // "ncclTunerPlugin_v5", "ncclProfiler_v3", ...
+std::string symbolName(PluginKind k, int version);  // "ncclTunerPlugin_v5", "ncclProfiler_v3", ...
 
 // Where NCCL's variables come from: the process environment, or a fixed map (tests).
 struct EnvSource {
@@ -49,22 +49,22 @@ class Library {
 // What one lookup bound, and why: enough for `railtune demo` to print and for tests to assert.
 struct Binding {
   PluginKind kind = PluginKind::Tuner;
-  std::string requested;        // the variable's value as given ("" when unset)
-  std::string openedName;       // the name dlopen succeeded with ("libnccl-tuner-railtune.so", ...)
+  std::string requested;   // the variable's value as given ("" when unset)
+  std::string openedName;  // the name dlopen succeeded with ("libnccl-tuner-railtune.so", ...)
   std::shared_ptr<Library> library;
-  std::string symbol;           // "ncclTunerPlugin_v6"; empty when nothing bound
-  int version = 0;              // 0 when nothing bound
-  const void* table = nullptr;  // the plugin's exported struct
-  bool viaNetLibrary = false;   // found through the fallback to the loaded external net library
-  bool disabled = false;        // the variable said "none"
-  std::vector<std::string> log; // INFO/WARN lines NCCL would print, in order
+  std::string symbol;            // "ncclTunerPlugin_v6"; empty when nothing bound
+  int version = 0;               // 0 when nothing bound
+  const void* table = nullptr;   // the plugin's exported struct
+  bool viaNetLibrary = false;    // found through the fallback to the loaded external net library
+  bool disabled = false;         // the variable said "none"
+  std::vector<std::string> log;  // INFO/WARN lines NCCL would print, in order
   explicit operator bool() const { return table != nullptr; }
 };
 
 // One net plugin entry after NCCL's list processing.
 struct NetCandidate {
   Binding binding;
-  bool internal = false;  // NCCL's own IB or Socket, appended after the external list
+  bool internal = false;     // NCCL's own IB or Socket, appended after the external list
   std::string internalName;  // "IB" or "Socket"
 };
 

@@ -54,8 +54,8 @@ class NetDriver {
 // getProperties(0) device type HOST (or UNPACK v7), first success wins. Records each step; on a
 // failed init 2.28 still calls finalize (with a possibly NULL context), 2.30 does not.
 struct NetSelection {
-  int chosen = -1;                  // index into the candidate list, -1 = none ("Failed to initialize any NET plugin")
-  std::string chosenName;           // plugin's name, or "IB"/"Socket" for NCCL's internal transports
+  int chosen = -1;         // index into the candidate list, -1 = none ("Failed to initialize any NET plugin")
+  std::string chosenName;  // plugin's name, or "IB"/"Socket" for NCCL's internal transports
   std::vector<std::string> log;
 };
 NetSelection selectNet(Loader& loader, std::vector<NetCandidate>& candidates, uint64_t commId);

@@ -67,10 +67,10 @@ typedef enum {
   ncclFuncAlltoAll = 8,
   ncclFuncScatter = 9,
   ncclFuncGather = 10,
-  ncclFuncAllGatherV = 11,   // 2.30
-  ncclFuncPutSignal = 12,    // 2.30
-  ncclFuncSignal = 13,       // 2.30
-  ncclFuncWaitSignal = 14,   // 2.30
+  ncclFuncAllGatherV = 11,  // 2.30
+  ncclFuncPutSignal = 12,   // 2.30
+  ncclFuncSignal = 13,      // 2.30
+  ncclFuncWaitSignal = 14,  // 2.30
 } ncclFunc_t;
 #define NCCL_NUM_FUNCS_2_28 11
 #define NCCL_NUM_FUNCS_2_30 15

@@ -5,7 +5,7 @@
 
 #define NCCL_NET_HANDLE_MAXSIZE 128
 #define NCCL_MAX_NET_SIZE_BYTES (1 * 1024 * 1024 * 1024 * 1024L)  // 1 TiB: largest maxP2pBytes/maxCollBytes
-#define NCCL_MAX_NET_SIZE_V8 (1024 * 1024 * 1024L)                  // what NCCL's adapter assumes up to v8
+#define NCCL_MAX_NET_SIZE_V8 (1024 * 1024 * 1024L)                // what NCCL's adapter assumes up to v8
 #define NCCL_MAX_COLLNET_SIZE (512 * 1024 * 1024L)
 
 #define NCCL_PTR_HOST 0x1
