@@ -16,9 +16,11 @@ function(railtune_add_plugin target)
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib
                         LINK_DEPENDS ${P_MAP})
   target_link_libraries(${target} PRIVATE ${P_LIBS})
-  target_link_options(${target} PRIVATE -Wl,--version-script=${P_MAP} -Wl,--no-undefined -Wl,-z,defs
-                      -Wl,-z,now -Wl,--as-needed)
+  target_link_options(${target} PRIVATE -Wl,--version-script=${P_MAP} -Wl,-z,now -Wl,--as-needed)
   if(NOT RAILTUNE_SANITIZED)
-    target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc)
+    target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc -Wl,--no-undefined -Wl,-z,defs)
   endif()
+  # Under sanitizers a shared object's references to the sanitizer runtime are resolved by the
+  # executable that loads it (clang does not link the runtime into shared objects), so -z defs
+  # would fail the link there.
 endfunction()
