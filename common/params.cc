@@ -1,0 +1,240 @@
+// The RAILTUNE_* registry: one row per variable, the parsers every reader goes through, and the
+// Markdown rendering that docs/config.md is generated from.
+#include "common/params.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace railtune {
+namespace {
+
+// Keep in sync with the fault sites of common/fault.cc (a unit test compares the two lists).
+constexpr const char* kFaultSites =
+    "tuner.init|tuner.getCollInfo|tuner.getChunkSize|tuner.finalize|"
+    "net.init|net.devices|net.getProperties|net.listen|net.connect|net.accept|net.regMr|net.deregMr|"
+    "net.isend|net.irecv|net.iflush|net.test|net.close|net.finalize|net.setNetAttr|"
+    "profiler.init|profiler.startEvent|profiler.stopEvent|profiler.recordEventState|profiler.finalize";
+
+constexpr ParamSpec kParams[] = {
+    {"RAILTUNE_STRICT", ParamType::Bool, "0", "all",
+     "Turns railtune's safety nets into hard errors. With `0` (the default) a tuner whose initialisation fails "
+     "still succeeds and leaves every decision to NCCL, and a configuration-digest mismatch between two ranks is "
+     "a warning. With `1` a failed tuner initialisation is returned to NCCL as an error (NCCL then fails the "
+     "communicator) and a digest mismatch fails the connection. Use `1` in CI and acceptance runs, `0` in "
+     "production.",
+     ""},
+    {"RAILTUNE_HOST", ParamType::String, "", "all",
+     "The host name written into every record (`host`). When unset, railtune uses `NCCL_HOSTID`, then the "
+     "machine's hostname. Set it when pods share a hostname or when records must match a scheduler's node names.",
+     ""},
+    {"RAILTUNE_JOB_ID", ParamType::String, "", "all",
+     "The job id written into every record (`job`). When unset, railtune uses `SLURM_JOB_ID`, then "
+     "`RAILTUNE_K8S_JOB`, then `unknown`.",
+     ""},
+    {"RAILTUNE_K8S_JOB", ParamType::String, "", "all",
+     "The Kubernetes job name, meant to be set from the pod's downward API in the job template. Used as the "
+     "record's `job` when neither `RAILTUNE_JOB_ID` nor `SLURM_JOB_ID` is set.",
+     ""},
+    {"RAILTUNE_INJECT_FAULT", ParamType::List, "", "testing",
+     "**Testing only; never set it in production.** A comma-separated list of entry points at which the "
+     "plugins raise an internal failure on purpose, so that tests can check that each one is contained "
+     "(see the failure table in the architecture document). It is read when a plugin initialises.",
+     kFaultSites},
+};
+
+bool equalsIgnoreCase(const std::string& a, const char* b) {
+  const size_t n = std::strlen(b);
+  if (a.size() != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string trim(const std::string& s) {
+  size_t begin = 0, end = s.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(s[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
+  return s.substr(begin, end - begin);
+}
+
+// Splits an allowed-values string "a|b|c".
+std::vector<std::string> allowedValues(const char* allowed) {
+  std::vector<std::string> out;
+  std::string item;
+  for (const char* p = allowed; p && *p; ++p) {
+    if (*p == '|') {
+      out.push_back(item);
+      item.clear();
+    } else {
+      item += *p;
+    }
+  }
+  if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+bool isAllowed(const ParamSpec& spec, const std::string& value) {
+  if (spec.allowed == nullptr || spec.allowed[0] == '\0') return true;
+  const auto values = allowedValues(spec.allowed);
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+std::string rejection(const char* name, const std::string& raw, const std::string& why) {
+  return std::string(name) + "='" + raw + "': " + why;
+}
+
+// Common prologue of every reader: the spec must exist and be of the expected type, and the raw
+// value (if any) comes from the environment. Returns false with an error when the caller misused it.
+template <typename T>
+bool lookup(const char* name, ParamType expected, EnvLookup env, ParamValue<T>* out, const ParamSpec** spec,
+            std::optional<std::string>* raw) {
+  *spec = findParam(name ? name : "");
+  if (*spec == nullptr) {
+    out->error = std::string("unknown parameter ") + (name ? name : "(null)");
+    return false;
+  }
+  const bool typeMatches =
+      (*spec)->type == expected || (expected == ParamType::String && (*spec)->type == ParamType::Enum);
+  if (!typeMatches) {
+    out->error = std::string(name) + " is not read as this type";
+    return false;
+  }
+  *raw = env ? env(name) : std::nullopt;
+  return true;
+}
+
+}  // namespace
+
+std::span<const ParamSpec> allParams() {
+  return kParams;
+}
+
+const ParamSpec* findParam(const std::string& name) {
+  for (const ParamSpec& spec : kParams) {
+    if (name == spec.name) return &spec;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> processEnv(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+bool parseBoolText(const std::string& text, bool* out) {
+  const std::string t = trim(text);
+  for (const char* yes : {"1", "true", "yes", "on"}) {
+    if (equalsIgnoreCase(t, yes)) {
+      *out = true;
+      return true;
+    }
+  }
+  for (const char* no : {"0", "false", "no", "off"}) {
+    if (equalsIgnoreCase(t, no)) {
+      *out = false;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parseIntText(const std::string& text, int64_t* out) {
+  const std::string t = trim(text);
+  if (t.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(t.c_str(), &end, 0);
+  if (errno != 0 || end == nullptr || *end != '\0') return false;
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item = trim(item);
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+ParamValue<bool> readBool(const char* name, EnvLookup env) {
+  ParamValue<bool> v;
+  const ParamSpec* spec = nullptr;
+  std::optional<std::string> raw;
+  if (!lookup(name, ParamType::Bool, env, &v, &spec, &raw)) return v;
+  parseBoolText(spec->defaultValue, &v.value);
+  if (!raw) return v;
+  bool parsed = false;
+  if (!parseBoolText(*raw, &parsed)) {
+    v.error = rejection(name, *raw, "expected 0/1/true/false/yes/no/on/off");
+    return v;
+  }
+  v.value = parsed;
+  v.fromDefault = false;
+  return v;
+}
+
+ParamValue<int64_t> readInt(const char* name, EnvLookup env) {
+  ParamValue<int64_t> v;
+  const ParamSpec* spec = nullptr;
+  std::optional<std::string> raw;
+  if (!lookup(name, ParamType::Int, env, &v, &spec, &raw)) return v;
+  parseIntText(spec->defaultValue, &v.value);
+  if (!raw) return v;
+  int64_t parsed = 0;
+  if (!parseIntText(*raw, &parsed)) {
+    v.error = rejection(name, *raw, "expected an integer");
+    return v;
+  }
+  v.value = parsed;
+  v.fromDefault = false;
+  return v;
+}
+
+ParamValue<std::string> readString(const char* name, EnvLookup env) {
+  ParamValue<std::string> v;
+  const ParamSpec* spec = nullptr;
+  std::optional<std::string> raw;
+  if (!lookup(name, ParamType::String, env, &v, &spec, &raw)) return v;
+  v.value = spec->defaultValue;
+  if (!raw) return v;
+  if (spec->type == ParamType::Enum && !isAllowed(*spec, *raw)) {
+    v.error = rejection(name, *raw, std::string("expected one of ") + spec->allowed);
+    return v;
+  }
+  v.value = *raw;
+  v.fromDefault = false;
+  return v;
+}
+
+ParamValue<std::vector<std::string>> readList(const char* name, EnvLookup env) {
+  ParamValue<std::vector<std::string>> v;
+  const ParamSpec* spec = nullptr;
+  std::optional<std::string> raw;
+  if (!lookup(name, ParamType::List, env, &v, &spec, &raw)) return v;
+  v.value = splitList(spec->defaultValue);
+  if (!raw) return v;
+  std::vector<std::string> items = splitList(*raw);
+  for (const std::string& item : items) {
+    if (!isAllowed(*spec, item)) {
+      v.error = rejection(name, *raw, "unknown item '" + item + "'; allowed: " + spec->allowed);
+      return v;
+    }
+  }
+  v.value = std::move(items);
+  v.fromDefault = false;
+  return v;
+}
+
+}  // namespace railtune

@@ -1,0 +1,137 @@
+#include "common/params.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "tests/unit/fake_env.h"
+
+namespace railtune {
+namespace {
+
+using testing::fakeEnv;
+using testing::fakeEnvVars;
+
+class ParamsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { fakeEnvVars().clear(); }
+  void TearDown() override { fakeEnvVars().clear(); }
+};
+
+TEST_F(ParamsTest, EveryVariableIsDeclaredOnceWithDocAndRailtunePrefix) {
+  std::set<std::string> names;
+  for (const ParamSpec& spec : allParams()) {
+    EXPECT_TRUE(names.insert(spec.name).second) << spec.name << " declared twice";
+    EXPECT_EQ(std::string(spec.name).rfind("RAILTUNE_", 0), 0u) << spec.name;
+    EXPECT_GT(std::string(spec.doc).size(), 40u) << spec.name << " needs a real doc string";
+    EXPECT_EQ(findParam(spec.name), &spec);
+  }
+  for (const char* required :
+       {"RAILTUNE_STRICT", "RAILTUNE_HOST", "RAILTUNE_JOB_ID", "RAILTUNE_K8S_JOB", "RAILTUNE_INJECT_FAULT"}) {
+    EXPECT_TRUE(names.count(required)) << required;
+  }
+  EXPECT_EQ(findParam("RAILTUNE_NO_SUCH"), nullptr);
+}
+
+TEST_F(ParamsTest, BoolTextAcceptsTheUsualSpellingsOnly) {
+  bool value = false;
+  for (const char* yes : {"1", "true", "TRUE", "yes", "On", " 1 "}) {
+    value = false;
+    EXPECT_TRUE(parseBoolText(yes, &value)) << yes;
+    EXPECT_TRUE(value) << yes;
+  }
+  for (const char* no : {"0", "false", "No", "off"}) {
+    value = true;
+    EXPECT_TRUE(parseBoolText(no, &value)) << no;
+    EXPECT_FALSE(value) << no;
+  }
+  for (const char* bad : {"", "2", "maybe", "truee", "-1"}) EXPECT_FALSE(parseBoolText(bad, &value)) << bad;
+}
+
+TEST_F(ParamsTest, IntTextRejectsTrailingGarbageAndOverflow) {
+  int64_t value = 0;
+  EXPECT_TRUE(parseIntText("42", &value));
+  EXPECT_EQ(value, 42);
+  EXPECT_TRUE(parseIntText("-7", &value));
+  EXPECT_EQ(value, -7);
+  EXPECT_TRUE(parseIntText("0x10", &value));
+  EXPECT_EQ(value, 16);
+  for (const char* bad : {"", "4k", "1.5", "99999999999999999999999"}) EXPECT_FALSE(parseIntText(bad, &value)) << bad;
+}
+
+TEST_F(ParamsTest, SplitListTrimsAndDropsEmptyItems) {
+  EXPECT_EQ(splitList(" a, b ,,c,"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(splitList("").empty());
+  EXPECT_TRUE(splitList(" , ").empty());
+}
+
+TEST_F(ParamsTest, UnsetBoolGivesTheDefault) {
+  const ParamValue<bool> strict = readBool("RAILTUNE_STRICT", fakeEnv);
+  EXPECT_TRUE(strict.ok());
+  EXPECT_TRUE(strict.fromDefault);
+  EXPECT_FALSE(strict.value);
+}
+
+TEST_F(ParamsTest, SetBoolIsParsed) {
+  fakeEnvVars()["RAILTUNE_STRICT"] = "true";
+  const ParamValue<bool> strict = readBool("RAILTUNE_STRICT", fakeEnv);
+  EXPECT_TRUE(strict.ok());
+  EXPECT_FALSE(strict.fromDefault);
+  EXPECT_TRUE(strict.value);
+}
+
+TEST_F(ParamsTest, BadBoolIsRejectedNamingVariableAndValueAndKeepsDefault) {
+  fakeEnvVars()["RAILTUNE_STRICT"] = "maybe";
+  const ParamValue<bool> strict = readBool("RAILTUNE_STRICT", fakeEnv);
+  EXPECT_FALSE(strict.ok());
+  EXPECT_FALSE(strict.value);
+  EXPECT_NE(strict.error.find("RAILTUNE_STRICT"), std::string::npos) << strict.error;
+  EXPECT_NE(strict.error.find("'maybe'"), std::string::npos) << strict.error;
+}
+
+TEST_F(ParamsTest, StringIsReturnedVerbatim) {
+  fakeEnvVars()["RAILTUNE_HOST"] = "node-17";
+  const ParamValue<std::string> host = readString("RAILTUNE_HOST", fakeEnv);
+  EXPECT_TRUE(host.ok());
+  EXPECT_EQ(host.value, "node-17");
+  EXPECT_FALSE(host.fromDefault);
+}
+
+TEST_F(ParamsTest, ListItemsAreCheckedAgainstTheAllowedSet) {
+  fakeEnvVars()["RAILTUNE_INJECT_FAULT"] = "tuner.init, net.isend";
+  ParamValue<std::vector<std::string>> sites = readList("RAILTUNE_INJECT_FAULT", fakeEnv);
+  EXPECT_TRUE(sites.ok()) << sites.error;
+  EXPECT_EQ(sites.value, (std::vector<std::string>{"tuner.init", "net.isend"}));
+
+  fakeEnvVars()["RAILTUNE_INJECT_FAULT"] = "tuner.init,tuner.bogus";
+  sites = readList("RAILTUNE_INJECT_FAULT", fakeEnv);
+  EXPECT_FALSE(sites.ok());
+  EXPECT_TRUE(sites.value.empty()) << "a rejected list must not be half-applied";
+  EXPECT_NE(sites.error.find("RAILTUNE_INJECT_FAULT"), std::string::npos);
+  EXPECT_NE(sites.error.find("tuner.bogus"), std::string::npos) << sites.error;
+}
+
+TEST_F(ParamsTest, ReadingWithTheWrongTypeOrAnUnknownNameIsAnError) {
+  EXPECT_FALSE(readInt("RAILTUNE_STRICT", fakeEnv).ok());
+  EXPECT_FALSE(readBool("RAILTUNE_HOST", fakeEnv).ok());
+  EXPECT_FALSE(readBool("RAILTUNE_NO_SUCH", fakeEnv).ok());
+  EXPECT_FALSE(readBool(nullptr, fakeEnv).ok());
+}
+
+TEST_F(ParamsTest, MarkdownDocumentsEveryVariableInTableOrder) {
+  const std::string md = renderConfigMarkdown();
+  size_t previous = 0;
+  for (const ParamSpec& spec : allParams()) {
+    const size_t at = md.find(std::string("## `") + spec.name + "`");
+    ASSERT_NE(at, std::string::npos) << spec.name;
+    EXPECT_GT(at, previous) << spec.name << " out of table order";
+    previous = at;
+  }
+  EXPECT_NE(md.find("Testing only"), std::string::npos) << "RAILTUNE_INJECT_FAULT must be marked as testing-only";
+  EXPECT_NE(md.find("`tuner.getCollInfo`"), std::string::npos) << "fault sites listed";
+  EXPECT_EQ(md, renderConfigMarkdown()) << "deterministic";
+}
+
+}  // namespace
+}  // namespace railtune

@@ -1,0 +1,78 @@
+#include "tuner_plugin/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "nccl/tuner_common.h"
+
+namespace railtune::tuner {
+namespace {
+
+using Table = float[kNumAlgorithms][kNumProtocols];
+
+void fillTable(Table& t) {
+  for (int a = 0; a < kNumAlgorithms; ++a) {
+    for (int p = 0; p < kNumProtocols; ++p) t[a][p] = 10.0f + static_cast<float>(a * kNumProtocols + p);
+  }
+  t[NCCL_ALGO_NVLS][NCCL_PROTO_LL] = -1.0f;
+}
+
+TEST(TunerEngineTest, EnumsMatchNcclIndices) {
+  EXPECT_EQ(static_cast<int>(Algorithm::Tree), NCCL_ALGO_TREE);
+  EXPECT_EQ(static_cast<int>(Algorithm::NvlsTree), NCCL_ALGO_NVLS_TREE);
+  EXPECT_EQ(static_cast<int>(Algorithm::Pat), NCCL_ALGO_PAT);
+  EXPECT_EQ(static_cast<int>(Protocol::LL128), NCCL_PROTO_LL128);
+  EXPECT_EQ(static_cast<int>(Collective::AllReduce), ncclFuncAllReduce);
+  EXPECT_EQ(kNumAlgorithms, NCCL_NUM_ALGORITHMS);
+  EXPECT_EQ(kNumProtocols, NCCL_NUM_PROTOCOLS);
+}
+
+TEST(TunerEngineTest, NamesUseNcclSpelling) {
+  EXPECT_STREQ(algorithmName(Algorithm::NvlsTree), "NVLSTree");
+  EXPECT_STREQ(algorithmName(Algorithm::CollNetDirect), "CollNetDirect");
+  EXPECT_STREQ(protocolName(Protocol::Simple), "Simple");
+  EXPECT_STREQ(collectiveName(Collective::ReduceScatter), "ReduceScatter");
+  EXPECT_STREQ(algorithmName(static_cast<Algorithm>(9)), "unknown");
+}
+
+TEST(TunerEngineTest, PreferLowersOnlyEntriesNcclEnabled) {
+  Table t;
+  fillTable(t);
+  CostTableView view(t);
+  EXPECT_TRUE(view.prefer(Algorithm::Ring, Protocol::LL128));
+  EXPECT_EQ(t[NCCL_ALGO_RING][NCCL_PROTO_LL128], 0.0f);
+  EXPECT_FALSE(view.prefer(Algorithm::Nvls, Protocol::LL)) << "a disabled entry must stay disabled";
+  EXPECT_EQ(t[NCCL_ALGO_NVLS][NCCL_PROTO_LL], -1.0f);
+  view.exclude(Algorithm::Tree, Protocol::Simple);
+  EXPECT_LT(t[NCCL_ALGO_TREE][NCCL_PROTO_SIMPLE], 0.0f);
+  EXPECT_FALSE(view.available(Algorithm::Tree, Protocol::Simple));
+  EXPECT_EQ(view.cost(Algorithm::Pat, Protocol::Simple), t[NCCL_ALGO_PAT][NCCL_PROTO_SIMPLE]);
+}
+
+TEST(TunerEngineTest, TheFirstEngineIsPassThroughAndChangesNothing) {
+  const Log log("tuner");
+  CommInfo comm;
+  comm.nRanks = 16;
+  comm.nNodes = 2;
+  std::unique_ptr<Engine> engine = makeEngine(comm, log);
+  ASSERT_NE(engine, nullptr);
+  EXPECT_STREQ(engine->name(), "pass-through");
+
+  Table t, before;
+  fillTable(t);
+  std::memcpy(before, t, sizeof(t));
+  CollDecision decision;
+  engine->decide(CollQuery{Collective::AllReduce, 1 << 20, 1, false}, CostTableView(t), decision);
+  EXPECT_EQ(std::memcmp(before, t, sizeof(t)), 0);
+  EXPECT_EQ(decision.nChannels, 0);
+  EXPECT_FALSE(engine->chunkSize(ChunkQuery{}).has_value());
+
+  CostModelConstants constants{};
+  constants.baseLatencies[1][2] = 8.4;
+  engine->tuneConstants(constants);
+  EXPECT_EQ(constants.baseLatencies[1][2], 8.4);
+}
+
+}  // namespace
+}  // namespace railtune::tuner
