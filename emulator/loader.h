@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,16 @@ struct EnvSource {
   static EnvSource fromMap(std::map<std::string, std::string> vars);
 };
 
+// State NCCL keeps per loaded plugin rather than per communicator: the reference count with which its
+// net adapters (v6..v10) initialise an old plugin only once, and the profiler's activation mask (one
+// process-wide int in NCCL; here one per loaded profiler library, so that tests stay independent).
+struct LibraryState {
+  std::mutex mutex;
+  int netAdapterRefCount = 0;
+  int profilerEventMask = 0;
+  bool profilerUnloaded = false;  // 2.30 unloads the profiler after a failed init
+};
+
 // A dlopen handle; dlclose on destruction. Shared because several bindings may hold one library.
 class Library {
  public:
@@ -40,10 +51,12 @@ class Library {
   void* handle() const { return handle_; }
   const std::string& path() const { return path_; }  // resolved path (link map), "" for the main program
   void* symbol(const std::string& name) const;
+  LibraryState& state() { return state_; }
 
  private:
   void* handle_;
   std::string path_;
+  LibraryState state_;
 };
 
 // What one lookup bound, and why: enough for `railtune demo` to print and for tests to assert.
@@ -61,11 +74,17 @@ struct Binding {
   explicit operator bool() const { return table != nullptr; }
 };
 
-// One net plugin entry after NCCL's list processing.
+// NCCL's per-process state of one net plugin entry (net.cc's ncclNetPluginState).
+enum class NetEntryState { Disabled = -2, LoadFailed = -1, LoadReady = 0, InitReady = 1, Enabled = 2 };
+
+// One net plugin entry after NCCL's list processing. External entries are opened lazily by selectNet,
+// as NCCL does: an entry after the one that wins is never opened.
 struct NetCandidate {
   Binding binding;
   bool internal = false;     // NCCL's own IB or Socket, appended after the external list
   std::string internalName;  // "IB" or "Socket"
+  NetEntryState state = NetEntryState::LoadReady;
+  int physDevs = -1;  // devices() answer, queried the first time the entry is initialised
 };
 
 class Loader {
@@ -73,11 +92,18 @@ class Loader {
   Loader(NcclBehaviour behaviour, EnvSource env);
   NcclBehaviour behaviour() const { return behaviour_; }
 
-  // NCCL_NET_PLUGIN (comma list, at most 14; "none"; unset = libnccl-net.so), NCCL_NET name filter.
-  // Returns the bindable external entries, in list order, followed by the internal IB and Socket.
+  // NCCL_NET_PLUGIN (comma list, at most 14; "none"; unset = libnccl-net.so). Returns the external
+  // entries in list order (not yet opened), followed by the internal IB and Socket. The list's INFO
+  // lines are in the first entry's log and in netListLog().
   std::vector<NetCandidate> openNetList();
-  // Remembers the external net library NCCL assigned to the communicator (tuner/profiler fallback).
+  const std::vector<std::string>& netListLog() const { return netListLog_; }
+  // Opens one external entry and binds its newest net symbol (NCCL's ncclNetPluginLoad). Remembers the
+  // name it opened with, as NCCL does, for the tuner and profiler fallback.
+  void loadNet(NetCandidate& candidate);
+  // Overrides the remembered net library (the fallback then re-opens this library's path).
   void setActiveNetLibrary(std::shared_ptr<Library> lib);
+  // NCCL_NET: the communicator's net name filter (case-insensitive), if set.
+  std::optional<std::string> netNameFilter() const;
 
   Binding openTuner();     // NCCL_TUNER_PLUGIN, with fallback to the active net library
   Binding openProfiler();  // NCCL_PROFILER_PLUGIN, likewise
@@ -87,9 +113,18 @@ class Loader {
   static Binding bindVersion(PluginKind kind, const std::string& path, int version);
 
  private:
+  Binding openWithNetFallback(PluginKind kind, const char* variable);
+  std::shared_ptr<Library> reopenNetLibrary(std::vector<std::string>& log);
+
   NcclBehaviour behaviour_;
   EnvSource env_;
   std::shared_ptr<Library> activeNet_;
+  std::string netLibName_;  // NCCL's libNames[NET]: the name the last external net library opened with
+  std::vector<std::string> netListLog_;
 };
+
+// Binds the newest symbol of `kind` the behaviour knows that `lib` exports; logs NCCL's adapter line.
+// Returns false (binding untouched but for the log) when none is exported.
+bool bindNewestSymbol(NcclBehaviour b, PluginKind kind, const std::shared_ptr<Library>& lib, Binding& binding);
 
 }  // namespace railtune::emu

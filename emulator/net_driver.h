@@ -5,10 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "emulator/loader.h"
+#include "emulator/poison.h"
+#include "nccl/net_v10.h"
 #include "nccl/net_v12.h"
 
 namespace railtune::emu {
@@ -36,17 +39,34 @@ class NetDriver {
   ncclResult_t closeSend(void* sendComm);
   ncclResult_t closeRecv(void* recvComm);
   ncclResult_t closeListen(void* listenComm);
+  // Optional members (NULL in a plugin or absent from its version): NCCL checks before each call.
+  bool hasRegMrDmaBuf() const;
+  ncclResult_t regMrDmaBuf(void* comm, void* data, size_t size, int type, uint64_t offset, int fd, void** mhandle);
+  bool hasGetDeviceMr() const;  // v7+
+  ncclResult_t getDeviceMr(void* comm, void* mhandle, void** dptrMhandle);
+  bool hasIrecvConsumed() const;  // v7+
+  ncclResult_t irecvConsumed(void* recvComm, int n, void* request);
+  bool hasMakeVDevice() const;  // v9+; v9..v11 take at most 4 physical devices
+  ncclResult_t makeVDevice(int* d, ncclNetVDeviceProps_v12_t* props);
   bool hasSetNetAttr() const;
   ncclResult_t setNetAttr(ncclNetAttr_v12_t* attr);
   ncclResult_t finalize();  // v11+: finalize(ctx); older: the adapter's reference-counted close
 
+  void* context() const { return context_; }  // what init left in NCCL's comm->netContext
   const std::vector<std::string>& violations() const { return violations_; }
 
  private:
+  ncclResult_t initWithContext(uint64_t commId, int trafficClass, ncclDebugLogger_t logger,
+                               ncclProfilerCallback_t prof);
+  ncclResult_t initOnce(int trafficClass, ncclDebugLogger_t logger, ncclProfilerCallback_t prof);
+  ncclResult_t violation(const std::string& call, const char* structName);
+
   Binding binding_;
   NcclBehaviour behaviour_;
   int version_ = 0;
   void* context_ = nullptr;
+  // v10's adapter keeps the communicator's config in the context and hands it to every connect.
+  std::unique_ptr<Poisoned<ncclNetCommConfig_v10_t>> v10Config_;
   std::vector<std::string> violations_;
 };
 
@@ -56,8 +76,10 @@ class NetDriver {
 struct NetSelection {
   int chosen = -1;         // index into the candidate list, -1 = none ("Failed to initialize any NET plugin")
   std::string chosenName;  // plugin's name, or "IB"/"Socket" for NCCL's internal transports
+  std::shared_ptr<NetDriver> driver;  // the chosen external plugin, initialised for this communicator
   std::vector<std::string> log;
 };
-NetSelection selectNet(Loader& loader, std::vector<NetCandidate>& candidates, uint64_t commId);
+NetSelection selectNet(Loader& loader, std::vector<NetCandidate>& candidates, uint64_t commId,
+                       int trafficClass = NCCL_NET_TRAFFIC_CLASS_UNDEF);
 
 }  // namespace railtune::emu

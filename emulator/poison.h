@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace railtune::emu {
 
@@ -20,6 +21,8 @@ class Poisoned {
     std::memset(buf_, kPoisonByte, sizeof(buf_));
     value_ = new (buf_) T{};
   }
+  Poisoned(const Poisoned&) = delete;  // value_ points into this object's own buffer
+  Poisoned& operator=(const Poisoned&) = delete;
   T* get() { return value_; }
   T& operator*() { return *value_; }
   T* operator->() { return value_; }
@@ -34,5 +37,14 @@ class Poisoned {
   alignas(std::max_align_t) unsigned char buf_[sizeof(T) + kPoisonBytes];
   T* value_;
 };
+
+// Records a violation naming the call and the struct when `guard`'s tail was overwritten.
+template <typename T>
+bool checkPoison(const Poisoned<T>& guard, const std::string& call, const char* structName,
+                 std::vector<std::string>& violations) {
+  if (guard.intact()) return true;
+  violations.push_back(call + ": plugin wrote past the end of " + structName);
+  return false;
+}
 
 }  // namespace railtune::emu

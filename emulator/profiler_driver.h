@@ -32,14 +32,29 @@ class ProfilerDriver {
   ncclResult_t finalize();
 
   const std::vector<std::string>& violations() const { return violations_; }
+  const std::vector<std::string>& log() const { return log_; }  // INFO lines NCCL would print
+  void* context() const { return context_; }
 
  private:
+  int* maskSlot();
+  ncclResult_t callInit(uint64_t commId, const char* commName, int nNodes, int nRanks, int rank);
+  template <typename Table, typename Descr>
+  ncclResult_t startNarrowed(const ncclProfilerEventDescr_v6_t& descr, void** eHandle);
+  template <typename Table, typename Args>
+  ncclResult_t recordNarrowed(void* eHandle, ncclProfilerEventState_t state,
+                              const ncclProfilerEventStateArgs_v6_t* args);
+
   Binding binding_;
   NcclBehaviour behaviour_;
   int version_ = 0;
   void* context_ = nullptr;
   bool loaded_ = true;
   std::vector<std::string> violations_;
+  std::vector<std::string> log_;
 };
+
+// NCCL starts an event when its own bit or the bit of any event below it in the hierarchy is in the mask
+// (asking for ProxyOp also produces its Group/Coll ancestors).
+bool profilerEventWanted(uint64_t type, int mask);
 
 }  // namespace railtune::emu

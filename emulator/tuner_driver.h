@@ -8,6 +8,10 @@
 #include <vector>
 
 #include "emulator/loader.h"
+#include "emulator/poison.h"
+#include "nccl/tuner_v2.h"
+#include "nccl/tuner_v3.h"
+#include "nccl/tuner_v4.h"
 #include "nccl/tuner_v6.h"
 
 namespace railtune::emu {
@@ -37,8 +41,14 @@ class TunerDriver {
 
   // Messages about ABI misuse the driver caught (poison overwritten past a struct, ...).
   const std::vector<std::string>& violations() const { return violations_; }
+  void* context() const { return context_; }
 
  private:
+  ncclResult_t initWithConstants(uint64_t commId, size_t nRanks, size_t nNodes, const ncclNvlDomainInfo_v5_t& domains,
+                                 ncclTunerConstants_v5_t* constants);
+  ncclResult_t callGetCollInfo(ncclFunc_t coll, size_t nBytes, int numPipeOps, float (*table)[NCCL_NUM_PROTOCOLS],
+                               int regBuff, int* nChannels);
+
   Binding binding_;
   int version_ = 0;
   void* context_ = nullptr;

@@ -1,0 +1,244 @@
+// The emulator's loader for tuner, profiler and env plugins, and the pieces all kinds share (names,
+// symbol-version order, environment sources). Net list processing is in net_list.cc.
+#include "emulator/loader.h"
+
+#include <dlfcn.h>
+#include <strings.h>
+
+#include <cstdlib>
+
+#include "emulator/plugin_open.h"
+
+namespace railtune::emu {
+
+const char* behaviourName(NcclBehaviour b) {
+  return b == NcclBehaviour::V2_28 ? "2.28" : "2.30";
+}
+
+std::optional<NcclBehaviour> parseBehaviour(const std::string& s) {
+  if (s == "2.28" || s == "2.28.9") return NcclBehaviour::V2_28;
+  if (s == "2.30" || s == "2.30.7") return NcclBehaviour::V2_30;
+  return std::nullopt;
+}
+
+const char* kindName(PluginKind k) {
+  switch (k) {
+    case PluginKind::Net:
+      return "net";
+    case PluginKind::Tuner:
+      return "tuner";
+    case PluginKind::Profiler:
+      return "profiler";
+    case PluginKind::Env:
+      return "env";
+  }
+  return "unknown";
+}
+
+std::vector<int> symbolVersions(NcclBehaviour b, PluginKind k) {
+  const bool v230 = b == NcclBehaviour::V2_30;
+  switch (k) {
+    case PluginKind::Tuner:
+      return v230 ? std::vector<int>{6, 5, 4, 3, 2} : std::vector<int>{5, 4, 3, 2};
+    case PluginKind::Net:
+      return v230 ? std::vector<int>{12, 11, 10, 9, 8, 7, 6} : std::vector<int>{11, 10, 9, 8, 7, 6};
+    case PluginKind::Profiler:
+      return v230 ? std::vector<int>{6, 5, 4, 3, 2, 1} : std::vector<int>{5, 4, 3, 2, 1};
+    case PluginKind::Env:
+      return v230 ? std::vector<int>{2, 1} : std::vector<int>{1};
+  }
+  return {};
+}
+
+std::string symbolName(PluginKind k, int version) {
+  const std::string v = std::to_string(version);
+  switch (k) {
+    case PluginKind::Net:
+      return "ncclNetPlugin_v" + v;
+    case PluginKind::Tuner:
+      return "ncclTunerPlugin_v" + v;
+    case PluginKind::Profiler:
+      return "ncclProfiler_v" + v;  // no "Plugin" in the profiler's name
+    case PluginKind::Env:
+      return "ncclEnvPlugin_v" + v;
+  }
+  return {};
+}
+
+EnvSource EnvSource::process() {
+  return EnvSource{[](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  }};
+}
+
+EnvSource EnvSource::fromMap(std::map<std::string, std::string> vars) {
+  return EnvSource{[vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  }};
+}
+
+Library::~Library() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+void* Library::symbol(const std::string& name) const {
+  return dlsym(handle_, name.c_str());
+}
+
+namespace {
+
+// Each NCCL adapter announces the version it found, with its own wording.
+std::string adapterLine(PluginKind kind, const char* pluginName, int version) {
+  const std::string v = " (v" + std::to_string(version) + ")";
+  const std::string n = pluginName ? pluginName : "(null)";
+  switch (kind) {
+    case PluginKind::Net:
+      return "NET/Plugin: Loaded net plugin " + n + v;
+    case PluginKind::Tuner:
+      return "TUNER/Plugin: Using " + n + v;
+    case PluginKind::Profiler:
+      return "PROFILER/Plugin: Loaded " + n + v;
+    case PluginKind::Env:
+      return "ENV/Plugin: Using " + n + v;
+  }
+  return n + v;
+}
+
+// Every plugin table starts with `const char* name`.
+const char* tableName(const void* table) {
+  return *static_cast<const char* const*>(table);
+}
+
+}  // namespace
+
+bool bindNewestSymbol(NcclBehaviour b, PluginKind kind, const std::shared_ptr<Library>& lib, Binding& binding) {
+  for (int version : symbolVersions(b, kind)) {
+    const std::string name = symbolName(kind, version);
+    const void* table = lib->symbol(name);
+    if (table == nullptr) continue;
+    binding.library = lib;
+    binding.symbol = name;
+    binding.version = version;
+    binding.table = table;
+    binding.log.push_back(infoLine(adapterLine(kind, tableName(table), version)));
+    return true;
+  }
+  return false;
+}
+
+Loader::Loader(NcclBehaviour behaviour, EnvSource env) : behaviour_(behaviour), env_(std::move(env)) {}
+
+void Loader::setActiveNetLibrary(std::shared_ptr<Library> lib) {
+  activeNet_ = std::move(lib);
+  netLibName_ = activeNet_ ? activeNet_->path() : std::string();
+}
+
+std::optional<std::string> Loader::netNameFilter() const {
+  return env_.get("NCCL_NET");
+}
+
+// NCCL's ncclGetNetPluginLib: re-open, by the name it was opened with, the external net library
+// opened last. Nothing when only the internal IB/Socket were used (no external library opened).
+std::shared_ptr<Library> Loader::reopenNetLibrary(std::vector<std::string>& log) {
+  if (netLibName_.empty()) return nullptr;
+  std::string error;
+  auto lib = openLibrary(netLibName_.c_str(), &error);
+  if (!lib) log.push_back(infoLine("Could not re-open net library " + netLibName_ + ": " + error));
+  return lib;
+}
+
+// NCCL's ncclTunerPluginLoad / ncclProfilerPluginLoad (identical rules).
+Binding Loader::openWithNetFallback(PluginKind kind, const char* variable) {
+  Binding b;
+  b.kind = kind;
+  const std::optional<std::string> requested = env_.get(variable);
+  if (requested) {
+    b.requested = *requested;
+    b.log.push_back(infoLine(std::string(variable) + " set by environment to " + *requested));
+    if (strcasecmp(requested->c_str(), "none") == 0) {
+      b.disabled = true;
+      return b;
+    }
+  }
+  std::optional<std::string> shownName = requested;  // NCCL logs nothing by name after a fallback
+  std::shared_ptr<Library> lib;
+  if (auto opened = openPluginLibrary(kind, requested, b.log)) {
+    lib = opened->library;
+    b.openedName = opened->openedName;
+    if (!lib->path().empty()) shownName = lib->path();
+  } else {
+    lib = reopenNetLibrary(b.log);
+    if (!lib) return b;
+    b.openedName = netLibName_;
+    b.viaNetLibrary = true;
+    shownName.reset();
+  }
+  const std::string kindText = kind == PluginKind::Tuner ? "tuner" : "profiler";
+  if (!bindNewestSymbol(behaviour_, kind, lib, b)) {
+    if (shownName) b.log.push_back(infoLine("External " + kindText + " plugin " + *shownName + " is unsupported"));
+    return b;  // the library closes with `lib`
+  }
+  if (shownName) b.log.push_back(infoLine("Successfully loaded external " + kindText + " plugin " + *shownName));
+  return b;
+}
+
+Binding Loader::openTuner() {
+  return openWithNetFallback(PluginKind::Tuner, "NCCL_TUNER_PLUGIN");
+}
+
+Binding Loader::openProfiler() {
+  return openWithNetFallback(PluginKind::Profiler, "NCCL_PROFILER_PLUGIN");
+}
+
+// NCCL's ncclEnvPluginLoad: no net fallback; on any failure NCCL uses its internal env plugin.
+Binding Loader::openEnv() {
+  Binding b;
+  b.kind = PluginKind::Env;
+  const std::optional<std::string> requested = env_.get("NCCL_ENV_PLUGIN");
+  if (requested) {
+    b.requested = *requested;
+    b.log.push_back(infoLine("NCCL_ENV_PLUGIN set by environment to " + *requested));
+    if (strcasecmp(requested->c_str(), "none") == 0) {
+      b.disabled = true;
+      return b;
+    }
+  }
+  auto opened = openPluginLibrary(PluginKind::Env, requested, b.log);
+  if (!opened) return b;
+  b.openedName = opened->openedName;
+  const std::string shown = opened->library->path().empty() ? requested.value_or("") : opened->library->path();
+  if (!bindNewestSymbol(behaviour_, PluginKind::Env, opened->library, b)) {
+    b.log.push_back(infoLine("External env plugin " + shown + " is unsupported"));
+    return b;
+  }
+  b.log.push_back(infoLine("Successfully loaded external env plugin " + shown));
+  return b;
+}
+
+Binding Loader::bindVersion(PluginKind kind, const std::string& path, int version) {
+  Binding b;
+  b.kind = kind;
+  b.requested = path;
+  std::string error;
+  auto lib = openLibrary(path.c_str(), &error);
+  if (!lib) {
+    b.log.push_back(infoLine(std::string(pluginLogName(kind)) + "/Plugin: " + path + ": " + error));
+    return b;
+  }
+  b.openedName = path;
+  const std::string name = symbolName(kind, version);
+  const void* table = lib->symbol(name);
+  if (table == nullptr) return b;
+  b.library = lib;
+  b.symbol = name;
+  b.version = version;
+  b.table = table;
+  b.log.push_back(infoLine(adapterLine(kind, tableName(table), version)));
+  return b;
+}
+
+}  // namespace railtune::emu
