@@ -1,0 +1,104 @@
+// Conversions from NCCL's per-version event descriptors and state arguments to the engine's types.
+// The versions share member names, so one template reads them all; `requires` picks the members a
+// version has, and a member a version lacks stays at its default. Only profiler v1 (numeric
+// func/datatype/algo/proto) needs its own code, in adapter_v1.cc.
+#pragma once
+
+#include <type_traits>
+
+#include "profiler_plugin/engine.h"
+
+namespace railtune::profiler {
+
+template <typename Coll>
+void copyCollFields(const Coll& in, EventDescriptor& out) {
+  out.coll.seqNumber = in.seqNumber;
+  out.coll.func = in.func;
+  out.coll.count = in.count;
+  out.coll.root = in.root;
+  out.coll.datatype = in.datatype;
+  if constexpr (requires { in.nChannels; }) out.coll.nChannels = in.nChannels;
+  if constexpr (requires { in.nMaxChannels; }) out.coll.nChannels = in.nMaxChannels;  // v1..v3 name
+  out.coll.nWarps = in.nWarps;
+  out.coll.algo = in.algo;
+  out.coll.proto = in.proto;
+}
+
+template <typename P2p>
+void copyP2pFields(const P2p& in, EventDescriptor& out) {
+  out.p2p.func = in.func;
+  out.p2p.count = in.count;
+  out.p2p.datatype = in.datatype;
+  out.p2p.peer = in.peer;
+  if constexpr (requires { in.nChannels; }) out.p2p.nChannels = in.nChannels;
+}
+
+// Members whose layout never changed across versions (proxy op/step); present in all of them.
+template <typename Descr>
+void copyProxyFields(const Descr& in, EventDescriptor& out) {
+  out.proxyOp.pid = in.proxyOp.pid;
+  out.proxyOp.channelId = in.proxyOp.channelId;
+  out.proxyOp.peer = in.proxyOp.peer;
+  out.proxyOp.nSteps = in.proxyOp.nSteps;
+  out.proxyOp.chunkSize = in.proxyOp.chunkSize;
+  out.proxyOp.isSend = in.proxyOp.isSend != 0;
+}
+
+// Reads only the union member that the event type says is active.
+template <typename Descr>
+EventDescriptor convertDescriptor(const Descr& in) {
+  EventDescriptor out;
+  out.type = static_cast<EventType>(static_cast<uint64_t>(in.type));
+  out.parent = in.parentObj;
+  out.rank = in.rank;
+  switch (out.type) {
+    case EventType::Coll:
+      if constexpr (std::is_same_v<decltype(in.coll.func), const char*>) copyCollFields(in.coll, out);
+      break;
+    case EventType::P2p:
+      if constexpr (std::is_same_v<decltype(in.p2p.func), const char*>) copyP2pFields(in.p2p, out);
+      break;
+    case EventType::ProxyOp:
+      copyProxyFields(in, out);
+      break;
+    case EventType::ProxyStep:
+      out.proxyStep.step = in.proxyStep.step;
+      break;
+    case EventType::KernelCh:
+      if constexpr (requires { in.kernelCh.channelId; }) out.kernelCh.channelId = in.kernelCh.channelId;
+      if constexpr (requires { in.kernelCh.pTimer; }) out.kernelCh.pTimer = in.kernelCh.pTimer;
+      break;
+    case EventType::NetPlugin:
+      if constexpr (requires { in.netPlugin.id; }) out.netPlugin = {in.netPlugin.id, in.netPlugin.data};
+      break;
+    default:  // Group, API, kernel-launch, CE and ProxyCtrl events: type, parent and rank say it all
+      break;
+  }
+  return out;
+}
+
+// State arguments: a union in every version; the state code says which member NCCL filled.
+template <typename Args>
+StateArgs convertStateArgs(EventState state, const Args* in) {
+  StateArgs out;
+  if (in == nullptr) return out;
+  const int code = static_cast<int>(state);
+  const bool proxyStep = (code >= 8 && code <= 12) || code == 20;
+  const bool proxyOp = code <= 7 || code == 19;
+  if constexpr (requires { in->proxyStep.transSize; }) {  // v4+
+    if (proxyStep) out.transSize = in->proxyStep.transSize;
+    if (state == EventState::NetPluginUpdate) out.netPluginData = in->netPlugin.data;
+    if (state == EventState::KernelChStop) out.pTimer = in->kernelCh.pTimer;
+  } else {  // v1..v3
+    if (proxyOp) {
+      out.transSize = in->proxyOp.transSize;
+      out.steps = in->proxyOp.steps;
+    }
+  }
+  if (state == EventState::ProxyCtrlAppend || state == EventState::ProxyCtrlAppendEnd) {
+    out.appendedProxyOps = in->proxyCtrl.appendedProxyOps;
+  }
+  return out;
+}
+
+}  // namespace railtune::profiler

@@ -1,0 +1,122 @@
+// The tuner engine interface, in railtune's own types: the engine never sees an NCCL struct. The
+// adapters (one per NCCL tuner ABI version) and the boundary translate; the engine decides.
+// Decisions must be pure functions of communicator-wide inputs (architecture rule 2).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "common/log.h"
+
+namespace railtune::tuner {
+
+// The collectives that reach a tuner; values equal NCCL's ncclFunc_t 0..4.
+enum class Collective : int { Broadcast = 0, Reduce = 1, AllGather = 2, ReduceScatter = 3, AllReduce = 4 };
+inline constexpr int kNumCollectives = 5;
+
+// Values equal NCCL's NCCL_ALGO_* / NCCL_PROTO_* (the cost table is indexed by them).
+enum class Algorithm : int { Tree = 0, Ring, CollNetDirect, CollNetChain, Nvls, NvlsTree, Pat };
+enum class Protocol : int { LL = 0, LL128, Simple };
+inline constexpr int kNumAlgorithms = 7;
+inline constexpr int kNumProtocols = 3;
+inline constexpr int kNumHwLinks = 3;
+inline constexpr int kNumCompCaps = 4;
+inline constexpr int kNumTuningScales = 3;
+
+const char* collectiveName(Collective c);  // "AllReduce"
+const char* algorithmName(Algorithm a);    // "NVLSTree", NCCL's spelling
+const char* protocolName(Protocol p);      // "LL128"
+
+// Our copy of NCCL's cost-model constants (v5+). An engine may edit it in init; NCCL then builds
+// its own model from the edited values. Same shape and units as NCCL's (us, GB/s).
+struct CostModelConstants {
+  double baseLatencies[kNumAlgorithms][kNumProtocols];
+  double hwLatencies[kNumHwLinks][kNumAlgorithms][kNumProtocols];
+  double llMaxBws[kNumCompCaps][kNumTuningScales];
+  double perChMaxRingLL128Bws[kNumCompCaps][kNumTuningScales];
+  double perChMaxTreeLL128Bws[kNumCompCaps][kNumTuningScales];
+  double perChMaxTreeBws[kNumCompCaps][kNumTuningScales];
+  double perChMaxNVLSTreeBws[kNumCompCaps][kNumTuningScales];
+};
+
+struct NvlDomainInfo {
+  int nDomains = 0;
+  int minRanksPerDomain = 0;
+  int maxRanksPerDomain = 0;
+};
+
+// What a communicator looks like to the engine. Older ABI versions know less (optional fields).
+struct CommInfo {
+  std::optional<uint64_t> commId;  // v5+
+  size_t nRanks = 0;
+  size_t nNodes = 0;                 // NVLink domains under MNNVL, trays otherwise
+  std::optional<NvlDomainInfo> nvl;  // v5+
+};
+
+// A view over NCCL's float[7][3] cost table (us per algorithm/protocol; negative = not available).
+// Only entries NCCL enabled may be lowered; the helpers enforce that.
+class CostTableView {
+ public:
+  explicit CostTableView(float (*table)[kNumProtocols]) : table_(table) {}
+  float cost(Algorithm a, Protocol p) const { return table_[index(a)][index(p)]; }
+  bool available(Algorithm a, Protocol p) const { return cost(a, p) >= 0.0f; }
+  // Makes (a, p) NCCL's pick by setting it to 0.0; refuses (returns false) if NCCL disabled it.
+  bool prefer(Algorithm a, Protocol p);
+  // Removes (a, p) from NCCL's choice.
+  void exclude(Algorithm a, Protocol p) { table_[index(a)][index(p)] = -1.0f; }
+
+ private:
+  static int index(Algorithm a) { return static_cast<int>(a); }
+  static int index(Protocol p) { return static_cast<int>(p); }
+  float (*table_)[kNumProtocols];
+};
+
+struct CollQuery {
+  Collective collective = Collective::AllReduce;
+  size_t nBytes = 0;
+  int numPipeOps = 1;
+  bool registeredBuffers = false;  // v4+; false when the ABI does not tell
+};
+
+struct CollDecision {
+  int nChannels = 0;  // 0 = keep NCCL's choice
+};
+
+struct ChunkQuery {
+  Collective collective = Collective::AllReduce;
+  size_t nBytes = 0;
+  Algorithm algorithm = Algorithm::Ring;
+  Protocol protocol = Protocol::Simple;
+  int nChannels = 0;
+};
+
+// One engine per communicator. Methods may throw; the boundary contains every exception.
+// getCollInfo and chunkSize run on NCCL's enqueue path: no allocation, no locks, no I/O.
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual const char* name() const = 0;
+  // Called once from init with NCCL's constants (v5+ only); edits feed NCCL's own cost model.
+  virtual void tuneConstants(CostModelConstants& constants) = 0;
+  // Lowers/excludes table entries and may set a channel count.
+  virtual void decide(const CollQuery& query, CostTableView table, CollDecision& decision) = 0;
+  // A chunk size in bytes, or nullopt to keep NCCL's.
+  virtual std::optional<size_t> chunkSize(const ChunkQuery& query) = 0;
+};
+
+// "No opinion": NCCL keeps every decision. Used until rules arrive, and whenever init fails.
+class PassThroughEngine final : public Engine {
+ public:
+  const char* name() const override { return "pass-through"; }
+  void tuneConstants(CostModelConstants&) override {}
+  void decide(const CollQuery&, CostTableView, CollDecision&) override {}
+  std::optional<size_t> chunkSize(const ChunkQuery&) override { return std::nullopt; }
+};
+
+// The engine for a new communicator, from the configuration. Throws on a bad configuration (after
+// logging the one WARN naming file, line and reason).
+std::unique_ptr<Engine> makeEngine(const CommInfo& comm, const Log& log);
+
+}  // namespace railtune::tuner
