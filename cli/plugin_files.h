@@ -1,0 +1,22 @@
+// Where the three railtune plugin libraries are, for subcommands that load them.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace railtune::cli {
+
+struct PluginFiles {
+  std::filesystem::path net;
+  std::filesystem::path tuner;
+  std::filesystem::path profiler;
+};
+
+// The lib/ folder beside the running binary's bin/ folder (<prefix>/bin/railtune -> <prefix>/lib).
+std::filesystem::path defaultPluginDir();
+
+// The plugin files in dir, as absolute paths. Throws std::runtime_error naming each missing file.
+PluginFiles findPluginFiles(const std::filesystem::path& dir);
+
+}  // namespace railtune::cli
