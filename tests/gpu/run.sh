@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Real NCCL with the railtune plugins, on a machine with an NVIDIA GPU and PyTorch (whose bundled
+# libnccl is the NCCL under test). Two processes share one GPU, each its own "host" (NCCL_HOSTID) so
+# that NCCL accepts them as two nodes (NCCL_MNNVL_ENABLE=0 keeps them apart); each loads our three
+# plugins by absolute path with NCCL_DEBUG=INFO and runs one AllReduce. The check reads NCCL's log
+# lines: which plugin versions NCCL bound, compared with what that NCCL release binds.
+#
+#   tests/gpu/run.sh <plugin dir> [sanitized]
+# Exit 0 pass, 1 fail, 77 skipped (no GPU, no PyTorch with CUDA, or a sanitizer build).
+set -uo pipefail
+
+plugin_dir=$(cd "${1:?usage: run.sh <plugin dir> [sanitized]}" && pwd)
+skip() { echo "SKIPPED: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+[ "${2:-}" = sanitized ] && skip "sanitizer builds need their runtime preloaded into Python; run on a release build"
+command -v nvidia-smi >/dev/null 2>&1 || skip "nvidia-smi not found: no NVIDIA driver on this machine"
+nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "nvidia-smi lists no GPU"
+python=${RAILTUNE_GPU_PYTHON:-python3}
+"$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() and torch.distributed.is_nccl_available() else 1)' \
+  2>/dev/null || skip "$python has no PyTorch with CUDA and NCCL (set RAILTUNE_GPU_PYTHON to one that has)"
+for kind in net tuner profiler; do
+  [ -f "$plugin_dir/libnccl-$kind-railtune.so" ] || fail "$plugin_dir/libnccl-$kind-railtune.so missing"
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat >"$work/allreduce.py" <<'PY'
+import os, sys, torch, torch.distributed as dist
+rank = int(sys.argv[1])
+dist.init_process_group("nccl", init_method="tcp://127.0.0.1:" + sys.argv[2], world_size=2, rank=rank)
+torch.cuda.set_device(0)
+x = torch.full((1 << 20,), float(rank + 1), device="cuda")
+dist.all_reduce(x)
+torch.cuda.synchronize()
+assert x[0].item() == 3.0, x[0].item()
+print("rank", rank, "nccl", ".".join(map(str, torch.cuda.nccl.version())), "allreduce ok", flush=True)
+dist.destroy_process_group()
+PY
+
+port=$((20000 + RANDOM % 20000))
+pids=()
+for rank in 0 1; do
+  env CUDA_VISIBLE_DEVICES=0 NCCL_HOSTID="railtune-gpu-host-$rank" NCCL_MNNVL_ENABLE=0 \
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,NET,TUNING \
+    NCCL_NET_PLUGIN="$plugin_dir/libnccl-net-railtune.so" \
+    NCCL_TUNER_PLUGIN="$plugin_dir/libnccl-tuner-railtune.so" \
+    NCCL_PROFILER_PLUGIN="$plugin_dir/libnccl-profiler-railtune.so" \
+    timeout 300 "$python" "$work/allreduce.py" "$rank" "$port" >"$work/rank$rank.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+for rank in 0 1; do echo "--- rank $rank (NCCL plugin lines)"; grep -E 'NCCL version|Plugin|plugin' "$work/rank$rank.log"; done
+[ $status -eq 0 ] || { tail -n 40 "$work"/rank*.log; fail "the two-process AllReduce did not complete"; }
+
+# What each NCCL release binds from a library exporting every version (net tuner profiler).
+declare -A expected=([2.28]="11 5 5" [2.29]="11 5 6" [2.30]="12 6 6")
+for rank in 0 1; do
+  log="$work/rank$rank.log"
+  release=$(sed -n 's/.*NCCL version \([0-9]*\.[0-9]*\)\..*/\1/p' "$log" | head -n 1)
+  release=${release:-unknown}
+  net=$(sed -n 's/.*NET\/Plugin: Loaded net plugin .* (v\([0-9]*\)).*/\1/p' "$log" | head -n 1)
+  tuner=$(sed -n 's/.*TUNER\/Plugin: Using .* (v\([0-9]*\)).*/\1/p' "$log" | head -n 1)
+  profiler=$(sed -n 's/.*PROFILER\/Plugin: Loaded .* (v\([0-9]*\)).*/\1/p' "$log" | head -n 1)
+  echo "rank $rank: NCCL $release bound net v${net:-none}, tuner v${tuner:-none}, profiler v${profiler:-none}"
+  [ -n "$net" ] && [ -n "$tuner" ] && [ -n "$profiler" ] || fail "rank $rank: NCCL did not bind all three plugins"
+  want=${expected[$release]:-}
+  if [ -z "$want" ]; then
+    echo "note: NCCL $release is not a supported release (2.28.x, 2.30.x); versions not compared"
+  elif [ "$net $tuner $profiler" != "$want" ]; then
+    fail "rank $rank: NCCL $release should bind net, tuner, profiler versions $want"
+  fi
+done
+echo "ok: NCCL bound the railtune plugins in both processes"
