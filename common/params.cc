@@ -107,6 +107,9 @@ bool lookup(const char* name, ParamType expected, EnvLookup env, ParamValue<T>* 
     return false;
   }
   *raw = env ? env(name) : std::nullopt;
+  // A variable set to nothing (`VAR=`, common in templated pod specs) means "not set", as for the
+  // identity variables: the default applies instead of a rejection.
+  if (*raw && (*raw)->find_first_not_of(" \t") == std::string::npos) raw->reset();
   return true;
 }
 

@@ -34,6 +34,18 @@ TEST_F(ParamsTest, EveryVariableIsDeclaredOnceWithDocAndRailtunePrefix) {
   EXPECT_EQ(findParam("RAILTUNE_NO_SUCH"), nullptr);
 }
 
+TEST_F(ParamsTest, AVariableSetToNothingMeansUnset) {
+  fakeEnvVars()["RAILTUNE_STRICT"] = "";
+  fakeEnvVars()["RAILTUNE_INJECT_FAULT"] = "  ";
+  const ParamValue<bool> strict = readBool("RAILTUNE_STRICT", fakeEnv);
+  EXPECT_TRUE(strict.ok()) << strict.error;
+  EXPECT_TRUE(strict.fromDefault);
+  EXPECT_FALSE(strict.value);
+  const ParamValue<std::vector<std::string>> sites = readList("RAILTUNE_INJECT_FAULT", fakeEnv);
+  EXPECT_TRUE(sites.ok()) << sites.error;
+  EXPECT_TRUE(sites.value.empty());
+}
+
 TEST_F(ParamsTest, BoolTextAcceptsTheUsualSpellingsOnly) {
   bool value = false;
   for (const char* yes : {"1", "true", "TRUE", "yes", "On", " 1 "}) {
