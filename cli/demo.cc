@@ -73,6 +73,10 @@ int runDemo(const DemoOptions& opts) {
   const int unbound = reportBindings(files, jsonl);
   jsonl.close();
   if (!jsonl) throw std::runtime_error("writing " + (out / "bindings.jsonl").string() + " failed");
+  std::printf(
+      "Until their engines land the plugins have no opinion: the tuner passes NCCL's choice through,\n"
+      "the profiler asks for no events, and the net plugin steps aside after init, which is why\n"
+      "NCCL gives communicators its own transport above.\n");
   std::printf("Wrote %s\n", (out / "bindings.jsonl").c_str());
   if (unbound > 0) {
     std::fprintf(stderr, "railtune demo: %d plugin(s) bound nothing; see the loader's lines above\n", unbound);
