@@ -38,26 +38,37 @@ print("rank", rank, "nccl", ".".join(map(str, torch.cuda.nccl.version())), "allr
 dist.destroy_process_group()
 PY
 
-port=$((20000 + RANDOM % 20000))
-pids=()
-for rank in 0 1; do
-  env CUDA_VISIBLE_DEVICES=0 NCCL_HOSTID="railtune-gpu-host-$rank" NCCL_MNNVL_ENABLE=0 \
-    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,NET,TUNING \
-    NCCL_NET_PLUGIN="$plugin_dir/libnccl-net-railtune.so" \
-    NCCL_TUNER_PLUGIN="$plugin_dir/libnccl-tuner-railtune.so" \
-    NCCL_PROFILER_PLUGIN="$plugin_dir/libnccl-profiler-railtune.so" \
-    timeout 300 "$python" "$work/allreduce.py" "$rank" "$port" >"$work/rank$rank.log" 2>&1 &
-  pids+=($!)
-done
-status=0
-for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-for rank in 0 1; do echo "--- rank $rank (NCCL plugin lines)"; grep -E 'NCCL version|Plugin|plugin' "$work/rank$rank.log"; done
-[ $status -eq 0 ] || { tail -n 40 "$work"/rank*.log; fail "the two-process AllReduce did not complete"; }
+# run_pair <label> [VAR=value ...]: the two ranks, with extra environment; logs in $work/<label>.rank<r>.log.
+run_pair() {
+  local label=$1 rank status=0 port=$((20000 + RANDOM % 20000))
+  shift
+  local pids=()
+  for rank in 0 1; do
+    env CUDA_VISIBLE_DEVICES=0 NCCL_HOSTID="railtune-gpu-host-$rank" NCCL_MNNVL_ENABLE=0 \
+      NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,NET,TUNING \
+      NCCL_NET_PLUGIN="$plugin_dir/libnccl-net-railtune.so" \
+      NCCL_TUNER_PLUGIN="$plugin_dir/libnccl-tuner-railtune.so" \
+      NCCL_PROFILER_PLUGIN="$plugin_dir/libnccl-profiler-railtune.so" "$@" \
+      timeout 300 "$python" "$work/allreduce.py" "$rank" "$port" >"$work/$label.rank$rank.log" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  for rank in 0 1; do
+    echo "--- $label, rank $rank (plugin lines)"
+    grep -E 'NCCL version|Plugin|plugin|railtune' "$work/$label.rank$rank.log"
+  done
+  [ $status -eq 0 ] || { tail -n 40 "$work/$label".rank*.log; fail "$label: the two-process AllReduce did not complete"; }
+}
 
-# What each NCCL release binds from a library exporting every version (net tuner profiler).
+# expect <log> <extended regex> <what>: one line of the log must match.
+expect() { grep -Eq "$2" "$1" || fail "$(basename "$1"): $3 (no line matching: $2)"; }
+
+# 1. Plain: NCCL binds every plugin, and calls them with this communicator's real arguments (our
+#    INFO lines echo what init received: 2 ranks, 2 nodes, the rank).
+run_pair plain
 declare -A expected=([2.28]="11 5 5" [2.29]="11 5 6" [2.30]="12 6 6")
 for rank in 0 1; do
-  log="$work/rank$rank.log"
+  log="$work/plain.rank$rank.log"
   release=$(sed -n 's/.*NCCL version \([0-9]*\.[0-9]*\)\..*/\1/p' "$log" | head -n 1)
   release=${release:-unknown}
   net=$(sed -n 's/.*NET\/Plugin: Loaded net plugin .* (v\([0-9]*\)).*/\1/p' "$log" | head -n 1)
@@ -71,5 +82,19 @@ for rank in 0 1; do
   elif [ "$net $tuner $profiler" != "$want" ]; then
     fail "rank $rank: NCCL $release should bind net, tuner, profiler versions $want"
   fi
+  expect "$log" "railtune tuner: ABI v$tuner, comm 0x[0-9a-f]+, engine [a-z-]+, 2 ranks on 2 nodes" \
+    "the tuner's init did not receive nRanks=2, nNodes=2"
+  expect "$log" "railtune profiler: ABI v$profiler, comm 0x[0-9a-f]+ .* rank $rank of 2 on 2 nodes" \
+    "the profiler's init did not receive rank $rank of 2 on 2 nodes"
+  expect "$log" "railtune net: .*stepping aside" "the net plugin did not step aside with a WARN"
 done
-echo "ok: NCCL bound the railtune plugins in both processes"
+
+# 2. Failure table with real NCCL: faults injected into the tuner's getCollInfo and the profiler's
+#    init must leave the job running (tuner disables itself, profiler asks for no events).
+run_pair faults RAILTUNE_INJECT_FAULT=tuner.getCollInfo,profiler.init
+for rank in 0 1; do
+  log="$work/faults.rank$rank.log"
+  expect "$log" "railtune tuner: getCollInfo failed: injected fault" "no WARN for the tuner's injected fault"
+  expect "$log" "railtune profiler: .*injected fault" "no WARN for the profiler's injected fault"
+done
+echo "ok: NCCL bound the railtune plugins in both processes, and injected faults left the job running"
