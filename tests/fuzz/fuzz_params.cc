@@ -57,7 +57,8 @@ void readEveryParam() {
   const auto params = railtune::allParams();
   for (size_t i = 0; i < params.size(); ++i) {
     const railtune::ParamSpec& spec = params[i];
-    const bool set = i < gValues.size();
+    // A value of only blanks counts as unset (docs/config.md).
+    const bool set = i < gValues.size() && gValues[i].find_first_not_of(" \t") != std::string::npos;
     switch (spec.type) {
       case railtune::ParamType::Bool:
         checkReading(spec, railtune::readBool(spec.name, fuzzEnv), set);
