@@ -8,6 +8,7 @@ packages=(
   build-essential g++ cmake ninja-build ccache
   clang-14 libclang-rt-14-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
+  libyaml-cpp-dev libpugixml-dev libhwloc-dev
   python3 python3-jsonschema binutils
 )
 

@@ -1,0 +1,1 @@
+# railtune_fabric, railtune_fabric_yaml: written by the fabric-sources engineer

@@ -1,0 +1,1 @@
+# railtune_topo_sched: written by the scheduler-outputs engineer

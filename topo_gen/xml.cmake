@@ -1,0 +1,1 @@
+# railtune_topo_xml: written by the NCCL XML engineer
