@@ -1,0 +1,49 @@
+// Name patterns of the compact cluster spec (fabric/expand_names.h).
+#include "fabric/expand_names.h"
+
+#include <stdexcept>
+
+namespace railtune::fabric {
+namespace {
+
+std::string padded(int value, const std::string& format, const std::string& field) {
+  std::string digits = std::to_string(value);
+  if (format.empty()) return digits;
+  if (format.size() < 2 || format.size() > 3 || format[0] != '0' ||
+      format.find_first_not_of("0123456789") != std::string::npos)
+    throw std::invalid_argument(field + ": bad width ':" + format + "' (use e.g. {d:02})");
+  const size_t width = std::stoul(format.substr(1));
+  if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
+  return digits;
+}
+
+std::string expandPlaceholder(const std::string& inside, const NameFields& fields, const std::string& field) {
+  const size_t colon = inside.find(':');
+  const std::string key = inside.substr(0, colon);
+  const std::string format = colon == std::string::npos ? "" : inside.substr(colon + 1);
+  if (key == "d") return padded(fields.d, format, field);
+  if (key == "t") return padded(fields.t, format, field);
+  if (key == "domain" && format.empty() && !fields.domain.empty()) return fields.domain;
+  throw std::invalid_argument(field + ": unknown placeholder {" + inside + "} (known: {d}, {t}, {domain})");
+}
+
+}  // namespace
+
+std::string formatName(const std::string& pattern, const NameFields& fields, const std::string& field) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '}') throw std::invalid_argument(field + ": unmatched '}' in '" + pattern + "'");
+    if (pattern[i] != '{') {
+      out += pattern[i];
+      continue;
+    }
+    const size_t close = pattern.find('}', i);
+    if (close == std::string::npos) throw std::invalid_argument(field + ": unmatched '{' in '" + pattern + "'");
+    out += expandPlaceholder(pattern.substr(i + 1, close - i - 1), fields, field);
+    i = close;
+  }
+  if (out.empty()) throw std::invalid_argument(field + ": pattern '" + pattern + "' gives an empty name");
+  return out;
+}
+
+}  // namespace railtune::fabric

@@ -1,0 +1,45 @@
+// Typed, position-aware access to the maps of a cluster description (yaml-cpp). Every failure
+// throws FabricError at the offending key or value's file:line:column; unknown keys are errors so
+// a misspelt key never silently falls back to a default.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "fabric/diagnostics.h"
+
+namespace railtune::fabric::yaml {
+
+SourceLoc locOf(const std::string& file, const YAML::Node& node);
+
+class MapReader {
+ public:
+  // `what` names the map in messages ("host", "nic"); `allowed` are its keys.
+  MapReader(const YAML::Node& node, std::string file, std::string what, std::initializer_list<const char*> allowed);
+
+  bool has(const char* key) const { return static_cast<bool>(node_[key]); }
+  SourceLoc loc() const { return yaml::locOf(file_, node_); }
+  SourceLoc locOf(const char* key) const;
+  const std::string& file() const { return file_; }
+
+  void require(const char* key) const;
+  int integer(const char* key, int fallback, int min, int max) const;
+  std::string text(const char* key, const std::string& fallback) const;
+  std::string busId(const char* key, const std::string& fallback) const;
+  uint64_t guid(const char* key, uint64_t fallback) const;
+  std::vector<std::string> texts(const char* key) const;
+  YAML::Node sequence(const char* key) const;  // empty node when absent
+  YAML::Node map(const char* key) const;       // empty node when absent
+  [[noreturn]] void fail(const char* key, const std::string& message) const;
+
+ private:
+  YAML::Node node_;
+  std::string file_;
+  std::string what_;
+};
+
+}  // namespace railtune::fabric::yaml

@@ -1,0 +1,199 @@
+// Compact spec → model (fabric/expand.h) and the hardware profiles it draws on.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "fabric/expand.h"
+#include "fabric/profiles.h"
+#include "fabric/validate.h"
+
+namespace railtune::fabric {
+namespace {
+
+ClusterSpec gb300(int domains) {
+  ClusterSpec spec;
+  spec.profile = "gb300-nvl72";
+  spec.domains = domains;
+  return spec;
+}
+
+TEST(Expand, Gb300TwoRacksFourRailsSinglePlane) {
+  const Fabric f = expand(gb300(2));
+  ASSERT_EQ(f.domains.size(), 2u);
+  ASSERT_EQ(f.hosts.size(), 36u);
+  EXPECT_EQ(f.hosts[18].name, "rack01-tray00");
+  EXPECT_EQ(f.hosts[18].tray, 0);
+  EXPECT_EQ(f.network.rails, 4);
+  EXPECT_EQ(f.network.planes, 1);
+  for (const Host& h : f.hosts) {
+    ASSERT_EQ(h.gpus.size(), 4u);
+    ASSERT_EQ(h.nics.size(), 4u);
+    EXPECT_EQ(h.cpus.size(), 2u);
+    for (size_t r = 0; r < 4; ++r) {
+      EXPECT_EQ(h.nics[r].rail, static_cast<int>(r));
+      EXPECT_EQ(h.nics[r].plane, -1);
+      EXPECT_EQ(h.nics[r].speedMbps, 800000);
+      EXPECT_EQ(h.nics[r].nearestGpu, static_cast<int>(r));
+      EXPECT_EQ(h.nics[r].hca, "mlx5_" + std::to_string(r));
+    }
+    for (const Gpu& g : h.gpus) {
+      EXPECT_EQ(g.sm, 103);
+      EXPECT_EQ(g.nvlinks, 18);
+      EXPECT_EQ(g.c2cLinks, 5);
+      EXPECT_EQ(g.c2cBwMBps, 44712);
+      EXPECT_EQ(g.model, "B300");
+    }
+  }
+  // One rail group, one leaf per rail, one spine and no core.
+  ASSERT_EQ(f.network.railGroups.size(), 1u);
+  EXPECT_EQ(f.network.railGroups[0].domains, (std::vector<std::string>{"rack00", "rack01"}));
+  ASSERT_EQ(f.network.switches.size(), 5u);
+  EXPECT_EQ(f.network.switches[4].tier, SwitchTier::Spine);
+  EXPECT_EQ(f.network.switches[0].speedGbps, 800);
+}
+
+TEST(Expand, TwoPlaneCx8IsTwoDevicesOf400GOnTheSameRail) {
+  ClusterSpec spec = gb300(1);
+  spec.planes = 2;
+  const Fabric f = expand(spec);
+  const Host& h = f.hosts[0];
+  ASSERT_EQ(h.nics.size(), 8u);
+  std::set<std::string> hcas, busIds;
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(h.nics[i].rail, static_cast<int>(i / 2));
+    EXPECT_EQ(h.nics[i].plane, static_cast<int>(i % 2));
+    EXPECT_EQ(h.nics[i].speedMbps, 400000);
+    hcas.insert(h.nics[i].hca);
+    busIds.insert(h.nics[i].busId);
+  }
+  EXPECT_EQ(hcas.size(), 8u);
+  EXPECT_EQ(busIds.size(), 8u);
+  EXPECT_EQ(f.network.planes, 2);
+  EXPECT_NE(f.leafFor("rg0", 0, 1), nullptr);
+  EXPECT_EQ(f.leafFor("rg0", 0, 1)->speedGbps, 400);
+}
+
+TEST(Expand, RailGroupsOfNRacksGetSpinesJoinedByACore) {
+  ClusterSpec spec = gb300(5);
+  spec.racksPerRailGroup = 2;
+  const Fabric f = expand(spec);
+  ASSERT_EQ(f.network.railGroups.size(), 3u);
+  EXPECT_EQ(f.network.railGroups[2].domains, (std::vector<std::string>{"rack04"}));
+  EXPECT_EQ(f.findDomain("rack03")->railGroup, "rg1");
+  EXPECT_EQ(f.network.switches.size(), 3u * 4u + 1u);  // one shared spine, so no core
+
+  spec.racksPerRailGroup = -1;
+  spec.railGroups = {{"east", {"rack00", "rack01"}, "spine-e"}, {"west", {"rack02", "rack03", "rack04"}, "spine-w"}};
+  const Fabric g = expand(spec);
+  EXPECT_EQ(g.findDomain("rack02")->railGroup, "west");
+  EXPECT_EQ(g.network.switches.size(), 2u * 4u + 2u + 1u);
+  EXPECT_EQ(g.network.switches.back().tier, SwitchTier::Core);
+  Diagnostics d;
+  validate(g, d);
+  EXPECT_FALSE(d.hasErrors());
+}
+
+TEST(Expand, NamePatterns) {
+  ClusterSpec spec = gb300(1);
+  spec.domainPattern = "nvl-{d:03}";
+  spec.hostPattern = "gpu-{d}-{t:02}.{domain}";
+  spec.trays = 2;
+  const Fabric f = expand(spec);
+  EXPECT_EQ(f.hosts[1].name, "gpu-0-01.nvl-000");
+  spec.hostPattern = "{rack}-{t}";
+  EXPECT_THROW(expand(spec), std::invalid_argument);
+  spec.hostPattern = "{t";
+  EXPECT_THROW(expand(spec), std::invalid_argument);
+  spec.hostPattern = "fixed";  // every host the same name: a model with duplicate names, caught by validate()
+  spec.trays = 2;
+  Diagnostics d;
+  validate(expand(spec), d);
+  EXPECT_TRUE(d.hasErrors());
+}
+
+void expectRejected(const ClusterSpec& spec, const std::string& field) {
+  try {
+    expand(spec);
+    ADD_FAILURE() << "accepted a spec with a bad " << field;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(field + ":"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Expand, RejectsImpossibleSpecsNamingTheField) {
+  ClusterSpec spec = gb300(2);
+  spec.profile = "gb400";
+  expectRejected(spec, "profile");
+  spec = gb300(2);
+  spec.rails = 5;
+  expectRejected(spec, "rails");
+  spec = gb300(0);
+  expectRejected(spec, "domains");
+  spec = gb300(2);
+  spec.profile = "gb200-nvl72";
+  spec.planes = 2;
+  expectRejected(spec, "planes");
+  spec = gb300(100000);
+  expectRejected(spec, "domains x trays");
+  spec = gb300(2);
+  spec.railGroups = {{"a", {"rack00", "rack01"}, ""}, {"b", {"rack01"}, ""}};
+  expectRejected(spec, "railGroups");
+  spec.railGroups = {{"a", {"rack00"}, ""}};
+  expectRejected(spec, "railGroups");  // rack01 in no group
+  spec.railGroups = {{"a", {"rack00", "rack01", "rack09"}, ""}};
+  expectRejected(spec, "railGroups");
+  spec = gb300(2);
+  spec.linkLayer = "Myrinet";
+  expectRejected(spec, "linkLayer");
+}
+
+TEST(Profiles, EveryProfileExpandsToAValidCluster) {
+  for (const std::string& name : profileNames()) {
+    ClusterSpec spec;
+    spec.profile = name;
+    spec.domains = 3;
+    spec.racksPerRailGroup = 2;
+    const Fabric f = expand(spec);
+    Diagnostics d;
+    validate(f, d);
+    EXPECT_FALSE(d.hasErrors()) << name << ": " << (d.all().empty() ? "" : d.all()[0].str());
+    const Profile* p = findProfile(name);
+    ASSERT_NE(p, nullptr);
+    for (const Gpu& g : p->gpus) EXPECT_EQ(normalizeBusId(g.busId), g.busId) << name;
+    for (const ProfileNic& n : p->nics) {
+      EXPECT_EQ(normalizeBusId(n.single.busId), n.single.busId) << name;
+      EXPECT_GE(n.nearestGpu, 0) << name;
+      for (const ProfileNicDevice& dev : n.planeDevices) EXPECT_EQ(normalizeBusId(dev.busId), dev.busId) << name;
+    }
+  }
+}
+
+TEST(Profiles, FactsFromTheReferences) {
+  const Profile* gb300p = findProfile("gb300-nvl72");
+  ASSERT_NE(gb300p, nullptr);
+  EXPECT_EQ(gb300p->trays, 18);
+  EXPECT_EQ(gb300p->nicSpeedMbps, 800000);
+  EXPECT_EQ(gb300p->planes, 1);
+  EXPECT_EQ(gb300p->planeCounts, (std::vector<int>{1, 2}));
+  const Profile* gb200p = findProfile("gb200-nvl72");
+  ASSERT_NE(gb200p, nullptr);
+  EXPECT_EQ(gb200p->gpu.sm, 100);
+  EXPECT_EQ(gb200p->nicSpeedMbps, 400000);
+  EXPECT_EQ(gb200p->nics.size(), 4u);
+  const Profile* h100 = findProfile("dgx-h100");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(h100->gpus.size(), 8u);
+  EXPECT_EQ(h100->gpu.sm, 90);
+  EXPECT_EQ(h100->gpu.c2cLinks, 0);
+  EXPECT_EQ(h100->cpus.at(0).arch, CpuArch::X86_64);
+  EXPECT_EQ(h100->cpus.at(0).vendor, "GenuineIntel");
+  const Profile* b200 = findProfile("dgx-b200");
+  ASSERT_NE(b200, nullptr);
+  EXPECT_EQ(b200->gpu.sm, 100);
+  EXPECT_EQ(b200->nics.size(), 8u);
+  EXPECT_EQ(findProfile("gb400"), nullptr);
+}
+
+}  // namespace
+}  // namespace railtune::fabric
