@@ -44,6 +44,11 @@ constexpr ParamSpec kParams[] = {
      "plugins raise an internal failure on purpose, so that tests can check that each one is contained "
      "(see the failure table in the architecture document). It is read when a plugin initialises.",
      kFaultSites},
+    {"RAILTUNE_RAIL_MAP", ParamType::String, "", "all",
+     "Path of the rail map (`railtune topo rail-map`, format [`railtune.rail_map.v1`](formats.md)): per host, "
+     "which NIC, rail and plane serve each GPU. The plugins read this file and never the fabric YAML; a map "
+     "that does not parse is reported with the field and host at fault. Unset: no rail map.",
+     ""},
 };
 
 bool equalsIgnoreCase(const std::string& a, const char* b) {

@@ -1,0 +1,55 @@
+// The rail map: per host, which NIC (HCA, netdev, port), rail and plane serve each GPU. topo_gen writes it
+// from the fabric model (`railtune topo rail-map`); the plugins read it from RAILTUNE_RAIL_MAP and never
+// read the YAML. The reader is strict, because a plugin that guesses a rail crosses it: an unknown schema,
+// a missing or mistyped field, an unknown key or a duplicate is an error naming the field and the host.
+// Format: docs/formats.md, schema docs/formats/rail-map.schema.json.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace railtune::fabric {
+
+inline constexpr const char* kRailMapSchema = "railtune.rail_map.v1";
+
+struct RailMapNic {
+  std::string hca;     // "mlx5_0"
+  std::string netdev;  // "" = unknown
+  std::string busId;   // "0000:03:00.0"
+  int port = 1;
+  int rail = -1;
+  int plane = -1;  // -1 = single plane
+};
+
+struct RailMapGpu {
+  int index = 0;
+  std::string busId;
+  std::vector<RailMapNic> nics;  // rail order, then plane order
+};
+
+struct RailMapHost {
+  std::string name;
+  std::string domain;
+  std::vector<RailMapGpu> gpus;
+};
+
+struct RailMap {
+  std::string cluster;
+  int rails = 0;
+  int planes = 1;
+  std::vector<RailMapHost> hosts;
+
+  const RailMapHost* findHost(const std::string& name) const;
+};
+
+class RailMapError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses rail-map JSON; `source` (a path) prefixes every message. Throws RailMapError.
+RailMap parseRailMap(const std::string& text, const std::string& source);
+RailMap readRailMapFile(const std::string& path);
+
+}  // namespace railtune::fabric

@@ -1,0 +1,39 @@
+// libFuzzer target for the rail-map reader (fabric/rail_map.h), which the plugins run on a file named by
+// RAILTUNE_RAIL_MAP. Besides crashes and sanitizer reports it checks the reader's promises: every
+// rejection names the source, and an accepted map has unique hosts and rails and planes in range.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+#include <string>
+
+#include "fabric/rail_map.h"
+
+namespace {
+
+void require(bool promise) {
+  if (!promise) std::abort();
+}
+
+void checkAccepted(const railtune::fabric::RailMap& map) {
+  std::set<std::string> names;
+  for (const railtune::fabric::RailMapHost& host : map.hosts) {
+    require(!host.name.empty() && names.insert(host.name).second);
+    require(map.findHost(host.name) == &host);
+    for (const railtune::fabric::RailMapGpu& gpu : host.gpus)
+      for (const railtune::fabric::RailMapNic& nic : gpu.nics)
+        require(!nic.hca.empty() && nic.rail >= 0 && nic.plane >= -1 && nic.port >= 1);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    checkAccepted(railtune::fabric::parseRailMap(text, "fuzz.json"));
+  } catch (const railtune::fabric::RailMapError& e) {
+    require(std::string(e.what()).rfind("fuzz.json: ", 0) == 0);
+  }
+  return 0;
+}

@@ -1,0 +1,88 @@
+// NCCL topology XML and rail map for fabrics expanded from the built-in hardware profiles: goldens for a
+// 2-rack GB300 NVL72 cluster (its first host and a host of the second rack) and a DGX H100, and the
+// round trip model → XML → model for every host of each.
+#include <gtest/gtest.h>
+
+#include "fabric/expand.h"
+#include "fabric/rail_map.h"
+#include "fabric/rail_map_write.h"
+#include "tests/topo_gen/nccl_xml_golden.h"
+#include "topo_gen/nccl_xml.h"
+#include "topo_gen/nccl_xml_check.h"
+
+namespace railtune::topo {
+namespace {
+
+using testing::expectGolden;
+
+fabric::Fabric expandProfile(const std::string& profile, int domains, int rails, int planes) {
+  fabric::ClusterSpec spec;
+  spec.name = profile + "-cluster";
+  spec.profile = profile;
+  spec.domains = domains;
+  spec.rails = rails;
+  spec.planes = planes;
+  return fabric::expand(spec);
+}
+
+const fabric::Fabric& gb300() {
+  static const fabric::Fabric f = expandProfile("gb300-nvl72", 2, 4, -1);
+  return f;
+}
+
+TEST(NcclXmlProfiles, Gb300TwoRacksFirstHostMatchesGolden) {
+  expectGolden("tests/data/golden/nccl_xml/profile-gb300-nvl72-first-host.xml", writeNcclXml(gb300().hosts.front()));
+}
+
+TEST(NcclXmlProfiles, Gb300TwoRacksSecondRackHostMatchesGolden) {
+  const fabric::Host& host = gb300().hosts.at(18 + 9);
+  ASSERT_EQ(host.domain, gb300().domains.at(1).name);
+  expectGolden("tests/data/golden/nccl_xml/profile-gb300-nvl72-second-rack.xml", writeNcclXml(host));
+}
+
+TEST(NcclXmlProfiles, DgxH100MatchesGolden) {
+  expectGolden("tests/data/golden/nccl_xml/profile-dgx-h100.xml",
+               writeNcclXml(expandProfile("dgx-h100", 1, -1, -1).hosts.front()));
+}
+
+TEST(NcclXmlProfiles, Gb300TwoPlaneHostMatchesGolden) {
+  expectGolden("tests/data/golden/nccl_xml/profile-gb300-nvl72-two-planes.xml",
+               writeNcclXml(expandProfile("gb300-nvl72", 1, 4, 2).hosts.front()));
+}
+
+TEST(NcclXmlProfiles, RailMapOfGb300TwoRacksMatchesGolden) {
+  expectGolden("tests/data/golden/rail_map/profile-gb300-nvl72.json", fabric::writeRailMap(gb300()));
+}
+
+TEST(NcclXmlProfiles, EveryHostRoundTripsAndAgreesWithTheRailMap) {
+  for (const fabric::Fabric& f :
+       {gb300(), expandProfile("dgx-h100", 2, -1, -1), expandProfile("gb200-nvl72", 1, -1, -1),
+        expandProfile("gb300-nvl72", 1, 4, 2), expandProfile("dgx-b200", 1, -1, -1)}) {
+    fabric::Diagnostics diagnostics;
+    checkNcclXmlLimits(f, diagnostics);
+    EXPECT_TRUE(diagnostics.all().empty()) << f.hosts.front().profile << ": " << diagnostics.all().front().str();
+    const fabric::RailMap map = fabric::parseRailMap(fabric::writeRailMap(f), "map.json");
+    for (const fabric::Host& host : f.hosts) {
+      SCOPED_TRACE(host.name);
+      const fabric::Host back = readNcclXml(writeNcclXml(host), host.name + ".xml");
+      ASSERT_EQ(back.gpus.size(), host.gpus.size());
+      ASSERT_EQ(back.nics.size(), host.nics.size());
+      for (size_t i = 0; i < host.gpus.size(); ++i) {
+        EXPECT_EQ(back.gpus[i].busId, host.gpus[i].busId);
+        EXPECT_EQ(back.gpus[i].nvlinks, host.gpus[i].nvlinks);
+        EXPECT_EQ(back.gpus[i].c2cLinks, host.gpus[i].c2cLinks);
+      }
+      for (size_t i = 0; i < host.nics.size(); ++i) {
+        const fabric::Nic &a = host.nics[i], &b = back.nics[i];
+        EXPECT_EQ(std::tie(a.hca, a.busId, a.port, a.speedMbps, a.guid, a.rail, a.plane, a.numa, a.nearestGpu),
+                  std::tie(b.hca, b.busId, b.port, b.speedMbps, b.guid, b.rail, b.plane, b.numa, b.nearestGpu));
+      }
+      fabric::Diagnostics agreement;
+      checkTopoAgainstRailMap(back, map, "", fabric::SourceLoc{host.name + ".xml", 0, 0}, agreement);
+      EXPECT_TRUE(agreement.all().empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace railtune::topo
