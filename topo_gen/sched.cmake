@@ -1,1 +1,10 @@
-# railtune_topo_sched: written by the scheduler-outputs engineer
+# railtune_topo_sched: the scheduler- and launcher-facing emitters (Kubernetes labels, Volcano
+# HyperNodes, Kueue Topology, Slurm topology.conf, launcher env). Reads the fabric model only.
+add_library(railtune_topo_sched STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/sched_common.cc
+  ${CMAKE_CURRENT_LIST_DIR}/labels.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hypernodes.cc
+  ${CMAKE_CURRENT_LIST_DIR}/kueue.cc
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_hostlist.cc
+  ${CMAKE_CURRENT_LIST_DIR}/slurm.cc
+  ${CMAKE_CURRENT_LIST_DIR}/launcher_env.cc)

@@ -1,0 +1,11 @@
+export NCCL_TOPO_FILE=/etc/railtune/topo/rack00-tray00.xml
+export NCCL_IB_HCA='=mlx5_0:1:0,mlx5_1:1:1,mlx5_2:1:2,mlx5_3:1:3'
+export NCCL_CROSS_NIC=0
+export NCCL_NET_MERGE_POLICY=RAIL
+export NCCL_MNNVL_ENABLE=1
+export NCCL_CUMEM_ENABLE=1
+export NCCL_NVLS_ENABLE=1
+export NCCL_NET_PLUGIN=/opt/railtune/lib/libnccl-net-railtune.so
+export NCCL_TUNER_PLUGIN=/opt/railtune/lib/libnccl-tuner-railtune.so
+export NCCL_PROFILER_PLUGIN=/opt/railtune/lib/libnccl-profiler-railtune.so
+export RAILTUNE_RAIL_MAP=/etc/railtune/rail-map.json

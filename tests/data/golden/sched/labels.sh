@@ -1,0 +1,39 @@
+#!/bin/sh
+# Kubernetes node labels from railtune topo labels; re-running it is safe (--overwrite).
+set -eu
+kubectl label node rack00-tray00 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=0 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray01 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=1 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray02 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=2 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray03 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=3 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray04 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=4 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray05 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=5 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray06 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=6 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray07 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=7 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray08 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=8 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray09 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=9 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray10 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=10 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray11 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=11 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray12 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=12 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray13 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=13 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray14 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=14 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray15 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=15 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray16 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=16 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack00-tray17 railtune.io/nvlink-domain=rack00 railtune.io/rack=rack00 railtune.io/tray=17 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray00 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=0 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray01 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=1 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray02 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=2 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray03 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=3 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray04 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=4 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray05 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=5 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray06 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=6 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray07 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=7 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray08 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=8 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray09 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=9 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray10 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=10 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray11 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=11 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray12 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=12 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray13 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=13 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray14 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=14 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray15 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=15 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray16 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=16 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite
+kubectl label node rack01-tray17 railtune.io/nvlink-domain=rack01 railtune.io/rack=rack01 railtune.io/tray=17 railtune.io/rail-group=rg0 railtune.io/spine=spine0 --overwrite

@@ -1,0 +1,112 @@
+#include "topo_gen/launcher_env.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "topo_gen/sched_common.h"
+
+namespace railtune::topo {
+namespace {
+
+namespace fs = std::filesystem;
+
+// NCCL's NCCL_IB_HCA parser keeps at most 32 entries.
+constexpr size_t kMaxIbHcas = 32;
+
+std::string absolutePath(const std::string& path) {
+  return fs::absolute(fs::path(path)).lexically_normal().string();
+}
+
+std::string withHost(std::string pattern, const std::string& host) {
+  for (size_t at = pattern.find("{host}"); at != std::string::npos; at = pattern.find("{host}", at + host.size()))
+    pattern.replace(at, 6, host);
+  return pattern;
+}
+
+const fabric::Gpu& localGpu(const fabric::Host& host, int localRank, const std::string& why) {
+  if (localRank < 0) throw std::invalid_argument(why + " needs the local rank (--local-rank)");
+  for (const fabric::Gpu& gpu : host.gpus)
+    if (gpu.index == localRank) return gpu;
+  throw std::invalid_argument("local rank " + std::to_string(localRank) + " has no GPU on host '" + host.name +
+                              "' (it has " + std::to_string(host.gpus.size()) + ")");
+}
+
+std::vector<const fabric::Nic*> railNics(const fabric::Host& host, const LauncherEnvOptions& options) {
+  std::vector<const fabric::Nic*> nics;
+  const int gpu = options.oneHcaPerRank ? localGpu(host, options.localRank, "--one-hca-per-rank").index : -1;
+  for (const fabric::Nic& nic : host.nics)
+    if (nic.rail >= 0 && (gpu < 0 || nic.nearestGpu == gpu)) nics.push_back(&nic);
+  if (nics.empty())
+    throw std::invalid_argument(options.oneHcaPerRank
+                                    ? "host '" + host.name + "' has no rail NIC next to GPU " + std::to_string(gpu)
+                                    : "host '" + host.name + "' has no NIC on a rail");
+  if (nics.size() > kMaxIbHcas)
+    throw std::invalid_argument("host '" + host.name + "' has " + std::to_string(nics.size()) +
+                                " rail NICs; NCCL_IB_HCA holds at most 32");
+  return nics;
+}
+
+void addNvlinkDomainVars(const fabric::Fabric& fabric, const fabric::Host& host, EnvVars& vars) {
+  // With several trays in one NVLink domain NCCL must use MNNVL (which needs cuMem) and NVLS;
+  // "1" rather than the default "2" so a tray that lost its NVLinks fails loudly instead of
+  // silently running without NVLS.
+  if (domainOf(fabric, host).hosts.size() < 2) return;
+  vars.emplace_back("NCCL_MNNVL_ENABLE", "1");
+  vars.emplace_back("NCCL_CUMEM_ENABLE", "1");
+  vars.emplace_back("NCCL_NVLS_ENABLE", "1");
+}
+
+void addPluginVars(const std::string& pluginDir, EnvVars& vars) {
+  if (pluginDir.empty()) return;
+  const fs::path dir = fs::absolute(fs::path(pluginDir)).lexically_normal();
+  vars.emplace_back("NCCL_NET_PLUGIN", (dir / "libnccl-net-railtune.so").string());
+  vars.emplace_back("NCCL_TUNER_PLUGIN", (dir / "libnccl-tuner-railtune.so").string());
+  vars.emplace_back("NCCL_PROFILER_PLUGIN", (dir / "libnccl-profiler-railtune.so").string());
+}
+
+}  // namespace
+
+std::string ibHcaList(const std::vector<const fabric::Nic*>& nics, int ncclMinor) {
+  std::string list = "=";
+  for (const fabric::Nic* nic : nics) {
+    if (list.size() > 1) list += ',';
+    list += nic->hca + ":" + std::to_string(nic->port);
+    // 2.30 reads <hca>:<port>:<rail>:<plane>; older versions stop after the port.
+    if (ncclMinor >= 30) {
+      list += ':';
+      list += std::to_string(nic->rail);
+    }
+    if (ncclMinor >= 30 && nic->plane >= 0) {
+      list += ':';
+      list += std::to_string(nic->plane);
+    }
+  }
+  return list;
+}
+
+EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& options) {
+  if (options.ncclMinor < 28)
+    throw std::invalid_argument("NCCL 2." + std::to_string(options.ncclMinor) +
+                                " is older than 2.28, the oldest supported");
+  const fabric::Host& host = hostNamed(fabric, options.host);
+  EnvVars vars;
+  if (!options.topoFile.empty())
+    vars.emplace_back("NCCL_TOPO_FILE", absolutePath(withHost(options.topoFile, host.name)));
+  vars.emplace_back("NCCL_IB_HCA", ibHcaList(railNics(host, options), options.ncclMinor));
+  vars.emplace_back("NCCL_CROSS_NIC", "0");
+  if (options.ncclMinor >= 30) vars.emplace_back("NCCL_NET_MERGE_POLICY", "RAIL");
+  addNvlinkDomainVars(fabric, host, vars);
+  addPluginVars(options.pluginDir, vars);
+  if (!options.railMap.empty()) vars.emplace_back("RAILTUNE_RAIL_MAP", absolutePath(options.railMap));
+  if (options.isolateGpu)
+    vars.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(localGpu(host, options.localRank, "--isolate-gpu").index));
+  return vars;
+}
+
+std::string exportLines(const EnvVars& vars) {
+  std::string text;
+  for (const auto& [name, value] : vars) text += "export " + name + "=" + shellQuote(value) + "\n";
+  return text;
+}
+
+}  // namespace railtune::topo

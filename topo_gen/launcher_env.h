@@ -1,0 +1,39 @@
+// The launcher environment for one rank: the NCCL_* settings (and RAILTUNE_RAIL_MAP) that make NCCL
+// use this host's topology file, keep each ring/tree on its rail, and load railtune's plugins by
+// absolute path. It never sets NCCL_NET: naming a transport turns a plugin that steps aside into a
+// failed job, where without it NCCL falls back to its own IB transport.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fabric/model.h"
+
+namespace railtune::topo {
+
+struct LauncherEnvOptions {
+  std::string host;            // required: a Host::name of the fabric
+  int localRank = -1;          // -1 = not known (then --isolate-gpu and --one-hca-per-rank fail)
+  bool isolateGpu = false;     // set CUDA_VISIBLE_DEVICES to the local rank's GPU
+  bool oneHcaPerRank = false;  // NCCL_IB_HCA lists only the local rank's GPU's NICs
+  int ncclMinor = 30;          // NCCL 2.<minor>: 28 or later; 30+ adds the rail merge policy and rail ids
+  std::string topoFile;        // NCCL_TOPO_FILE; "{host}" is replaced by the host name; "" = not set
+  std::string railMap;         // RAILTUNE_RAIL_MAP; "" = not set
+  std::string pluginDir;       // folder of libnccl-{net,tuner,profiler}-railtune.so; "" = not set
+};
+
+using EnvVars = std::vector<std::pair<std::string, std::string>>;
+
+// In a fixed order. Throws std::invalid_argument naming the problem (unknown host, local rank out of
+// range or missing where an option needs it, more than NCCL's 32 HCAs, a host without rail NICs).
+EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& options);
+
+// "export NAME=<shell-quoted value>" lines.
+std::string exportLines(const EnvVars& vars);
+
+// NCCL_IB_HCA's value: "=" (exact match, so mlx5_1 does not also pick mlx5_10..19), then
+// hca:port (NCCL < 2.30) or hca:port:rail[:plane] (2.30+, which reads rail and plane from it).
+std::string ibHcaList(const std::vector<const fabric::Nic*>& nics, int ncclMinor);
+
+}  // namespace railtune::topo
