@@ -12,7 +12,17 @@ struct Command {
   std::function<int()> run;  // what main() runs when it was chosen
 };
 
-Command addDemoCommand(CLI::App& parent);    // demo.cc
-Command addConfigCommand(CLI::App& parent);  // config.cc
+Command addDemoCommand(CLI::App& parent);          // demo.cc
+Command addConfigCommand(CLI::App& parent);        // config.cc
+Command addTopoCommand(CLI::App& parent);          // topo.cc: the `topo` group; its subcommands register there
+Command addTopoCheckCommand(CLI::App& topo);       // topo_check.cc: `railtune topo check`
+Command addTopoNcclXmlCommand(CLI::App& topo);     // topo_xml.cc: `railtune topo nccl-xml`
+Command addTopoRailMapCommand(CLI::App& topo);     // topo_xml.cc: `railtune topo rail-map`
+Command addTopoLabelsCommand(CLI::App& topo);      // topo_sched.cc: `railtune topo labels`
+Command addTopoHyperNodesCommand(CLI::App& topo);  // topo_sched.cc: `railtune topo hypernodes`
+Command addTopoKueueCommand(CLI::App& topo);       // topo_sched.cc: `railtune topo kueue`
+Command addTopoSlurmCommand(CLI::App& topo);       // topo_sched.cc: `railtune topo slurm`
+Command addTopoEnvCommand(CLI::App& topo);         // topo_sched.cc: `railtune topo env`
+Command addExecCommand(CLI::App& parent);          // exec.cc: `railtune exec -- CMD`
 
 }  // namespace railtune::cli

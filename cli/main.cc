@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   const std::vector<railtune::cli::Command> commands = {
       railtune::cli::addDemoCommand(app),
       railtune::cli::addConfigCommand(app),
+      railtune::cli::addExecCommand(app),
+      railtune::cli::addTopoCommand(app),
   };
 
   try {

@@ -1,0 +1,48 @@
+#include "cli/launcher_options.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "cli/plugin_files.h"
+
+namespace railtune::cli {
+
+void addLauncherOptions(CLI::App& app, LauncherCliOptions& options) {
+  app.add_option("--local-rank", options.env.localRank, "this rank's index among the host's ranks (= its GPU index)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--isolate-gpu", options.env.isolateGpu, "set CUDA_VISIBLE_DEVICES to the local rank's GPU");
+  app.add_flag("--one-hca-per-rank", options.env.oneHcaPerRank, "NCCL_IB_HCA lists only the local rank's GPU's NICs");
+  app.add_option("--nccl-version", options.ncclVersion, "NCCL version the job runs (2.28 or later)")
+      ->capture_default_str();
+  app.add_option("--topo-file", options.env.topoFile, "NCCL_TOPO_FILE; {host} is replaced by the host name");
+  app.add_option("--rail-map", options.env.railMap, "RAILTUNE_RAIL_MAP: the rail map the plugins read");
+  app.add_option("--plugin-dir", options.env.pluginDir,
+                 "folder of the railtune plugin libraries; default: the one installed beside railtune");
+}
+
+namespace {
+
+int ncclMinor(const std::string& version) {
+  const std::string prefix = "2.";
+  const std::string minor = version.rfind(prefix, 0) == 0 ? version.substr(prefix.size()) : "";
+  const size_t dot = minor.find('.');
+  const std::string digits = minor.substr(0, dot);
+  if (digits.empty() || digits.size() > 3 || digits.find_first_not_of("0123456789") != std::string::npos)
+    throw std::invalid_argument("--nccl-version '" + version + "' is not a version like 2.28 or 2.30.7");
+  return std::stoi(digits);
+}
+
+}  // namespace
+
+topo::LauncherEnvOptions resolveLauncherOptions(const LauncherCliOptions& options) {
+  topo::LauncherEnvOptions env = options.env;
+  env.ncclMinor = ncclMinor(options.ncclVersion);
+  if (env.pluginDir.empty()) {
+    const std::filesystem::path installed = defaultPluginDir();
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(installed / "libnccl-net-railtune.so", ec)) env.pluginDir = installed.string();
+  }
+  return env;
+}
+
+}  // namespace railtune::cli

@@ -1,0 +1,43 @@
+// `railtune topo <subcommand>`: topo_gen's group. Each subcommand lives in its own file and is
+// registered here, one line each; the group runs whichever was chosen.
+#include <memory>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/topo.h"
+#include "fabric/default_cluster.h"
+
+namespace railtune::cli {
+
+void addFabricOption(CLI::App& app, std::string& path) {
+  app.add_option("--fabric", path,
+                 "cluster description (YAML, docs/fabric.md); default: the built-in 2-rack GB300 cluster")
+      ->check(CLI::ExistingFile);
+}
+
+fabric::Fabric loadFabricOption(const std::string& path) {
+  return fabric::loadFabricOrDefault(path);
+}
+
+Command addTopoCommand(CLI::App& parent) {
+  CLI::App* topo =
+      parent.add_subcommand("topo", "cluster topology: check a description, emit what NCCL and schedulers read");
+  topo->require_subcommand(1);
+  auto subcommands = std::make_shared<std::vector<Command>>(std::vector<Command>{
+      addTopoCheckCommand(*topo),
+      addTopoLabelsCommand(*topo),
+      addTopoHyperNodesCommand(*topo),
+      addTopoKueueCommand(*topo),
+      addTopoSlurmCommand(*topo),
+      addTopoEnvCommand(*topo),
+      addTopoNcclXmlCommand(*topo),
+      addTopoRailMapCommand(*topo),
+  });
+  return {topo, [subcommands] {
+            for (const Command& sub : *subcommands)
+              if (sub.app->parsed()) return sub.run();
+            return 1;  // unreachable: CLI11 requires one subcommand
+          }};
+}
+
+}  // namespace railtune::cli

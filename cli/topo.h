@@ -1,0 +1,17 @@
+// Shared by the `railtune topo ...` subcommands (topo.cc holds the group, one file per subcommand).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "fabric/model.h"
+
+namespace railtune::cli {
+
+// Adds `--fabric FILE` (default: the embedded default cluster) writing the path into `path`.
+void addFabricOption(CLI::App& app, std::string& path);
+
+// The fabric `--fabric` names; throws fabric::FabricError with file:line:column on a bad file.
+fabric::Fabric loadFabricOption(const std::string& path);
+
+}  // namespace railtune::cli
