@@ -1,6 +1,7 @@
-// `railtune demo [--out DIR] [--plugin-dir DIR]`: loads the three railtune plugins through the
-// emulator's loader as NCCL 2.28 and 2.30 would, prints what each binds, and writes the same as
-// DIR/bindings.jsonl. Everything the demo produces goes under DIR.
+// `railtune demo [--out DIR] [--plugin-dir DIR] [--fabric FILE]`: loads the three railtune plugins
+// through the emulator's loader as NCCL 2.28 and 2.30 would, prints what each binds, and writes the
+// same as DIR/bindings.jsonl; then writes the topology outputs of the built-in cluster (or FILE's)
+// under DIR/topology/ (demo_topology.h) and checks them. Everything the demo produces goes under DIR.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "cli/bindings_report.h"
 #include "cli/commands.h"
+#include "cli/demo_topology.h"
 #include "cli/plugin_files.h"
 
 namespace railtune::cli {
@@ -21,6 +23,7 @@ namespace fs = std::filesystem;
 struct DemoOptions {
   std::string outDir = "railtune-demo";
   std::string pluginDir;  // empty: defaultPluginDir()
+  std::string fabric;     // empty: the embedded default cluster
 };
 
 std::ofstream openOutput(const fs::path& dir, const std::string& name) {
@@ -77,9 +80,15 @@ int runDemo(const DemoOptions& opts) {
       "Until their engines land the plugins have no opinion: the tuner passes NCCL's choice through,\n"
       "the profiler asks for no events, and the net plugin steps aside after init, which is why\n"
       "NCCL gives communicators its own transport above.\n");
-  std::printf("Wrote %s\n", (out / "bindings.jsonl").c_str());
+  std::printf("Wrote %s\n\n", (out / "bindings.jsonl").c_str());
+  const int topologyErrors = writeDemoTopology(out, files.net.parent_path(), opts.fabric);
   if (unbound > 0) {
     std::fprintf(stderr, "railtune demo: %d plugin(s) bound nothing; see the loader's lines above\n", unbound);
+    return 1;
+  }
+  if (topologyErrors > 0) {
+    std::fprintf(stderr, "railtune demo: the topology check found %d error(s); see %s\n", topologyErrors,
+                 (out / "topology" / "check.txt").c_str());
     return 1;
   }
   return 0;
@@ -89,9 +98,12 @@ int runDemo(const DemoOptions& opts) {
 
 Command addDemoCommand(CLI::App& parent) {
   auto opts = std::make_shared<DemoOptions>();
-  CLI::App* sub = parent.add_subcommand("demo", "Load the railtune plugins as NCCL 2.28 and 2.30 would; report");
+  CLI::App* sub = parent.add_subcommand(
+      "demo", "Load the railtune plugins as NCCL 2.28 and 2.30 would; write the built-in cluster's topology outputs");
   sub->add_option("--out", opts->outDir, "Folder for everything the demo writes")->capture_default_str();
   sub->add_option("--plugin-dir", opts->pluginDir, "Folder holding the plugin .so files (default: <bin>/../lib)");
+  sub->add_option("--fabric", opts->fabric, "cluster description (YAML) for topology/; default: the built-in cluster")
+      ->check(CLI::ExistingFile);
   return Command{sub, [opts] { return runDemo(*opts); }};
 }
 

@@ -2,16 +2,44 @@
 # `railtune demo` as a user runs it, from a fresh folder with no options: it must find the plugins
 # beside its binary, write ./railtune-demo/bindings.jsonl, and that file must fit its schema and say
 # that NCCL 2.28 binds net v11 / tuner v5 / profiler v5 and NCCL 2.30 net v12 / tuner v6 / profiler v6.
+# It must also write the built-in cluster's topology outputs under ./railtune-demo/topology/: every
+# file present and non-empty, one NCCL topology file per host (2 racks x 18 trays), a rail map that
+# fits its schema, a passing check, and a launcher env whose files exist and which never sets NCCL_NET.
 #   demo_output.sh <railtune binary> <validate_jsonl.py> <schema> <scratch folder>
+#                  <rail_map_schema_check.py> <rail map schema>
 set -euo pipefail
-railtune=$1 validate=$2 schema=$3 scratch=$4
+railtune=$1 validate=$2 schema=$3 scratch=$4 rail_map_check=$5 rail_map_schema=$6
 
 rm -rf "$scratch"
 mkdir -p "$scratch"
 cd "$scratch"
-"$railtune" demo
+"$railtune" demo | tee demo.out
 "$validate" "$schema" railtune-demo/bindings.jsonl --min-records 6 \
   --expect 2.28/net=11 --expect 2.28/tuner=5 --expect 2.28/profiler=5 \
   --expect 2.30/net=12 --expect 2.30/tuner=6 --expect 2.30/profiler=6
-leftovers=$(find . -mindepth 1 -maxdepth 1 ! -name railtune-demo)
+leftovers=$(find . -mindepth 1 -maxdepth 1 ! -name railtune-demo ! -name demo.out)
 [ -z "$leftovers" ] || { echo "FAIL: demo wrote outside its output folder: $leftovers"; exit 1; }
+
+fail() { echo "FAIL: $*"; exit 1; }
+topology=railtune-demo/topology
+for file in fabric.yaml rail-map.json labels.json label-nodes.sh hypernodes.yaml kueue-topology.yaml \
+  slurm-topology-block.conf slurm-topology-tree.conf env/rack00-tray00.sh check.txt; do
+  [ -s "$topology/$file" ] || fail "$topology/$file missing or empty"
+done
+hosts=$(find "$topology/nccl-topo" -name '*.xml' -size +0 | wc -l)
+[ "$hosts" -eq 36 ] || fail "$hosts NCCL topology files, expected 36 (2 racks x 18 trays)"
+"$rail_map_check" "$rail_map_schema" "$topology/rail-map.json" || fail "rail-map.json does not fit its schema"
+tail -n 1 "$topology/check.txt" | grep -Eq ': ok$' || fail "the topology check did not pass: $(cat "$topology/check.txt")"
+grep -Eq '^Topology of the built-in cluster railtune-demo: 2 NVLink domains, 36 hosts, 144 GPUs, 4 rails' demo.out ||
+  fail "no topology summary in the demo's output"
+
+env_file=$topology/env/rack00-tray00.sh
+! grep -q '^export NCCL_NET=' "$env_file" || fail "$env_file sets NCCL_NET"
+(
+  # shellcheck disable=SC1090
+  source "$env_file"
+  [ -f "$NCCL_TOPO_FILE" ] || fail "NCCL_TOPO_FILE=$NCCL_TOPO_FILE does not exist"
+  [ -f "$RAILTUNE_RAIL_MAP" ] || fail "RAILTUNE_RAIL_MAP=$RAILTUNE_RAIL_MAP does not exist"
+  [ -f "$NCCL_NET_PLUGIN" ] || fail "NCCL_NET_PLUGIN=$NCCL_NET_PLUGIN does not exist"
+)
+echo "ok: demo outputs present and valid"
