@@ -52,8 +52,14 @@ void checkNics(const Fabric& fabric, Diagnostics& out) {
   const Host* reference = nullptr;
   std::set<std::pair<int, int>> referenceRails;
   for (const Host& host : fabric.hosts) {
-    for (const Nic& nic : host.nics)
+    for (const Nic& nic : host.nics) {
       if (nic.rail < 0) out.error(nic.loc, "host " + host.name + ": NIC " + nic.hca + " has no rail");
+      // Not fatal for the XML or the schedulers, but the rail map pairs every NIC with a GPU.
+      if (nic.nearestGpu < 0) {
+        out.warning(nic.loc, "host " + host.name + ": NIC " + nic.hca +
+                                 " has no nearestGpu; `railtune topo rail-map` cannot pair it with a GPU");
+      }
+    }
     const auto rails = railsOf(host);
     if (!reference) {
       reference = &host;

@@ -52,6 +52,17 @@ TEST(Validate, NicWithoutRailAndAsymmetricRails) {
   EXPECT_NE(d.all()[1].message.find("rails must be the same on every host"), std::string::npos);
 }
 
+TEST(Validate, NicWithoutNearestGpuIsAWarning) {
+  Fabric f = twoRacks();
+  f.hosts[1].nics[0].nearestGpu = -1;
+  Diagnostics d;
+  validate(f, d);
+  EXPECT_EQ(d.errorCount(), 0u);
+  ASSERT_EQ(d.all().size(), 1u);
+  EXPECT_EQ(d.all()[0].severity, Severity::Warning);
+  EXPECT_NE(d.all()[0].message.find("NIC mlx5_0 has no nearestGpu"), std::string::npos);
+}
+
 TEST(Validate, PlanesDifferBetweenHosts) {
   Fabric f = twoRacks();
   f.hosts[1].nics[0].plane = 1;
