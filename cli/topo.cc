@@ -1,6 +1,9 @@
 // `railtune topo <subcommand>`: topo_gen's group. Each subcommand lives in its own file and is
 // registered here, one line each; the group runs whichever was chosen.
+#include <fstream>
+#include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "cli/commands.h"
@@ -17,6 +20,19 @@ void addFabricOption(CLI::App& app, std::string& path) {
 
 fabric::Fabric loadFabricOption(const std::string& path) {
   return fabric::loadFabricOrDefault(path);
+}
+
+int writeOutput(const std::string& text, const std::string& outPath) {
+  if (outPath.empty()) {
+    std::cout << text << std::flush;
+    return std::cout ? 0 : 1;
+  }
+  std::ofstream file(outPath, std::ios::binary | std::ios::trunc);
+  if (!file) throw std::runtime_error("cannot write " + outPath);
+  file << text;
+  file.close();
+  if (!file) throw std::runtime_error("writing " + outPath + " failed");
+  return 0;
 }
 
 Command addTopoCommand(CLI::App& parent) {

@@ -14,4 +14,8 @@ void addFabricOption(CLI::App& app, std::string& path);
 // The fabric `--fabric` names; throws fabric::FabricError with file:line:column on a bad file.
 fabric::Fabric loadFabricOption(const std::string& path);
 
+// Writes a subcommand's text to `outPath`, or to stdout when it is empty; throws naming the file when
+// it cannot be written. Returns the exit code (1 when stdout failed).
+int writeOutput(const std::string& text, const std::string& outPath);
+
 }  // namespace railtune::cli

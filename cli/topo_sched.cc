@@ -1,7 +1,6 @@
 // `railtune topo labels | hypernodes | kueue | slurm | env`: what the schedulers and the launcher
 // read, from the cluster description (--fabric FILE, default the built-in cluster), written to
 // stdout or --out PATH. See docs/scheduling.md.
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -27,18 +26,6 @@ struct Common {
 void addCommonOptions(CLI::App& app, Common& common) {
   addFabricOption(app, common.fabricPath);
   app.add_option("--out", common.outPath, "write here instead of stdout");
-}
-
-int writeOutput(const std::string& text, const std::string& outPath) {
-  if (outPath.empty()) {
-    std::cout << text << std::flush;
-    return std::cout ? 0 : 1;
-  }
-  std::ofstream out(outPath, std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + outPath);
-  return 0;
 }
 
 }  // namespace

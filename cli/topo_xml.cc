@@ -2,7 +2,6 @@
 // (NCCL_TOPO_FILE) of one host, the first one by default.
 // `railtune topo rail-map [--fabric FILE] [--out PATH]`: the rail map the plugins read (RAILTUNE_RAIL_MAP).
 // Both write to stdout unless --out names a file.
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -22,19 +21,6 @@ struct XmlOptions {
   std::string out;   // "" = stdout
 };
 
-int emit(const std::string& text, const std::string& out) {
-  if (out.empty()) {
-    std::cout << text;
-    return std::cout ? 0 : 1;
-  }
-  std::ofstream file(out, std::ios::binary | std::ios::trunc);
-  if (!file) throw std::runtime_error("cannot write " + out);
-  file << text;
-  file.close();
-  if (!file) throw std::runtime_error("writing " + out + " failed");
-  return 0;
-}
-
 const fabric::Host& pickHost(const fabric::Fabric& model, const std::string& name) {
   if (model.hosts.empty()) throw std::runtime_error("the cluster description has no hosts");
   if (name.empty()) return model.hosts.front();
@@ -50,11 +36,11 @@ int runNcclXml(const XmlOptions& opts) {
   const std::vector<std::string> violations = topo::ncclLimitViolations(root);
   for (const std::string& v : violations) std::cerr << "railtune topo nccl-xml: " << v << "\n";
   if (!violations.empty()) return 1;
-  return emit(topo::dumpNcclXml(root), opts.out);
+  return writeOutput(topo::dumpNcclXml(root), opts.out);
 }
 
 int runRailMap(const XmlOptions& opts) {
-  return emit(fabric::writeRailMap(loadFabricOption(opts.fabric)), opts.out);
+  return writeOutput(fabric::writeRailMap(loadFabricOption(opts.fabric)), opts.out);
 }
 
 }  // namespace
