@@ -140,9 +140,13 @@ void Reader::readCpu(const pugi::xml_node& cpu) {
   else
     fail(cpu, "arch '" + arch + "' is not one NCCL knows (x86_64, arm64, ppc64)");
   out.vendor = out.arch == fabric::CpuArch::X86_64 ? required(cpu, "vendor") : cpu.attribute("vendor").value();
+  // NCCL picks x86 inter-socket bandwidths by vendor; an empty one is as unusable as a missing one.
+  if (out.arch == fabric::CpuArch::X86_64 && out.vendor.empty()) fail(cpu, "attribute 'vendor' is empty on x86_64");
   const bool needsModel = out.vendor == "GenuineIntel" || out.vendor == "CentaurHauls" || out.vendor == "  Shanghai  ";
   out.familyId = needsModel ? intAttr(cpu, "familyid") : intAttr(cpu, "familyid", -1);
   out.modelId = needsModel ? intAttr(cpu, "modelid") : intAttr(cpu, "modelid", -1);
+  if (needsModel && (out.familyId < 0 || out.modelId < 0))
+    fail(cpu, "familyid and modelid must be CPU family and model numbers (>= 0) for " + out.vendor);
   out.affinity = cpu.attribute("affinity").value();
   host_.cpus.push_back(out);
   for (const pugi::xml_node& c : cpu.children()) {

@@ -117,6 +117,11 @@ TEST(NcclXmlReader, RejectsWhatNcclRejects) {
             "t.xml:2:3: <cpu>: attribute 'numaid' is 'x', not an integer");
   EXPECT_EQ(rejection("<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\"/>\n</system>"),
             "t.xml:2:3: <cpu>: missing required attribute 'vendor'");
+  EXPECT_EQ(rejection("<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"\"/>\n</system>"),
+            "t.xml:2:3: <cpu>: attribute 'vendor' is empty on x86_64");
+  EXPECT_EQ(rejection("<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" "
+                      "familyid=\"-6\" modelid=\"143\"/>\n</system>"),
+            "t.xml:2:3: <cpu>: familyid and modelid must be CPU family and model numbers (>= 0) for GenuineIntel");
   EXPECT_EQ(rejection("<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"arm64\">\n    <pci busid=\"0000:0A:00.0\" "
                       "class=\"0x030200\" link_speed=\"x\" link_width=\"16\"/>\n  </cpu>\n</system>"),
             "t.xml:3:5: <pci>: busid '0000:0A:00.0' is not a lowercase dddd:bb:dd.f PCI address");
