@@ -47,13 +47,15 @@ std::vector<const fabric::Nic*> railNics(const fabric::Host& host, const Launche
 }
 
 void addNvlinkDomainVars(const fabric::Fabric& fabric, const fabric::Host& host, EnvVars& vars) {
-  // With several trays in one NVLink domain NCCL must use MNNVL (which needs cuMem) and NVLS;
-  // "1" rather than the default "2" so a tray that lost its NVLinks fails loudly instead of
-  // silently running without NVLS.
+  // With several trays in one NVLink domain NCCL must use MNNVL, which needs cuMem. MNNVL_ENABLE=1
+  // runs NCCL's MNNVL check even where it would skip it, and still falls back quietly when the
+  // fabric registration is not complete. NCCL_NVLS_ENABLE stays at NCCL's default (2: use NVLS where
+  // the GPU reports multicast support): "1" skips that check, so a tray whose fabric is not ready
+  // fails at init with a CUDA error instead of running without NVLS, and any job with two ranks on
+  // one GPU fails with ncclInvalidUsage. A tray that lost NVLinks is caught by `topo discover`.
   if (domainOf(fabric, host).hosts.size() < 2) return;
   vars.emplace_back("NCCL_MNNVL_ENABLE", "1");
   vars.emplace_back("NCCL_CUMEM_ENABLE", "1");
-  vars.emplace_back("NCCL_NVLS_ENABLE", "1");
 }
 
 void addPluginVars(const std::string& pluginDir, EnvVars& vars) {

@@ -26,7 +26,8 @@ TEST(SchedLauncherEnv, RailHcasExactMatchCrossNicOffAndMnnvl) {
   EXPECT_EQ(valueOf(vars, "NCCL_NET_MERGE_POLICY"), "RAIL");
   EXPECT_EQ(valueOf(vars, "NCCL_MNNVL_ENABLE"), "1");
   EXPECT_EQ(valueOf(vars, "NCCL_CUMEM_ENABLE"), "1");
-  EXPECT_EQ(valueOf(vars, "NCCL_NVLS_ENABLE"), "1");
+  // NCCL's default (use NVLS where multicast works) is kept: "1" would skip NCCL's own check.
+  EXPECT_EQ(valueOf(vars, "NCCL_NVLS_ENABLE"), "<unset>");
   EXPECT_EQ(valueOf(vars, "NCCL_TOPO_FILE"), "<unset>");
   EXPECT_EQ(valueOf(vars, "CUDA_VISIBLE_DEVICES"), "<unset>");
   EXPECT_EQ(valueOf(vars, "NCCL_NET"), "<unset>");

@@ -3,7 +3,6 @@ export NCCL_IB_HCA='=mlx5_1:1'
 export NCCL_CROSS_NIC=0
 export NCCL_MNNVL_ENABLE=1
 export NCCL_CUMEM_ENABLE=1
-export NCCL_NVLS_ENABLE=1
 export NCCL_NET_PLUGIN=/opt/railtune/lib/libnccl-net-railtune.so
 export NCCL_TUNER_PLUGIN=/opt/railtune/lib/libnccl-tuner-railtune.so
 export NCCL_PROFILER_PLUGIN=/opt/railtune/lib/libnccl-profiler-railtune.so

@@ -4,7 +4,6 @@ export NCCL_CROSS_NIC=0
 export NCCL_NET_MERGE_POLICY=RAIL
 export NCCL_MNNVL_ENABLE=1
 export NCCL_CUMEM_ENABLE=1
-export NCCL_NVLS_ENABLE=1
 export NCCL_NET_PLUGIN=/opt/railtune/lib/libnccl-net-railtune.so
 export NCCL_TUNER_PLUGIN=/opt/railtune/lib/libnccl-tuner-railtune.so
 export NCCL_PROFILER_PLUGIN=/opt/railtune/lib/libnccl-profiler-railtune.so
