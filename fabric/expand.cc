@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "fabric/expand_names.h"
 #include "fabric/profiles.h"
@@ -79,6 +80,7 @@ std::vector<Nic> nicsFor(const Resolved& r) {
 
 void addDomainsAndHosts(const ClusterSpec& spec, const Resolved& r, Fabric& fabric) {
   const std::vector<Nic> nics = nicsFor(r);
+  std::unordered_set<std::string> hostNames;
   for (int d = 0; d < spec.domains; ++d) {
     NvlDomain domain;
     domain.name = formatName(spec.domainPattern, {d, 0, ""}, "domainNames");
@@ -88,6 +90,10 @@ void addDomainsAndHosts(const ClusterSpec& spec, const Resolved& r, Fabric& fabr
     for (int t = 0; t < r.trays; ++t) {
       Host host;
       host.name = formatName(spec.hostPattern, {d, t, domain.name}, "hostNames");
+      // A pattern without {t} (or without the domain) names many hosts alike: one error, not one per host.
+      if (!hostNames.insert(host.name).second)
+        fail(spec, "hostNames: two hosts named '" + host.name + "' (domain " + domain.name + ", tray " +
+                       std::to_string(t) + "): the pattern needs {t}, and {d} or {domain}");
       host.domain = domain.name;
       host.tray = t;
       host.profile = r.profile->name;

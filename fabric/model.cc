@@ -79,4 +79,14 @@ std::optional<std::string> normalizeBusId(const std::string& text) {
   return lower(canonical);
 }
 
+bool isGidText(const std::string& text) {
+  if (text.size() != 39) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool separator = i % 5 == 4;
+    if (separator != (text[i] == ':')) return false;
+    if (!separator && !std::isxdigit(static_cast<unsigned char>(text[i]))) return false;
+  }
+  return true;
+}
+
 }  // namespace railtune::fabric

@@ -63,6 +63,9 @@ struct Nic {
   int numa = 0;
   int nearestGpu = -1;                   // index of the GPU sharing the NIC's PCI switch; -1 = none
   std::string linkLayer = "InfiniBand";  // or "Ethernet" (RoCE)
+  int gidIndex = -1;  // the GID NCCL's IB transport would pick (IB: 0; RoCE: the first RoCE v2 IPv4 one); -1 = unknown
+  std::string gid;    // that GID as sysfs prints it; its upper half is the IB subnet prefix, a RoCE
+                      // v2 IPv4-mapped GID ends in the port's address; "" = unknown
   SourceLoc loc;
 };
 
@@ -129,5 +132,8 @@ struct Fabric {
 
 // Canonical PCI bus id "dddd:bb:dd.f" (lowercase, 4-digit domain), or nullopt when not one.
 std::optional<std::string> normalizeBusId(const std::string& text);
+
+// True for a GID as sysfs prints it: 8 colon-separated groups of 4 hex digits.
+bool isGidText(const std::string& text);
 
 }  // namespace railtune::fabric

@@ -27,6 +27,7 @@ configure_file(${CMAKE_BINARY_DIR}/generated/fabric/embedded_data.h.new
 add_library(railtune_fabric STATIC model.cc diagnostics.cc profiles.cc expand.cc expand_names.cc validate.cc)
 target_link_libraries(railtune_fabric PRIVATE yaml-cpp)
 
-add_library(railtune_fabric_yaml STATIC yaml_reader.cc yaml_nodes.cc yaml_elements.cc yaml_full.cc yaml_compact.cc
+add_library(railtune_fabric_yaml STATIC yaml_reader.cc yaml_nodes.cc yaml_elements.cc yaml_full.cc yaml_compact.cc yaml_write.cc
+                                       merge.cc
                                        default_cluster.cc)
 target_link_libraries(railtune_fabric_yaml PUBLIC railtune_fabric PRIVATE yaml-cpp)

@@ -81,6 +81,19 @@ void checkNvlinks(const Host& host, Diagnostics& out) {
                              std::to_string(profile->gpu.nvlinks) + " (NCCL would lose NVLS or NVLink paths)");
 }
 
+// More hosts in one NVLink domain than its hardware holds (20 trays in an NVL72 rack of 18) is most
+// likely a typo; NCCL would size MNNVL cliques from it. A warning: custom racks exist.
+void checkDomainSizes(const Fabric& fabric, Diagnostics& out) {
+  for (const NvlDomain& domain : fabric.domains) {
+    const Host* first = domain.hosts.empty() ? nullptr : fabric.findHost(domain.hosts.front());
+    const Profile* profile = first && !first->profile.empty() ? findProfile(first->profile) : nullptr;
+    if (profile && static_cast<int>(domain.hosts.size()) > profile->trays)
+      out.warning(domain.loc, "domain " + domain.name + " has " + std::to_string(domain.hosts.size()) +
+                                  " hosts, more than the " + std::to_string(profile->trays) +
+                                  " of one NVLink domain of profile " + profile->name);
+  }
+}
+
 void checkRailGroups(const Fabric& fabric, Diagnostics& out) {
   std::map<std::string, std::string> groupOf;
   for (const RailGroup& group : fabric.network.railGroups)
@@ -114,6 +127,7 @@ void validate(const Fabric& fabric, Diagnostics& out) {
     checkNvlinks(host, out);
   }
   checkNics(fabric, out);
+  checkDomainSizes(fabric, out);
   checkRailGroups(fabric, out);
   checkLeaves(fabric, out);
 }

@@ -12,9 +12,9 @@ MapReader gpuReader(const YAML::Node& node, const std::string& file) {
 }
 
 MapReader nicReader(const YAML::Node& node, const std::string& file) {
-  return MapReader(
-      node, file, "nic",
-      {"hca", "netdev", "busId", "port", "speedMbps", "guid", "rail", "plane", "numa", "nearestGpu", "linkLayer"});
+  return MapReader(node, file, "nic",
+                   {"hca", "netdev", "busId", "port", "speedMbps", "guid", "rail", "plane", "numa", "nearestGpu",
+                    "linkLayer", "gidIndex", "gid"});
 }
 
 void readGpu(const MapReader& map, Gpu& gpu) {
@@ -43,6 +43,10 @@ void readNic(const MapReader& map, Nic& nic) {
   nic.linkLayer = map.text("linkLayer", nic.linkLayer);
   if (nic.linkLayer != "InfiniBand" && nic.linkLayer != "Ethernet")
     map.fail("linkLayer", "expected InfiniBand or Ethernet, got '" + nic.linkLayer + "'");
+  nic.gidIndex = map.integer("gidIndex", nic.gidIndex, -1, 65535);
+  nic.gid = map.text("gid", nic.gid);
+  if (!nic.gid.empty() && !isGidText(nic.gid))
+    map.fail("gid", "expected a GID as sysfs prints it (8 groups of 4 hex digits), got '" + nic.gid + "'");
   nic.loc = map.loc();
 }
 
