@@ -16,6 +16,9 @@ Command addDemoCommand(CLI::App& parent);          // demo.cc
 Command addConfigCommand(CLI::App& parent);        // config.cc
 Command addTopoCommand(CLI::App& parent);          // topo.cc: the `topo` group; its subcommands register there
 Command addTopoCheckCommand(CLI::App& topo);       // topo_check.cc: `railtune topo check`
+Command addTopoDiscoverCommand(CLI::App& topo);    // topo_discover.cc: `railtune topo discover`
+Command addTopoMergeCommand(CLI::App& topo);       // topo_merge.cc: `railtune topo merge`
+Command addTopoExpandCommand(CLI::App& topo);      // topo_merge.cc: `railtune topo expand`
 Command addTopoNcclXmlCommand(CLI::App& topo);     // topo_xml.cc: `railtune topo nccl-xml`
 Command addTopoRailMapCommand(CLI::App& topo);     // topo_xml.cc: `railtune topo rail-map`
 Command addTopoLabelsCommand(CLI::App& topo);      // topo_sched.cc: `railtune topo labels`

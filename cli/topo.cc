@@ -40,6 +40,9 @@ Command addTopoCommand(CLI::App& parent) {
       parent.add_subcommand("topo", "cluster topology: check a description, emit what NCCL and schedulers read");
   topo->require_subcommand(1);
   auto subcommands = std::make_shared<std::vector<Command>>(std::vector<Command>{
+      addTopoDiscoverCommand(*topo),
+      addTopoMergeCommand(*topo),
+      addTopoExpandCommand(*topo),
       addTopoCheckCommand(*topo),
       addTopoLabelsCommand(*topo),
       addTopoHyperNodesCommand(*topo),

@@ -49,6 +49,14 @@ constexpr ParamSpec kParams[] = {
      "which NIC, rail and plane serve each GPU. The plugins read this file and never the fabric YAML; a map "
      "that does not parse is reported with the field and host at fault. Unset: no rail map.",
      ""},
+    {"RAILTUNE_HWLOC_LIBRARY", ParamType::String, "", "cli",
+     "Path of the hwloc library to load instead of libhwloc.so.15 (`railtune topo discover` reads the live "
+     "topology through it; it must be hwloc 2.x). Unset: libhwloc.so.15, then libhwloc.so.",
+     ""},
+    {"RAILTUNE_NVML_LIBRARY", ParamType::String, "", "cli",
+     "Path of the NVML library to load instead of libnvidia-ml.so.1 (`railtune topo discover` reads GPU "
+     "fabric info, NVLink and C2C state through it; the tests point it at a fake). Unset: libnvidia-ml.so.1.",
+     ""},
 };
 
 bool equalsIgnoreCase(const std::string& a, const char* b) {

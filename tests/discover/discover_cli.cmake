@@ -1,0 +1,59 @@
+# `railtune topo discover` as a user runs it, on the fixtures (hwloc XML, fake sysfs trees, the fake
+# NVML library): golden outputs, the checks it reports, a host without GPUs, and the per-host
+# discover -> merge -> check workflow. Run in tests/data/discover so outputs name relative paths.
+set(_rt $<TARGET_FILE:railtune>)
+set(_nvml $<TARGET_FILE:fake_nvml>)
+set(_here ${CMAKE_CURRENT_LIST_DIR})
+set(_data ${PROJECT_SOURCE_DIR}/tests/data/discover)
+set(_golden ${PROJECT_SOURCE_DIR}/tests/data/golden/discover)
+set(_expect ${PROJECT_SOURCE_DIR}/tests/cli/expect.sh)
+
+function(railtune_discover_test name nvmlConfig)
+  add_test(NAME discover.cli_${name} COMMAND ${ARGN})
+  set_tests_properties(discover.cli_${name} PROPERTIES WORKING_DIRECTORY ${_data}
+                       ENVIRONMENT "FAKE_NVML_CONFIG=${_data}/nvml/${nvmlConfig}")
+endfunction()
+
+set(_gb300 topo discover --host rack00-tray00 --hwloc-xml hwloc/gb300-tray-synthetic.xml --sysfs-root sysfs/gb300-1plane
+           --nvml-library ${_nvml})
+railtune_discover_test(gb300_golden gb300-tray.json ${_here}/golden_output.sh ${_golden}/gb300-tray.yaml -- ${_rt} ${_gb300})
+railtune_discover_test(gb300_two_planes_golden gb300-tray.json ${_here}/golden_output.sh ${_golden}/gb300-tray-2plane.yaml
+                       -- ${_rt} topo discover --host rack00-tray00 --hwloc-xml hwloc/gb300-tray-synthetic-2plane.xml
+                       --sysfs-root sysfs/gb300-2plane --nvml-library ${_nvml})
+railtune_discover_test(roce_h100_golden dgx-h100.json ${_here}/golden_output.sh ${_golden}/roce-h100.yaml
+                       -- ${_rt} topo discover --host dgx01 --no-hwloc --sysfs-root sysfs/roce-h100 --nvml-library ${_nvml})
+railtune_discover_test(gb200_hwloc3_only gb300-tray.json ${_expect} ok "0010:03:00.0.*rail: 2.*nearestGpu: 2"
+                       "NICs from hwloc only" "no NVML: sm, NVLink and C2C counts are profile gb200-nvl72's"
+                       -- ${_rt} topo discover --host gb200-t0 --hwloc-xml hwloc/gb200-tray-synthetic.xml --sysfs-root cli
+                       --no-nvml --profile gb200-nvl72)
+railtune_discover_test(dgx2_real_hwloc gb300-tray.json ${_expect} ok "index: 15, busId: \"0000:e7:00.0\""
+                       "no NVML: sm and NVLink counts unknown" "no RDMA NIC found"
+                       -- ${_rt} topo discover --host dgx2 --hwloc-xml hwloc/hwloc3-nvidia-dgx2-nvml-nvswitch.xml
+                       --sysfs-root cli --no-nvml)
+railtune_discover_test(degraded gb300-tray-degraded.json ${_expect} fail "GPU 1 has 16 NVLinks, profile gb300-nvl72 has 18"
+                       "GPU 3 \\(0019:01:00.0\\): NVLink fabric registration in progress"
+                       "GPU 1 \\(0009:01:00.0\\): NVLink fabric health: degraded NVLink bandwidth" -- ${_rt} ${_gb300})
+railtune_discover_test(clique_label_stale gb300-tray.json ${_expect} fail
+                       "error: nvidia.com/gpu.clique is 3f9c2a71-4b8e-4d05-a6c3-9e1d7b2f5c40.7 but NVML reports .*\\.32766"
+                       -- ${_rt} ${_gb300} --node-labels cli/node-gb300-stale-clique.json)
+railtune_discover_test(clique_label_ok gb300-tray.json ${_expect} ok "note: nvidia.com/gpu.clique matches NVML"
+                       -- ${_rt} ${_gb300} --node-labels cli/node-labels-ok.json)
+railtune_discover_test(clique_label_absent gb300-tray.json ${_expect} ok "warning: node has no nvidia.com/gpu.clique label"
+                       -- ${_rt} ${_gb300} --node-labels cli/node-labels-no-clique.json)
+railtune_discover_test(unknown_hca gb300-tray.json ${_expect} fail "error: --hca mlx5_9: no such RDMA device"
+                       -- ${_rt} ${_gb300} --hca mlx5_0,mlx5_9)
+railtune_discover_test(no_gpu gb300-tray.json ${_expect} ok "no NVIDIA GPU found on login01 .*nothing to describe"
+                       -- ${_rt} topo discover --host login01 --hwloc-xml cli/no-gpu-hwloc.xml --sysfs-root cli
+                       --nvml-library ${_data}/cli/no-such-libnvidia-ml.so)
+railtune_discover_test(hwloc1_rejected gb300-tray.json ${_expect} fail "hwloc1-minimal.xml.*lstopo --of xml"
+                       -- ${_rt} topo discover --host h --hwloc-xml hwloc/hwloc1-minimal.xml --sysfs-root cli --no-nvml)
+railtune_discover_test(matches_profile gb300-tray.json ${_here}/discovered_matches_profile.sh ${_rt}
+                       ${_golden}/gb300-tray.yaml rack00-tray00)
+railtune_discover_test(merge gb300-tray.json ${_here}/discover_merge.sh ${_rt} ${_nvml}
+                       ${CMAKE_CURRENT_BINARY_DIR}/merge-work)
+# What discovery writes is valid against the fabric schema.
+add_test(NAME discover.schema_accepts_goldens
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/fabric/validate_fabric_yaml.py ${PROJECT_SOURCE_DIR}/docs/formats/fabric.schema.json
+                 ${_golden}/gb300-tray.yaml ${_golden}/gb300-tray-2plane.yaml ${_golden}/roce-h100.yaml)
+# This machine as it is: on a host without GPUs it says so and exits 0; on a GPU host it describes it.
+add_test(NAME discover.cli_live COMMAND ${_expect} ok "no NVIDIA GPU found|^cluster: " -- ${_rt} topo discover)
