@@ -22,6 +22,15 @@ fabric::Fabric loadFabricOption(const std::string& path) {
   return fabric::loadFabricOrDefault(path);
 }
 
+fabric::Fabric loadFabricOption(const std::string& path, fabric::Diagnostics& diagnostics) {
+  try {
+    return loadFabricOption(path);
+  } catch (const fabric::FabricError& e) {
+    diagnostics.add(e.diagnostic());
+    return {};
+  }
+}
+
 int writeOutput(const std::string& text, const std::string& outPath) {
   if (outPath.empty()) {
     std::cout << text << std::flush;

@@ -62,12 +62,7 @@ void checkTopoFile(const CheckOptions& opts, fabric::Diagnostics& diagnostics) {
 
 int runCheck(const CheckOptions& opts) {
   fabric::Diagnostics diagnostics;
-  fabric::Fabric model;
-  try {
-    model = loadFabricOption(opts.fabric);
-  } catch (const fabric::FabricError& e) {
-    diagnostics.add(e.diagnostic());
-  }
+  const fabric::Fabric model = loadFabricOption(opts.fabric, diagnostics);
   if (!diagnostics.hasErrors()) {
     fabric::validate(model, diagnostics);
     topo::checkNcclXmlLimits(model, diagnostics);

@@ -49,12 +49,7 @@ int runMerge(const MergeOptions& opts) {
 
 int runExpand(const MergeOptions& opts) {
   fabric::Diagnostics diagnostics;
-  fabric::Fabric model;
-  try {
-    model = loadFabricOption(opts.fabric);
-  } catch (const fabric::FabricError& e) {
-    diagnostics.add(e.diagnostic());
-  }
+  const fabric::Fabric model = loadFabricOption(opts.fabric, diagnostics);
   return finish("expand", model, diagnostics, opts.out);
 }
 
