@@ -49,6 +49,17 @@ constexpr ParamSpec kParams[] = {
      "which NIC, rail and plane serve each GPU. The plugins read this file and never the fabric YAML; a map "
      "that does not parse is reported with the field and host at fault. Unset: no rail map.",
      ""},
+    {"RAILTUNE_TUNER_CONFIG", ParamType::String, "", "tuner",
+     "Path of the tuner's rules: railtune's JSON rules (`railtune.tuner-rules/1`) or NCCL's example-tuner CSV, "
+     "told apart by content ([tuning.md](tuning.md)). Unset: `NCCL_TUNER_CONFIG_FILE`, NCCL's own variable for the "
+     "same CSV, is read instead. A file that cannot be read or parsed is reported once with file and line; the "
+     "tuner then leaves every decision to NCCL (an init error under `RAILTUNE_STRICT=1`).",
+     ""},
+    {"RAILTUNE_TUNER_MODEL", ParamType::Enum, "advise", "tuner",
+     "What the tuner does with its cost model's pick when no rule applies. `off`: nothing. `advise` (the default): "
+     "the pick is logged (NCCL_DEBUG_SUBSYS=TUNING) and shown by `railtune tuner decisions`, and NCCL's own "
+     "choice stands. `on`: the pick is applied, within what NCCL enabled.",
+     "off|advise|on"},
     {"RAILTUNE_HWLOC_LIBRARY", ParamType::String, "", "cli",
      "Path of the hwloc library to load instead of libhwloc.so.15 (`railtune topo discover` reads the live "
      "topology through it; it must be hwloc 2.x). Unset: libhwloc.so.15, then libhwloc.so.",

@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "common/params.h"
 #include "tuner_plugin/engine.h"
+#include "tuner_plugin/tuner_config.h"
 
 namespace railtune::tuner::boundary {
 namespace {
@@ -33,6 +34,7 @@ struct TunerContext {
   explicit TunerContext(const Log& l) : log(l) {}
   Log log;
   CommInfo comm;
+  std::string configText;          // TunerConfig::describe(), for the init line
   std::unique_ptr<Engine> engine;  // null in a pass-through context made after a failed init
   std::atomic<bool> disabled{false};
   OnceFlag warnedUnknownCollective;
@@ -91,7 +93,9 @@ std::unique_ptr<TunerContext> buildContext(const InitCall& call, const Log& log)
   ctx->abiVersion = call.abiVersion;
   ctx->comm = describeComm(call);
   injectFaultAt(FaultSite::TunerInit);
-  ctx->engine = makeEngine(ctx->comm, log);
+  const TunerConfig config = loadTunerConfig();  // throws naming variable, file and line
+  ctx->configText = config.describe();
+  ctx->engine = makeEngine(ctx->comm, config, log);
   tuneConstants(*ctx->engine, call.constants);
   return ctx;
 }
@@ -158,8 +162,9 @@ ncclResult_t init(const InitCall& call) noexcept {
     config = readConfiguration(log);
     if (config.strict && config.problems > 0) return ncclInvalidUsage;  // each problem was logged
     std::unique_ptr<TunerContext> ctx = buildContext(call, log);
-    RT_INFO(log, NCCL_INIT | kFlags, "ABI v%d, comm 0x%llx, engine %s, %zu ranks on %zu nodes", call.abiVersion,
-            static_cast<unsigned long long>(call.commId.value_or(0)), ctx->engine->name(), call.nRanks, call.nNodes);
+    RT_INFO(log, NCCL_INIT | kFlags, "ABI v%d, comm 0x%llx, engine %s, %zu ranks on %zu nodes; %s", call.abiVersion,
+            static_cast<unsigned long long>(call.commId.value_or(0)), ctx->engine->name(), call.nRanks, call.nNodes,
+            ctx->configText.c_str());
     *call.context = ctx.release();
     return ncclSuccess;
   } catch (const std::exception& e) {

@@ -1,3 +1,4 @@
+// The engine types' names and the cost-table view: what the rules library and the engines share.
 #include "tuner_plugin/engine.h"
 
 namespace railtune::tuner {
@@ -26,11 +27,6 @@ bool CostTableView::prefer(Algorithm a, Protocol p) {
   if (!available(a, p)) return false;  // forcing a combination NCCL did not set up would break the job
   table_[index(a)][index(p)] = 0.0f;
   return true;
-}
-
-std::unique_ptr<Engine> makeEngine(const CommInfo&, const Log&) {
-  // Rules and the cost model (issue 4) plug in here; until then NCCL decides everything.
-  return std::make_unique<PassThroughEngine>();
 }
 
 }  // namespace railtune::tuner

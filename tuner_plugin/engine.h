@@ -115,8 +115,10 @@ class PassThroughEngine final : public Engine {
   std::optional<size_t> chunkSize(const ChunkQuery&) override { return std::nullopt; }
 };
 
-// The engine for a new communicator, from the configuration. Throws on a bad configuration (after
-// logging the one WARN naming file, line and reason).
-std::unique_ptr<Engine> makeEngine(const CommInfo& comm, const Log& log);
+struct TunerConfig;  // tuner_config.h
+
+// The engine for a new communicator, from the resolved configuration: rules when there are any,
+// else pass-through.
+std::unique_ptr<Engine> makeEngine(const CommInfo& comm, const TunerConfig& config, const Log& log);
 
 }  // namespace railtune::tuner

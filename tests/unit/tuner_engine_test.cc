@@ -1,4 +1,5 @@
 #include "tuner_plugin/engine.h"
+#include "tuner_plugin/tuner_config.h"
 
 #include <gtest/gtest.h>
 
@@ -50,12 +51,12 @@ TEST(TunerEngineTest, PreferLowersOnlyEntriesNcclEnabled) {
   EXPECT_EQ(view.cost(Algorithm::Pat, Protocol::Simple), t[NCCL_ALGO_PAT][NCCL_PROTO_SIMPLE]);
 }
 
-TEST(TunerEngineTest, TheFirstEngineIsPassThroughAndChangesNothing) {
+TEST(TunerEngineTest, WithoutRulesTheEngineIsPassThroughAndChangesNothing) {
   const Log log("tuner");
   CommInfo comm;
   comm.nRanks = 16;
   comm.nNodes = 2;
-  std::unique_ptr<Engine> engine = makeEngine(comm, log);
+  std::unique_ptr<Engine> engine = makeEngine(comm, TunerConfig{}, log);
   ASSERT_NE(engine, nullptr);
   EXPECT_STREQ(engine->name(), "pass-through");
 

@@ -1,0 +1,155 @@
+// The rules engine and its configuration (tuner_plugin/rules_engine.h, tuner_config.h): which
+// variable names the rules, what a rule does to NCCL's table and channels, IGNORE cells, chunk
+// sizes, the digest, and bad configuration as an error naming variable, file and line.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "nccl/tuner_common.h"
+#include "tuner_plugin/rules_engine.h"
+#include "tuner_plugin/tuner_config.h"
+
+namespace railtune::tuner {
+namespace {
+
+using Table = float[kNumAlgorithms][kNumProtocols];
+
+void fillTable(Table& t) {
+  for (int a = 0; a < kNumAlgorithms; ++a)
+    for (int p = 0; p < kNumProtocols; ++p) t[a][p] = 10.0f + static_cast<float>(a * 3 + p);
+}
+
+// A rules file in a fresh temporary directory, and the environment pointing at it for one test.
+class ConfigEnv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* v :
+         {"RAILTUNE_TUNER_CONFIG", "NCCL_TUNER_CONFIG_FILE", "RAILTUNE_TUNER_MODEL", "RAILTUNE_RAIL_MAP"})
+      unsetenv(v);
+    dir_ = std::filesystem::temp_directory_path() / ("railtune-rules-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    clearTunerConfigCache();
+  }
+  void TearDown() override {
+    for (const char* v :
+         {"RAILTUNE_TUNER_CONFIG", "NCCL_TUNER_CONFIG_FILE", "RAILTUNE_TUNER_MODEL", "RAILTUNE_RAIL_MAP"})
+      unsetenv(v);
+    std::filesystem::remove_all(dir_);
+    clearTunerConfigCache();
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+CommInfo comm(size_t nRanks, size_t nNodes) {
+  CommInfo c;
+  c.nRanks = nRanks;
+  c.nNodes = nNodes;
+  return c;
+}
+
+const char* kCsv =
+    "# comment\n"
+    "allreduce,0,65535,tree,ll,-1,2,-1\n"
+    "allreduce,0,65535,ring,ll128,8,-1,-1\n"
+    "allgather,1024,4194304,pat,simple,4,-1,16\n";
+
+TEST_F(ConfigEnv, NcclVariableIsReadWhenOursIsUnset) {
+  setenv("NCCL_TUNER_CONFIG_FILE", write("nccl.conf", kCsv).c_str(), 1);
+  const TunerConfig config = loadTunerConfig();
+  ASSERT_TRUE(config.rules);
+  EXPECT_EQ(config.rules->rules.size(), 3u);
+  EXPECT_STREQ(config.rulesVariable, "NCCL_TUNER_CONFIG_FILE");
+  EXPECT_NE(config.describe().find("3 rules, from NCCL_TUNER_CONFIG_FILE"), std::string::npos) << config.describe();
+  setenv("RAILTUNE_TUNER_CONFIG", write("ours.conf", "allreduce,0,-1,ring,simple,-1,-1,-1\n").c_str(), 1);
+  EXPECT_EQ(loadTunerConfig().rules->rules.size(), 1u);
+}
+
+TEST_F(ConfigEnv, FirstMatchingRuleBecomesNcclsPickWithItsChannels) {
+  setenv("RAILTUNE_TUNER_CONFIG", write("r.conf", kCsv).c_str(), 1);
+  const TunerConfig config = loadTunerConfig();
+  std::unique_ptr<Engine> engine = makeEngine(comm(16, 2), config, Log("tuner"));
+  EXPECT_STREQ(engine->name(), "rules");
+  Table t;
+  fillTable(t);
+  CollDecision decision;
+  engine->decide({Collective::AllReduce, 4096, 1, false}, CostTableView(t), decision);
+  EXPECT_EQ(t[NCCL_ALGO_TREE][NCCL_PROTO_LL], 0.0f);
+  EXPECT_EQ(decision.nChannels, 0) << "channels -1 keeps NCCL's";
+  // IGNORE on the first rule's cell: matching goes on to the next rule.
+  fillTable(t);
+  t[NCCL_ALGO_TREE][NCCL_PROTO_LL] = -1.0f;
+  decision = {};
+  engine->decide({Collective::AllReduce, 4096, 1, false}, CostTableView(t), decision);
+  EXPECT_EQ(t[NCCL_ALGO_RING][NCCL_PROTO_LL128], 0.0f);
+  EXPECT_EQ(t[NCCL_ALGO_TREE][NCCL_PROTO_LL], -1.0f) << "an IGNORE cell is never chosen";
+  EXPECT_EQ(decision.nChannels, 8);
+  // Nothing applies (size out of every range): table and channels untouched.
+  Table before;
+  fillTable(t);
+  std::memcpy(before, t, sizeof(t));
+  decision = {};
+  engine->decide({Collective::AllReduce, 1 << 20, 1, false}, CostTableView(t), decision);
+  EXPECT_EQ(std::memcmp(before, t, sizeof(t)), 0);
+  EXPECT_EQ(decision.nChannels, 0);
+}
+
+TEST_F(ConfigEnv, ChunkSizeComesFromTheRuleOfTheChosenCell) {
+  setenv("RAILTUNE_TUNER_CONFIG",
+         write("r.json", R"({"schema": "railtune.tuner-rules/1", "rules": [
+             {"collective": "allreduce", "nBytes": {"max": 1048576}, "algorithm": "ring", "protocol": "simple",
+              "chunkSize": 131072}]})")
+             .c_str(),
+         1);
+  std::unique_ptr<Engine> engine = makeEngine(comm(8, 1), loadTunerConfig(), Log("tuner"));
+  EXPECT_EQ(engine->chunkSize({Collective::AllReduce, 4096, Algorithm::Ring, Protocol::Simple, 4}), 131072u);
+  EXPECT_FALSE(engine->chunkSize({Collective::AllReduce, 4096, Algorithm::Tree, Protocol::Simple, 4}).has_value());
+  EXPECT_FALSE(engine->chunkSize({Collective::AllReduce, 1 << 21, Algorithm::Ring, Protocol::Simple, 4}).has_value());
+}
+
+TEST_F(ConfigEnv, BadRulesAreAnErrorNamingVariableFileAndLine) {
+  const std::string path =
+      write("bad.conf", "allreduce,0,65535,ring,simple,-1,-1,-1\nallreduce,0,10,torus,ll,-1,-1,-1\n");
+  setenv("RAILTUNE_TUNER_CONFIG", path.c_str(), 1);
+  try {
+    loadTunerConfig();
+    FAIL() << "accepted an unknown algorithm";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("RAILTUNE_TUNER_CONFIG: " + path + ":2:"), std::string::npos) << e.what();
+  }
+  setenv("RAILTUNE_TUNER_CONFIG", (dir_ / "missing.conf").c_str(), 1);
+  EXPECT_THROW(loadTunerConfig(), std::runtime_error);
+  unsetenv("RAILTUNE_TUNER_CONFIG");
+  setenv("RAILTUNE_TUNER_MODEL", "maybe", 1);
+  EXPECT_THROW(loadTunerConfig(), std::runtime_error);
+}
+
+TEST_F(ConfigEnv, DigestFollowsTheBytesNotThePath) {
+  const std::string a = write("a.conf", kCsv);
+  const std::string b = write("b.conf", kCsv);
+  setenv("RAILTUNE_TUNER_CONFIG", a.c_str(), 1);
+  const uint64_t first = loadTunerConfig().digest;
+  setenv("RAILTUNE_TUNER_CONFIG", b.c_str(), 1);
+  EXPECT_EQ(loadTunerConfig().digest, first) << "the same rules at another path are the same configuration";
+  setenv("RAILTUNE_TUNER_MODEL", "on", 1);
+  EXPECT_NE(loadTunerConfig().digest, first);
+  EXPECT_EQ(loadTunerConfig().model, ModelMode::On);
+}
+
+TEST_F(ConfigEnv, AChangedFileIsReadAgain) {
+  const std::string path = write("r.conf", kCsv);
+  setenv("RAILTUNE_TUNER_CONFIG", path.c_str(), 1);
+  EXPECT_EQ(loadTunerConfig().rules->rules.size(), 3u);
+  write("r.conf", "allreduce,0,-1,ring,simple,-1,-1,-1\n");  // a different size: a new stamp
+  EXPECT_EQ(loadTunerConfig().rules->rules.size(), 1u);
+}
+
+}  // namespace
+}  // namespace railtune::tuner

@@ -1,0 +1,136 @@
+#include "tuner_plugin/tuner_config.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/config_digest.h"
+#include "common/params.h"
+#include "tuner_plugin/rules/rules_file.h"
+
+namespace railtune::tuner {
+namespace {
+
+constexpr size_t kMaxConfigBytes = 64u << 20;  // the rules reader's own limit
+
+struct FileStamp {
+  off_t size = -1;
+  int64_t mtimeNs = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
+struct CachedRules {
+  FileStamp stamp;
+  std::string bytes;
+  std::shared_ptr<const rules::RuleSet> rules;
+};
+
+std::mutex gCacheMutex;  // init only: never taken on NCCL's enqueue path
+std::map<std::string, CachedRules> gCache;
+
+FileStamp stampOf(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {st.st_size, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+std::string readBounded(const std::string& path, const char* variable) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::runtime_error(std::string(variable) + "=" + path + ": cannot read the file");
+  std::string bytes(kMaxConfigBytes + 1, '\0');
+  file.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<size_t>(file.gcount()));
+  if (bytes.size() > kMaxConfigBytes)
+    throw std::runtime_error(std::string(variable) + "=" + path + ": larger than 64 MiB");
+  return bytes;
+}
+
+// The parsed rules and their bytes, from the cache when the file has not changed.
+CachedRules loadRules(const std::string& path, const char* variable) {
+  const FileStamp stamp = stampOf(path);
+  std::lock_guard<std::mutex> lock(gCacheMutex);
+  if (auto it = gCache.find(path); it != gCache.end() && it->second.stamp == stamp && stamp.size >= 0)
+    return it->second;
+  CachedRules loaded;
+  loaded.stamp = stamp;
+  loaded.bytes = readBounded(path, variable);
+  rules::RulesResult result = rules::readRules(loaded.bytes, path);
+  if (!result.ok()) throw std::runtime_error(std::string(variable) + ": " + result.describeErrors());
+  loaded.rules = std::make_shared<const rules::RuleSet>(std::move(result.ruleSet));
+  gCache[path] = loaded;
+  return loaded;
+}
+
+ModelMode readModelMode() {
+  const ParamValue<std::string> mode = readString("RAILTUNE_TUNER_MODEL");
+  if (!mode.ok()) throw std::runtime_error(mode.error);
+  if (mode.value == "off") return ModelMode::Off;
+  if (mode.value == "on") return ModelMode::On;
+  return ModelMode::Advise;
+}
+
+std::string railMapBytes(const std::string& path) {
+  if (path.empty()) return "";
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return "";  // the rail map's own reader reports it; the digest says "unreadable" by its value
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+const char* modelModeName(ModelMode mode) {
+  switch (mode) {
+    case ModelMode::Off:
+      return "off";
+    case ModelMode::On:
+      return "on";
+    case ModelMode::Advise:
+      break;
+  }
+  return "advise";
+}
+
+std::string TunerConfig::describe() const {
+  std::string text =
+      rules ? "rules " + rulesPath + " (" + std::to_string(rules->rules.size()) + " rules, from " + rulesVariable + ")"
+            : std::string("no rules");
+  text += ", rail map " + (railMapPath.empty() ? std::string("none") : railMapPath);
+  text += ", model " + std::string(modelModeName(model)) + ", config digest " + digestHex(digest);
+  return text;
+}
+
+TunerConfig loadTunerConfig() {
+  TunerConfig config{};
+  config.model = readModelMode();
+  const ParamValue<std::string> ours = readString("RAILTUNE_TUNER_CONFIG");
+  if (!ours.ok()) throw std::runtime_error(ours.error);
+  std::string rulesBytes;
+  if (!ours.value.empty()) {
+    config.rulesPath = ours.value;
+    config.rulesVariable = "RAILTUNE_TUNER_CONFIG";
+  } else if (std::optional<std::string> nccl = processEnv("NCCL_TUNER_CONFIG_FILE"); nccl && !nccl->empty()) {
+    config.rulesPath = *nccl;
+    config.rulesVariable = "NCCL_TUNER_CONFIG_FILE";
+  }
+  if (!config.rulesPath.empty()) {
+    CachedRules loaded = loadRules(config.rulesPath, config.rulesVariable);
+    config.rules = loaded.rules;
+    rulesBytes = std::move(loaded.bytes);
+  }
+  config.railMapPath = readString("RAILTUNE_RAIL_MAP").value;
+  config.digest = configDigest({rulesBytes, railMapBytes(config.railMapPath), decisionEnvironment()});
+  return config;
+}
+
+void clearTunerConfigCache() {
+  std::lock_guard<std::mutex> lock(gCacheMutex);
+  gCache.clear();
+}
+
+}  // namespace railtune::tuner
