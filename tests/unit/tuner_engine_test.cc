@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "nccl/tuner_common.h"
 
@@ -73,6 +74,30 @@ TEST(TunerEngineTest, WithoutRulesTheEngineIsPassThroughAndChangesNothing) {
   constants.baseLatencies[1][2] = 8.4;
   engine->tuneConstants(constants);
   EXPECT_EQ(constants.baseLatencies[1][2], 8.4);
+}
+
+}  // namespace
+}  // namespace railtune::tuner
+
+namespace railtune::tuner {
+namespace {
+
+// Architecture rule 2: what an engine decides from is communicator-wide (and the configuration).
+// Structured bindings compile only for exactly these members, so a new field (a hostname, a local
+// rank, this host's HCAs) breaks this test and has to be argued for here.
+TEST(TunerEngineInputs, HoldOnlyCommunicatorWideValues) {
+  const auto [commId, nRanks, nNodes, nvl] = CommInfo{};
+  static_assert(std::is_same_v<decltype(commId), const std::optional<uint64_t>>);
+  static_assert(std::is_same_v<decltype(nvl), const std::optional<NvlDomainInfo>>);
+  const auto [nDomains, minRanksPerDomain, maxRanksPerDomain] = NvlDomainInfo{};
+  const auto [collective, nBytes, numPipeOps, registeredBuffers] = CollQuery{};
+  const auto [chunkCollective, chunkBytes, algorithm, protocol, nChannels] = ChunkQuery{};
+  EXPECT_EQ(nRanks + nNodes + nBytes + chunkBytes, 0u);
+  EXPECT_EQ(nDomains + minRanksPerDomain + maxRanksPerDomain + numPipeOps + nChannels, 1);  // numPipeOps = 1
+  EXPECT_FALSE(registeredBuffers);
+  EXPECT_EQ(collective, chunkCollective);
+  EXPECT_EQ(algorithm, Algorithm::Ring);
+  EXPECT_EQ(protocol, Protocol::Simple);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
+#include <utility>
 
 #include "tuner_plugin/rules/rule.h"
 
@@ -77,5 +79,23 @@ struct RandomCells {
   }
   bool operator()(Algorithm a, Protocol p) const { return usable[static_cast<int>(a)][static_cast<int>(p)]; }
 };
+
+// One rule in railtune's JSON rules format (readRules reads it back to the same rule, numbering aside).
+inline std::string ruleJson(const Rule& r) {
+  std::string j = "{";
+  if (!r.anyCollective) j += "\"collective\": \"" + std::string(collectiveRuleName(r.collective)) + "\", ";
+  j += std::string(r.sizeKey == SizeKey::NBytes ? "\"nBytes\"" : "\"bytesPerRank\"") +
+       ": {\"min\": " + std::to_string(r.minBytes) +
+       (r.maxBytes == kNoUpperBound ? "" : ", \"max\": " + std::to_string(r.maxBytes)) + "}, ";
+  const std::pair<const char*, int> keys[] = {{"nNodes", r.nNodes},         {"nRanks", r.nRanks},
+                                              {"nvlDomains", r.nvlDomains}, {"ranksPerDomain", r.ranksPerDomain},
+                                              {"numPipeOps", r.numPipeOps}, {"channels", r.channels}};
+  for (const auto& [key, value] : keys)
+    if (value > 0) j += "\"" + std::string(key) + "\": " + std::to_string(value) + ", ";
+  if (r.regBuff != kAny) j += std::string("\"regBuff\": ") + (r.regBuff ? "true" : "false") + ", ";
+  if (r.chunkSize) j += "\"chunkSize\": " + std::to_string(r.chunkSize) + ", ";
+  return j + "\"algorithm\": \"" + algorithmRuleName(r.algorithm) + "\", \"protocol\": \"" +
+         protocolRuleName(r.protocol) + "\"}";
+}
 
 }  // namespace railtune::tuner::rules::testing

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Every rank decides the same (architecture rule 2): three "ranks" with different local inputs
+# (host name, NCCL_HOSTID, LOCAL_RANK, NCCL_IB_HCA as --one-hca-per-rank sets it, the rules and the
+# rail map at different paths, another working directory) and the same communicator inputs print
+# identical decisions over the probe's grid, and the same configuration digest.
+#   tuner_consistency.sh PROBE PLUGIN RAILTUNE WORKDIR
+set -euo pipefail
+probe=$1 plugin=$2 railtune=$3 work=$4
+rm -rf "$work" && mkdir -p "$work/a" "$work/b" "$work/c"
+rules='# size- and scale-dependent rules
+allreduce,0,65535,ring,ll,-1,-1,4
+allreduce,0,1048575,nvls,simple,-1,1,-1
+allreduce,1048576,-1,ring,simple,24,2,-1
+allgather,0,-1,pat,simple,-1,36,-1
+reducescatter,65536,-1,ring,ll128,8,-1,-1
+'
+for d in a b c; do printf '%s' "$rules" >"$work/$d/rules.conf"; "$railtune" topo rail-map --out "$work/$d/rail-map.json"; done
+rank() {  # DIR HOST LOCAL_RANK HCA NCCL
+  (cd "$work/$1" && env -u NCCL_IB_HCA RAILTUNE_HOST="$2" NCCL_HOSTID="$2" LOCAL_RANK="$3" ${4:+NCCL_IB_HCA="$4"} \
+     RAILTUNE_TUNER_CONFIG="$work/$1/rules.conf" RAILTUNE_RAIL_MAP="$work/$1/rail-map.json" "$probe" "$plugin" "$5" "$6")
+}
+for nccl in "2.28 5" "2.30 6"; do
+  set -- $nccl
+  rank a rack00-tray00 0 "=mlx5_0:1" "$1" "$2" >"$work/a.out"
+  rank b rack01-tray17 3 "=mlx5_3:1" "$1" "$2" >"$work/b.out"
+  rank c rack00-tray09 2 "" "$1" "$2" >"$work/c.out"
+  grep -q "config digest [0-9a-f]\{16\}" "$work/a.out" || { echo "FAIL: no digest"; tail -1 "$work/a.out"; exit 1; }
+  # The rules must have changed something, or the comparison proves nothing.
+  grep -q "channels 24" "$work/a.out" || { echo "FAIL: the rules did not apply"; exit 1; }
+  for r in b c; do
+    if ! cmp -s "$work/a.out" "$work/$r.out"; then
+      echo "FAIL: NCCL $1 rank $r decided differently:"; diff "$work/a.out" "$work/$r.out" | head; exit 1
+    fi
+  done
+  echo "ok: NCCL $1 (tuner v$2): $(grep -c algo "$work/a.out") identical decisions and digest on 3 ranks"
+done
