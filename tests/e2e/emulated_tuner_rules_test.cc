@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "emulator/plugin_open.h"
 #include "emulator/tuner_driver.h"
 #include "tests/e2e/emulated_fixture.h"
 
@@ -163,6 +164,46 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<std::tuple<NcclBehaviour, int>>& p) {
       return behaviourTag(std::get<0>(p.param)).append("_v").append(std::to_string(std::get<1>(p.param)));
     });
+
+}  // namespace
+}  // namespace railtune::testing
+
+namespace railtune::testing {
+namespace {
+
+// NCCL_TUNER_PLUGIN unset: NCCL takes the tuner from the net plugin's library, and railtune's net
+// library carries the same tuner, rules included.
+class EmulatedTunerFromNetLibraryTest : public EmulatedTest {};
+
+TEST_F(EmulatedTunerFromNetLibraryTest, TheNetLibraryServesTheTunerWithItsRules) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("railtune-e2e-netlib-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "rules.conf") << "allreduce,0,-1,ring,ll128,12,-1,-1\n";
+  env.set("RAILTUNE_TUNER_CONFIG", (dir / "rules.conf").string());
+  for (auto [behaviour, expected] : {std::pair{NcclBehaviour::V2_28, 5}, std::pair{NcclBehaviour::V2_30, 6}}) {
+    emu::Loader loader(behaviour, emu::EnvSource::fromMap({}));
+    std::string error;
+    loader.setActiveNetLibrary(emu::openLibrary(pluginPath("net").c_str(), &error));
+    const emu::Binding binding = loader.openTuner();
+    ASSERT_TRUE(binding) << error;
+    EXPECT_TRUE(binding.viaNetLibrary);
+    EXPECT_EQ(binding.version, expected);
+    emu::TunerDriver driver(binding);
+    ncclTunerConstants_v5_t constants = emu::defaultTunerConstants(behaviour);
+    ASSERT_EQ(driver.init(7, 8, 2, ncclNvlDomainInfo_v5_t{2, 4, 4}, &constants), ncclSuccess) << pluginLogText();
+    emu::CostTable t;
+    for (auto& row : t)
+      for (float& cell : row) cell = 9.0f;
+    int nChannels = 0, algorithm = -1, protocol = -1;
+    ASSERT_EQ(driver.getCollInfo(ncclFuncAllReduce, 1 << 20, 1, t, 0, &nChannels), ncclSuccess);
+    emu::pickFromCostTable(t, &algorithm, &protocol);
+    EXPECT_EQ(algorithm, NCCL_ALGO_RING);
+    EXPECT_EQ(protocol, NCCL_PROTO_LL128);
+    EXPECT_EQ(nChannels, 12);
+  }
+  std::filesystem::remove_all(dir);
+}
 
 }  // namespace
 }  // namespace railtune::testing
