@@ -60,7 +60,7 @@ int Parser::integer(const json& obj, const std::string& where, const char* key, 
 }
 
 RailMapNic Parser::nic(const json& obj, const std::string& where) const {
-  onlyKeys(obj, where, {"hca", "netdev", "bus_id", "port", "rail", "plane"});
+  onlyKeys(obj, where, {"hca", "netdev", "bus_id", "port", "rail", "plane", "speed_mbps"});
   RailMapNic n;
   n.hca = str(obj, where, "hca");
   if (n.hca.empty()) fail(where, "field 'hca' is empty");
@@ -69,6 +69,12 @@ RailMapNic Parser::nic(const json& obj, const std::string& where) const {
   n.port = integer(obj, where, "port", 1);
   n.rail = integer(obj, where, "rail", 0);
   n.plane = integer(obj, where, "plane", -1);
+  if (obj.contains("speed_mbps")) {  // optional: rail maps written before it existed lack it
+    const json& v = obj["speed_mbps"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 100'000'000)
+      fail(where, "field 'speed_mbps' must be an integer from 0 to 100000000");
+    n.speedMbps = static_cast<int>(v.get<int64_t>());
+  }
   return n;
 }
 

@@ -19,7 +19,8 @@ struct RailMapNic {
   std::string busId;   // "0000:03:00.0"
   int port = 1;
   int rail = -1;
-  int plane = -1;  // -1 = single plane
+  int plane = -1;     // -1 = single plane
+  int speedMbps = 0;  // the port's speed (speed_mbps); 0 = not given (files written before it existed)
 };
 
 struct RailMapGpu {

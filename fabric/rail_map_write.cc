@@ -12,8 +12,10 @@ namespace {
 using ordered = nlohmann::ordered_json;
 
 ordered nicRecord(const Nic& nic) {
-  return ordered{{"hca", nic.hca},   {"netdev", nic.netdev}, {"bus_id", nic.busId},
+  ordered record{{"hca", nic.hca},   {"netdev", nic.netdev}, {"bus_id", nic.busId},
                  {"port", nic.port}, {"rail", nic.rail},     {"plane", nic.plane}};
+  if (nic.speedMbps > 0) record["speed_mbps"] = nic.speedMbps;  // what the tuner's model sizes the network by
+  return record;
 }
 
 void requireMapped(const Host& host) {

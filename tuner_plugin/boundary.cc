@@ -95,7 +95,7 @@ std::unique_ptr<TunerContext> buildContext(const InitCall& call, const Log& log)
   injectFaultAt(FaultSite::TunerInit);
   const TunerConfig config = loadTunerConfig();  // throws naming variable, file and line
   ctx->configText = config.describe();
-  ctx->engine = makeEngine(ctx->comm, config, log);
+  ctx->engine = makeEngine(ctx->comm, config, reinterpret_cast<const CostModelConstants*>(call.constants), log);
   tuneConstants(*ctx->engine, call.constants);
   return ctx;
 }
@@ -224,6 +224,10 @@ ncclResult_t finalize(void* context) noexcept {
   if (!ctx) return ncclSuccess;
   try {
     injectFaultAt(FaultSite::TunerFinalize);
+    if (ctx->engine) {
+      if (const std::string summary = ctx->engine->summary(); !summary.empty())
+        RT_INFO(ctx->log, kFlags, "model advice where it differs from NCCL's pick (NCCL's stood): %s", summary.c_str());
+    }
     ctx->engine.reset();
   } catch (const std::exception& e) {
     RT_WARN(ctx->log, kFlags, "finalize failed: %s; context released anyway", e.what());

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "common/log.h"
 
@@ -104,6 +105,8 @@ class Engine {
   virtual void decide(const CollQuery& query, CostTableView table, CollDecision& decision) = 0;
   // A chunk size in bytes, or nullopt to keep NCCL's.
   virtual std::optional<size_t> chunkSize(const ChunkQuery& query) = 0;
+  // What the engine has to report when the communicator is destroyed ("" = nothing); may allocate.
+  virtual std::string summary() const { return ""; }
 };
 
 // "No opinion": NCCL keeps every decision. Used until rules arrive, and whenever init fails.
@@ -117,8 +120,9 @@ class PassThroughEngine final : public Engine {
 
 struct TunerConfig;  // tuner_config.h
 
-// The engine for a new communicator, from the resolved configuration: rules when there are any,
-// else pass-through.
-std::unique_ptr<Engine> makeEngine(const CommInfo& comm, const TunerConfig& config, const Log& log);
+// The engine for a new communicator, from the resolved configuration and NCCL's cost-model constants
+// (null before tuner v5): rules and the model as configured, else pass-through.
+std::unique_ptr<Engine> makeEngine(const CommInfo& comm, const TunerConfig& config, const CostModelConstants* constants,
+                                   const Log& log);
 
 }  // namespace railtune::tuner

@@ -158,6 +158,44 @@ TEST_P(EmulatedTunerRulesTest, ChunkSizeFromTheRule) {
   EXPECT_EQ(chunk, size_t{1} << 17) << "another cell: NCCL's chunk size stands";
 }
 
+// RAILTUNE_TUNER_MODEL through the .so: `on` makes the model's cell NCCL's pick where no rule applies;
+// `advise` (the default) leaves every table as NCCL made it and reports the model's disagreements
+// when the communicator is destroyed.
+TEST_P(EmulatedTunerRulesTest, ModelOnPicksAndAdviseOnlyReports) {
+  env.set("RAILTUNE_TUNER_MODEL", "on");
+  {
+    emu::TunerDriver driver(binding);
+    ASSERT_EQ(driver.init(0x56, 144, 2, ncclNvlDomainInfo_v5_t{2, 72, 72}, &constants), ncclSuccess) << pluginLogText();
+    emu::CostTable t;
+    fill(t);
+    int nChannels = 0;
+    ASSERT_EQ(driver.getCollInfo(ncclFuncAllReduce, 1 << 24, 1, t, 0, &nChannels), ncclSuccess);
+    int zeros = 0;
+    for (auto& row : t)
+      for (float cell : row) zeros += cell == 0.0f;
+    if (std::get<1>(GetParam()) > 2) {
+      EXPECT_EQ(zeros, 1) << "the model's cell became NCCL's pick";
+    }
+    EXPECT_EQ(driver.finalize(), ncclSuccess);
+  }
+  env.set("RAILTUNE_TUNER_MODEL", "advise");
+  emu::TunerDriver driver(binding);
+  ASSERT_EQ(driver.init(0x57, 144, 2, ncclNvlDomainInfo_v5_t{2, 72, 72}, &constants), ncclSuccess);
+  for (size_t bytes = 8; bytes <= (size_t{1} << 30); bytes *= 4) {
+    emu::CostTable t, before;
+    fill(t);
+    std::memcpy(before, t, sizeof(t));
+    int nChannels = 0;
+    ASSERT_EQ(driver.getCollInfo(ncclFuncAllReduce, bytes, 1, t, 0, &nChannels), ncclSuccess);
+    EXPECT_EQ(std::memcmp(before, t, sizeof(t)), 0) << "advice never edits NCCL's table";
+    EXPECT_EQ(nChannels, 0);
+  }
+  EXPECT_EQ(driver.finalize(), ncclSuccess);
+  EXPECT_NE(pluginLogText().find("model advice where it differs from NCCL's pick"), std::string::npos)
+      << pluginLogText();
+  EXPECT_TRUE(pluginWarnings().empty()) << pluginLogText();
+}
+
 INSTANTIATE_TEST_SUITE_P(
     AllVersions, EmulatedTunerRulesTest,
     ::testing::Combine(::testing::Values(NcclBehaviour::V2_28, NcclBehaviour::V2_30), ::testing::Values(2, 3, 4, 5, 6)),

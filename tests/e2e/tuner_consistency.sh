@@ -15,12 +15,16 @@ allgather,0,-1,pat,simple,-1,36,-1
 reducescatter,65536,-1,ring,ll128,8,-1,-1
 '
 for d in a b c; do printf '%s' "$rules" >"$work/$d/rules.conf"; "$railtune" topo rail-map --out "$work/$d/rail-map.json"; done
-rank() {  # DIR HOST LOCAL_RANK HCA NCCL
+rank() {  # DIR HOST LOCAL_RANK HCA NCCL VERSION
   (cd "$work/$1" && env -u NCCL_IB_HCA RAILTUNE_HOST="$2" NCCL_HOSTID="$2" LOCAL_RANK="$3" ${4:+NCCL_IB_HCA="$4"} \
-     RAILTUNE_TUNER_CONFIG="$work/$1/rules.conf" RAILTUNE_RAIL_MAP="$work/$1/rail-map.json" "$probe" "$plugin" "$5" "$6")
+     RAILTUNE_TUNER_MODEL="$model" RAILTUNE_TUNER_CONFIG="$work/$1/rules.conf" \
+     RAILTUNE_RAIL_MAP="$work/$1/rail-map.json" "$probe" "$plugin" "$5" "$6")
 }
-for nccl in "2.28 5" "2.30 6"; do
-  set -- $nccl
+# With the model on, what no rule covers is decided from the rail map: its cluster-wide part only.
+for run in "advise 2.28 5" "advise 2.30 6" "on 2.28 5" "on 2.30 6"; do
+  set -- $run
+  model=$1
+  shift
   rank a rack00-tray00 0 "=mlx5_0:1" "$1" "$2" >"$work/a.out"
   rank b rack01-tray17 3 "=mlx5_3:1" "$1" "$2" >"$work/b.out"
   rank c rack00-tray09 2 "" "$1" "$2" >"$work/c.out"
@@ -32,5 +36,5 @@ for nccl in "2.28 5" "2.30 6"; do
       echo "FAIL: NCCL $1 rank $r decided differently:"; diff "$work/a.out" "$work/$r.out" | head; exit 1
     fi
   done
-  echo "ok: NCCL $1 (tuner v$2): $(grep -c algo "$work/a.out") identical decisions and digest on 3 ranks"
+  echo "ok: model $model, NCCL $1 (tuner v$2): $(grep -c algo "$work/a.out") identical decisions and digest on 3 ranks"
 done

@@ -57,7 +57,9 @@ TEST(TunerEngineTest, WithoutRulesTheEngineIsPassThroughAndChangesNothing) {
   CommInfo comm;
   comm.nRanks = 16;
   comm.nNodes = 2;
-  std::unique_ptr<Engine> engine = makeEngine(comm, TunerConfig{}, log);
+  TunerConfig config{};
+  config.model = ModelMode::Off;
+  std::unique_ptr<Engine> engine = makeEngine(comm, config, nullptr, log);
   ASSERT_NE(engine, nullptr);
   EXPECT_STREQ(engine->name(), "pass-through");
 

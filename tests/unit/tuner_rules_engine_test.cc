@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "nccl/tuner_common.h"
-#include "tuner_plugin/rules_engine.h"
+#include "tuner_plugin/decision_engine.h"
 #include "tuner_plugin/tuner_config.h"
 
 namespace railtune::tuner {
@@ -75,8 +75,8 @@ TEST_F(ConfigEnv, NcclVariableIsReadWhenOursIsUnset) {
 TEST_F(ConfigEnv, FirstMatchingRuleBecomesNcclsPickWithItsChannels) {
   setenv("RAILTUNE_TUNER_CONFIG", write("r.conf", kCsv).c_str(), 1);
   const TunerConfig config = loadTunerConfig();
-  std::unique_ptr<Engine> engine = makeEngine(comm(16, 2), config, Log("tuner"));
-  EXPECT_STREQ(engine->name(), "rules");
+  std::unique_ptr<Engine> engine = makeEngine(comm(16, 2), config, nullptr, Log("tuner"));
+  EXPECT_STREQ(engine->name(), "rules (model advises)");
   Table t;
   fillTable(t);
   CollDecision decision;
@@ -108,7 +108,7 @@ TEST_F(ConfigEnv, ChunkSizeComesFromTheRuleOfTheChosenCell) {
               "chunkSize": 131072}]})")
              .c_str(),
          1);
-  std::unique_ptr<Engine> engine = makeEngine(comm(8, 1), loadTunerConfig(), Log("tuner"));
+  std::unique_ptr<Engine> engine = makeEngine(comm(8, 1), loadTunerConfig(), nullptr, Log("tuner"));
   EXPECT_EQ(engine->chunkSize({Collective::AllReduce, 4096, Algorithm::Ring, Protocol::Simple, 4}), 131072u);
   EXPECT_FALSE(engine->chunkSize({Collective::AllReduce, 4096, Algorithm::Tree, Protocol::Simple, 4}).has_value());
   EXPECT_FALSE(engine->chunkSize({Collective::AllReduce, 1 << 21, Algorithm::Ring, Protocol::Simple, 4}).has_value());
@@ -149,6 +149,42 @@ TEST_F(ConfigEnv, AChangedFileIsReadAgain) {
   EXPECT_EQ(loadTunerConfig().rules->rules.size(), 3u);
   write("r.conf", "allreduce,0,-1,ring,simple,-1,-1,-1\n");  // a different size: a new stamp
   EXPECT_EQ(loadTunerConfig().rules->rules.size(), 1u);
+}
+
+// RAILTUNE_TUNER_MODEL: off leaves NCCL alone where no rule applies; on applies the model's pick;
+// advise (the default) leaves NCCL's choice and reports where the model would differ.
+TEST_F(ConfigEnv, ModelModes) {
+  Table t, before;
+  CollDecision decision;
+  const CollQuery query{Collective::AllReduce, 1 << 20, 1, false};
+  setenv("RAILTUNE_TUNER_MODEL", "off", 1);
+  std::unique_ptr<Engine> off = makeEngine(comm(144, 2), loadTunerConfig(), nullptr, Log("tuner"));
+  EXPECT_STREQ(off->name(), "pass-through");
+
+  setenv("RAILTUNE_TUNER_MODEL", "on", 1);
+  std::unique_ptr<Engine> on = makeEngine(comm(144, 2), loadTunerConfig(), nullptr, Log("tuner"));
+  EXPECT_STREQ(on->name(), "model");
+  fillTable(t);
+  on->decide(query, CostTableView(t), decision);
+  int zeros = 0;
+  for (auto& row : t)
+    for (float cell : row) zeros += cell == 0.0f;
+  EXPECT_EQ(zeros, 1) << "the model's pick, and only it, becomes NCCL's cheapest cell";
+  EXPECT_EQ(decision.nChannels, 0);
+
+  unsetenv("RAILTUNE_TUNER_MODEL");  // advise
+  std::unique_ptr<Engine> advise = makeEngine(comm(144, 2), loadTunerConfig(), nullptr, Log("tuner"));
+  EXPECT_STREQ(advise->name(), "NCCL (model advises)");
+  for (size_t bytes = 8; bytes <= (size_t{1} << 32); bytes *= 2) {
+    fillTable(t);
+    std::memcpy(before, t, sizeof(t));
+    advise->decide({Collective::AllReduce, bytes, 1, false}, CostTableView(t), decision);
+    EXPECT_EQ(std::memcmp(before, t, sizeof(t)), 0) << "advice never changes NCCL's table";
+  }
+  // fillTable makes Tree/LL NCCL's pick at every size; the model disagrees somewhere, and says so.
+  const std::string summary = advise->summary();
+  EXPECT_NE(summary.find("AllReduce "), std::string::npos) << summary;
+  EXPECT_NE(summary.find(": NCCL Tree/LL, model "), std::string::npos) << summary;
 }
 
 }  // namespace

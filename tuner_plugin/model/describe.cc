@@ -1,0 +1,49 @@
+// describeModel(): the model's inputs and corrections as text for the decisions table.
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+#include "tuner_plugin/model/advise.h"
+#include "tuner_plugin/model/corrections.h"
+#include "tuner_plugin/model/cost_model.h"
+
+namespace railtune::tuner::model {
+namespace {
+
+__attribute__((format(printf, 1, 2))) std::string format(const char* fmt, ...) {
+  char buf[256];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
+}
+
+std::string fabricLine(const FabricFacts& f) {
+  std::string s = format("fabric: NVLink %.1f GB/s per GPU; network %.1f GB/s per GPU (%d rails x %.0f Gb/s",
+                         f.nvlinkBwPerGpu, f.netBwPerGpu, f.railsPerHost, f.nicGbps);
+  s += format(" / %d GPUs per host, %d plane(s)), ", f.gpusPerHost, f.planes);
+  s += f.fromRailMap ? "from the rail map" : "defaults, no rail map";
+  if (f.hostsDiffer) s += ", minimum over differing hosts";
+  return s + "\n";
+}
+
+}  // namespace
+
+std::string describeModel(const ModelInputs& in) {
+  std::string s = format("model inputs: nRanks %d, nNodes %d, NVLink domains %d x %d ranks", in.nRanks, in.nNodes,
+                         in.nDomains, in.ranksPerDomain);
+  s += in.nvlFromNccl ? " (NCCL's nvlDomainInfo)" : " (from nNodes, nRanks / nNodes)";
+  s += in.constantsFromNccl ? "; NCCL's constants\n" : "; NCCL 2.30 default constants\n";
+  s += fabricLine(in.fabric);
+  const bool multiNode = in.ranksPerDomain > kMaxRanksPerChassis;
+  s += format("correction: NVLS efficiency %.3f (NCCL %.2f), ", kNvlsEfficiencyMultiNodeNvlink,
+              kNcclNvlsEfficiencyBlackwell);
+  s += multiNode ? "applied: multi-node NVLink domain\n" : "not applied: domain within one chassis\n";
+  s += format("correction: Ring/Simple NVLink efficiency %.3f, bus bandwidth %.1f -> %.1f GB/s\n",
+              kRingSimpleNvlinkEfficiency, ringNvlinkBusBandwidth(in),
+              ringNvlinkBusBandwidth(in) * kRingSimpleNvlinkEfficiency);
+  return s;
+}
+
+}  // namespace railtune::tuner::model
