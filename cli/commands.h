@@ -27,5 +27,6 @@ Command addTopoKueueCommand(CLI::App& topo);       // topo_sched.cc: `railtune t
 Command addTopoSlurmCommand(CLI::App& topo);       // topo_sched.cc: `railtune topo slurm`
 Command addTopoEnvCommand(CLI::App& topo);         // topo_sched.cc: `railtune topo env`
 Command addExecCommand(CLI::App& parent);          // exec.cc: `railtune exec -- CMD`
+Command addTunerCommand(CLI::App& parent);         // tuner.cc: the `tuner` group (cli/tuner.h lists its subcommands)
 
 }  // namespace railtune::cli

@@ -13,6 +13,7 @@
 #include "cli/bindings_report.h"
 #include "cli/commands.h"
 #include "cli/demo_topology.h"
+#include "cli/demo_tuner.h"
 #include "cli/plugin_files.h"
 
 namespace railtune::cli {
@@ -77,11 +78,13 @@ int runDemo(const DemoOptions& opts) {
   jsonl.close();
   if (!jsonl) throw std::runtime_error("writing " + (out / "bindings.jsonl").string() + " failed");
   std::printf(
-      "Until their engines land the plugins have no opinion: the tuner passes NCCL's choice through,\n"
-      "the profiler asks for no events, and the net plugin steps aside after init, which is why\n"
-      "NCCL gives communicators its own transport above.\n");
+      "The tuner applies rules from RAILTUNE_TUNER_CONFIG (none here) and its cost model advises\n"
+      "(RAILTUNE_TUNER_MODEL=advise: NCCL's choice stands); the profiler asks for no events yet, and\n"
+      "the net plugin steps aside after init, which is why NCCL gives communicators its own transport.\n");
   std::printf("Wrote %s\n\n", (out / "bindings.jsonl").c_str());
   const int topologyErrors = writeDemoTopology(out, files.net.parent_path(), opts.fabric);
+  if (writeDemoTuner(out, files.tuner) > 0)
+    throw std::runtime_error("the tuner disagreed with its rules: see MISMATCH in " + (out / "tuner").string());
   if (unbound > 0) {
     std::fprintf(stderr, "railtune demo: %d plugin(s) bound nothing; see the loader's lines above\n", unbound);
     return 1;

@@ -11,10 +11,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "railtune " RAILTUNE_VERSION);
 
   const std::vector<railtune::cli::Command> commands = {
-      railtune::cli::addDemoCommand(app),
-      railtune::cli::addConfigCommand(app),
-      railtune::cli::addExecCommand(app),
-      railtune::cli::addTopoCommand(app),
+      railtune::cli::addDemoCommand(app), railtune::cli::addConfigCommand(app), railtune::cli::addExecCommand(app),
+      railtune::cli::addTopoCommand(app), railtune::cli::addTunerCommand(app),
   };
 
   try {

@@ -1,0 +1,10 @@
+// The `railtune tuner` group's subcommands (tuner.cc registers them, one line each).
+#pragma once
+
+#include "cli/commands.h"
+
+namespace railtune::cli {
+
+Command addTunerDecisionsCommand(CLI::App& tuner);  // tuner_decisions.cc: `railtune tuner decisions`
+
+}  // namespace railtune::cli

@@ -1,0 +1,99 @@
+# `railtune tuner decisions` and the demo's tuner tables (cli/tuner*.cc, cli/demo_tuner.cc).
+# Goldens: tests/data/golden/tuner_decisions/; RAILTUNE_UPDATE_GOLDEN=1 ctest -R '^cli\.tuner_decisions_golden'
+# rewrites them. Every test runs with the variables the tuner and its configuration digest read cleared
+# (common/config_digest.cc), so a developer's shell cannot change the outputs.
+set(_tuner_rules ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_rules.csv)
+set(_tuner_golden ${PROJECT_SOURCE_DIR}/tests/data/golden/tuner_decisions)
+set(_tuner_logs ${PROJECT_SOURCE_DIR}/tests/data/tuner/nccl)
+set(_tuner_lib $<TARGET_FILE_DIR:railtune_tuner_plugin>)
+set(_tuner_echo ${RAILTUNE_TEST_PLUGIN_DIR}/libnccl-tuner-v6.so)
+# Two GB300 NVL72 racks with MNNVL, two collectives, 4 KiB..64 MiB, with rules that change NCCL's pick.
+set(_tuner_case tuner decisions --nodes 2 --ranks 144 --collectives AllReduce,ReduceScatter --min-bytes 4K
+                --max-bytes 64M --config ${_tuner_rules})
+set(_tuner_tests "")
+
+foreach(format_ext table:txt csv:csv json:json)
+  string(REPLACE ":" ";" _pair ${format_ext})
+  list(GET _pair 0 _format)
+  list(GET _pair 1 _ext)
+  add_test(NAME cli.tuner_decisions_golden_${_format}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_golden.sh ${_tuner_golden}/two-racks-mnnvl.${_ext}
+                   ${PROJECT_SOURCE_DIR} ${_tuner_lib} -- ${_railtune} ${_tuner_case} --format ${_format})
+  list(APPEND _tuner_tests cli.tuner_decisions_golden_${_format})
+endforeach()
+
+# A function, not a macro: a macro would re-read the regexes' backslashes.
+function(tuner_expect name)
+  add_test(NAME cli.tuner_decisions_${name} COMMAND ${_expect} ${ARGN})
+  set(_tuner_tests ${_tuner_tests} cli.tuner_decisions_${name} PARENT_SCOPE)
+endfunction()
+
+tuner_expect(rule_reasons ok "^AllReduce +1M +NVLSTree +Simple +32 +Ring +Simple +16 +[A-Za-z]+ +[A-Za-z0-9]+ +rule 2 \\(tuner_decisions_rules.csv:5\\)$"
+             "^ReduceScatter +4K .* NCCL$" "^config digest: +[0-9a-f]{16}$" -- ${_railtune} ${_tuner_case})
+# The echo test plugin prefers Ring/Simple on 33 channels whatever the rules say: a plugin that disagrees.
+tuner_expect(mismatch fail "MISMATCH: rule 1 \\(tuner_decisions_rules.csv:3\\) says Ring/LL128 with NCCL's channels, the plugin gave Ring/Simple ch 33"
+             "MISMATCH: no rule applies" "differs from what the rules say in 30 decision"
+             "^note: the plugin edited NCCL's cost-model constants at init$" --
+             ${_railtune} ${_tuner_case} --plugin ${_tuner_echo})
+tuner_expect(missing_plugin fail "tuner plugin not found: .*/no-such-tuner.so" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 4 --plugin ${CMAKE_CURRENT_BINARY_DIR}/no-such-tuner.so)
+tuner_expect(not_a_tuner fail "binds no tuner from .*libnccl-tuner-nosym.so" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 4 --plugin ${RAILTUNE_TEST_PLUGIN_DIR}/libnccl-tuner-nosym.so)
+tuner_expect(ranks_not_divisible fail "--ranks 145 is not divisible by --nodes 2" --
+             ${_railtune} tuner decisions --nodes 2 --ranks 145)
+tuner_expect(too_many_ranks_per_node fail "72 ranks per node, but a node of gb300-nvl72 without MNNVL \\(a host\\) has 4 GPUs"
+             -- ${_railtune} tuner decisions --nodes 1 --ranks 72 --mnnvl off)
+tuner_expect(too_many_ranks_per_rack fail "144 ranks per node, but a node of gb300-nvl72 with MNNVL .* has 72 GPUs" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 144)
+tuner_expect(unknown_profile fail "--profile dgx-a100 is not a known hardware profile \\(gb300-nvl72" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 8 --profile dgx-a100)
+tuner_expect(bad_size fail "--max-bytes '16Q': unknown unit" -- ${_railtune} tuner decisions --nodes 1 --ranks 4 --max-bytes 16Q)
+tuner_expect(empty_size_range fail "no power of two between --min-bytes 5 and --max-bytes 7" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 4 --min-bytes 5 --max-bytes 7)
+tuner_expect(unknown_collective fail "unknown collective 'AllToAll'" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 4 --collectives AllReduce,AllToAll)
+# A rules file the plugin rejects: its failure behaviour (pass-through and one WARN) shows as reason NCCL.
+tuner_expect(bad_config ok "warning: plugin: WARN .*init failed: .*tuner_decisions_bad_rules.csv:3:.*ringg"
+             "warning: rules: .*tuner_decisions_bad_rules.csv:3:.*ringg" "^AllReduce +128K .* NCCL$" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 4 --collectives AllReduce
+             --config ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_bad_rules.csv)
+tuner_expect(tuning_log ok "^NCCL column: +NCCL 2.30 TUNING log .*dgx-h100-one-host-2.30.log" "^AllReduce +16G +NVLS +Simple +16 +NVLS +Simple +16 +[A-Za-z]+ +[A-Za-z0-9]+ +NCCL$" --
+             ${_railtune} tuner decisions --profile dgx-h100 --nodes 1 --ranks 8
+             --nccl-tuning-log ${_tuner_logs}/dgx-h100-one-host-2.30.log)
+tuner_expect(bad_tuning_log fail "truncated-row.log:[0-9]+:" -- ${_railtune} tuner decisions --profile dgx-h100
+             --nodes 1 --ranks 8 --nccl-tuning-log ${_tuner_logs}/truncated-row.log)
+tuner_expect(nccl_228 ok "emulated NCCL 2.28" "ncclTunerPlugin_v5" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 4 --nccl 2.28 --collectives Broadcast)
+
+# The JSON golden is the format's documented example; both fit the schema.
+add_test(NAME cli.tuner_decisions_example_current
+         COMMAND ${CMAKE_COMMAND} -E compare_files ${_tuner_golden}/two-racks-mnnvl.json ${_formats}/tuner-decisions.example.json)
+add_test(NAME cli.tuner_decisions_schema
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/fabric/validate_fabric_yaml.py ${_formats}/tuner-decisions.schema.json
+                 ${_tuner_golden}/two-racks-mnnvl.json)
+add_test(NAME cli.tuner_demo COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_demo.sh ${_railtune} ${CMAKE_CURRENT_BINARY_DIR}/tuner_demo)
+list(APPEND _tuner_tests cli.tuner_decisions_schema cli.tuner_demo)
+set(_tuner_env "")
+foreach(var RAILTUNE_TUNER_CONFIG NCCL_TUNER_CONFIG_FILE RAILTUNE_RAIL_MAP RAILTUNE_TUNER_MODEL RAILTUNE_STRICT
+            RAILTUNE_INJECT_FAULT NCCL_ALGO NCCL_PROTO NCCL_MIN_NCHANNELS NCCL_MAX_NCHANNELS NCCL_NVLS_ENABLE
+            NCCL_MNNVL_ENABLE NCCL_CROSS_NIC NCCL_NET_MERGE_POLICY)
+  list(APPEND _tuner_env "${var}=unset:")
+endforeach()
+set_tests_properties(${_tuner_tests} PROPERTIES ENVIRONMENT_MODIFICATION "${_tuner_env}")
+# Under RAILTUNE_STRICT=1 the plugin's init fails on bad rules, and NCCL would fail the communicator.
+add_test(NAME cli.tuner_decisions_strict_bad_config
+         COMMAND ${_expect} fail "init returned ncclResult 3: NCCL would fail the communicator" "plugin: WARN .*ringg" --
+                 ${_railtune} tuner decisions --nodes 1 --ranks 4 --config ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_bad_rules.csv)
+set_tests_properties(cli.tuner_decisions_strict_bad_config PROPERTIES ENVIRONMENT_MODIFICATION
+                     "${_tuner_env};RAILTUNE_STRICT=set:1")
+
+# The computation and formats called directly (cli/tuner_compute.h, cli/tuner_format.h).
+add_executable(tuner_decisions_tests ${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_test.cc)
+target_link_libraries(tuner_decisions_tests PRIVATE railtune_cli_tuner GTest::gtest_main)
+target_compile_definitions(tuner_decisions_tests PRIVATE
+  RAILTUNE_TEST_TUNER_PLUGIN="$<TARGET_FILE:railtune_tuner_plugin>"
+  RAILTUNE_TEST_ECHO_TUNER="${_tuner_echo}"
+  RAILTUNE_TEST_TUNER_RULES="${_tuner_rules}"
+  RAILTUNE_TEST_TUNER_BAD_RULES="${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_bad_rules.csv")
+add_dependencies(tuner_decisions_tests railtune_tuner_plugin rt_test_tuner_v6)
+gtest_discover_tests(tuner_decisions_tests TEST_PREFIX cli. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
