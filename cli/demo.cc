@@ -101,8 +101,9 @@ int runDemo(const DemoOptions& opts) {
 
 Command addDemoCommand(CLI::App& parent) {
   auto opts = std::make_shared<DemoOptions>();
-  CLI::App* sub = parent.add_subcommand(
-      "demo", "Load the railtune plugins as NCCL 2.28 and 2.30 would; write the built-in cluster's topology outputs");
+  CLI::App* sub = parent.add_subcommand("demo",
+                                        "Load the railtune plugins as NCCL 2.28 and 2.30 would; write the built-in "
+                                        "cluster's topology outputs and tuner decisions");
   sub->add_option("--out", opts->outDir, "Folder for everything the demo writes")->capture_default_str();
   sub->add_option("--plugin-dir", opts->pluginDir, "Folder holding the plugin .so files (default: <bin>/../lib)");
   sub->add_option("--fabric", opts->fabric, "cluster description (YAML) for topology/; default: the built-in cluster")

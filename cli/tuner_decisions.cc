@@ -123,8 +123,9 @@ int runDecisions(const DecisionsOptions& opts) {
 
 Command addTunerDecisionsCommand(CLI::App& tunerGroup) {
   auto opts = std::make_shared<DecisionsOptions>();
-  CLI::App* sub = tunerGroup.add_subcommand(
-      "decisions", "NCCL's pick beside railtune's for each collective and size, with the reason (rule n / NCCL)");
+  CLI::App* sub = tunerGroup.add_subcommand("decisions",
+                                            "NCCL's pick beside railtune's and the model's for each collective and "
+                                            "size, with the reason (rule n / model / NCCL)");
   sub->add_option("--nodes", opts->comm.nodes, "NCCL's nNodes (with MNNVL an NVL72 rack is one node)")->required();
   sub->add_option("--ranks", opts->comm.ranks, "ranks in the communicator")->required();
   sub->add_option("--mnnvl", opts->comm.mnnvl, "on|off (default: on for NVL72 profiles)")
