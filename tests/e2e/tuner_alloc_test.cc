@@ -30,7 +30,7 @@
 namespace {
 std::atomic<bool> gCounting{false};
 std::atomic<long> gAllocations{0};
-void count() {
+[[maybe_unused]] void count() {
   if (gCounting.load(std::memory_order_relaxed)) gAllocations.fetch_add(1, std::memory_order_relaxed);
 }
 }  // namespace
@@ -74,7 +74,7 @@ namespace {
 
 namespace rules = railtune::tuner::rules;
 
-void quietLogger(ncclDebugLogLevel, unsigned long, const char*, int, const char*, ...) {}
+[[maybe_unused]] void quietLogger(ncclDebugLogLevel, unsigned long, const char*, int, const char*, ...) {}
 
 TEST(TunerAllocations, NoneOnTheEnqueuePathWithTenThousandRules) {
 #ifdef RAILTUNE_SANITIZED
