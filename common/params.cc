@@ -60,6 +60,19 @@ constexpr ParamSpec kParams[] = {
      "the pick is logged (NCCL_DEBUG_SUBSYS=TUNING) and shown by `railtune tuner decisions`, and NCCL's own "
      "choice stands. `on`: the pick is applied, within what NCCL enabled.",
      "off|advise|on"},
+    {"RAILTUNE_PATH_LOG_DIR", ParamType::String, "", "net",
+     "Directory of the net plugin's path log (format [`railtune.path_log.v1`](formats.md)): one JSONL file per "
+     "process, `<job>-<host>-<pid>.jsonl`, with a record per connection (which GPU, NIC, rail and plane talked to "
+     "which), periodic traffic snapshots and a record at close. Written by a background thread about once a "
+     "second; the data path never waits on it. The directory is created if missing. Unset: no path log. "
+     "**Not read yet**: the net plugin still steps aside until its transport is wired in (docs/net.md).",
+     ""},
+    {"RAILTUNE_NET_TRANSPORT", ParamType::Enum, "auto", "net",
+     "Whether the net plugin carries the job's traffic. `auto` (the default): over TCP sockets only on a host "
+     "without an ACTIVE RDMA port; where one is active the plugin steps aside (one WARN) so that NCCL uses its "
+     "faster IB transport. `socket`: over TCP sockets even where RDMA is active. `none`: always step aside. "
+     "**Not read yet**: the net plugin still steps aside until its transport is wired in (docs/net.md).",
+     "auto|socket|none"},
     {"RAILTUNE_HWLOC_LIBRARY", ParamType::String, "", "cli",
      "Path of the hwloc library to load instead of libhwloc.so.15 (`railtune topo discover` reads the live "
      "topology through it; it must be hwloc 2.x). Unset: libhwloc.so.15, then libhwloc.so.",
