@@ -1,0 +1,42 @@
+// Per-connection traffic counters: plain relaxed atomics the data path bumps (no lock, no
+// allocation) and the path log writer samples for its snapshot and close records.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "net_plugin/pathlog/records.h"
+
+namespace railtune::net::pathlog {
+
+class ConnectionCounters {
+ public:
+  void countSent(size_t bytes) noexcept {
+    bytesSent_.fetch_add(bytes, std::memory_order_relaxed);
+    messagesSent_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void countReceived(size_t bytes) noexcept {
+    bytesReceived_.fetch_add(bytes, std::memory_order_relaxed);
+    messagesReceived_.fetch_add(1, std::memory_order_relaxed);
+  }
+  // Time during which the connection had work pending (the transport measures it).
+  void addBusy(uint64_t nanoseconds) noexcept { busyNs_.fetch_add(nanoseconds, std::memory_order_relaxed); }
+
+  // Each counter is read on its own: a snapshot taken during traffic may be a message apart
+  // between bytes and messages, which is fine for a log.
+  Traffic sample() const noexcept {
+    Traffic out;
+    out.bytesSent = bytesSent_.load(std::memory_order_relaxed);
+    out.bytesReceived = bytesReceived_.load(std::memory_order_relaxed);
+    out.messagesSent = messagesSent_.load(std::memory_order_relaxed);
+    out.messagesReceived = messagesReceived_.load(std::memory_order_relaxed);
+    out.busyUs = busyNs_.load(std::memory_order_relaxed) / 1000;
+    return out;
+  }
+
+ private:
+  std::atomic<uint64_t> bytesSent_{0}, bytesReceived_{0}, messagesSent_{0}, messagesReceived_{0}, busyNs_{0};
+};
+
+}  // namespace railtune::net::pathlog

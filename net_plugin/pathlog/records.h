@@ -1,0 +1,116 @@
+// Path log records (railtune.path_log.v1, docs/formats/path-log.schema.json): one JSON line each.
+//   connect   one per connection: both ends (device, HCA, netdev, rail, plane, GPU; the peer's host,
+//             pid, device, HCA, rail, plane, rank), streams or QPs, expected vs actual rail, digests
+//   snapshot  written periodically while a connection's counters move: bytes and messages each way,
+//             busy time
+//   close     the final counters when the connection closes
+//   dropped   only when records were lost (queue full) and no other record could say so
+// Every record carries the identity fields of architecture rule 6 (schema, job, host, pid; comm and
+// rank where known). A PathRecord holds no heap memory, so the data path can queue one without
+// allocating; rendering and parsing happen on the writer's side (and in readers).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/identity.h"
+#include "net_plugin/pathlog/handshake.h"
+
+namespace railtune::net::pathlog {
+
+inline constexpr const char* kPathLogSchema = "railtune.path_log.v1";
+
+// Text of at most N-1 characters kept inline; longer text is cut (these are labels, not data).
+template <size_t N>
+struct FixedText {
+  char chars[N] = {};
+  void assign(std::string_view text) {
+    const size_t n = text.size() < N - 1 ? text.size() : N - 1;
+    for (size_t i = 0; i < n; ++i) chars[i] = text[i];
+    chars[n] = '\0';
+  }
+  std::string_view view() const { return std::string_view(chars); }
+};
+
+enum class RecordKind { Connect, Snapshot, Close, Dropped };
+enum class Direction { Send, Recv };
+
+struct LocalEnd {
+  int device = -1;
+  FixedText<64> hca;
+  FixedText<32> netdev;
+  int rail = -1;   // -1: unknown
+  int plane = -1;  // -1: single plane or unknown
+  int gpu = -1;    // the CUDA device the connection serves; -1: unknown
+};
+
+struct RemoteEnd {
+  FixedText<256> host;
+  int pid = 0;
+  int device = -1;
+  FixedText<64> hca;
+  int rail = -1;
+  int plane = -1;
+  int rank = -1;  // -1: unknown
+};
+
+struct Traffic {
+  uint64_t bytesSent = 0, bytesReceived = 0, messagesSent = 0, messagesReceived = 0, busyUs = 0;
+  bool operator==(const Traffic&) const = default;
+};
+
+struct PathRecord {
+  RecordKind kind = RecordKind::Connect;
+  int64_t timeUs = 0;            // microseconds since the Unix epoch
+  uint64_t connection = 0;       // unique within the writing process
+  std::optional<uint64_t> comm;  // NCCL's commId, when the connection knows it
+  int rank = -1;                 // the writer's rank; -1: unknown
+  uint64_t dropped = 0;          // records lost before this one (0: none)
+  // connect
+  Direction direction = Direction::Send;
+  FixedText<16> transport;  // "socket", "ib"
+  int streams = 0;          // TCP streams or QPs
+  LocalEnd local;
+  RemoteEnd remote;
+  int expectedRail = -1;  // the rail the served GPU maps to in the rail map; -1: unknown
+  uint64_t localDigest = 0, remoteDigest = 0;
+  // snapshot, close
+  Traffic traffic;
+};
+
+// Fills a connect record's remote end and digests from the peer's handshake header.
+void describePeer(const HandshakeHeader& peer, uint64_t localDigest, PathRecord* connect);
+
+// "connect", "snapshot", "close", "dropped".
+const char* recordKindName(RecordKind kind);
+
+// One JSON line without its newline, keys sorted, so the same record always gives the same bytes.
+std::string renderRecord(const Identity& identity, const PathRecord& record);
+
+// A record read back. Identity travels with it because a reader joins many writers' files.
+struct ParsedRecord {
+  Identity identity;
+  PathRecord record;
+};
+
+struct ParseResult {
+  std::optional<ParsedRecord> parsed;
+  std::string error;  // "FILE:LINE:COLUMN: reason" (column 1 unless the JSON itself is malformed)
+};
+
+// Strict: unknown keys, missing or mistyped fields and derived fields (rail_match, digest.match)
+// that disagree with the values they derive from are errors.
+ParseResult parseRecord(std::string_view line, const std::string& file, int lineNumber);
+
+// Every line of a JSONL text; stops at the first error.
+struct ParseAllResult {
+  std::vector<ParsedRecord> records;
+  std::string error;
+};
+ParseAllResult parseRecords(std::string_view text, const std::string& file);
+
+}  // namespace railtune::net::pathlog

@@ -1,0 +1,196 @@
+// See writer.h. Everything but record() runs on the writer thread or at construction/shutdown.
+#include "net_plugin/pathlog/writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <stdexcept>
+
+namespace railtune::net::pathlog {
+namespace {
+
+constexpr unsigned long kFlags = NCCL_NET;
+
+int64_t nowUs() noexcept {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);  // vDSO: no system call, no lock
+  return static_cast<int64_t>(now.tv_sec) * 1000000 + now.tv_nsec / 1000;
+}
+
+bool safeFileChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+std::string safeName(const std::string& text) {
+  std::string out = text.empty() ? "unknown" : text;
+  for (char& c : out) {
+    if (!safeFileChar(c)) c = '_';
+  }
+  if (out == "." || out == "..") out = "_";
+  return out;
+}
+
+int openLog(const std::string& directory, const std::string& path) {
+  if (mkdir(directory.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw std::runtime_error("cannot create directory " + directory + ": " + std::strerror(errno));
+  }
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  return fd;
+}
+
+}  // namespace
+
+std::string pathLogFileName(const Identity& identity) {
+  return safeName(identity.job) + "-" + safeName(identity.host) + "-" + std::to_string(identity.pid) + ".jsonl";
+}
+
+PathLogWriter::PathLogWriter(WriterOptions options, const Log& log)
+    : options_(std::move(options)),
+      log_(log),
+      path_(options_.directory + "/" + pathLogFileName(options_.identity)),
+      fd_(openLog(options_.directory, path_)),
+      queue_(options_.capacity),
+      lastSnapshot_(std::chrono::steady_clock::now()) {
+  thread_ = std::thread([this] { run(); });
+}
+
+PathLogWriter::~PathLogWriter() {
+  shutdown();
+  close(fd_);
+}
+
+std::unique_ptr<PathLogWriter> PathLogWriter::fromEnvironment(const Log& log, EnvLookup env) {
+  const ParamValue<std::string> directory = readString("RAILTUNE_PATH_LOG_DIR", env);
+  if (!directory.ok()) {
+    RT_WARN(log, kFlags, "%s; no path log", directory.error.c_str());
+    return nullptr;
+  }
+  if (directory.value.empty()) return nullptr;
+  WriterOptions options;
+  options.directory = directory.value;
+  options.identity = resolveIdentity(env);
+  try {
+    auto writer = std::make_unique<PathLogWriter>(std::move(options), log);
+    RT_INFO(log, kFlags, "path log: %s", writer->path().c_str());
+    return writer;
+  } catch (const std::exception& e) {
+    RT_WARN(log, kFlags, "RAILTUNE_PATH_LOG_DIR=%s: %s; no path log", directory.value.c_str(), e.what());
+    return nullptr;
+  }
+}
+
+bool PathLogWriter::record(PathRecord record, std::shared_ptr<const ConnectionCounters> counters) noexcept {
+  if (record.timeUs == 0) record.timeUs = nowUs();
+  Entry entry{record, std::move(counters)};
+  if (accepting_.load(std::memory_order_acquire) && queue_.tryPush(entry)) return true;
+  droppedUnreported_.fetch_add(1, std::memory_order_relaxed);
+  droppedTotal_.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
+void PathLogWriter::shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+void PathLogWriter::run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, options_.flushInterval, [this] { return stopping_; });
+    if (stopping_) break;
+    lock.unlock();
+    cycle(false);
+    lock.lock();
+  }
+  lock.unlock();
+  accepting_.store(false, std::memory_order_release);
+  cycle(true);
+}
+
+void PathLogWriter::cycle(bool final) {
+  std::string out;
+  Entry entry;
+  while (queue_.tryPop(entry)) take(entry, &out);
+  const auto now = std::chrono::steady_clock::now();
+  if (final || now - lastSnapshot_ >= options_.snapshotInterval) {
+    snapshots(&out);
+    lastSnapshot_ = now;
+  }
+  if (droppedUnreported_.load(std::memory_order_relaxed) > 0) {
+    PathRecord notice;
+    notice.kind = RecordKind::Dropped;
+    notice.timeUs = nowUs();
+    append(notice, &out);
+  }
+  if (!out.empty()) writeOut(out);
+}
+
+void PathLogWriter::take(Entry& entry, std::string* out) {
+  PathRecord& record = entry.record;
+  if (record.kind == RecordKind::Connect && entry.counters) {
+    open_[record.connection] = OpenConnection{std::move(entry.counters), record.comm, record.rank, Traffic{}};
+  } else if (record.kind == RecordKind::Close) {
+    const auto it = open_.find(record.connection);
+    const ConnectionCounters* counters = entry.counters      ? entry.counters.get()
+                                         : it != open_.end() ? it->second.counters.get()
+                                                             : nullptr;
+    if (counters != nullptr) record.traffic = counters->sample();
+    if (it != open_.end()) {
+      if (!record.comm) record.comm = it->second.comm;
+      if (record.rank < 0) record.rank = it->second.rank;
+      open_.erase(it);
+    }
+    entry.counters.reset();
+  }
+  append(record, out);
+}
+
+void PathLogWriter::snapshots(std::string* out) {
+  for (auto& [connection, open] : open_) {
+    const Traffic now = open.counters->sample();
+    if (now == open.written) continue;  // an idle connection writes nothing
+    PathRecord snapshot;
+    snapshot.kind = RecordKind::Snapshot;
+    snapshot.timeUs = nowUs();
+    snapshot.connection = connection;
+    snapshot.comm = open.comm;
+    snapshot.rank = open.rank;
+    snapshot.traffic = now;
+    append(snapshot, out);
+    open.written = now;
+  }
+}
+
+void PathLogWriter::append(PathRecord& record, std::string* out) {
+  record.dropped += droppedUnreported_.exchange(0, std::memory_order_relaxed);
+  if (record.kind == RecordKind::Dropped && record.dropped == 0) return;  // reported by another record
+  *out += renderRecord(options_.identity, record);
+  *out += '\n';
+}
+
+void PathLogWriter::writeOut(const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (writeFailed_.first()) {
+        RT_WARN(log_, kFlags, "path log %s: write failed: %s; records are lost", path_.c_str(), std::strerror(errno));
+      }
+      return;
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace railtune::net::pathlog
