@@ -69,7 +69,7 @@ tuner_expect(nccl_228 ok "emulated NCCL 2.28" "ncclTunerPlugin_v5" --
 add_test(NAME cli.tuner_decisions_example_current
          COMMAND ${CMAKE_COMMAND} -E compare_files ${_tuner_golden}/two-racks-mnnvl.json ${_formats}/tuner-decisions.example.json)
 add_test(NAME cli.tuner_decisions_schema
-         COMMAND ${PROJECT_SOURCE_DIR}/tests/fabric/validate_fabric_yaml.py ${_formats}/tuner-decisions.schema.json
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_formats}/tuner-decisions.schema.json
                  ${_tuner_golden}/two-racks-mnnvl.json)
 add_test(NAME cli.tuner_demo COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_demo.sh ${_railtune} ${CMAKE_CURRENT_BINARY_DIR}/tuner_demo)
 list(APPEND _tuner_tests cli.tuner_decisions_schema cli.tuner_demo)

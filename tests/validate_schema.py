@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Validates cluster descriptions (YAML, read as JSON data) against docs/formats/fabric.schema.json.
+"""Validates data files against one of the JSON Schemas in docs/formats/: JSON documents, or YAML
+(a cluster description) read as JSON data.
 
-usage: validate_fabric_yaml.py SCHEMA FILE...
+usage: validate_schema.py SCHEMA FILE...
 """
 import json
 import sys
