@@ -3,7 +3,8 @@
 # libnccl is the NCCL under test). Two processes share one GPU, each its own "host" (NCCL_HOSTID) so
 # that NCCL accepts them as two nodes (NCCL_MNNVL_ENABLE=0 keeps them apart); each loads our three
 # plugins by absolute path with NCCL_DEBUG=INFO and runs one AllReduce. The check reads NCCL's log
-# lines: which plugin versions NCCL bound, compared with what that NCCL release binds.
+# lines: which plugin versions NCCL bound, compared with what that NCCL release binds; that injected
+# faults leave the job running; and that a rules file changes the algorithm NCCL runs.
 #
 #   tests/gpu/run.sh <plugin dir> [sanitized]
 # Exit 0 pass, 1 fail, 77 skipped (no GPU, no PyTorch with CUDA, or a sanitizer build).
@@ -82,7 +83,7 @@ for rank in 0 1; do
   elif [ "$net $tuner $profiler" != "$want" ]; then
     fail "rank $rank: NCCL $release should bind net, tuner, profiler versions $want"
   fi
-  expect "$log" "railtune tuner: ABI v$tuner, comm 0x[0-9a-f]+, engine [a-z-]+, 2 ranks on 2 nodes" \
+  expect "$log" "railtune tuner: ABI v$tuner, comm 0x[0-9a-f]+, engine [^,]+, 2 ranks on 2 nodes" \
     "the tuner's init did not receive nRanks=2, nNodes=2"
   expect "$log" "railtune profiler: ABI v$profiler, comm 0x[0-9a-f]+ .* rank $rank of 2 on 2 nodes" \
     "the profiler's init did not receive rank $rank of 2 on 2 nodes"
@@ -97,4 +98,13 @@ for rank in 0 1; do
   expect "$log" "railtune tuner: getCollInfo failed: injected fault" "no WARN for the tuner's injected fault"
   expect "$log" "railtune profiler: .*injected fault" "no WARN for the profiler's injected fault"
 done
-echo "ok: NCCL bound the railtune plugins in both processes, and injected faults left the job running"
+# 3. Rules with real NCCL: NCCL's example-tuner CSV, unchanged format, forcing Tree/Simple for every
+#    AllReduce. Rank 0's TUNING line shows what NCCL ran; both ranks log the same config digest.
+printf '# force Tree/Simple\nallreduce,0,-1,tree,simple,-1,-1,-1\n' >"$work/rules.conf"
+run_pair rules RAILTUNE_TUNER_CONFIG="$work/rules.conf"
+expect "$work/rules.rank0.log" "AllReduce: 4194304 Bytes -> Algo (TREE|Tree) proto (SIMPLE|Simple)" \
+  "NCCL did not run the rule's Tree/Simple for the 4 MiB AllReduce"
+digest0=$(grep -Eo "config digest [0-9a-f]{16}" "$work/rules.rank0.log" | head -n 1)
+digest1=$(grep -Eo "config digest [0-9a-f]{16}" "$work/rules.rank1.log" | head -n 1)
+[ -n "$digest0" ] && [ "$digest0" = "$digest1" ] || fail "the two ranks logged different config digests: '$digest0' '$digest1'"
+echo "ok: NCCL bound the railtune plugins in both processes, injected faults left the job running, and a rule chose NCCL's algorithm"
