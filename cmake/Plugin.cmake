@@ -24,3 +24,11 @@ function(railtune_add_plugin target)
   # executable that loads it (clang does not link the runtime into shared objects), so -z defs
   # would fail the link there.
 endfunction()
+
+# Code that goes into a plugin .so: position-independent, with hidden visibility so that only the
+# version script's NCCL symbols leave the .so. KIND is STATIC or OBJECT; the rest are sources.
+function(railtune_add_plugin_code target kind)
+  add_library(${target} ${kind} ${ARGN})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden
+                                             VISIBILITY_INLINES_HIDDEN ON)
+endfunction()

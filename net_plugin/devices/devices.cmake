@@ -1,7 +1,7 @@
 # railtune_net_devices: which devices the net plugin offers NCCL and whether it offers any (the
 # step-aside rule). It goes into libnccl-net-railtune.so, so it is PIC with hidden visibility and
 # depends only on railtune_common and the rail map reader (no yaml, no hwloc).
-add_library(railtune_net_devices STATIC
+railtune_add_plugin_code(railtune_net_devices STATIC
   ${CMAKE_CURRENT_LIST_DIR}/if_filter.cc
   ${CMAKE_CURRENT_LIST_DIR}/sysfs.cc
   ${CMAKE_CURRENT_LIST_DIR}/addresses.cc
@@ -11,5 +11,3 @@ add_library(railtune_net_devices STATIC
   ${CMAKE_CURRENT_LIST_DIR}/vdevice.cc
   ${CMAKE_CURRENT_LIST_DIR}/device_table.cc)
 target_link_libraries(railtune_net_devices PUBLIC railtune_common railtune_fabric_io)
-set_target_properties(railtune_net_devices PROPERTIES POSITION_INDEPENDENT_CODE ON
-                      CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)

@@ -3,12 +3,10 @@
 # nlohmann-json only.
 find_package(nlohmann_json 3 REQUIRED)
 find_package(Threads REQUIRED)
-add_library(railtune_net_pathlog STATIC
+railtune_add_plugin_code(railtune_net_pathlog STATIC
   ${CMAKE_CURRENT_LIST_DIR}/handshake.cc
   ${CMAKE_CURRENT_LIST_DIR}/records_render.cc
   ${CMAKE_CURRENT_LIST_DIR}/records_parse.cc
   ${CMAKE_CURRENT_LIST_DIR}/records_peer.cc
   ${CMAKE_CURRENT_LIST_DIR}/writer.cc)
 target_link_libraries(railtune_net_pathlog PUBLIC railtune_common Threads::Threads PRIVATE nlohmann_json::nlohmann_json)
-set_target_properties(railtune_net_pathlog PROPERTIES POSITION_INDEPENDENT_CODE ON
-                      CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)

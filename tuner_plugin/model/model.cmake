@@ -1,13 +1,11 @@
 # railtune_tuner_model: the tuner's cost model (inputs from NCCL's values and the rail map, the
 # alpha-beta model per algorithm and protocol with its NVL72 corrections, the advice). It goes into
 # libnccl-tuner-railtune.so, hence PIC and hidden visibility; it never links the emulator.
-add_library(railtune_tuner_model STATIC
+railtune_add_plugin_code(railtune_tuner_model STATIC
   ${CMAKE_CURRENT_LIST_DIR}/nccl_defaults.cc
   ${CMAKE_CURRENT_LIST_DIR}/model_inputs.cc
   ${CMAKE_CURRENT_LIST_DIR}/bandwidth.cc
   ${CMAKE_CURRENT_LIST_DIR}/cost_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/advise.cc
   ${CMAKE_CURRENT_LIST_DIR}/describe.cc)
-set_target_properties(railtune_tuner_model PROPERTIES POSITION_INDEPENDENT_CODE ON
-                      CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 target_link_libraries(railtune_tuner_model PUBLIC railtune_fabric_io railtune_common)
