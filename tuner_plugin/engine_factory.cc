@@ -13,7 +13,8 @@ namespace {
 model::ModelInputs modelInputs(const CommInfo& comm, const TunerConfig& config, const CostModelConstants* constants,
                                const Log& log) {
   model::BuildMessages messages;
-  model::ModelInputs inputs = model::fromRailMapFile(config.railMapPath, comm, constants, {}, messages);
+  if (!config.railMapError.empty()) messages.errors.push_back(config.railMapError);
+  model::ModelInputs inputs = model::makeModelInputs(comm, constants, config.railMap.get(), {}, messages);
   for (const std::string& error : messages.errors)
     RT_WARN(log, NCCL_INIT | NCCL_TUNING, "RAILTUNE_RAIL_MAP: %s; the cost model uses its defaults", error.c_str());
   for (const std::string& note : messages.notes) RT_INFO(log, NCCL_INIT | NCCL_TUNING, "model: %s", note.c_str());

@@ -5,11 +5,11 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 
 #include "common/config_digest.h"
 #include "common/params.h"
+#include "fabric/rail_map.h"
 #include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune::tuner {
@@ -73,13 +73,32 @@ ModelMode readModelMode() {
   return ModelMode::Advise;
 }
 
-std::string railMapBytes(const std::string& path) {
-  if (path.empty()) return "";
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return "";  // the rail map's own reader reports it; the digest says "unreadable" by its value
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
+struct CachedRailMap {
+  FileStamp stamp;
+  std::string bytes;
+  std::shared_ptr<const fabric::RailMap> map;  // null when it does not parse
+  std::string error;
+};
+
+std::map<std::string, CachedRailMap> gRailMaps;  // guarded by gCacheMutex
+
+// The rail map's bytes (for the digest) and its parsed form (for the model), read once per file and
+// process like the rules: a 114-rack map is megabytes, and NCCL creates communicators by the thousand.
+CachedRailMap loadRailMap(const std::string& path) {
+  const FileStamp stamp = stampOf(path);
+  std::lock_guard<std::mutex> lock(gCacheMutex);
+  if (auto it = gRailMaps.find(path); it != gRailMaps.end() && it->second.stamp == stamp && stamp.size >= 0)
+    return it->second;
+  CachedRailMap loaded;
+  loaded.stamp = stamp;
+  try {
+    loaded.bytes = readBounded(path, "RAILTUNE_RAIL_MAP");
+    loaded.map = std::make_shared<const fabric::RailMap>(fabric::parseRailMap(loaded.bytes, path));
+  } catch (const std::exception& e) {  // the digest still covers whatever bytes were read
+    loaded.error = e.what();
+  }
+  gRailMaps[path] = loaded;
+  return loaded;
 }
 
 }  // namespace
@@ -124,13 +143,21 @@ TunerConfig loadTunerConfig() {
     rulesBytes = std::move(loaded.bytes);
   }
   config.railMapPath = readString("RAILTUNE_RAIL_MAP").value;
-  config.digest = configDigest({rulesBytes, railMapBytes(config.railMapPath), decisionEnvironment()});
+  std::string railMapBytes;
+  if (!config.railMapPath.empty()) {
+    CachedRailMap railMap = loadRailMap(config.railMapPath);
+    config.railMap = std::move(railMap.map);
+    config.railMapError = std::move(railMap.error);
+    railMapBytes = std::move(railMap.bytes);
+  }
+  config.digest = configDigest({rulesBytes, railMapBytes, decisionEnvironment()});
   return config;
 }
 
 void clearTunerConfigCache() {
   std::lock_guard<std::mutex> lock(gCacheMutex);
   gCache.clear();
+  gRailMaps.clear();
 }
 
 }  // namespace railtune::tuner

@@ -11,6 +11,10 @@
 
 #include "tuner_plugin/rules/rule.h"
 
+namespace railtune::fabric {
+struct RailMap;
+}
+
 namespace railtune::tuner {
 
 enum class ModelMode { Off, Advise, On };
@@ -21,6 +25,8 @@ struct TunerConfig {
   const char* rulesVariable;                    // "RAILTUNE_TUNER_CONFIG" or "NCCL_TUNER_CONFIG_FILE" (nullptr = none)
   std::shared_ptr<const rules::RuleSet> rules;  // null = no rules
   std::string railMapPath;                      // RAILTUNE_RAIL_MAP, "" = none
+  std::shared_ptr<const fabric::RailMap> railMap;  // parsed once per file; null = none or unusable
+  std::string railMapError;                        // why a named rail map is unusable, "" = fine
   ModelMode model = ModelMode::Advise;
   uint64_t digest = 0;
   std::string describe() const;  // "rules FILE (N rules, from VAR), rail map FILE, model advise, digest HEX"
@@ -30,7 +36,7 @@ struct TunerConfig {
 // an unreadable or malformed file); the boundary turns that into its one WARN and pass-through.
 TunerConfig loadTunerConfig();
 
-// Drops every cached rules file (tests change files under the same name).
+// Drops every cached rules file and rail map (tests change files under the same name).
 void clearTunerConfigCache();
 
 }  // namespace railtune::tuner

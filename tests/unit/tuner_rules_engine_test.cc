@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fabric/rail_map.h"
 #include "nccl/tuner_common.h"
 #include "tuner_plugin/decision_engine.h"
 #include "tuner_plugin/tuner_config.h"
@@ -141,6 +142,25 @@ TEST_F(ConfigEnv, DigestFollowsTheBytesNotThePath) {
   setenv("RAILTUNE_TUNER_MODEL", "on", 1);
   EXPECT_NE(loadTunerConfig().digest, first);
   EXPECT_EQ(loadTunerConfig().model, ModelMode::On);
+}
+
+TEST_F(ConfigEnv, RailMapIsParsedOnceAndABadOneIsNamed) {
+  setenv("RAILTUNE_RAIL_MAP", write("bad-map.json", "{\"schema\": 1}").c_str(), 1);
+  TunerConfig config = loadTunerConfig();
+  EXPECT_FALSE(config.railMap);
+  EXPECT_NE(config.railMapError.find("bad-map.json"), std::string::npos) << config.railMapError;
+  const uint64_t badDigest = config.digest;
+  setenv("RAILTUNE_RAIL_MAP",
+         write("map.json", R"({"schema": "railtune.rail_map.v1", "cluster": "c", "rails": 1,
+      "planes": 1, "hosts": []})")
+             .c_str(),
+         1);
+  config = loadTunerConfig();
+  ASSERT_TRUE(config.railMap);
+  EXPECT_EQ(config.railMap->cluster, "c");
+  EXPECT_TRUE(config.railMapError.empty());
+  EXPECT_NE(config.digest, badDigest);
+  EXPECT_EQ(loadTunerConfig().railMap, config.railMap) << "the same file is parsed once";
 }
 
 TEST_F(ConfigEnv, AChangedFileIsReadAgain) {
