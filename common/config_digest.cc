@@ -1,6 +1,8 @@
 #include "common/config_digest.h"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 namespace railtune {
 namespace {
@@ -46,6 +48,32 @@ uint64_t configDigest(const DigestInputs& inputs) {
     mix(hash, value);
   }
   return hash;
+}
+
+namespace {
+
+// "" when the path is empty or the file cannot be read: a component that cannot read a file reports
+// that itself; the digest only has to be the same on ranks that see the same bytes.
+std::string fileBytes(const std::string& path) {
+  if (path.empty()) return {};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+std::string nonEmpty(EnvLookup env, const char* name) {
+  std::optional<std::string> value = env(name);
+  return value ? *value : std::string();
+}
+
+}  // namespace
+
+DigestInputs digestInputsFromEnvironment(EnvLookup env) {
+  std::string rulesPath = nonEmpty(env, "RAILTUNE_TUNER_CONFIG");
+  if (rulesPath.empty()) rulesPath = nonEmpty(env, "NCCL_TUNER_CONFIG_FILE");
+  return DigestInputs{fileBytes(rulesPath), fileBytes(nonEmpty(env, "RAILTUNE_RAIL_MAP")), decisionEnvironment(env)};
 }
 
 std::string digestHex(uint64_t digest) {

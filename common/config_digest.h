@@ -29,6 +29,12 @@ std::vector<std::pair<std::string, std::string>> decisionEnvironment(EnvLookup e
 // it). A diagnostic fingerprint, not a security hash.
 uint64_t configDigest(const DigestInputs& inputs);
 
+// The inputs as the tuner sees them, read from the environment: the rules file named by
+// RAILTUNE_TUNER_CONFIG (else NCCL_TUNER_CONFIG_FILE), the rail map named by RAILTUNE_RAIL_MAP, and
+// decisionEnvironment(). A file that cannot be read counts as empty. The net plugin computes its
+// handshake digest from this, independently of the tuner, and arrives at the tuner's value.
+DigestInputs digestInputsFromEnvironment(EnvLookup env = processEnv);
+
 // "digest 0123456789abcdef": sixteen lowercase hex digits.
 std::string digestHex(uint64_t digest);
 

@@ -64,15 +64,41 @@ constexpr ParamSpec kParams[] = {
      "Directory of the net plugin's path log (format [`railtune.path_log.v1`](formats.md)): one JSONL file per "
      "process, `<job>-<host>-<pid>.jsonl`, with a record per connection (which GPU, NIC, rail and plane talked to "
      "which), periodic traffic snapshots and a record at close. Written by a background thread about once a "
-     "second; the data path never waits on it. The directory is created if missing. Unset: no path log. "
-     "**Not read yet**: the net plugin still steps aside until its transport is wired in (docs/net.md).",
+     "second; the data path never waits on it. The directory is created if missing. Unset: no path log.",
      ""},
     {"RAILTUNE_NET_TRANSPORT", ParamType::Enum, "auto", "net",
      "Whether the net plugin carries the job's traffic. `auto` (the default): over TCP sockets only on a host "
      "without an ACTIVE RDMA port; where one is active the plugin steps aside (one WARN) so that NCCL uses its "
      "faster IB transport. `socket`: over TCP sockets even where RDMA is active. `none`: always step aside. "
-     "**Not read yet**: the net plugin still steps aside until its transport is wired in (docs/net.md).",
+     "A value outside these also steps aside, with a WARN naming it ([net.md](net.md)).",
      "auto|socket|none"},
+    {"RAILTUNE_NET_STREAMS", ParamType::Int, "2", "net",
+     "TCP streams per connection of the socket transport (1 to 16), the socket analogue of QPs per connection. A "
+     "message is cut into 512 KiB chunks dealt round-robin over the streams, so a message of one chunk or less "
+     "travels whole on the first stream and only large messages spread over all of them. A value outside 1..16 is "
+     "a WARN and the default is used.",
+     ""},
+    {"RAILTUNE_NET_TIMEOUT", ParamType::Int, "20", "net",
+     "Seconds after which a peer that stopped answering fails its connection (TCP keepalive and "
+     "`TCP_USER_TIMEOUT`, armed only while data is pending, so a slow but healthy peer is never cut). A peer that "
+     "closes or resets fails the connection at once. A value below 1 or above 3600 is a WARN and the default is "
+     "used.",
+     ""},
+    {"RAILTUNE_NET_SYSFS_ROOT", ParamType::String, "", "testing",
+     "**Testing only.** A directory used instead of `/` when the net plugin reads `/sys/class/infiniband` and "
+     "`/sys/class/net` (whether an RDMA port is active, which devices exist), so that tests can run the plugin "
+     "on a fake sysfs tree.",
+     ""},
+    {"RAILTUNE_NET_ADDRESS_FILE", ParamType::String, "", "testing",
+     "**Testing only.** An address file (`<interface> <IPv4 address>` per line, [net.md](net.md)) the net plugin "
+     "reads instead of asking the kernel for interface addresses, so that emulated hosts can give each NIC of the "
+     "rail map its own loopback address.",
+     ""},
+    {"RAILTUNE_NET_FAULT_MISBIND", ParamType::String, "", "testing",
+     "**Testing and demonstration only.** `FROM:TO`, two device names of this host: connections NCCL asks for on "
+     "device FROM leave through device TO, as if the NIC were miswired. The path log then shows TO's rail as the "
+     "actual rail and `rail_match: false`, and the plugin WARNs about each such connection.",
+     ""},
     {"RAILTUNE_HWLOC_LIBRARY", ParamType::String, "", "cli",
      "Path of the hwloc library to load instead of libhwloc.so.15 (`railtune topo discover` reads the live "
      "topology through it; it must be hwloc 2.x). Unset: libhwloc.so.15, then libhwloc.so.",

@@ -22,6 +22,11 @@ ncclResult_t connectV10(int dev, ncclNetCommConfig_v10_t* config, void* handle, 
                            sendDevComm);
 }
 
+ncclResult_t makeVDeviceV10(int* d, ncclNetVDeviceProps_v10_t* props) {
+  if (props == nullptr) return boundary::rejectArgument("makeVDevice", "NULL properties (ABI misuse)");
+  return boundary::makeVDevice(d, props->ndevs, props->devs, NCCL_NET_MAX_DEVS_PER_NIC_V9);
+}
+
 }  // namespace
 
 static_assert(sizeof(ncclNet_v10_t) == 20 * sizeof(void*), "ncclNet_v10_t: name + 19 function pointers");
@@ -46,5 +51,5 @@ extern "C" __attribute__((visibility("default"))) const ncclNet_v10_t ncclNetPlu
     .closeListen = boundary::closeListen,
     .getDeviceMr = nullptr,
     .irecvConsumed = nullptr,
-    .makeVDevice = nullptr,
+    .makeVDevice = makeVDeviceV10,
 };

@@ -34,6 +34,11 @@ ncclResult_t setNetAttrV11(void* ctx, ncclNetAttr_v11_t* attr) {
   return boundary::setNetAttr(ctx, &newest);
 }
 
+ncclResult_t makeVDeviceV11(int* d, ncclNetVDeviceProps_v11_t* props) {
+  if (props == nullptr) return boundary::rejectArgument("makeVDevice", "NULL properties (ABI misuse)");
+  return boundary::makeVDevice(d, props->ndevs, props->devs, NCCL_NET_MAX_DEVS_PER_NIC_V9);
+}
+
 }  // namespace
 
 static_assert(sizeof(ncclNet_v11_t) == 22 * sizeof(void*), "ncclNet_v11_t: name + 21 function pointers");
@@ -58,7 +63,7 @@ extern "C" __attribute__((visibility("default"))) const ncclNet_v11_t ncclNetPlu
     .closeListen = boundary::closeListen,
     .getDeviceMr = nullptr,
     .irecvConsumed = nullptr,
-    .makeVDevice = nullptr,
+    .makeVDevice = makeVDeviceV11,
     .finalize = boundary::finalize,
     .setNetAttr = setNetAttrV11,
 };

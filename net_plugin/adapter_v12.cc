@@ -18,11 +18,16 @@ ncclResult_t setNetAttrV12(void* ctx, ncclNetAttr_v12_t* attr) {
   return boundary::setNetAttr(ctx, attr);
 }
 
+ncclResult_t makeVDeviceV12(int* d, ncclNetVDeviceProps_v12_t* props) {
+  if (props == nullptr) return boundary::rejectArgument("makeVDevice", "NULL properties (ABI misuse)");
+  return boundary::makeVDevice(d, props->ndevs, props->devs, NCCL_NET_MAX_DEVS_PER_NIC_V12);
+}
+
 }  // namespace
 
 static_assert(sizeof(ncclNet_v12_t) == 22 * sizeof(void*), "ncclNet_v12_t: name + 21 function pointers");
 
-// getDeviceMr/irecvConsumed (device offload) and makeVDevice (NIC fusion) stay NULL: NCCL checks.
+// getDeviceMr/irecvConsumed (device offload) stay NULL: NCCL checks before calling them.
 extern "C" __attribute__((visibility("default"))) const ncclNet_v12_t ncclNetPlugin_v12 = {
     .name = "railtune",
     .init = initV12,
@@ -43,7 +48,7 @@ extern "C" __attribute__((visibility("default"))) const ncclNet_v12_t ncclNetPlu
     .closeListen = boundary::closeListen,
     .getDeviceMr = nullptr,
     .irecvConsumed = nullptr,
-    .makeVDevice = nullptr,
+    .makeVDevice = makeVDeviceV12,
     .finalize = boundary::finalize,
     .setNetAttr = setNetAttrV12,
 };

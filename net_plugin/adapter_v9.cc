@@ -25,6 +25,11 @@ ncclResult_t irecvV9(void* recvComm, int n, void** data, size_t* sizes, int* tag
   return boundary::irecv(recvComm, n, data, sizes, tags, mhandles, nullptr, request);
 }
 
+ncclResult_t makeVDeviceV9(int* d, ncclNetVDeviceProps_v9_t* props) {
+  if (props == nullptr) return boundary::rejectArgument("makeVDevice", "NULL properties (ABI misuse)");
+  return boundary::makeVDevice(d, props->ndevs, props->devs, NCCL_NET_MAX_DEVS_PER_NIC_V9);
+}
+
 }  // namespace
 
 static_assert(sizeof(ncclNet_v9_t) == 20 * sizeof(void*), "ncclNet_v9_t: name + 19 function pointers");
@@ -49,5 +54,5 @@ extern "C" __attribute__((visibility("default"))) const ncclNet_v9_t ncclNetPlug
     .closeListen = boundary::closeListen,
     .getDeviceMr = nullptr,
     .irecvConsumed = nullptr,
-    .makeVDevice = nullptr,
+    .makeVDevice = makeVDeviceV9,
 };

@@ -57,11 +57,11 @@ void readConfiguration(const Log& log) {
 }
 
 // The process's engine, made by the first successful init and shared by every context.
-std::shared_ptr<Engine> acquireEngine(const NetContext& ctx, const Log& log) {
+std::shared_ptr<Engine> acquireEngine(const NetContext& ctx, ncclProfilerCallback_t profiler, const Log& log) {
   ProcessState& state = processState();
   std::lock_guard<std::mutex> lock(state.mutex);
   if (std::shared_ptr<Engine> existing = state.engine.lock()) return existing;
-  std::shared_ptr<Engine> engine = makeEngine(EngineOptions{ctx.commId, ctx.config}, log);
+  std::shared_ptr<Engine> engine = makeEngine(EngineOptions{ctx.commId, ctx.config, profiler}, log);
   state.engine = engine;
   state.activeEngine.store(engine.get(), std::memory_order_release);
   return engine;
@@ -83,7 +83,7 @@ void keepLegacyContext(std::unique_ptr<NetContext> ctx) {
 }
 
 ncclResult_t stepAside(const Log& log, const char* reason) {
-  RT_WARN(log, NCCL_INIT | kFlags, "%s, stepping aside", reason);
+  RT_WARN(log, NCCL_INIT | kFlags, "stepping aside: %s", reason);
   return ncclInternalError;  // any error: NCCL logs it at INFO and tries its next transport
 }
 
@@ -129,8 +129,9 @@ ncclResult_t init(const InitCall& call) noexcept {
     auto ctx = std::make_unique<NetContext>(log);
     ctx->commId = call.commId;
     if (call.config != nullptr) ctx->config.trafficClass = call.config->trafficClass;
+    if (call.context != nullptr) ctx->config.commId = call.commId;  // v11+: one context per communicator
     ctx->abiVersion = call.abiVersion;
-    ctx->engine = acquireEngine(*ctx, log);
+    ctx->engine = acquireEngine(*ctx, call.profiler, log);
     RT_INFO(log, NCCL_INIT | kFlags, "ABI v%d, engine %s", call.abiVersion, ctx->engine->name());
     if (call.context != nullptr) {
       *call.context = ctx.release();
@@ -197,6 +198,15 @@ ncclResult_t setNetAttr(void* ctx, const ncclNetAttr_v12_t* attr) noexcept {
     ours.algorithms = attr->algo;
     ours.protocols = attr->proto;
     requireEngine().setNetAttributes(static_cast<NetContext*>(ctx)->commId, ours);
+  });
+}
+
+ncclResult_t makeVDevice(int* d, int ndevs, const int* devs, size_t maxMembers) noexcept {
+  return guarded("makeVDevice", [&] {
+    requireArgument(d != nullptr && devs != nullptr, "NULL device or properties (ABI misuse)");
+    requireArgument(ndevs >= 1 && static_cast<size_t>(ndevs) <= maxMembers,
+                    "makeVDevice: member count out of range for this ABI version (ABI misuse)");
+    *d = requireEngine().makeVirtualDevice(std::span<const int>(devs, static_cast<size_t>(ndevs)), maxMembers);
   });
 }
 

@@ -48,6 +48,8 @@ ncclResult_t closeRecv(void* recvComm) noexcept;
 ncclResult_t closeListen(void* listenComm) noexcept;
 ncclResult_t finalize(void* ctx) noexcept;
 ncclResult_t setNetAttr(void* ctx, const ncclNetAttr_v12_t* attr) noexcept;
+// NIC fusion (v9+): the adapters pass their version's props; maxMembers is that version's limit.
+ncclResult_t makeVDevice(int* d, int ndevs, const int* devs, size_t maxMembers) noexcept;
 
 // For an adapter that finds a version-specific argument unusable (a negative int size, too many
 // receive buffers): the one WARN, and ncclInvalidArgument.

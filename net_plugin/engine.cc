@@ -1,11 +1,126 @@
+// makeEngine: whether railtune carries this process's traffic, over which devices and with what
+// options. Everything here runs once per process, at the first init; a problem that would make
+// the job slower or wrong steps aside (init fails with one WARN, NCCL moves on to its own transport),
+// a bad tuning value is a WARN and its default.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "common/config_digest.h"
+#include "common/identity.h"
+#include "fabric/rail_map.h"
+#include "net_plugin/devices/device_list.h"
+#include "net_plugin/devices/step_aside.h"
 #include "net_plugin/engine.h"
+#include "net_plugin/plugin_engine.h"
 
 namespace railtune::net {
+namespace {
 
-std::unique_ptr<Engine> makeEngine(const EngineOptions&, const Log&) {
-  // The socket and verbs transports (issue 5) are chosen here; until then railtune carries nothing
-  // and NCCL uses its own IB or Socket transport.
-  throw StepAside("no transport yet");
+int boundedParam(const char* name, int64_t low, int64_t high, int fallback, const Log& log) {
+  const ParamValue<int64_t> value = readInt(name);
+  if (!value.ok()) {
+    RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s; using %d", value.error.c_str(), fallback);
+    return fallback;
+  }
+  if (value.value < low || value.value > high) {
+    RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s=%lld is outside %lld..%lld; using %d", name,
+            static_cast<long long>(value.value), static_cast<long long>(low), static_cast<long long>(high), fallback);
+    return fallback;
+  }
+  return static_cast<int>(value.value);
+}
+
+std::string stringParam(const char* name) {
+  const ParamValue<std::string> value = readString(name);
+  return value.ok() ? value.value : std::string();
+}
+
+int deviceIndex(const std::vector<NetDevice>& devices, const std::string& name) {
+  for (size_t i = 0; i < devices.size(); ++i)
+    if (devices[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// RAILTUNE_NET_FAULT_MISBIND=FROM:TO. A value that names no device of this host is a WARN and no fault.
+std::optional<std::pair<int, int>> misbindFault(const std::vector<NetDevice>& devices, const Log& log) {
+  const std::string value = stringParam("RAILTUNE_NET_FAULT_MISBIND");
+  if (value.empty()) return std::nullopt;
+  const size_t colon = value.find(':');
+  const int from = colon == std::string::npos ? -1 : deviceIndex(devices, value.substr(0, colon));
+  const int to = colon == std::string::npos ? -1 : deviceIndex(devices, value.substr(colon + 1));
+  if (from < 0 || to < 0) {
+    RT_WARN(log, NCCL_INIT | NCCL_ENV,
+            "RAILTUNE_NET_FAULT_MISBIND='%s': expected FROM:TO, two device names of this host; "
+            "no fault injected",
+            value.c_str());
+    return std::nullopt;
+  }
+  RT_WARN(log, NCCL_INIT | NCCL_ENV,
+          "RAILTUNE_NET_FAULT_MISBIND: connections on %s leave through %s (a fault injected "
+          "for testing)",
+          devices[static_cast<size_t>(from)].name.c_str(), devices[static_cast<size_t>(to)].name.c_str());
+  return std::make_pair(from, to);
+}
+
+// Devices without an address cannot carry TCP: left out, with the reason.
+std::vector<NetDevice> usableDevices(DeviceList list, const Log& log) {
+  for (const std::string& note : list.notes) RT_INFO(log, NCCL_INIT | NCCL_NET, "%s", note.c_str());
+  std::vector<NetDevice> usable;
+  for (NetDevice& device : list.devices) {
+    if (device.ipv4.empty()) {
+      RT_INFO(log, NCCL_INIT | NCCL_NET, "device %s left out: its interface '%s' has no IPv4 address",
+              device.name.c_str(), device.netdev.c_str());
+      continue;
+    }
+    usable.push_back(std::move(device));
+  }
+  return usable;
+}
+
+std::shared_ptr<const fabric::RailMap> railMapFor(const std::string& path) {
+  if (path.empty()) return nullptr;
+  return std::make_shared<const fabric::RailMap>(fabric::readRailMapFile(path));
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> makeEngine(const EngineOptions& engineOptions, const Log& log) {
+  std::string root = stringParam("RAILTUNE_NET_SYSFS_ROOT");
+  if (root.empty()) root = "/";
+  const StepAsideDecision decision = decideStepAside(root);
+  if (decision.stepAside) throw StepAside(decision.reason);
+  if (!decision.reason.empty()) RT_INFO(log, NCCL_INIT | NCCL_NET, "%s", decision.reason.c_str());
+
+  DeviceListOptions listOptions;
+  listOptions.root = root;
+  listOptions.addressFile = stringParam("RAILTUNE_NET_ADDRESS_FILE");
+  std::vector<NetDevice> devices;
+  std::shared_ptr<const fabric::RailMap> railMap;
+  try {
+    devices = usableDevices(buildDeviceList(listOptions), log);
+    railMap = railMapFor(stringParam("RAILTUNE_RAIL_MAP"));
+  } catch (const std::exception& e) {
+    throw StepAside(std::string("cannot list the devices: ") + e.what());
+  }
+  if (devices.empty()) throw StepAside("no network device with an IPv4 address to carry the traffic");
+
+  PluginOptions options;
+  options.identity = resolveIdentity();
+  options.digest = configDigest(digestInputsFromEnvironment());
+  options.strict = readBool("RAILTUNE_STRICT").value;
+  options.socket.streams = boundedParam("RAILTUNE_NET_STREAMS", 1, socket::kMaxStreams, 2, log);
+  options.socket.timeoutSeconds = boundedParam("RAILTUNE_NET_TIMEOUT", 1, 3600, 20, log);
+  options.railMap = std::move(railMap);
+  options.railMapHost = options.identity.host;
+  options.misbind = misbindFault(devices, log);
+  options.pathLog = pathlog::PathLogWriter::fromEnvironment(log);
+  options.profiler = engineOptions.profiler;
+  std::string names;
+  for (const NetDevice& d : devices) names += (names.empty() ? "" : " ") + d.name + "/" + d.netdev + "=" + d.ipv4;
+  RT_INFO(log, NCCL_INIT | NCCL_NET, "socket transport, %d streams per connection, timeout %d s, %s, devices: %s",
+          options.socket.streams, options.socket.timeoutSeconds, digestHex(options.digest).c_str(), names.c_str());
+  return std::make_unique<PluginEngine>(std::move(devices), std::move(options), log);
 }
 
 }  // namespace railtune::net

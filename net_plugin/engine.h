@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "nccl/common.h"
 
 namespace railtune::net {
 
@@ -46,7 +47,8 @@ struct DeviceProperties {
 };
 
 struct CommConfig {
-  int trafficClass = -1;  // -1: not set
+  int trafficClass = -1;           // -1: not set
+  std::optional<uint64_t> commId;  // NCCL's communicator (net v11+, where each has its own context)
 };
 
 struct NetAttributes {
@@ -128,11 +130,19 @@ class Engine {
   virtual void closeListen(ListenComm* listener) = 0;
   // Hints for one communicator's connections (peers, flows, which collectives/algorithms use them).
   virtual void setNetAttributes(std::optional<uint64_t> commId, const NetAttributes& attributes) = 0;
+  // NIC fusion (net v9+ makeVDevice): a new virtual device made of `members` (physical device
+  // indexes); returns its index. `maxMembers` is the ABI's limit. Throws NetError when refused.
+  virtual int makeVirtualDevice(std::span<const int> members, size_t maxMembers) = 0;
 };
+
+// What NCCL's profiler callback (net v10+) is, in the engine's terms: the boundary hands it over
+// unchanged. Start (type 0) and stop (type 1) of a network event; see docs/net.md, "Profiler events".
+using ProfilerCallback = ncclProfilerCallback_t;
 
 struct EngineOptions {
   std::optional<uint64_t> commId;  // the first communicator's, for logs
   CommConfig config;
+  ProfilerCallback profiler = nullptr;  // NULL: NCCL gave none (net v6..v9, or profiling off)
 };
 
 // The process's engine. Throws StepAside when no transport can carry the traffic.

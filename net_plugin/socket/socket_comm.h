@@ -34,6 +34,9 @@ struct CommBase {
   bool closed = false;
   int device = -1;
   std::string peer = "unknown";
+  int streams = 0;
+  std::array<std::byte, kPreambleBytes> peerPreamble{};  // send and receive comms: what the peer sent
+  Attachments attached{};                                // the plugin's counters, observer, user pointer
 };
 
 enum class RequestKind : uint8_t { Send, Recv, Flush };
@@ -58,11 +61,15 @@ struct StreamSet {
   std::array<StreamCursor, kMaxStreams> cursors{};
   bool timeoutsArmed = false;
   uint64_t armedAtMs = 0;
+  bool busy = false;
+  uint64_t busySinceNs = 0;
 
   // Arms keepalive + TCP_USER_TIMEOUT when work becomes pending; disarms at the first idle moment
   // at least a second after arming, so that a ping-pong toggles them at most once a second instead
   // of paying a dozen setsockopt calls per message.
   void updateTimeouts(bool pending, int timeoutSeconds);
+  // Adds the time with work pending to the connection's counters: one clock read per change.
+  void updateBusy(bool busyNow, pathlog::ConnectionCounters* counters);
   void closeAll();
 };
 
@@ -82,6 +89,7 @@ struct Chunking {
 };
 
 struct SendSlot : RequestBase {
+  void* event = nullptr;  // the profiler event of this transfer, when one was started
   const std::byte* data = nullptr;
   uint64_t size = 0;
   int tag = 0;
@@ -96,7 +104,7 @@ class SocketSendComm {
   SocketSendComm(int device, std::string peer, StreamSet streams, const SocketEngineOptions& options);
   CommBase base{CommKind::Send};
 
-  SendSlot* post(const void* data, uint64_t size, int tag);  // NULL: all slots in use
+  SendSlot* post(const void* data, uint64_t size, int tag, void* profilerHandle);  // NULL: all slots in use
   Completion test(SendSlot& slot);
   void close();
 
@@ -117,6 +125,7 @@ class SocketSendComm {
 };
 
 struct RecvTarget {
+  void* event = nullptr;
   std::byte* data = nullptr;
   size_t capacity = 0;
   int tag = 0;
@@ -161,6 +170,7 @@ class SocketRecvComm {
   void progressStream(int k);
   void advanceCursor(StreamCursor& cursor, int k);
   void deliver(InboundMessage& message, size_t bytes);
+  bool dataArrived() const;
   [[noreturn]] void misuse(const std::string& reason);
 
   StreamSet streams_;

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <set>
@@ -27,6 +28,12 @@ CommBase& commBase(void* comm, CommKind kind, const char* call) {
     throw NetError(ErrorKind::InvalidUsage, base->peer, base->device, std::string(call) + " on a closed comm");
   }
   return *base;
+}
+
+std::array<std::byte, kPreambleBytes> preambleOf(const SocketDevice& device) {
+  std::array<std::byte, kPreambleBytes> out{};
+  std::copy_n(device.preamble.begin(), std::min(device.preamble.size(), out.size()), out.begin());
+  return out;
 }
 
 void checkOptions(const SocketEngineOptions& options) {
@@ -55,6 +62,9 @@ SocketEngine::SocketEngine(std::vector<SocketDevice> devices, SocketEngineOption
     sockaddr_storage address{};
     if (devices_[i].name.empty() || !names.insert(devices_[i].name).second) {
       invalid(dev, "device " + std::to_string(i) + ": empty or duplicate name '" + devices_[i].name + "'");
+    }
+    if (!devices_[i].preamble.empty() && devices_[i].preamble.size() != kPreambleBytes) {
+      invalid(dev, "device " + devices_[i].name + ": a preamble must be " + std::to_string(kPreambleBytes) + " bytes");
     }
     if (!parseAddress(devices_[i].bindAddress, address)) {
       invalid(dev, "device " + devices_[i].name + ": bind address '" + devices_[i].bindAddress +
@@ -107,7 +117,7 @@ ListenComm* SocketEngine::listen(int dev, const CommConfig& /*config: no traffic
   }
   local.nonce = randomU64();
   encodeHandle(local, handle);
-  auto comm = std::make_unique<SocketListenComm>(dev, std::move(fd), local.nonce);
+  auto comm = std::make_unique<SocketListenComm>(dev, std::move(fd), local.nonce, preambleOf(d));
   CommBase* base = &comm->base;
   std::lock_guard lock(commsMutex_);
   listenComms_.push_back(std::move(comm));
@@ -131,7 +141,7 @@ SendComm* SocketEngine::connect(int dev, const CommConfig& /*config*/,
     auto it = pendingConnects_.find(key);
     if (it == pendingConnects_.end()) {
       auto pending = std::make_unique<PendingConnect>(dev, local, remote, options_.streams,
-                                                      static_cast<uint32_t>(options_.chunkBytes));
+                                                      static_cast<uint32_t>(options_.chunkBytes), preambleOf(d));
       it = pendingConnects_.emplace(key, std::move(pending)).first;
     }
     bool ready = false;
@@ -146,6 +156,7 @@ SendComm* SocketEngine::connect(int dev, const CommConfig& /*config*/,
     pendingConnects_.erase(it);
   }
   auto comm = std::make_unique<SocketSendComm>(dev, done->peer(), done->takeStreams(), options_);
+  comm->base.peerPreamble = done->peerPreamble();
   CommBase* base = &comm->base;
   std::lock_guard lock(commsMutex_);
   sendComms_.push_back(std::move(comm));
@@ -160,6 +171,30 @@ RecvComm* SocketEngine::accept(ListenComm* listener) {
   std::lock_guard lock(commsMutex_);
   recvComms_.push_back(std::move(comm));
   return reinterpret_cast<RecvComm*>(handed);
+}
+
+SocketEngine::ConnectionFacts SocketEngine::describe(void* comm) const {
+  auto* base = static_cast<CommBase*>(comm);
+  if (base == nullptr || (base->kind != CommKind::Send && base->kind != CommKind::Recv)) {
+    invalid(-1, "describe: not a socket send or receive comm");
+  }
+  return ConnectionFacts{base->peer, base->streams, base->peerPreamble};
+}
+
+void SocketEngine::attach(void* comm, const Attachments& attachments) {
+  auto* base = static_cast<CommBase*>(comm);
+  if (base == nullptr || (base->kind != CommKind::Send && base->kind != CommKind::Recv)) {
+    invalid(-1, "attach: not a socket send or receive comm");
+  }
+  base->attached = attachments;
+}
+
+void* SocketEngine::userOf(void* comm) const {
+  auto* base = static_cast<CommBase*>(comm);
+  if (base == nullptr || (base->kind != CommKind::Send && base->kind != CommKind::Recv)) {
+    invalid(-1, "not a socket send or receive comm");
+  }
+  return base->closed ? nullptr : base->attached.user;
 }
 
 }  // namespace railtune::net::socket

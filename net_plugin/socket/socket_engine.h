@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "net_plugin/engine.h"
+#include "net_plugin/pathlog/counters.h"
+#include "net_plugin/socket/socket_wire.h"
 
 namespace railtune::net::socket {
 
@@ -25,6 +27,8 @@ struct SocketDevice {
   int railId = -1;
   int planeId = -1;
   std::string pciPath;  // empty: a virtual NIC (NCCL places it on the first CPU)
+  // What this device's connections send as their preamble (kPreambleBytes); empty: zeros.
+  std::vector<std::byte> preamble;
 };
 
 inline constexpr int kMaxStreams = 16;
@@ -39,6 +43,26 @@ struct SocketEngineOptions {
   // Reported as maxP2pBytes; larger sends are refused. 1 GiB as NCCL's own NCCL_MAX_NET_SIZE: test
   // reports received sizes to NCCL as int, so a message must stay below 2 GiB.
   size_t maxMessageBytes = size_t{1} << 30;
+};
+
+// What the plugin hangs on a connection: counters its data path bumps, an observer told when each
+// transfer starts and ends (profiler events), and one pointer of the caller's own. All must outlive
+// the connection's comm; all may be NULL.
+class TransferObserver {
+ public:
+  // A transfer NCCL posted with a profiler handle begins: returns the event to stop, or NULL.
+  // Called on the data path: must neither block nor throw.
+  virtual void* started(void* parentHandle, size_t bytes) noexcept = 0;
+  virtual void stopped(void* event) noexcept = 0;
+
+ protected:
+  ~TransferObserver() = default;
+};
+
+struct Attachments {
+  pathlog::ConnectionCounters* counters = nullptr;
+  TransferObserver* observer = nullptr;
+  void* user = nullptr;
 };
 
 class PendingConnect;
@@ -71,8 +95,24 @@ class SocketEngine final : public Engine {
   void closeRecv(RecvComm* comm) override;
   void closeListen(ListenComm* listener) override;
   void setNetAttributes(std::optional<uint64_t> commId, const NetAttributes& attributes) override;
+  // The transport knows physical devices only; the plugin's device table does the fusion.
+  int makeVirtualDevice(std::span<const int> members, size_t maxMembers) override;
 
   const SocketEngineOptions& options() const { return options_; }
+
+  // What an established send or receive comm knows of its other end. Throws NetError(InvalidArgument)
+  // for anything else.
+  struct ConnectionFacts {
+    std::string peer;  // "10.0.0.7:43122"
+    int streams = 0;
+    std::span<const std::byte, kPreambleBytes> peerPreamble;  // what the peer's device sent
+  };
+  ConnectionFacts describe(void* comm) const;
+  // Attaches (or, with an empty Attachments, detaches) the caller's objects to a send or receive comm.
+  void attach(void* comm, const Attachments& attachments);
+  // The user pointer attached to a send or receive comm (NULL when none, or after close). Throws
+  // NetError(InvalidArgument) when comm is not a socket send or receive comm.
+  void* userOf(void* comm) const;
 
  private:
   const SocketDevice& device(int dev) const;

@@ -53,7 +53,7 @@ void SocketEngine::deregisterMemory(void* comm, MemoryRegion* region) {
 }
 
 Request* SocketEngine::isend(SendComm* comm, void* data, size_t size, int tag, MemoryRegion* /*region*/,
-                             void* /*profilerHandle*/) {
+                             void* profilerHandle) {
   auto& send = typedComm<SocketSendComm>(comm, CommKind::Send, "isend");
   if (size > options_.maxMessageBytes) {
     throw NetError(
@@ -63,7 +63,7 @@ Request* SocketEngine::isend(SendComm* comm, void* data, size_t size, int tag, M
   if (data == nullptr && size > 0) {
     throw NetError(ErrorKind::InvalidArgument, send.base.peer, send.base.device, "isend: NULL data");
   }
-  SendSlot* slot = send.post(data, size, tag);
+  SendSlot* slot = send.post(data, size, tag, profilerHandle);
   return slot == nullptr ? nullptr : reinterpret_cast<Request*>(static_cast<RequestBase*>(slot));
 }
 
@@ -127,5 +127,10 @@ void SocketEngine::closeListen(ListenComm* listener) {
 // Peers, flows and the collectives in use do not change how a TCP stream is driven; the stream
 // count is the transport's own option. The hints matter to the verbs transport (QP placement).
 void SocketEngine::setNetAttributes(std::optional<uint64_t> /*commId*/, const NetAttributes& /*attributes*/) {}
+
+int SocketEngine::makeVirtualDevice(std::span<const int> /*members*/, size_t /*maxMembers*/) {
+  throw NetError(ErrorKind::InvalidUsage, "unknown", -1,
+                 "the socket transport has physical devices only; NIC fusion belongs to the plugin's device table");
+}
 
 }  // namespace railtune::net::socket

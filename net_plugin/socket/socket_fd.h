@@ -66,6 +66,7 @@ int pendingError(int fd);
 std::string errorText(int error);
 
 uint64_t randomU64();
-uint64_t monotonicMs();
+uint64_t monotonicMs();  // coarse: for timers of a second
+uint64_t monotonicNs();  // precise: for busy time
 
 }  // namespace railtune::net::socket

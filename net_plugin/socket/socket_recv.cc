@@ -14,6 +14,7 @@ SocketRecvComm::SocketRecvComm(int device, std::string peer, StreamSet streams, 
   base.object = this;
   base.device = device;
   base.peer = std::move(peer);
+  base.streams = streams_.count;
   for (int k = 0; k < streams_.count; ++k)
     streams_.cursors[static_cast<size_t>(k)] = StreamCursor{0, static_cast<size_t>(k), 0};
 }
@@ -28,7 +29,10 @@ RecvSlot* SocketRecvComm::post(std::span<const RecvBuffer> buffers) {
   slot.matchedCount = 0;
   slot.doneCount = 0;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    slot.targets[i] = RecvTarget{static_cast<std::byte*>(buffers[i].data), buffers[i].size, buffers[i].tag};
+    slot.targets[i] = RecvTarget{nullptr, static_cast<std::byte*>(buffers[i].data), buffers[i].size, buffers[i].tag};
+    if (buffers[i].profilerHandle != nullptr && base.attached.observer != nullptr) {
+      slot.targets[i].event = base.attached.observer->started(buffers[i].profilerHandle, buffers[i].size);
+    }
   }
   ++posted_;
   progress();
@@ -41,13 +45,17 @@ Completion SocketRecvComm::test(RecvSlot& slot) {
   if (slot.doneCount < slot.count) return completion;
   completion.done = true;
   completion.nSizes = slot.count;
-  for (int i = 0; i < slot.count; ++i)
+  for (int i = 0; i < slot.count; ++i) {
     completion.sizes[i] = static_cast<size_t>(slot.targets[static_cast<size_t>(i)].received);
+    if (base.attached.counters != nullptr) base.attached.counters->countReceived(completion.sizes[i]);
+    if (void* event = slot.targets[static_cast<size_t>(i)].event) base.attached.observer->stopped(event);
+  }
   slot.state = SlotState::Reported;
   while (freed_ < posted_ && slots_[freed_ % kSlots].state == SlotState::Reported) {
     slots_[freed_ % kSlots].state = SlotState::Free;
     ++freed_;
   }
+  streams_.updateBusy(dataArrived(), base.attached.counters);
   return completion;
 }
 
@@ -65,6 +73,7 @@ void SocketRecvComm::progress() {
   for (int k = 0; k < streams_.count; ++k)
     pending = pending || streams_.cursors[static_cast<size_t>(k)].message < known_;
   streams_.updateTimeouts(pending, timeoutSeconds_);
+  streams_.updateBusy(dataArrived(), base.attached.counters);
 }
 
 // Reads the next header when a posted receive waits for it; the header is kept until matched, so a
@@ -108,6 +117,12 @@ bool SocketRecvComm::matchHeader() {
   ++known_;
   headerGot_ = 0;
   return true;
+}
+
+// Busy time on the receive side runs from the first header of the oldest unreported receive until
+// test reports it: a receive posted early and waiting for its sender is not the transport's time.
+bool SocketRecvComm::dataArrived() const {
+  return freed_ < posted_ && slots_[freed_ % kSlots].matchedCount > 0;
 }
 
 void SocketRecvComm::advanceCursor(StreamCursor& cursor, int k) {

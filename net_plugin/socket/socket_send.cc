@@ -13,11 +13,12 @@ SocketSendComm::SocketSendComm(int device, std::string peer, StreamSet streams, 
   base.object = this;
   base.device = device;
   base.peer = std::move(peer);
+  base.streams = streams_.count;
   for (int k = 0; k < streams_.count; ++k)
     streams_.cursors[static_cast<size_t>(k)] = StreamCursor{0, static_cast<size_t>(k), 0};
 }
 
-SendSlot* SocketSendComm::post(const void* data, uint64_t size, int tag) {
+SendSlot* SocketSendComm::post(const void* data, uint64_t size, int tag, void* profilerHandle) {
   if (posted_ - freed_ >= kSlots) return nullptr;
   SendSlot& slot = slots_[posted_ % kSlots];
   slot.kind = RequestKind::Send;
@@ -28,6 +29,10 @@ SendSlot* SocketSendComm::post(const void* data, uint64_t size, int tag) {
   slot.tag = tag;
   slot.bytesLeft = size;
   slot.headerSent = false;
+  slot.event = nullptr;
+  if (profilerHandle != nullptr && base.attached.observer != nullptr) {
+    slot.event = base.attached.observer->started(profilerHandle, static_cast<size_t>(size));
+  }
   ++posted_;
   progress();  // start at once: a small message leaves in this call
   return &slot;
@@ -40,12 +45,15 @@ Completion SocketSendComm::test(SendSlot& slot) {
   completion.done = true;
   completion.nSizes = 1;
   completion.sizes[0] = static_cast<size_t>(slot.size);
+  if (base.attached.counters != nullptr) base.attached.counters->countSent(static_cast<size_t>(slot.size));
+  if (slot.event != nullptr) base.attached.observer->stopped(slot.event);
   slot.state = SlotState::Reported;
   // Slots free in posting order, so a message done early keeps its slot until those before it are.
   while (freed_ < posted_ && slots_[freed_ % kSlots].state == SlotState::Reported) {
     slots_[freed_ % kSlots].state = SlotState::Free;
     ++freed_;
   }
+  streams_.updateBusy(posted_ > freed_, base.attached.counters);
   return completion;
 }
 
@@ -65,6 +73,7 @@ bool SocketSendComm::pending() const {
 void SocketSendComm::progress() {
   for (int k = 0; k < streams_.count; ++k) progressStream(k);
   streams_.updateTimeouts(pending(), timeoutSeconds_);
+  streams_.updateBusy(posted_ > freed_, base.attached.counters);
 }
 
 void SocketSendComm::finishCursor(StreamCursor& cursor, int k) {

@@ -9,7 +9,8 @@
 
 namespace railtune::net::socket {
 
-SocketListenComm::SocketListenComm(int device, Fd fd, uint64_t nonce) : fd_(std::move(fd)), nonce_(nonce) {
+SocketListenComm::SocketListenComm(int device, Fd fd, uint64_t nonce, const Preamble& preamble)
+    : fd_(std::move(fd)), nonce_(nonce), preamble_(preamble) {
   base.object = this;
   base.device = device;
 }
@@ -88,22 +89,55 @@ void SocketListenComm::place(Arriving& arriving, const Hello& hello) {
 }
 
 std::unique_ptr<SocketRecvComm> SocketListenComm::takeComplete(const SocketEngineOptions& options) {
-  for (auto it = partial_.begin(); it != partial_.end(); ++it) {
-    if ((*it)->have != (*it)->count) continue;
+  for (auto it = partial_.begin(); it != partial_.end();) {
     Partial& partial = **it;
+    bool ready = false;
+    if (partial.have == partial.count) {
+      try {
+        ready = exchangePreambles(partial);
+      } catch (const NetError&) {
+        it = partial_.erase(it);  // the peer went away mid-handshake: its connect fails, not our accept
+        continue;
+      }
+    }
+    if (!ready) {
+      ++it;
+      continue;
+    }
     SocketEngineOptions followed = options;
     followed.chunkBytes = partial.chunkBytes;  // the sender's chunking decides where bytes travel
     auto comm = std::make_unique<SocketRecvComm>(base.device, describeAddress(partial.peer), std::move(partial.streams),
                                                  followed);
+    comm->base.peerPreamble = partial.peerPreamble;
     partial_.erase(it);
     return comm;
   }
   return nullptr;
 }
 
+bool SocketListenComm::exchangePreambles(Partial& partial) {
+  const int fd = partial.streams.fds[0].get();
+  const std::string peer = describeAddress(partial.peer);
+  while (partial.preambleGot < kPreambleBytes) {
+    const long result =
+        receiveSome(fd, partial.peerPreamble.data() + partial.preambleGot, kPreambleBytes - partial.preambleGot);
+    if (result == kWouldBlock) return false;
+    if (result < 0) throw NetError(ErrorKind::Remote, peer, base.device, "reading the peer's preamble");
+    partial.preambleGot += static_cast<size_t>(result);
+  }
+  while (partial.preambleSent < kPreambleBytes) {
+    const long result =
+        sendSome(fd, preamble_.data() + partial.preambleSent, kPreambleBytes - partial.preambleSent, nullptr, 0);
+    if (result == kWouldBlock) return false;
+    if (result < 0) throw NetError(ErrorKind::Remote, peer, base.device, "sending the preamble");
+    partial.preambleSent += static_cast<size_t>(result);
+  }
+  return true;
+}
+
 PendingConnect::PendingConnect(int device, const sockaddr_storage& localAddress, const ListenHandle& remote,
-                               int streamCount, uint32_t chunkBytes)
-    : device_(device), remote_(remote) {
+                               int streamCount, uint32_t chunkBytes, const Preamble& preamble)
+    : device_(device), remote_(remote), preamble_(preamble) {
   streams_.count = streamCount;
   const uint64_t connectionId = randomU64();
   for (int k = 0; k < streamCount; ++k) {
@@ -127,7 +161,29 @@ void PendingConnect::startConnect(int k, const sockaddr_storage& localAddress) {
 bool PendingConnect::progress() {
   bool all = true;
   for (int k = 0; k < streams_.count; ++k) all = progressStream(k) && all;
-  return all;
+  return all && progressPreamble();
+}
+
+// Stream 0, once its hello is out: our preamble, then the listener's answer.
+bool PendingConnect::progressPreamble() {
+  const int fd = streams_.fds[0].get();
+  while (preambleSent_ < kPreambleBytes) {
+    const long result = sendSome(fd, preamble_.data() + preambleSent_, kPreambleBytes - preambleSent_, nullptr, 0);
+    if (result == kWouldBlock) return false;
+    if (result < 0) throw failure("handshake: sending the preamble: " + errorText(static_cast<int>(-result)));
+    preambleSent_ += static_cast<size_t>(result);
+  }
+  while (preambleGot_ < kPreambleBytes) {
+    const long result = receiveSome(fd, peerPreamble_.data() + preambleGot_, kPreambleBytes - preambleGot_);
+    if (result == kWouldBlock) return false;
+    if (result == kClosed)
+      throw failure(
+          "handshake: the peer closed the connection before its preamble (not a railtune listener, or it refused this "
+          "connection)");
+    if (result < 0) throw failure("handshake: reading the peer's preamble: " + errorText(static_cast<int>(-result)));
+    preambleGot_ += static_cast<size_t>(result);
+  }
+  return true;
 }
 
 bool PendingConnect::progressStream(int k) {

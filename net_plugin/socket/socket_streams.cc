@@ -16,6 +16,17 @@ void StreamSet::updateTimeouts(bool pending, int timeoutSeconds) {
   timeoutsArmed = arm;
 }
 
+void StreamSet::updateBusy(bool busyNow, pathlog::ConnectionCounters* counters) {
+  if (busyNow == busy || counters == nullptr) return;
+  const uint64_t now = monotonicNs();
+  if (busyNow) {
+    busySinceNs = now;
+  } else {
+    counters->addBusy(now - busySinceNs);
+  }
+  busy = busyNow;
+}
+
 void StreamSet::closeAll() {
   for (Fd& fd : fds) fd.reset();
 }

@@ -20,6 +20,11 @@ inline constexpr uint32_t kHandleMagic = 0x4b535452;  // "RTSK"
 inline constexpr uint32_t kHelloMagic = 0x4c485452;   // "RTHL"
 inline constexpr uint16_t kWireVersion = 1;
 
+// After the hellos, each end sends one opaque preamble of this size on stream 0 (the connector first)
+// and reads the other's: the plugin's handshake header (pathlog/handshake.h) travels in it. The
+// transport only carries the bytes; it leaves reading them to its caller.
+inline constexpr size_t kPreambleBytes = 360;
+
 struct ListenHandle {
   sockaddr_storage address{};  // family, IP and port of the listening socket
   uint64_t nonce = 0;          // random per listener: a hello must repeat it

@@ -1,7 +1,14 @@
-// The net plugin through the emulator's NCCL net selection: railtune steps aside, so NCCL (2.28
-// and 2.30 alike) moves on and assigns its own Socket transport; 2.28's finalize after the failed
-// init is survived.
+// The net plugin through the emulator's NCCL net selection (2.28 and 2.30 alike):
+//   - on a host with an ACTIVE RDMA port (a fake sysfs tree), railtune steps aside with one WARN
+//     naming the port, and NCCL moves on to its own transport; RAILTUNE_NET_TRANSPORT=socket makes
+//     railtune carry the traffic even there;
+//   - on a host without RDMA, railtune is the communicator's transport;
+//   - RAILTUNE_NET_TRANSPORT=none, and a failed init, step aside; 2.28's finalize after the failed
+//     init is survived.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "emulator/net_driver.h"
 #include "tests/e2e/emulated_fixture.h"
@@ -12,8 +19,16 @@ namespace {
 using emu::NcclBehaviour;
 using emu::PluginKind;
 
+const std::string kRdmaHost = std::string(RAILTUNE_SOURCE_DIR) + "/tests/data/discover/sysfs/gb300-1plane";
+
 class EmulatedNetSelectionTest : public EmulatedTest, public ::testing::WithParamInterface<NcclBehaviour> {
  protected:
+  void SetUp() override {
+    EmulatedTest::SetUp();
+    env.set("NCCL_SOCKET_IFNAME", "lo");  // without RDMA, the loopback interface carries the traffic
+    env.unset("RAILTUNE_NET_TRANSPORT");
+    env.unset("RAILTUNE_RAIL_MAP");
+  }
   emu::NetSelection select() {
     emu::Loader loader(GetParam(), emu::EnvSource::fromMap({{"NCCL_NET_PLUGIN", pluginPath("net")}}));
     std::vector<emu::NetCandidate> candidates = loader.openNetList();
@@ -26,20 +41,68 @@ class EmulatedNetSelectionTest : public EmulatedTest, public ::testing::WithPara
   }
 };
 
-TEST_P(EmulatedNetSelectionTest, NcclMovesOnToItsOwnTransport) {
+TEST_P(EmulatedNetSelectionTest, AnActiveRdmaPortMakesRailtuneStepAside) {
+  env.set("RAILTUNE_NET_SYSFS_ROOT", kRdmaHost);
   const emu::NetSelection selection = select();
-  EXPECT_EQ(selection.chosenName, "Socket") << joined(selection.log);
+  EXPECT_NE(selection.chosenName, "railtune") << joined(selection.log);
   EXPECT_EQ(selection.driver, nullptr) << "railtune must not be the communicator's transport";
   EXPECT_NE(joined(selection.log).find("Failed to initialize NET plugin"), std::string::npos) << joined(selection.log);
   const std::vector<std::string> warnings = pluginWarnings();
   ASSERT_EQ(warnings.size(), 1u) << pluginLogText();
-  EXPECT_NE(warnings[0].find("railtune net: no transport yet, stepping aside"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("railtune net: stepping aside: RDMA port mlx5_0:1 is active"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("RAILTUNE_NET_TRANSPORT=socket overrides"), std::string::npos) << warnings[0];
+}
+
+TEST_P(EmulatedNetSelectionTest, SocketOverridesTheActiveRdmaPort) {
+  env.set("RAILTUNE_NET_SYSFS_ROOT", kRdmaHost);
+  env.set("RAILTUNE_NET_TRANSPORT", "socket");
+  // The fake tree's HCAs have no addresses on this machine; the plain interfaces do not count on a
+  // host with RDMA, so no device is usable: railtune steps aside, saying so.
+  emu::NetSelection selection = select();
+  EXPECT_NE(selection.chosenName, "railtune") << joined(selection.log);
+  EXPECT_NE(pluginLogText().find("is active, but RAILTUNE_NET_TRANSPORT=socket"), std::string::npos) << pluginLogText();
+  EXPECT_NE(pluginLogText().find("no network device with an IPv4 address"), std::string::npos) << pluginLogText();
+}
+
+// A host without RDMA: a sysfs tree with only the loopback interface.
+std::string hostWithoutRdma() {
+  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "railtune-no-rdma";
+  std::filesystem::create_directories(root / "sys/class/net/lo");
+  std::ofstream(root / "sys/class/net/lo/operstate") << "unknown\n";
+  return root.string();
+}
+
+TEST_P(EmulatedNetSelectionTest, WithoutRdmaRailtuneCarriesTheTraffic) {
+  env.set("RAILTUNE_NET_SYSFS_ROOT", hostWithoutRdma());
+  emu::NetSelection selection = select();
+  EXPECT_EQ(selection.chosenName, "railtune") << joined(selection.log) << pluginLogText();
+  ASSERT_NE(selection.driver, nullptr);
+  int ndev = 0;
+  ASSERT_EQ(selection.driver->devices(&ndev), ncclSuccess);
+  ASSERT_EQ(ndev, 1) << pluginLogText();
+  ncclNetProperties_v12_t props{};
+  ASSERT_EQ(selection.driver->getProperties(0, &props), ncclSuccess);
+  EXPECT_STREQ(props.name, "lo");
+  EXPECT_EQ(props.ptrSupport, NCCL_PTR_HOST);
+  EXPECT_GE(props.maxRecvs, 8);
+  EXPECT_TRUE(pluginWarnings().empty()) << pluginLogText();
+  EXPECT_EQ(selection.driver->finalize(), ncclSuccess);
+}
+
+TEST_P(EmulatedNetSelectionTest, TransportNoneStepsAside) {
+  env.set("RAILTUNE_NET_TRANSPORT", "none");
+  const emu::NetSelection selection = select();
+  EXPECT_NE(selection.chosenName, "railtune") << joined(selection.log);
+  const std::vector<std::string> warnings = pluginWarnings();
+  ASSERT_EQ(warnings.size(), 1u) << pluginLogText();
+  EXPECT_NE(warnings[0].find("RAILTUNE_NET_TRANSPORT=none"), std::string::npos) << warnings[0];
 }
 
 TEST_P(EmulatedNetSelectionTest, InitFailureAlsoStepsAside) {
   injectFault("net.init");
   const emu::NetSelection selection = select();
-  EXPECT_EQ(selection.chosenName, "Socket") << joined(selection.log);
+  EXPECT_NE(selection.chosenName, "railtune") << joined(selection.log);
   EXPECT_EQ(pluginWarnings().size(), 1u) << pluginLogText();
 }
 
@@ -52,6 +115,7 @@ class EmulatedNetVersionTest : public EmulatedTest,
                                public ::testing::WithParamInterface<std::tuple<NcclBehaviour, int>> {};
 
 TEST_P(EmulatedNetVersionTest, InitFailsAndFinalizeIsSafe) {
+  env.set("RAILTUNE_NET_TRANSPORT", "none");
   const auto [behaviour, version] = GetParam();
   const emu::Binding binding = emu::Loader::bindVersion(PluginKind::Net, pluginPath("net"), version);
   ASSERT_TRUE(binding) << "ncclNetPlugin_v" << version << " not bound";

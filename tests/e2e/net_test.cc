@@ -1,6 +1,7 @@
-// The real net .so, every exported version: init steps aside (an error with one WARN, so NCCL moves
-// on to its own transport) until the transports arrive; the data path answers wrong use and
-// injected failures with precise errors and one WARN naming peer, device and reason.
+// The real net .so, every exported version, told to step aside (RAILTUNE_NET_TRANSPORT=none): init
+// fails with one WARN, so NCCL moves on to its own transport; the data path answers wrong use and
+// injected failures with precise errors and one WARN naming peer, device and reason. The plugin
+// carrying traffic is tested in net_versions_test.cc and the emulated tests.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -17,7 +18,8 @@
 namespace railtune::testing {
 namespace {
 
-constexpr const char* kStepAside = "railtune net: no transport yet, stepping aside";
+constexpr const char* kStepAside =
+    "railtune net: stepping aside: RAILTUNE_NET_TRANSPORT=none: railtune steps aside and NCCL uses its own transports";
 void* const kForeignComm = reinterpret_cast<void*>(0x1000);  // never dereferenced without an engine
 
 ncclResult_t noProfiler(void**, int, void*, int64_t, void*) {
@@ -162,6 +164,7 @@ class NetTest : public PluginTest, public ::testing::WithParamInterface<int> {
  protected:
   void SetUp() override {
     PluginTest::SetUp();
+    env.set("RAILTUNE_NET_TRANSPORT", "none");
     ASSERT_TRUE(lib.loaded()) << lib.path() << ": " << dlerror();
     api = bindNet(lib, GetParam());
     ASSERT_EQ(api.version, GetParam()) << "ncclNetPlugin_v" << GetParam() << " not exported";

@@ -21,7 +21,7 @@ inline constexpr auto kDeadline = std::chrono::seconds(30);
 
 inline std::unique_ptr<SocketEngine> loopbackEngine(SocketEngineOptions options = {}) {
   std::vector<SocketDevice> devices;
-  devices.push_back(SocketDevice{"lo0", "lo", "127.0.0.1", 100000, 0, 0, ""});
+  devices.push_back(SocketDevice{"lo0", "lo", "127.0.0.1", 100000, 0, 0, "", {}});
   return std::make_unique<SocketEngine>(std::move(devices), options);
 }
 

@@ -5,8 +5,10 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <vector>
 
 #include "net_plugin/socket/socket_wire.h"
 #include "tests/unit/net_socket_pair.h"
@@ -48,10 +50,58 @@ TEST(NetSocketSetup, ListenFillsTheHandleAndBothSidesConnect) {
   EXPECT_EQ(engine->accept(listener), nullptr) << "one connection, one accept";
 }
 
+TEST(NetSocketSetup, PreamblesCrossAndCountersCountTheTraffic) {
+  std::vector<SocketDevice> devices{{"nic_a", "lo", "127.0.0.1", 0, 0, -1, "", std::vector<std::byte>(kPreambleBytes)},
+                                    {"nic_b", "lo", "127.0.0.2", 0, 1, -1, "", std::vector<std::byte>(kPreambleBytes)}};
+  for (size_t i = 0; i < kPreambleBytes; ++i) {
+    devices[0].preamble[i] = static_cast<std::byte>(i);
+    devices[1].preamble[i] = static_cast<std::byte>(255 - i % 256);
+  }
+  SocketEngine engine(devices, SocketEngineOptions{});
+  std::array<std::byte, kHandleBytes> handle{};
+  ListenComm* listener = engine.listen(1, CommConfig{}, handle);
+  SendComm* send = nullptr;
+  RecvComm* recv = nullptr;
+  ASSERT_TRUE(pumpUntil([&] {
+    if (send == nullptr) send = engine.connect(0, CommConfig{}, handle);
+    if (recv == nullptr) recv = engine.accept(listener);
+    return send != nullptr && recv != nullptr;
+  }));
+  const auto sendSaw = engine.describe(send).peerPreamble;
+  const auto recvSaw = engine.describe(recv).peerPreamble;
+  EXPECT_EQ(engine.describe(send).streams, SocketEngineOptions{}.streams);
+  EXPECT_EQ(engine.describe(recv).peer.rfind("127.0.0.1:", 0), 0u) << "the connector bound nic_a's address";
+  EXPECT_TRUE(std::equal(sendSaw.begin(), sendSaw.end(), devices[1].preamble.begin())) << "the listener's answer";
+  EXPECT_TRUE(std::equal(recvSaw.begin(), recvSaw.end(), devices[0].preamble.begin())) << "the connector's";
+
+  pathlog::ConnectionCounters sent, received;
+  int user = 0;
+  engine.attach(send, Attachments{&sent, nullptr, &user});
+  engine.attach(recv, Attachments{&received, nullptr, nullptr});
+  EXPECT_EQ(engine.userOf(send), &user);
+  const std::vector<std::byte> data = pattern(3 << 20, 7);
+  std::vector<std::byte> into(data.size());
+  const RecvBuffer buffer{into.data(), into.size(), 5, nullptr, nullptr};
+  Request* r = engine.irecv(recv, std::span(&buffer, 1));
+  Request* s = engine.isend(send, const_cast<std::byte*>(data.data()), data.size(), 5, nullptr, nullptr);
+  Completion sendDone, recvDone;
+  ASSERT_TRUE(completeBoth(engine, s, r, sendDone, recvDone));
+  EXPECT_EQ(into, data);
+  EXPECT_EQ(sent.sample().bytesSent, data.size());
+  EXPECT_EQ(sent.sample().messagesSent, 1u);
+  EXPECT_EQ(received.sample().bytesReceived, data.size());
+  EXPECT_EQ(received.sample().messagesReceived, 1u);
+  EXPECT_GT(sent.sample().busyUs + received.sample().busyUs, 0u) << "3 MiB takes some time to move";
+  engine.attach(send, Attachments{});
+  engine.attach(recv, Attachments{});
+  EXPECT_EQ(engine.userOf(send), nullptr);
+  EXPECT_THROW(engine.describe(listener), NetError);
+}
+
 TEST(NetSocketSetup, PropertiesDescribeTheDevice) {
   std::vector<SocketDevice> devices{
-      {"mlx5_0", "eth0", "127.0.0.1", 400000, 2, 1, "/sys/devices/pci0000:00/0000:00:01.0"},
-      {"eth1", "eth1", "::1", 100000, -1, -1, ""}};
+      {"mlx5_0", "eth0", "127.0.0.1", 400000, 2, 1, "/sys/devices/pci0000:00/0000:00:01.0", {}},
+      {"eth1", "eth1", "::1", 100000, -1, -1, "", {}}};
   SocketEngine engine(devices, SocketEngineOptions{});
   ASSERT_EQ(engine.deviceCount(), 2);
   const DeviceProperties p = engine.properties(0);
@@ -77,12 +127,12 @@ TEST(NetSocketSetup, BadOptionsAndAddressesAreRefused) {
   SocketEngineOptions huge;
   huge.maxMessageBytes = size_t{1} << 31;
   EXPECT_NE(errorOf([&] { loopbackEngine(huge); }, ErrorKind::InvalidArgument).find("as int"), std::string::npos);
-  std::vector<SocketDevice> named{{"eth0", "eth0", "eth0.example", 0, -1, -1, ""}};
+  std::vector<SocketDevice> named{{"eth0", "eth0", "eth0.example", 0, -1, -1, "", {}}};
   EXPECT_NE(errorOf([&] { SocketEngine(named, SocketEngineOptions{}); }, ErrorKind::InvalidArgument)
                 .find("not a numeric IPv4 or IPv6 address"),
             std::string::npos);
-  std::vector<SocketDevice> twice{{"eth0", "eth0", "127.0.0.1", 0, -1, -1, ""},
-                                  {"eth0", "eth0", "127.0.0.1", 0, -1, -1, ""}};
+  std::vector<SocketDevice> twice{{"eth0", "eth0", "127.0.0.1", 0, -1, -1, "", {}},
+                                  {"eth0", "eth0", "127.0.0.1", 0, -1, -1, "", {}}};
   errorOf([&] { SocketEngine(twice, SocketEngineOptions{}); }, ErrorKind::InvalidArgument);
 }
 
@@ -106,8 +156,21 @@ TEST(NetSocketSetup, AWrongNonceNeverYieldsAConnection) {
   ListenComm* listener = engine->listen(0, CommConfig{}, handle);
   auto forged = handle;
   forged[32] ^= std::byte{0xff};  // same address and port, another listener's nonce
-  SendComm* send = nullptr;
-  ASSERT_TRUE(pumpUntil([&] { return (send = engine->connect(0, CommConfig{}, forged)) != nullptr; }));
+  // The listener drops streams with another nonce, so the connector never gets the listener's
+  // preamble: its connect fails once the listener has closed the stream, and accept yields nothing.
+  bool failed = false;
+  const bool ended = pumpUntil([&] {
+    try {
+      EXPECT_EQ(engine->accept(listener), nullptr);
+      EXPECT_EQ(engine->connect(0, CommConfig{}, forged), nullptr);
+    } catch (const NetError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Remote);
+      EXPECT_NE(std::string(e.what()).find("handshake: "), std::string::npos) << e.what();
+      failed = true;
+    }
+    return failed;
+  });
+  EXPECT_TRUE(ended && failed);
   EXPECT_FALSE(pumpUntil([&] { return engine->accept(listener) != nullptr; }, std::chrono::milliseconds(300)));
 }
 

@@ -1,0 +1,100 @@
+// PluginEngine: what NCCL talks to when railtune carries the traffic. It owns the device table
+// (virtual devices, NIC fusion), the transport (sockets today; verbs will sit beside it), and what
+// the plugin adds on top of any transport:
+//   - the handshake header each connection sends in its preamble, and the checks on the peer's
+//     (a peer that is not railtune fails the connection; a configuration digest that differs is a
+//     WARN, a failure under RAILTUNE_STRICT=1);
+//   - the rail check: the actual rail of the NIC a connection leaves through against the rail the
+//     rail map gives the GPU it serves (served_gpu.h); a mismatch is a WARN and is marked in the log;
+//   - the path log records of each connection and its traffic counters;
+//   - profiler events naming the NIC of every transfer (profiler_event.h).
+// See docs/net.md.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/identity.h"
+#include "common/log.h"
+#include "fabric/rail_map.h"
+#include "net_plugin/devices/device_table.h"
+#include "net_plugin/engine.h"
+#include "net_plugin/pathlog/writer.h"
+#include "net_plugin/socket/socket_engine.h"
+
+namespace railtune::net {
+
+struct PluginOptions {
+  Identity identity;
+  uint64_t digest = 0;  // common/config_digest.h, computed at init
+  bool strict = false;  // RAILTUNE_STRICT: a digest mismatch fails the connection
+  socket::SocketEngineOptions socket;
+  std::shared_ptr<const fabric::RailMap> railMap;   // NULL: none
+  std::string railMapHost;                          // this host's name in it
+  std::optional<std::pair<int, int>> misbind;       // physical device FROM leaves through TO (a fault, for tests)
+  std::unique_ptr<pathlog::PathLogWriter> pathLog;  // NULL: no path log
+  ProfilerCallback profiler = nullptr;
+  std::function<std::optional<std::string>()> cudaBusId;  // empty: served_gpu.h's currentCudaBusId
+  EnvLookup env = processEnv;
+};
+
+class Connection;
+
+class PluginEngine final : public Engine {
+ public:
+  // Throws NetError when the transport refuses the devices (an address that is not numeric...).
+  PluginEngine(std::vector<NetDevice> devices, PluginOptions options, const Log& log);
+  ~PluginEngine() override;
+  PluginEngine(const PluginEngine&) = delete;
+  PluginEngine& operator=(const PluginEngine&) = delete;
+
+  const char* name() const override { return "socket"; }
+  int deviceCount() override { return table_.count(); }
+  DeviceProperties properties(int dev) override { return table_.properties(dev); }
+  int makeVirtualDevice(std::span<const int> members, size_t maxMembers) override;
+  ListenComm* listen(int dev, const CommConfig& config, std::span<std::byte, kHandleBytes> handle) override;
+  SendComm* connect(int dev, const CommConfig& config, std::span<const std::byte, kHandleBytes> handle) override;
+  RecvComm* accept(ListenComm* listener) override;
+  MemoryRegion* registerMemory(void* comm, void* data, size_t size, MemoryType type) override;
+  MemoryRegion* registerDmaBuf(void* comm, void* data, size_t size, uint64_t offset, int fd) override;
+  void deregisterMemory(void* comm, MemoryRegion* region) override;
+  Request* isend(SendComm* comm, void* data, size_t size, int tag, MemoryRegion* region, void* profilerHandle) override;
+  Request* irecv(RecvComm* comm, std::span<const RecvBuffer> buffers) override;
+  Request* iflush(RecvComm* comm, std::span<const RecvBuffer> buffers) override;
+  Completion test(Request* request) override;
+  void closeSend(SendComm* comm) override;
+  void closeRecv(RecvComm* comm) override;
+  void closeListen(ListenComm* listener) override;
+  void setNetAttributes(std::optional<uint64_t> commId, const NetAttributes& attributes) override;
+
+ private:
+  struct ListenerInfo {
+    int vdev = -1;
+    std::optional<uint64_t> commId;
+  };
+  int physicalOf(int vdev) const;  // the member the transport uses, after the misbinding fault
+  void* adopt(void* comm, int vdev, bool send, std::optional<uint64_t> commId);
+  void announce(Connection& connection, int tag);
+  void close(void* comm, bool send);
+  bool limitWarning(std::atomic<int>& count, const char* what);
+
+  Log log_;
+  PluginOptions options_;
+  const fabric::RailMapHost* host_ = nullptr;  // into options_.railMap
+  DeviceTable table_;
+  std::unique_ptr<socket::SocketEngine> transport_;
+  std::mutex setupMutex_;  // listeners_ and connections_: setup and close only
+  std::map<void*, ListenerInfo> listeners_;
+  std::map<void*, std::unique_ptr<Connection>> connections_;
+  std::atomic<int> railWarnings_{0}, digestWarnings_{0};
+};
+
+}  // namespace railtune::net
