@@ -14,3 +14,8 @@ gtest_discover_tests(net_socket_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVE
 add_executable(net_socket_alloc_tests ${CMAKE_CURRENT_LIST_DIR}/net_socket_alloc_test.cc)
 target_link_libraries(net_socket_alloc_tests PRIVATE railtune_net_socket GTest::gtest_main)
 gtest_discover_tests(net_socket_alloc_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
+
+# What the plugin adds on top of the transport, tested without the .so: the served GPU and its rail.
+add_executable(net_engine_tests ${CMAKE_CURRENT_LIST_DIR}/net_served_gpu_test.cc)
+target_link_libraries(net_engine_tests PRIVATE railtune_net_engine GTest::gtest_main)
+gtest_discover_tests(net_engine_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)

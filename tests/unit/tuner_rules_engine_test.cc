@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/config_digest.h"
 #include "fabric/rail_map.h"
 #include "nccl/tuner_common.h"
 #include "tuner_plugin/decision_engine.h"
@@ -61,6 +62,22 @@ const char* kCsv =
     "allreduce,0,65535,tree,ll,-1,2,-1\n"
     "allreduce,0,65535,ring,ll128,8,-1,-1\n"
     "allgather,1024,4194304,pat,simple,4,-1,16\n";
+
+// The net plugin computes the digest on its own (common/config_digest.h) and must arrive at the
+// tuner's value, or every connection would report a mismatch.
+TEST_F(ConfigEnv, TheDigestFromTheEnvironmentIsTheTunersDigest) {
+  EXPECT_EQ(configDigest(digestInputsFromEnvironment()), loadTunerConfig().digest) << "no rules, no rail map";
+  setenv("NCCL_TUNER_CONFIG_FILE", write("nccl.conf", kCsv).c_str(), 1);
+  setenv("RAILTUNE_RAIL_MAP", write("map.json", "{\"not\": \"read as a map here\"}").c_str(), 1);
+  setenv("RAILTUNE_TUNER_MODEL", "on", 1);
+  clearTunerConfigCache();
+  const uint64_t tuner = loadTunerConfig().digest;
+  EXPECT_EQ(configDigest(digestInputsFromEnvironment()), tuner);
+  setenv("RAILTUNE_TUNER_CONFIG", write("ours.conf", kCsv).c_str(), 1);  // the same bytes elsewhere
+  clearTunerConfigCache();
+  EXPECT_EQ(configDigest(digestInputsFromEnvironment()), loadTunerConfig().digest);
+  EXPECT_EQ(loadTunerConfig().digest, tuner) << "a path is not part of the configuration";
+}
 
 TEST_F(ConfigEnv, NcclVariableIsReadWhenOursIsUnset) {
   setenv("NCCL_TUNER_CONFIG_FILE", write("nccl.conf", kCsv).c_str(), 1);
