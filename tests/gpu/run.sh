@@ -3,8 +3,10 @@
 # libnccl is the NCCL under test). Two processes share one GPU, each its own "host" (NCCL_HOSTID) so
 # that NCCL accepts them as two nodes (NCCL_MNNVL_ENABLE=0 keeps them apart); each loads our three
 # plugins by absolute path with NCCL_DEBUG=INFO and runs one AllReduce. The check reads NCCL's log
-# lines: which plugin versions NCCL bound, compared with what that NCCL release binds; that injected
-# faults leave the job running; and that a rules file changes the algorithm NCCL runs.
+# lines: which plugin versions NCCL bound, compared with what that NCCL release binds; that the net
+# plugin carries the AllReduce between the two "hosts" over its socket transport and writes a path
+# log; that it steps aside when told to; that injected faults leave the job running; and that a rules
+# file changes the algorithm NCCL runs.
 #
 #   tests/gpu/run.sh <plugin dir> [sanitized]
 # Exit 0 pass, 1 fail, 77 skipped (no GPU, no PyTorch with CUDA, or a sanitizer build).
@@ -65,8 +67,11 @@ run_pair() {
 expect() { grep -Eq "$2" "$1" || fail "$(basename "$1"): $3 (no line matching: $2)"; }
 
 # 1. Plain: NCCL binds every plugin, and calls them with this communicator's real arguments (our
-#    INFO lines echo what init received: 2 ranks, 2 nodes, the rank).
-run_pair plain
+#    INFO lines echo what init received: 2 ranks, 2 nodes, the rank). The net plugin carries the
+#    traffic between the two "hosts" over loopback (forced: the machine may have RDMA ports), with a
+#    path log per process.
+run_pair plain RAILTUNE_NET_TRANSPORT=socket NCCL_SOCKET_IFNAME=lo RAILTUNE_PATH_LOG_DIR="$work/paths" \
+  RAILTUNE_JOB_ID=gpu-check
 declare -A expected=([2.28]="11 5 5" [2.29]="11 5 6" [2.30]="12 6 6")
 for rank in 0 1; do
   log="$work/plain.rank$rank.log"
@@ -87,7 +92,24 @@ for rank in 0 1; do
     "the tuner's init did not receive nRanks=2, nNodes=2"
   expect "$log" "railtune profiler: ABI v$profiler, comm 0x[0-9a-f]+ .* rank $rank of 2 on 2 nodes" \
     "the profiler's init did not receive rank $rank of 2 on 2 nodes"
-  expect "$log" "railtune net: .*stepping aside" "the net plugin did not step aside with a WARN"
+  expect "$log" "Using network railtune" "NCCL did not use the railtune net plugin for the communicator"
+  expect "$log" "railtune net: socket transport, 2 streams per connection" "the net plugin did not report its transport"
+  expect "$log" "railtune net: connection (send to|receive from) .*digests match" \
+    "the net plugin logged no connection whose configuration digests match"
+done
+paths=$(ls "$work"/paths/gpu-check-*.jsonl 2>/dev/null | wc -l)
+[ "$paths" -eq 2 ] || fail "expected one path log per process, found $paths"
+connects=$(cat "$work"/paths/*.jsonl | grep -c '"record":"connect"')
+[ "$connects" -ge 2 ] || fail "the path logs hold $connects connect records (at least one each way expected)"
+grep -h '"record":"close"' "$work"/paths/*.jsonl | grep -q '"bytes_sent":[1-9]' \
+  || fail "no close record in the path logs counted any bytes sent"
+echo "path logs: $paths files, $connects connect records"
+
+# 1b. Told to step aside, the net plugin's init fails with one WARN and NCCL runs on its own transport.
+run_pair aside RAILTUNE_NET_TRANSPORT=none
+for rank in 0 1; do
+  expect "$work/aside.rank$rank.log" "railtune net: stepping aside: RAILTUNE_NET_TRANSPORT=none" \
+    "the net plugin did not step aside with a WARN"
 done
 
 # 2. Failure table with real NCCL: faults injected into the tuner's getCollInfo and the profiler's
@@ -107,4 +129,4 @@ expect "$work/rules.rank0.log" "AllReduce: 4194304 Bytes -> Algo (TREE|Tree) pro
 digest0=$(grep -Eo "config digest [0-9a-f]{16}" "$work/rules.rank0.log" | head -n 1)
 digest1=$(grep -Eo "config digest [0-9a-f]{16}" "$work/rules.rank1.log" | head -n 1)
 [ -n "$digest0" ] && [ "$digest0" = "$digest1" ] || fail "the two ranks logged different config digests: '$digest0' '$digest1'"
-echo "ok: NCCL bound the railtune plugins in both processes, injected faults left the job running, and a rule chose NCCL's algorithm"
+echo "ok: NCCL bound the railtune plugins in both processes, the net plugin carried the AllReduce and logged its paths, it stepped aside when told, injected faults left the job running, and a rule chose NCCL's algorithm"
