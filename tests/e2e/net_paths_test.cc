@@ -159,6 +159,39 @@ TEST_F(NetPathsTest, DevicesAreTheRailMapsHcasWithTheirRails) {
   EXPECT_EQ(driver->finalize(), ncclSuccess);
 }
 
+TEST_F(NetPathsTest, MakeVDeviceFusesNicsAsNcclsIbTransportDoes) {
+  start();
+  ASSERT_TRUE(driver->hasMakeVDevice());
+  ncclNetVDeviceProps_v12_t props{};
+  props.ndevs = 2;
+  props.devs[0] = 0;
+  props.devs[1] = 1;
+  int fused = -1;
+  ASSERT_EQ(driver->makeVDevice(&fused, &props), ncclSuccess) << pluginLogText();
+  EXPECT_EQ(fused, 4) << "appended after the four physical devices";
+  int ndev = 0;
+  ASSERT_EQ(driver->devices(&ndev), ncclSuccess);
+  EXPECT_EQ(ndev, 5);
+  ncclNetProperties_v12_t merged{}, first{};
+  ASSERT_EQ(driver->getProperties(fused, &merged), ncclSuccess);
+  ASSERT_EQ(driver->getProperties(0, &first), ncclSuccess);
+  EXPECT_STREQ(merged.name, "mlx5_0+mlx5_1");
+  EXPECT_EQ(merged.speed, 2 * first.speed);
+  EXPECT_EQ(merged.railId, -1) << "members on different rails: the fused device has none";
+  ASSERT_EQ(merged.vProps.ndevs, 2);
+  EXPECT_EQ(merged.vProps.devs[1], 1);
+  // Traffic on the fused device travels on its first member.
+  connectPair(fused, fused);
+  transfer(70000, 9);
+  // Refused with the reason: a repeated member, an unknown one.
+  props.devs[1] = 0;
+  EXPECT_EQ(driver->makeVDevice(&fused, &props), ncclInvalidArgument);
+  props.devs[1] = 17;
+  EXPECT_EQ(driver->makeVDevice(&fused, &props), ncclInvalidArgument);
+  EXPECT_EQ(pluginWarnings().size(), 2u) << pluginLogText();
+  closeAll();
+}
+
 TEST_F(NetPathsTest, AConnectionOnItsGpusRailIsLoggedWithBothEndsAndItsTraffic) {
   start();
   connectPair(1, 1);
