@@ -9,7 +9,7 @@ packages=(
   clang-14 libclang-rt-14-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   libyaml-cpp-dev libpugixml-dev libhwloc-dev
-  python3 python3-jsonschema binutils
+  python3 python3-jsonschema binutils iptables
 )
 
 missing=()

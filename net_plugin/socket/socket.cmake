@@ -7,5 +7,6 @@ railtune_add_plugin_code(railtune_net_socket STATIC
   ${CMAKE_CURRENT_LIST_DIR}/socket_send.cc
   ${CMAKE_CURRENT_LIST_DIR}/socket_setup.cc
   ${CMAKE_CURRENT_LIST_DIR}/socket_streams.cc
+  ${CMAKE_CURRENT_LIST_DIR}/socket_tcp_info.cc
   ${CMAKE_CURRENT_LIST_DIR}/socket_wire.cc)
 target_link_libraries(railtune_net_socket PUBLIC railtune_common railtune_net_pathlog)

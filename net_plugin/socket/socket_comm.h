@@ -63,11 +63,14 @@ struct StreamSet {
   uint64_t armedAtMs = 0;
   bool busy = false;
   uint64_t busySinceNs = 0;
+  // Streams whose peer advertised a zero window at their last would-block (bit k: stream k).
+  uint32_t closedWindows = 0;
 
   // Arms keepalive + TCP_USER_TIMEOUT when work becomes pending; disarms at the first idle moment
   // at least a second after arming, so that a ping-pong toggles them at most once a second instead
-  // of paying a dozen setsockopt calls per message.
-  void updateTimeouts(bool pending, int timeoutSeconds);
+  // of paying a dozen setsockopt calls per message. `now`: disarm at once (a peer that closed its
+  // window is alive: the kernel's TCP_USER_TIMEOUT would also cut its zero-window probing).
+  void updateTimeouts(bool pending, int timeoutSeconds, bool now = false);
   // Adds the time with work pending to the connection's counters: one clock read per change.
   void updateBusy(bool busyNow, pathlog::ConnectionCounters* counters);
   void closeAll();

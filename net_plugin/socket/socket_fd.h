@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace railtune::net::socket {
@@ -60,6 +61,10 @@ inline constexpr long kWouldBlock = 0;
 inline constexpr long kClosed = -1000000;
 long sendSome(int fd, const void* header, size_t headerBytes, const void* data, size_t dataBytes);
 long receiveSome(int fd, void* data, size_t bytes);
+
+// Whether the peer advertises a zero receive window (alive, but its application is not reading):
+// nullopt when the kernel does not say (before Linux 5.4) or the call fails. socket_tcp_info.cc.
+std::optional<bool> peerWindowClosed(int fd);
 
 // The pending error of a socket (SO_ERROR), 0 when none.
 int pendingError(int fd);

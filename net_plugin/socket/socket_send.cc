@@ -72,7 +72,11 @@ bool SocketSendComm::pending() const {
 
 void SocketSendComm::progress() {
   for (int k = 0; k < streams_.count; ++k) progressStream(k);
-  streams_.updateTimeouts(pending(), timeoutSeconds_);
+  // A slow receiver that stopped reading advertises a zero window and answers every probe: it is
+  // alive, and must not be cut while its application catches up. Silence is watched only while
+  // the window is open.
+  const bool windowClosed = streams_.closedWindows != 0;
+  streams_.updateTimeouts(pending() && !windowClosed, timeoutSeconds_, windowClosed);
   streams_.updateBusy(posted_ > freed_, base.attached.counters);
 }
 
@@ -100,8 +104,13 @@ void SocketSendComm::progressStream(int k) {
     const std::byte* data = hasChunk ? slot.data + cursor.chunk * chunking_.chunkBytes + cursor.offset : nullptr;
     const size_t headerLeft = needHeader ? kMessageHeaderBytes - headerOffset_ : 0;
     const long result = sendSome(fd, header_.data() + headerOffset_, headerLeft, data, chunkLength - cursor.offset);
-    if (result == kWouldBlock) return;
+    const uint32_t bit = 1u << k;
+    if (result == kWouldBlock) {
+      if (peerWindowClosed(fd).value_or(false)) streams_.closedWindows |= bit;
+      return;
+    }
     if (result < 0) throw streamError(base, k, result, "send");
+    streams_.closedWindows &= ~bit;
     size_t sent = static_cast<size_t>(result);
     const size_t headerPart = std::min(sent, headerLeft);
     headerOffset_ += headerPart;

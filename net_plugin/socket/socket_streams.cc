@@ -4,12 +4,12 @@
 
 namespace railtune::net::socket {
 
-void StreamSet::updateTimeouts(bool pending, int timeoutSeconds) {
+void StreamSet::updateTimeouts(bool pending, int timeoutSeconds, bool now) {
   if (pending == timeoutsArmed) return;  // the common case: no clock, no syscall
-  const uint64_t now = monotonicMs();
-  if (!pending && now - armedAtMs < 1000) return;
+  const uint64_t nowMs = monotonicMs();
+  if (!pending && !now && nowMs - armedAtMs < 1000) return;
   const bool arm = pending;
-  if (arm) armedAtMs = now;
+  if (arm) armedAtMs = nowMs;
   // A failed setsockopt only loses the early detection of a silent peer (the kernel's own
   // retransmission limit still applies), so it does not fail the transfer.
   for (int k = 0; k < count; ++k) (void)setPendingTimeouts(fds[static_cast<size_t>(k)].get(), arm, timeoutSeconds);
