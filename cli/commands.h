@@ -28,5 +28,6 @@ Command addTopoSlurmCommand(CLI::App& topo);       // topo_sched.cc: `railtune t
 Command addTopoEnvCommand(CLI::App& topo);         // topo_sched.cc: `railtune topo env`
 Command addExecCommand(CLI::App& parent);          // exec.cc: `railtune exec -- CMD`
 Command addTunerCommand(CLI::App& parent);         // tuner.cc: the `tuner` group (cli/tuner.h lists its subcommands)
+Command addEmuCommand(CLI::App& parent);           // net_job.cc: the `emu` group (`railtune emu net-job`)
 
 }  // namespace railtune::cli

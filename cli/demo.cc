@@ -1,7 +1,9 @@
 // `railtune demo [--out DIR] [--plugin-dir DIR] [--fabric FILE]`: loads the three railtune plugins
 // through the emulator's loader as NCCL 2.28 and 2.30 would, prints what each binds, and writes the
 // same as DIR/bindings.jsonl; then writes the topology outputs of the built-in cluster (or FILE's)
-// under DIR/topology/ (demo_topology.h) and checks them. Everything the demo produces goes under DIR.
+// under DIR/topology/ (demo_topology.h) and checks them, the tuner's decision tables under DIR/tuner/,
+// and runs an emulated 16-rank job over the net plugin with one NIC miswired (DIR/net/, demo_net.h). Everything the
+// demo produces goes under DIR.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 
 #include "cli/bindings_report.h"
 #include "cli/commands.h"
+#include "cli/demo_net.h"
 #include "cli/demo_topology.h"
 #include "cli/demo_tuner.h"
 #include "cli/plugin_files.h"
@@ -79,12 +82,15 @@ int runDemo(const DemoOptions& opts) {
   if (!jsonl) throw std::runtime_error("writing " + (out / "bindings.jsonl").string() + " failed");
   std::printf(
       "The tuner applies rules from RAILTUNE_TUNER_CONFIG (none here) and its cost model advises\n"
-      "(RAILTUNE_TUNER_MODEL=advise: NCCL's choice stands); the profiler asks for no events yet, and\n"
-      "the net plugin steps aside after init, which is why NCCL gives communicators its own transport.\n");
+      "(RAILTUNE_TUNER_MODEL=advise: NCCL's choice stands); the profiler asks for no events yet. The net\n"
+      "plugin carries the traffic over TCP on a host without an active RDMA port and steps aside for\n"
+      "NCCL's own IB transport where one is active: \"communicators get\" above says which it was here.\n");
   std::printf("Wrote %s\n\n", (out / "bindings.jsonl").c_str());
   const int topologyErrors = writeDemoTopology(out, files.net.parent_path(), opts.fabric);
   if (writeDemoTuner(out, files.tuner) > 0)
     throw std::runtime_error("the tuner disagreed with its rules: see MISMATCH in " + (out / "tuner").string());
+  if (writeDemoNet(out, files.net) > 0)
+    throw std::runtime_error("the path logs did not show exactly the injected misbinding; see above");
   if (unbound > 0) {
     std::fprintf(stderr, "railtune demo: %d plugin(s) bound nothing; see the loader's lines above\n", unbound);
     return 1;

@@ -1,0 +1,121 @@
+// `railtune emu net-job`: an emulated NCCL job of P ranks, one process each, over the real net plugin
+// (emulator/net_job/launcher.h; docs/net-job.md). The `emu` group is registered here; it holds the
+// emulator's job commands.
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/plugin_files.h"
+#include "emulator/net_job/job_report.h"
+#include "emulator/net_job/launcher.h"
+
+namespace railtune::cli {
+namespace {
+
+namespace nj = emu::netjob;
+
+struct NetJobArgs {
+  int ranks = 8;
+  int racks = 0;
+  std::vector<std::string> hosts;
+  std::string railMap;
+  size_t bytes = 1 << 20;
+  int iterations = 2;
+  std::string collectives = "all";
+  bool noMnnvl = false;
+  std::string pathLogDir;
+  std::string pluginDir;
+  std::string nccl = "2.30";
+  int faultRank = -1;
+  std::vector<std::string> faults;
+  double timeout = 60;
+  size_t chunkBytes = 128 * 1024;
+  std::string jobDir;
+};
+
+std::pair<std::string, std::string> splitFault(const std::string& fault) {
+  const size_t eq = fault.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw std::invalid_argument("--fault '" + fault +
+                                "': expected VAR=VALUE (e.g. RAILTUNE_NET_FAULT_MISBIND=mlx5_0:mlx5_1)");
+  return {fault.substr(0, eq), fault.substr(eq + 1)};
+}
+
+nj::JobOptions jobOptions(const NetJobArgs& a) {
+  nj::JobOptions o;
+  o.placement = nj::PlacementOptions{a.ranks, a.racks, a.hosts};
+  o.railMapPath = a.railMap;
+  o.collectives = nj::parseCollectiveList(a.collectives);
+  o.bytes = a.bytes;
+  o.iterations = a.iterations;
+  o.mnnvl = !a.noMnnvl;
+  o.pathLogDir = a.pathLogDir;
+  const auto behaviour = emu::parseBehaviour(a.nccl);
+  if (!behaviour) throw std::invalid_argument("--nccl " + a.nccl + ": expected 2.28 or 2.30");
+  o.behaviour = *behaviour;
+  o.pluginPath =
+      findPluginFiles(a.pluginDir.empty() ? defaultPluginDir() : std::filesystem::path(a.pluginDir)).net.string();
+  if (!a.faults.empty() && a.faultRank < 0) throw std::invalid_argument("--fault needs --fault-rank");
+  if (a.faultRank >= a.ranks)
+    throw std::invalid_argument("--fault-rank " + std::to_string(a.faultRank) + " is not a rank");
+  o.faultRank = a.faultRank;
+  for (const std::string& f : a.faults) o.faultEnv.push_back(splitFault(f));
+  o.timeoutSeconds = a.timeout;
+  o.chunkBytes = a.chunkBytes;
+  o.jobDir = a.jobDir;
+  return o;
+}
+
+int runNetJob(const NetJobArgs& args) {
+  const nj::JobOptions options = jobOptions(args);
+  const nj::JobResult result = nj::runJob(options);
+  std::fputs(nj::formatJobReport(options, result).c_str(), result.ok() ? stdout : stderr);
+  return result.ok() ? 0 : 1;
+}
+
+Command addNetJobCommand(CLI::App& emu) {
+  auto a = std::make_shared<NetJobArgs>();
+  CLI::App* sub = emu.add_subcommand(
+      "net-job", "Run an emulated NCCL job, one process per rank, over the railtune net plugin; verify every byte");
+  sub->add_option("--ranks", a->ranks, "Number of ranks (processes)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 4096));
+  sub->add_option("--racks", a->racks, "Spread the hosts over this many NVLink domains (0: fill hosts in map order)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--hosts", a->hosts, "Host names of the rail map to use, in rank order")->delimiter(',');
+  sub->add_option("--rail-map", a->railMap, "Rail map JSON (default: the built-in cluster's)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--bytes", a->bytes, "Bytes per rank")->capture_default_str();
+  sub->add_option("--iterations", a->iterations, "Iterations per collective")->capture_default_str();
+  sub->add_option("--collectives", a->collectives,
+                  "all, or a comma list of all-reduce, all-gather, reduce-scatter, all-to-all, tree")
+      ->capture_default_str();
+  sub->add_flag("--no-mnnvl", a->noMnnvl, "Ranks of one NVLink domain but different trays use the net plugin too");
+  sub->add_option("--path-log-dir", a->pathLogDir, "RAILTUNE_PATH_LOG_DIR for every rank");
+  sub->add_option("--plugin-dir", a->pluginDir, "Folder holding the plugin .so files (default: <bin>/../lib)");
+  sub->add_option("--nccl", a->nccl, "NCCL behaviour to emulate: 2.28 or 2.30")->capture_default_str();
+  sub->add_option("--fault-rank", a->faultRank, "The rank --fault applies to");
+  sub->add_option("--fault", a->faults, "VAR=VALUE set in --fault-rank's environment only (repeatable)");
+  sub->add_option("--timeout", a->timeout, "Seconds before the job is stopped")->capture_default_str();
+  sub->add_option("--chunk-bytes", a->chunkBytes, "Bytes per isend/irecv (NCCL's step size)")->capture_default_str();
+  sub->add_option("--job-dir", a->jobDir, "Keep the job folder (rail map, address files, handles) here");
+  return {sub, [a] { return runNetJob(*a); }};
+}
+
+}  // namespace
+
+Command addEmuCommand(CLI::App& parent) {
+  CLI::App* group = parent.add_subcommand("emu", "emulated NCCL jobs over the real railtune plugins");
+  group->require_subcommand(1);
+  auto subcommands = std::make_shared<std::vector<Command>>(std::vector<Command>{addNetJobCommand(*group)});
+  return {group, [subcommands] {
+            for (const Command& sub : *subcommands)
+              if (sub.app->parsed()) return sub.run();
+            return 1;  // unreachable: CLI11 requires one subcommand
+          }};
+}
+
+}  // namespace railtune::cli

@@ -1,0 +1,58 @@
+// The emulated job as a whole (`railtune emu net-job`): plans the ranks on the rail map's hosts,
+// prepares the job folder (the rail map, one address file per host, the handle folder), forks one
+// process per rank from this single-threaded process, and collects what each reports. A rank that
+// fails or dies stops the job: the others are killed and the first failure is reported; nothing
+// waits past the timeout.
+//
+// Why fork and not re-exec: each rank must start from a clean NCCL-like process with its own
+// environment, and forking a single-threaded parent gives that without needing the railtune binary
+// (the tests run the job from their own executable). The plugin is loaded only in the children.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "emulator/loader.h"
+#include "emulator/net_job/job_plan.h"
+#include "emulator/net_job/result.h"
+#include "emulator/net_job/schedule.h"
+
+namespace railtune::emu::netjob {
+
+struct JobOptions {
+  PlacementOptions placement;
+  std::string railMapPath;  // "": the embedded default cluster's rail map
+  std::vector<Collective> collectives;
+  size_t bytes = 1 << 20;  // per rank
+  int iterations = 2;
+  bool mnnvl = true;
+  std::string pluginPath;  // libnccl-net-railtune.so (NCCL_NET_PLUGIN for every rank)
+  NcclBehaviour behaviour = NcclBehaviour::V2_30;
+  std::string pathLogDir;         // "": none; else RAILTUNE_PATH_LOG_DIR for every rank
+  std::string jobId = "net-job";  // RAILTUNE_JOB_ID: path log files are <job>-<host>-<pid>.jsonl
+  int faultRank = -1;
+  std::vector<std::pair<std::string, std::string>> faultEnv;  // set for faultRank only
+  double timeoutSeconds = 60;
+  size_t chunkBytes = 128 * 1024;
+  std::string jobDir;  // "": a temporary folder, removed when the job succeeds
+};
+
+struct JobResult {
+  JobPlan plan;
+  std::vector<RankResult> ranks;    // by rank; only ranks that reported
+  std::vector<std::string> errors;  // empty: every byte verified
+  std::string jobDir;               // kept when the job failed
+  int pluginConnections() const;    // send + receive sides over the plugin, all ranks
+  bool ok() const { return errors.empty(); }
+};
+
+// Throws PlanError, or std::runtime_error when the job cannot be started (a multi-threaded caller,
+// an unreadable rail map, a folder that cannot be written). Failures of ranks are JobResult::errors.
+JobResult runJob(const JobOptions& options);
+
+// The rail map text the job uses: the file, or the embedded default cluster's map.
+std::string railMapText(const std::string& path);
+
+}  // namespace railtune::emu::netjob

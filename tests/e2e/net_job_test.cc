@@ -1,0 +1,189 @@
+// The multi-process emulated job (emulator/net_job) through the real libnccl-net-railtune.so: ranks in
+// separate processes, handles exchanged out of band, every collective with odd sizes, with and without
+// MNNVL, both NCCL behaviours; the path logs read back: one connect record per end of every plugin
+// connection, rails as expected, and an injected misbinding visible on exactly the injected rank.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "cli/demo_net.h"
+#include "emulator/net_job/job_report.h"
+#include "emulator/net_job/launcher.h"
+#include "emulator/net_job/path_check.h"
+
+namespace railtune::emu::netjob {
+namespace {
+
+namespace fs = std::filesystem;
+
+class NetJobTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = info->name();  // "Test/param" for parameterised tests: one folder, not two
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = fs::path(::testing::TempDir()) / ("railtune-net-job-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  JobOptions options(int ranks, int racks, const std::string& railMap = "") {
+    JobOptions o;
+    o.placement.ranks = ranks;
+    o.placement.racks = racks;
+    o.railMapPath = railMap;
+    o.collectives = parseCollectiveList("all");
+    o.bytes = oddSize();
+    o.iterations = 2;
+    o.pluginPath = std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-net-railtune.so";
+    o.pathLogDir = (dir_ / "paths").string();
+    o.timeoutSeconds = 30;
+    o.chunkBytes = 16 * 1024;  // many chunks in flight even for small buffers
+    return o;
+  }
+  static std::string smallMap() { return std::string(RAILTUNE_NET_JOB_DATA) + "/two-gpu-trays.json"; }
+
+  // Random odd sizes, from a fixed seed so that a failure can be replayed.
+  size_t oddSize() { return std::uniform_int_distribution<size_t>(1, 100000)(random_) | 1u; }
+
+  JobResult run(const JobOptions& o) {
+    const JobResult result = runJob(o);
+    EXPECT_TRUE(result.ok()) << formatJobReport(o, result);
+    return result;
+  }
+
+  static std::map<int, int> rankOfPid(const JobResult& result) {
+    std::map<int, int> out;
+    for (const RankResult& r : result.ranks) out[r.pid] = r.rank;
+    return out;
+  }
+
+  // One connect record per end of every plugin connection, written by the process of that end.
+  static void expectOneRecordPerConnectionEnd(const JobResult& result, const PathLogs& logs) {
+    ASSERT_EQ(logs.connects.size(), 2u * static_cast<size_t>(result.pluginConnections()));
+    std::map<int, int> sends, recvs;
+    for (const auto& c : logs.connects)
+      ++(c.record.direction == net::pathlog::Direction::Send ? sends : recvs)[c.identity.pid];
+    for (const RankResult& r : result.ranks) {
+      EXPECT_EQ(sends[r.pid], r.pluginSends) << "rank " << r.rank;
+      EXPECT_EQ(recvs[r.pid], r.pluginRecvs) << "rank " << r.rank;
+    }
+  }
+
+  fs::path dir_;
+  std::mt19937_64 random_{20261130};
+};
+
+TEST_F(NetJobTest, FourRanksOverTwoRacksRunEveryCollective) {
+  const JobOptions o = options(4, 2, smallMap());
+  SCOPED_TRACE("bytes per rank " + std::to_string(o.bytes));
+  const JobResult result = run(o);
+  ASSERT_EQ(result.ranks.size(), 4u);
+  for (const RankResult& r : result.ranks) {
+    ASSERT_EQ(r.collectives.size(), 5u);
+    for (const CollectiveResult& c : r.collectives) EXPECT_GT(c.verifiedBytes, 0u) << r.rank << " " << c.collective;
+    EXPECT_EQ(r.device, r.gpu) << "the device named after the GPU's HCA";
+  }
+  EXPECT_EQ(result.pluginConnections(), 8);  // all-to-all between racks: 2 x 2 x 2 directed edges
+  const PathLogs logs = readPathLogs(o.pathLogDir);
+  expectOneRecordPerConnectionEnd(result, logs);
+  for (const auto& c : logs.connects) EXPECT_FALSE(railMismatch(c.record)) << describeConnection(c, rankOfPid(result));
+}
+
+TEST_F(NetJobTest, MnnvlKeepsOneDomainOffThePlugin) {
+  JobOptions o = options(4, 0, smallMap());  // two trays of one NVLink domain
+  const JobResult withMnnvl = run(o);
+  EXPECT_EQ(withMnnvl.pluginConnections(), 0);
+  for (const RankResult& r : withMnnvl.ranks) EXPECT_EQ(r.device, -1) << "rank " << r.rank << " used the plugin";
+  o.mnnvl = false;
+  o.bytes = oddSize();
+  fs::remove_all(o.pathLogDir);
+  const JobResult without = run(o);
+  EXPECT_EQ(without.pluginConnections(), 8);
+  expectOneRecordPerConnectionEnd(without, readPathLogs(o.pathLogDir));
+}
+
+class NetJobNcclTest : public NetJobTest, public ::testing::WithParamInterface<NcclBehaviour> {};
+
+TEST_P(NetJobNcclTest, EightRanksOfTheDefaultClusterWithoutMnnvl) {
+  JobOptions o = options(8, 2);
+  o.behaviour = GetParam();
+  o.mnnvl = false;
+  o.iterations = 1;
+  SCOPED_TRACE("bytes per rank " + std::to_string(o.bytes));
+  const JobResult result = run(o);
+  ASSERT_EQ(result.ranks.size(), 8u);
+  EXPECT_EQ(result.pluginConnections(), 2 * 4 * 4);  // all-to-all between the hosts (ring and tree edges among them)
+  expectOneRecordPerConnectionEnd(result, readPathLogs(o.pathLogDir));
+}
+
+INSTANTIATE_TEST_SUITE_P(BothNccls, NetJobNcclTest, ::testing::Values(NcclBehaviour::V2_28, NcclBehaviour::V2_30),
+                         [](const auto& p) { return p.param == NcclBehaviour::V2_28 ? "nccl2_28" : "nccl2_30"; });
+
+TEST_F(NetJobTest, RingAndTreeConnectionsStayOnTheirRails) {
+  JobOptions o = options(8, 2);
+  o.collectives = parseCollectiveList("all-reduce,tree");
+  o.mnnvl = false;
+  const JobResult result = run(o);
+  const PathLogs logs = readPathLogs(o.pathLogDir);
+  expectOneRecordPerConnectionEnd(result, logs);
+  for (const auto& c : logs.connects) EXPECT_FALSE(crossRail(c.record)) << describeConnection(c, rankOfPid(result));
+}
+
+TEST_F(NetJobTest, MisbindingShowsOnExactlyTheInjectedRank) {
+  JobOptions o = options(8, 2);
+  o.collectives = parseCollectiveList("all-reduce,tree");
+  o.faultRank = 0;  // on the tree's root and the ring's closing hop: it has plugin connections
+  o.faultEnv = {{"RAILTUNE_NET_FAULT_MISBIND", "mlx5_0:mlx5_1"}};
+  const JobResult result = run(o);
+  const PathLogs logs = readPathLogs(o.pathLogDir);
+  expectOneRecordPerConnectionEnd(result, logs);
+  const auto pids = rankOfPid(result);
+  int mismatched = 0;
+  for (const auto& c : logs.connects) {
+    const bool injected = writerRank(c, pids) == 0;
+    EXPECT_EQ(railMismatch(c.record), injected) << describeConnection(c, pids);
+    if (injected) {
+      EXPECT_EQ(c.record.local.hca.view(), "mlx5_1");
+      EXPECT_EQ(c.record.expectedRail, 0);
+    }
+    mismatched += railMismatch(c.record);
+  }
+  EXPECT_EQ(mismatched, result.ranks[0].pluginSends + result.ranks[0].pluginRecvs);
+  EXPECT_GT(mismatched, 0);
+}
+
+TEST_F(NetJobTest, ARankWithoutThePluginFailsTheJobQuickly) {
+  JobOptions o = options(4, 2, smallMap());
+  o.faultRank = 2;
+  o.faultEnv = {{"NCCL_NET_PLUGIN", "none"}};  // NCCL falls back to its own transports on that rank
+  const auto start = std::chrono::steady_clock::now();
+  const JobResult result = runJob(o);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.errors.front().find("rank 2 (small-r1-t0, GPU 0): the net plugin did not take the communicator"),
+            std::string::npos)
+      << result.errors.front();
+  EXPECT_FALSE(result.jobDir.empty()) << "a failed job keeps its folder";
+  fs::remove_all(result.jobDir);
+}
+
+// The demo's part (cli/demo_net.h): 16 ranks over two racks, one rank misbound; it finds exactly that.
+TEST_F(NetJobTest, DemoFindsTheInjectedCrossRailConnections) {
+  ::testing::internal::CaptureStdout();
+  const int problems = cli::writeDemoNet(dir_, std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-net-railtune.so");
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(problems, 0) << out;
+  EXPECT_NE(out.find("16 ranks over 2 racks"), std::string::npos) << out;
+  EXPECT_NE(out.find("<- rail_match: false"), std::string::npos) << out;
+  EXPECT_FALSE(readPathLogs((dir_ / "net" / "paths").string()).connects.empty());
+}
+
+}  // namespace
+}  // namespace railtune::emu::netjob
