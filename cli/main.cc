@@ -12,8 +12,7 @@ int main(int argc, char** argv) {
 
   const std::vector<railtune::cli::Command> commands = {
       railtune::cli::addDemoCommand(app), railtune::cli::addConfigCommand(app), railtune::cli::addExecCommand(app),
-      railtune::cli::addTopoCommand(app), railtune::cli::addTunerCommand(app),
-      railtune::cli::addEmuCommand(app),
+      railtune::cli::addTopoCommand(app), railtune::cli::addTunerCommand(app),  railtune::cli::addEmuCommand(app),
   };
 
   try {
