@@ -66,6 +66,50 @@ constexpr ParamSpec kParams[] = {
      "which), periodic traffic snapshots and a record at close. Written by a background thread about once a "
      "second; the data path never waits on it. The directory is created if missing. Unset: no path log.",
      ""},
+    {"RAILTUNE_PROFILE_DIR", ParamType::String, "", "profiler",
+     "Directory of the profiler's outputs ([profiler.md](profiler.md#outputs)), three files per process named "
+     "`<job>-<host>-<pid>.<kind>`: the collective log (`collectives.jsonl`, format "
+     "[`railtune.profile.collectives.v1`](formats.md)), the network summary (`net.jsonl`, "
+     "`railtune.profile.net.v1`) and a Chrome trace (`trace.json`, for Perfetto). Written by a background thread "
+     "and flushed about once a second, so a killed job leaves every record up to the last flush. The directory is "
+     "created if missing. Unset: no files.",
+     ""},
+    {"RAILTUNE_PROFILE_PROMETHEUS", ParamType::String, "", "profiler",
+     "Path of a Prometheus textfile (node-exporter's textfile collector) the profiler rewrites atomically at each "
+     "flush: operations, bytes, time and histograms of duration and bus bandwidth by operation and size bucket. "
+     "`%p` in the path is replaced by the process id, so that the ranks of one host write one file each "
+     "(`/var/lib/node_exporter/textfile/railtune-%p.prom`). Works with or without `RAILTUNE_PROFILE_DIR`. "
+     "Unset: no textfile.",
+     ""},
+    {"RAILTUNE_HANG_TIMEOUT", ParamType::Int, "300", "profiler",
+     "Seconds after which the profiler's hang watchdog reports a collective or P2p operation that is still "
+     "incomplete: one WARN naming the communicator, sequence number, operation, and the channels, peers and NICs "
+     "with network steps outstanding, and a hang record written and flushed to the profiler's outputs. The job is "
+     "never touched. The default, 300, is half of PyTorch's default collective timeout (600 s), so the record is on "
+     "disk well before the framework aborts the process, and far above what a healthy collective takes; if you "
+     "lower the framework's timeout, set this below it. `0` turns the watchdog off; values outside 0..86400 are "
+     "rejected with a WARN and the default is used. Checked once a second.",
+     ""},
+    {"RAILTUNE_PROFILE_MASK", ParamType::List, "default", "profiler",
+     "Which NCCL profiler events the profiler asks for, as a comma-separated list of names (case-insensitive): "
+     "`coll`, `p2p`, `proxyop`, `proxystep`, `kernelch`, `netplugin`, `all` (the six), `default`, `none`. The "
+     "default, `coll,p2p,proxyop,kernelch`, is what completion and the hang watchdog need and is cheap enough for "
+     "production: a few events per operation and channel. `proxystep` adds bytes, steps and wait time per "
+     "channel and peer (one event per network step), `netplugin` the NIC of each flow (one event per transfer). "
+     "NCCL also generates each requested event's parents. An unknown name is a WARN and the default is used "
+     "([profiler.md](profiler.md#capture)).",
+     ""},
+    {"RAILTUNE_PROFILE_OPERATIONS", ParamType::Int, "256", "profiler",
+     "Collectives and P2p operations each communicator can track at once (from enqueue to completion), 16 to "
+     "1048576, allocated when the communicator is created (about 0.2 KiB each). When all are in use, a new "
+     "operation is not recorded and is counted in the next record's `events_dropped`; the job is never held up.",
+     ""},
+    {"RAILTUNE_PROFILE_EVENTS", ParamType::Int, "4096", "profiler",
+     "ProxyOp, ProxyStep and KernelCh events each communicator can hold at once, 16 to 1048576, allocated when the "
+     "communicator is created (about 0.2 KiB each). A ProxyOp's slot is kept until its operation's record is "
+     "built. When all are in use, an event is dropped (NCCL is told so and carries on) and counted in the next "
+     "record's `events_dropped`.",
+     ""},
     {"RAILTUNE_NET_TRANSPORT", ParamType::Enum, "auto", "net",
      "Whether the net plugin carries the job's traffic. `auto` (the default): over TCP sockets only on a host "
      "without an ACTIVE RDMA port; where one is active the plugin steps aside (one WARN) so that NCCL uses its "

@@ -1,0 +1,419 @@
+// ProfilerSequence: NCCL's profiler call sites (src/plugin/profiler.cc, enqueue.cc, group.cc, proxy.cc,
+// transport/net.cc, transport/profiler.cc) replayed in order for one group of operations.
+#include "emulator/profiler_sequence.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "net_plugin/profiler_event.h"
+
+namespace railtune::emu {
+
+struct ProfilerSequence::Flow {
+  const ProxyFlow* spec = nullptr;
+  void* op = nullptr;                          // ProxyOp
+  std::vector<void*> steps;                    // ProxyStep per step
+  std::vector<void*> net;                      // NetPlugin per step (NULL when not started)
+  std::vector<ProxyEventHandle> proxyHandles;  // per step: the phandle a real net plugin gets
+};
+
+struct ProfilerSequence::Task {
+  const EmulatedOperation* op = nullptr;
+  void* groupApi = nullptr;  // the GroupApi handle when the call was made
+  void* api = nullptr;       // CollApi / P2pApi
+  void* task = nullptr;      // Coll / P2p
+  std::vector<Flow> flows;
+  std::vector<void*> kernelCh;  // per channel
+  bool stalled() const { return op->stallAtStep >= 0; }
+  bool stepDone(int step) const { return !stalled() || step < op->stallAtStep; }
+  bool stepPosted(int step) const { return step < op->nSteps && (!stalled() || step <= op->stallAtStep); }
+};
+
+EmulatedOperation ringAllReduce(int rank, int nRanks, int nChannels, int peersPerChannel, int nSteps, size_t bytes) {
+  EmulatedOperation op;
+  op.func = "AllReduce";
+  op.count = bytes / 4;
+  op.nChannels = nChannels;
+  op.nSteps = nSteps;
+  for (int c = 0; c < nChannels; ++c) {
+    for (int k = 1; k <= peersPerChannel; ++k) {
+      for (bool send : {true, false}) {
+        ProxyFlow flow;
+        flow.channel = c;
+        flow.peer = ((send ? rank + k : rank - k) % nRanks + nRanks) % nRanks;
+        flow.send = send;
+        flow.nic.device = c;
+        flow.nic.hca = "mlx5_" + std::to_string(c);
+        flow.nic.rail = c;
+        flow.nic.connection = static_cast<uint64_t>(op.flows.size() + 1);
+        flow.nic.peerHost = "rank" + std::to_string(flow.peer);
+        op.flows.push_back(flow);
+      }
+    }
+  }
+  return op;
+}
+
+EmulatedOperation p2pOperation(bool send, int rank, int peer, size_t bytes, int nChannels, int nSteps) {
+  EmulatedOperation op;
+  op.p2p = true;
+  op.func = send ? "Send" : "Recv";
+  op.count = bytes;
+  op.datatype = "ncclInt8";
+  op.peer = peer;
+  op.algo.clear();
+  op.nChannels = nChannels;
+  op.nSteps = nSteps;
+  for (int c = 0; c < nChannels; ++c) {
+    ProxyFlow flow;
+    flow.channel = c;
+    flow.peer = peer;
+    flow.send = send;
+    flow.nic.device = c;
+    flow.nic.hca = "mlx5_" + std::to_string(c);
+    flow.nic.rail = c;
+    flow.nic.connection = static_cast<uint64_t>(rank * 1000 + c + 1);
+    flow.nic.peerHost = "rank" + std::to_string(peer);
+    op.flows.push_back(flow);
+  }
+  return op;
+}
+
+ProfilerSequence::ProfilerSequence(ProfilerDriver& driver, int rank)
+    : driver_(driver), rank_(rank), pid_(static_cast<int>(getpid())) {}
+
+void* ProfilerSequence::start(ncclProfilerEventDescr_v6_t& descr) {
+  void* handle = nullptr;
+  if (driver_.startEvent(&descr, &handle) != ncclSuccess) ++stats_.failures;
+  ++stats_.starts;
+  if (handle != nullptr) ++stats_.handles;
+  return handle;
+}
+
+void ProfilerSequence::stop(void* handle) {
+  if (driver_.stopEvent(handle) != ncclSuccess) ++stats_.failures;
+  ++stats_.stops;
+}
+
+void ProfilerSequence::state(void* handle, ncclProfilerEventState_t s, const ncclProfilerEventStateArgs_v6_t* args) {
+  ncclProfilerEventStateArgs_v6_t copy{};
+  if (args != nullptr) copy = *args;
+  if (driver_.recordEventState(handle, s, args != nullptr ? &copy : nullptr) != ncclSuccess) ++stats_.failures;
+  ++stats_.states;
+}
+
+SequenceStats ProfilerSequence::run(std::span<const EmulatedOperation> group) {
+  stats_ = {};
+  std::vector<Task> tasks(group.size());
+  for (size_t i = 0; i < group.size(); ++i) tasks[i].op = &group[i];
+  int groupDepth = 0;
+  const bool userGroup = group.size() > 1;
+  if (userGroup) ++groupDepth;  // ncclGroupStart
+  for (Task& task : tasks) {
+    apiCall(task, groupDepth);
+    groupEnd(groupDepth, tasks);  // every call closes its implicit group; the last level launches
+  }
+  if (userGroup) groupEnd(groupDepth, tasks);  // ncclGroupEnd
+  proxy(tasks);
+  return stats_;
+}
+
+// ncclEnqueueCheck and taskAppend: the implicit group around each call, the outermost GroupApi
+// event, and the call's own CollApi/P2pApi event, stopped when the call returns.
+void ProfilerSequence::apiCall(Task& task, int& groupDepth) {
+  if (profilerGroupDepth_ > 0) ++profilerGroupDepth_;
+  ++groupDepth;  // ncclGroupStartInternal
+  // NCCL tracks the outermost group only while the mask asks for an event at or below GroupApi.
+  if (profilerGroupDepth_ == 0 && profilerEventWanted(ncclProfileGroupApi, driver_.activationMask())) {
+    ncclProfilerEventDescr_v6_t d{};
+    d.type = ncclProfileGroupApi;
+    d.groupApi.groupDepth = groupDepth;
+    groupApi_ = start(d);
+    profilerGroupDepth_ = groupDepth;
+    groupApiState_ = 1;
+  }
+  if (groupApiState_ == 1) {
+    groupApiState_ = 2;
+    if (groupApi_ != nullptr) state(groupApi_, ncclProfilerGroupStartApiStop, nullptr);
+  }
+  const EmulatedOperation& op = *task.op;
+  ncclProfilerEventDescr_v6_t d{};
+  d.parentObj = groupApi_;
+  if (op.p2p) {
+    d.type = ncclProfileP2pApi;
+    d.p2pApi = {op.func.c_str(), op.count, op.datatype.c_str(), nullptr, false};
+  } else {
+    d.type = ncclProfileCollApi;
+    d.collApi = {op.func.c_str(), op.count, op.datatype.c_str(), op.root, nullptr, false};
+  }
+  task.groupApi = groupApi_;
+  task.api = start(d);
+  if (task.api != nullptr) stop(task.api);
+}
+
+// ncclGroupEndInternal: the GroupEndApiStart state when the outermost group closes, the launch when
+// the last level closes, and the GroupApi stop on the way out.
+void ProfilerSequence::groupEnd(int& groupDepth, std::vector<Task>& tasks) {
+  if (profilerGroupDepth_ > 0) --profilerGroupDepth_;
+  if (profilerGroupDepth_ == 0 && groupApiState_ == 2) {
+    groupApiState_ = 0;
+    if (groupApi_ != nullptr) state(groupApi_, ncclProfilerGroupEndApiStart, nullptr);
+  }
+  if (--groupDepth == 0) launch(tasks);
+  if (groupApi_ != nullptr && profilerGroupDepth_ == 0) {
+    stop(groupApi_);
+    groupApi_ = nullptr;
+  }
+}
+
+// ncclLaunchKernel then hostStreamPlanTask: KernelLaunch, the Group event, the task events (the
+// plan's collectives first, then its P2p operations), stopped once the proxy ops are handed over.
+void ProfilerSequence::launch(std::vector<Task>& tasks) {
+  ncclProfilerEventDescr_v6_t d{};
+  d.type = ncclProfileKernelLaunch;
+  d.parentObj = tasks.front().groupApi;
+  if (void* kernelLaunch = start(d)) stop(kernelLaunch);
+
+  ncclProfilerEventDescr_v6_t g{};
+  g.type = ncclProfileGroup;
+  void* group = start(g);
+  std::vector<Task*> plan;
+  for (Task& t : tasks) {
+    if (!t.op->p2p) plan.push_back(&t);
+  }
+  for (Task& t : tasks) {
+    if (t.op->p2p) plan.push_back(&t);
+  }
+  for (Task* t : plan) startTask(*t, group);
+  for (Task* t : plan) {
+    if (t->task != nullptr) stop(t->task);
+  }
+  if (group != nullptr) stop(group);
+}
+
+void ProfilerSequence::startTask(Task& task, void* group) {
+  const EmulatedOperation& op = *task.op;
+  ncclProfilerEventDescr_v6_t d{};
+  d.parentObj = task.api;
+  d.rank = rank_;
+  if (op.p2p) {
+    d.type = ncclProfileP2p;
+    d.p2p.func = op.func.c_str();
+    d.p2p.count = op.count;
+    d.p2p.datatype = op.datatype.c_str();
+    d.p2p.peer = op.peer;
+    d.p2p.nChannels = static_cast<uint8_t>(op.nChannels);
+    d.p2p.parentGroup = group;
+  } else {
+    d.type = ncclProfileColl;
+    d.coll.seqNumber = seqNumbers_[op.func]++;  // counted whether or not the event is recorded
+    d.coll.func = op.func.c_str();
+    d.coll.count = op.count;
+    d.coll.root = op.root;
+    d.coll.datatype = op.datatype.c_str();
+    d.coll.nChannels = static_cast<uint8_t>(op.nChannels);
+    d.coll.nWarps = static_cast<uint8_t>(op.nWarps);
+    d.coll.algo = op.algo.c_str();
+    d.coll.proto = op.proto.c_str();
+    d.coll.parentGroup = group;
+  }
+  task.task = start(d);
+}
+
+// The proxy thread: each ProxyOp starts when its op is appended, the profiler's own proxy op
+// starts each channel's KernelCh when the kernel reaches it, then every step of every op is posted
+// before any completes (several steps in flight across channels, as NCCL's progress loop leaves them),
+// and the ops and channels stop last. A stalled operation stops at its stall step.
+void ProfilerSequence::proxy(std::vector<Task>& tasks) {
+  int maxSteps = 0;
+  for (Task& task : tasks) {
+    task.flows.resize(task.op->flows.size());
+    for (size_t i = 0; i < task.flows.size(); ++i) {
+      task.flows[i].spec = &task.op->flows[i];
+      startProxyOp(task, task.flows[i]);
+    }
+    maxSteps = std::max(maxSteps, task.op->nSteps);
+  }
+  for (Task& task : tasks) startKernelChannels(task);
+  for (Task& task : tasks) {
+    for (Flow& flow : task.flows) {
+      if (flow.op != nullptr) state(flow.op, ncclProfilerProxyOpInProgress_v4, nullptr);
+    }
+  }
+  for (int step = 0; step < maxSteps; ++step) {
+    for (Task& task : tasks) {
+      for (Flow& flow : task.flows) {
+        if (task.stepPosted(step)) postStep(task, flow, step);
+      }
+    }
+    for (Task& task : tasks) {
+      for (Flow& flow : task.flows) {
+        if (task.stepPosted(step) && task.stepDone(step)) completeStep(task, flow, step);
+      }
+    }
+  }
+  for (Task& task : tasks) finishTask(task);
+}
+
+void ProfilerSequence::startProxyOp(Task& task, Flow& flow) {
+  const ProxyFlow& spec = *flow.spec;
+  ncclProfilerEventDescr_v6_t d{};
+  d.type = ncclProfileProxyOp;
+  d.parentObj = task.task;
+  d.rank = rank_;
+  d.proxyOp.pid = pid_;
+  d.proxyOp.channelId = static_cast<uint8_t>(spec.channel);
+  d.proxyOp.peer = spec.peer;
+  d.proxyOp.nSteps = task.op->nSteps;
+  d.proxyOp.chunkSize = task.op->chunkSize;
+  d.proxyOp.isSend = spec.send ? 1 : 0;
+  flow.op = start(d);
+  flow.steps.assign(static_cast<size_t>(task.op->nSteps), nullptr);
+  flow.net.assign(static_cast<size_t>(task.op->nSteps), nullptr);
+  flow.proxyHandles.assign(static_cast<size_t>(task.op->nSteps), ProxyEventHandle{});
+}
+
+void ProfilerSequence::startKernelChannels(Task& task) {
+  task.kernelCh.assign(static_cast<size_t>(task.op->nChannels), nullptr);
+  for (int c = 0; c < task.op->nChannels; ++c) {
+    ncclProfilerEventDescr_v6_t d{};
+    d.type = ncclProfileKernelCh;
+    d.parentObj = task.task;
+    d.rank = rank_;
+    d.kernelCh.channelId = static_cast<uint8_t>(c);
+    d.kernelCh.pTimer = gpuClockNs_ += 1000;
+    task.kernelCh[static_cast<size_t>(c)] = start(d);
+  }
+}
+
+// transport/net.cc: a send step waits for the GPU, then for the peer (v4+), then on the network;
+// a receive step is posted to the network at once. The net plugin's event starts inside
+// isend/irecv, under the step.
+void ProfilerSequence::postStep(Task& task, Flow& flow, int step) {
+  const size_t i = static_cast<size_t>(step);
+  ncclProfilerEventDescr_v6_t d{};
+  d.type = ncclProfileProxyStep;
+  d.parentObj = flow.op;
+  d.rank = rank_;
+  d.proxyStep.step = step;
+  flow.steps[i] = start(d);
+  void* handle = flow.op != nullptr ? flow.steps[i] : nullptr;  // NCCL records states only under a ProxyOp
+  ncclProfilerEventStateArgs_v6_t args{};
+  args.proxyStep.transSize = static_cast<size_t>(task.op->chunkSize);
+  if (flow.spec->send) {
+    if (handle != nullptr) state(handle, ncclProfilerProxyStepSendGPUWait, &args);
+    if (handle != nullptr) state(handle, ncclProfilerProxyStepSendPeerWait_v4, &args);
+    postTransfer(flow, step, args.proxyStep.transSize);
+    if (handle != nullptr) state(handle, ncclProfilerProxyStepSendWait, &args);
+  } else {
+    postTransfer(flow, step, args.proxyStep.transSize);
+    if (handle != nullptr) state(handle, ncclProfilerProxyStepRecvWait, &args);
+  }
+}
+
+// test() reports the transfer done (the net plugin stops its event), a receive is flushed and handed
+// to the GPU, and the step stops.
+void ProfilerSequence::completeStep(Task& task, Flow& flow, int step) {
+  const size_t i = static_cast<size_t>(step);
+  if (transfers_ != nullptr) {
+    transfers_->complete(*flow.spec, step);  // the plugin stops its own event inside test()
+  } else if (flow.net[i] != nullptr) {
+    stop(flow.net[i]);  // railtune's net plugin stops only what started
+  }
+  void* handle = flow.op != nullptr ? flow.steps[i] : nullptr;
+  ncclProfilerEventStateArgs_v6_t args{};
+  args.proxyStep.transSize = static_cast<size_t>(task.op->chunkSize);
+  if (!flow.spec->send && handle != nullptr) {
+    state(handle, ncclProfilerProxyStepRecvFlushWait, &args);
+    state(handle, ncclProfilerProxyStepRecvGPUWait, &args);
+  }
+  if (flow.steps[i] != nullptr) stop(flow.steps[i]);
+}
+
+// isend/irecv: through the real net plugin when one carries the steps, else railtune's event made here.
+void ProfilerSequence::postTransfer(Flow& flow, int step, size_t bytes) {
+  const size_t i = static_cast<size_t>(step);
+  if (transfers_ == nullptr) {
+    flow.net[i] = netEvent(flow, flow.steps[i], bytes);
+    return;
+  }
+  flow.proxyHandles[i] = ProxyEventHandle{flow.steps[i], rank_};
+  transfers_->post(*flow.spec, step, bytes, &flow.proxyHandles[i]);
+}
+
+// NCCL's ncclProfilerCallback(Start) for railtune's net plugin: a NetPlugin event under the step,
+// carrying railtune's descriptor, valid during the call only.
+void* ProfilerSequence::netEvent(Flow& flow, void* stepHandle, size_t bytes) {
+  const NetNic& nic = flow.spec->nic;
+  railtuneNetEventDescr_v1_t event{};
+  event.type = flow.spec->send ? railtuneNetEventSend : railtuneNetEventRecv;
+  event.connection = nic.connection;
+  event.device = nic.device;
+  event.hca = nic.hca.c_str();
+  event.netdev = nic.netdev.c_str();
+  event.rail = nic.rail;
+  event.plane = nic.plane;
+  event.peerHost = nic.peerHost.c_str();
+  event.peerRank = flow.spec->peer;
+  event.bytes = bytes;
+  ncclProfilerEventDescr_v6_t d{};
+  d.type = ncclProfileNetPlugin;
+  d.parentObj = stepHandle;
+  d.rank = rank_;
+  d.netPlugin.id = RAILTUNE_PROFILER_NET_TYPE | RAILTUNE_PROFILER_NET_VERSION;
+  d.netPlugin.data = &event;
+  return start(d);
+}
+
+// The ops stop when their last step is done; the kernel's channels after them, with the GPU timer.
+// A stalled operation leaves all of these open, as a hung collective does.
+void ProfilerSequence::finishTask(Task& task) {
+  if (task.stalled()) return;
+  for (Flow& flow : task.flows) {
+    if (flow.op != nullptr) stop(flow.op);
+  }
+  for (void* channel : task.kernelCh) {
+    if (channel == nullptr) continue;
+    ncclProfilerEventStateArgs_v6_t args{};
+    args.kernelCh.pTimer = gpuClockNs_ += 50000;
+    state(channel, ncclProfilerKernelChStop, &args);
+    stop(channel);
+  }
+}
+
+namespace {
+std::atomic<ProfilerDriver*> netProfilerDriver{nullptr};
+}  // namespace
+
+void setNetProfilerDriver(ProfilerDriver* driver) {
+  netProfilerDriver.store(driver);
+}
+
+// profiler.cc's ncclProfilerCallback: Stop passes *eHandle on unchecked, as NCCL does.
+ncclResult_t netProfilerCallback(void** eHandle, int type, void* pHandle, int64_t pluginId, void* extData) {
+  ProfilerDriver* driver = netProfilerDriver.load();
+  if (driver == nullptr || eHandle == nullptr) return ncclSuccess;
+  if (type == ncclProfilerNetEventStart) {
+    const auto* proxy = static_cast<const ProxyEventHandle*>(pHandle);
+    ncclProfilerEventDescr_v6_t d{};
+    d.type = ncclProfileNetPlugin;
+    d.parentObj = proxy != nullptr ? proxy->stepEventHandle : nullptr;
+    d.rank = proxy != nullptr ? proxy->rank : -1;
+    d.netPlugin.id = pluginId;
+    d.netPlugin.data = extData;
+    return driver->startEvent(&d, eHandle);
+  }
+  if (type == ncclProfilerNetEventStop) return driver->stopEvent(*eHandle);
+  if (type == ncclProfilerNetEventUpdate || type == ncclProfilerNetEventUpdateAndStop) {
+    ncclProfilerEventStateArgs_v6_t args{};
+    args.netPlugin.data = extData;
+    const ncclResult_t r = driver->recordEventState(*eHandle, ncclProfilerNetPluginUpdate, &args);
+    if (type == ncclProfilerNetEventUpdate || r != ncclSuccess) return r;
+    return driver->stopEvent(*eHandle);
+  }
+  return ncclSuccess;
+}
+
+}  // namespace railtune::emu

@@ -1,0 +1,356 @@
+// See capture_engine.h: the hot path (event start, stop and state changes).
+#include "profiler_plugin/capture/capture_engine.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "profiler_plugin/capture/message_size.h"
+#include "profiler_plugin/capture/net_decode.h"
+
+namespace railtune::profiler {
+
+using capture::ChildKind;
+using capture::kExpected;
+using capture::kLive;
+using capture::kNoSlot;
+using capture::SlotState;
+
+int64_t monotonicNowNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+namespace {
+
+bool hasBit(EventMask mask, EventType type) {
+  return (mask & static_cast<EventMask>(type)) != 0;
+}
+
+// The slot whose address `handle` is, or NULL when it is not one of `slots` (a handle from another
+// engine, another process or no profiler at all): only then may it be dereferenced.
+template <typename Slot>
+Slot* slotAt(Slot* slots, uint32_t count, const void* handle) {
+  const auto address = reinterpret_cast<uintptr_t>(handle);
+  const auto begin = reinterpret_cast<uintptr_t>(slots);
+  if (address < begin || address >= begin + sizeof(Slot) * count) return nullptr;
+  if ((address - begin) % sizeof(Slot) != 0) return nullptr;
+  return slots + (address - begin) / sizeof(Slot);
+}
+
+}  // namespace
+
+CaptureEngine::CaptureEngine(const CommInfo& comm, const CaptureOptions& options, RecordSink* sink)
+    : comm_(comm),
+      options_(options),
+      sink_(sink),
+      expectKernels_(options.kernelEvents && hasBit(options.mask, EventType::KernelCh)),
+      pid_(options.pid != 0 ? options.pid : getpid()),
+      operations_(new OperationSlot[options.operationSlots]),
+      children_(new ChildSlot[options.eventSlots]),
+      freeOperations_(options.operationSlots),
+      freeChildren_(options.eventSlots) {
+  stuck_.reserve(options.operationSlots);
+  for (uint32_t i = 0; i < options_.operationSlots; ++i) operations_[i].event.engine = this;
+  for (uint32_t i = 0; i < options_.eventSlots; ++i) children_[i].event.engine = this;
+}
+
+Event* CaptureEngine::startEvent(const EventDescriptor& descr) {
+  switch (descr.type) {
+    case EventType::Coll:
+    case EventType::P2p:
+      return startOperation(descr);
+    case EventType::ProxyOp:
+      return startProxyOp(descr);
+    case EventType::ProxyStep:
+      return startProxyStep(descr);
+    case EventType::KernelCh:
+      return startKernelCh(descr);
+    case EventType::NetPlugin:
+      decodeNetPlugin(descr);
+      return nullptr;  // everything it says is kept on its flow; nothing to stop
+    default:
+      return nullptr;  // Group, API, ProxyCtrl, CE events: nothing the records use
+  }
+}
+
+Event* CaptureEngine::startOperation(const EventDescriptor& descr) {
+  const uint32_t index = freeOperations_.pop();
+  if (index == FreeList::kEmpty) {
+    dropped();
+    return nullptr;
+  }
+  OperationSlot& op = operations_[index];
+  const bool coll = descr.type == EventType::Coll;
+  op.kind = coll ? RecordKind::Collective : RecordKind::P2p;
+  op.ticket = nextTicket_.fetch_add(1, std::memory_order_relaxed);
+  op.rank = comm_.rank.value_or(descr.rank);
+  const char* func = coll ? descr.coll.func : descr.p2p.func;
+  const char* datatype = coll ? descr.coll.datatype : descr.p2p.datatype;
+  op.operation.assign(func != nullptr ? func : "");
+  op.datatype.assign(datatype != nullptr ? datatype : "");
+  op.algorithm.assign(coll && descr.coll.algo != nullptr ? descr.coll.algo : "");
+  op.protocol.assign(coll && descr.coll.proto != nullptr ? descr.coll.proto : "");
+  op.seq = coll ? descr.coll.seqNumber : nextP2pSeq_.fetch_add(1, std::memory_order_relaxed);
+  op.channels = coll ? descr.coll.nChannels : descr.p2p.nChannels;
+  op.peer = coll ? -1 : descr.p2p.peer;
+  op.bytes = messageBytes(op.operation.view(), coll ? descr.coll.count : descr.p2p.count, op.datatype.view(),
+                          comm_.nRanks.value_or(0));
+  // KernelCh events come one per channel the operation runs on (NCCL adds a profiler proxy op per
+  // channel); without them, at least one ProxyOp or KernelCh must come before the operation can end.
+  op.expectsKernels = expectKernels_ && op.channels > 0;
+  const uint64_t expected = op.expectsKernels ? static_cast<uint64_t>(op.channels) : 1;
+  op.startNs = options_.clock();
+  op.stopNs.store(0, std::memory_order_relaxed);
+  op.stopTicket.store(0, std::memory_order_relaxed);
+  op.kernelStops.store(0, std::memory_order_relaxed);
+  op.kernelSpan.reset();
+  op.proxySpan.reset();
+  op.proxyOps.store(kNoSlot, std::memory_order_relaxed);
+  op.pending.store(kLive + expected * kExpected, std::memory_order_relaxed);
+  op.state.store(SlotState::Open, std::memory_order_release);
+  return &op.event;
+}
+
+CaptureEngine::OperationSlot* CaptureEngine::operationOf(const void* handle) {
+  OperationSlot* op = slotAt(operations_.get(), options_.operationSlots, handle);
+  if (op == nullptr || op->state.load(std::memory_order_acquire) != SlotState::Open) return nullptr;
+  return op;
+}
+
+CaptureEngine::ChildSlot* CaptureEngine::childOf(const void* handle) {
+  return slotAt(children_.get(), options_.eventSlots, handle);
+}
+
+// Counts a new child of `op`, unless `op` has completed already (a child arriving after the
+// operation was closed by overtakeLocked() belongs to nothing we still hold).
+bool CaptureEngine::attach(OperationSlot& op) {
+  uint64_t word = op.pending.load(std::memory_order_acquire);
+  for (;;) {
+    if (word == 0) return false;
+    uint64_t next = word + kLive;
+    if (!op.expectsKernels && capture::expectedParts(word) > 0) next -= kExpected;  // the first child came
+    if (op.pending.compare_exchange_weak(word, next, std::memory_order_acq_rel, std::memory_order_acquire)) break;
+  }
+  return true;
+}
+
+void CaptureEngine::release(OperationSlot& op, uint64_t parts) {
+  if (op.pending.fetch_sub(parts, std::memory_order_acq_rel) == parts) complete(op);
+}
+
+CaptureEngine::ChildSlot* CaptureEngine::takeChild(ChildKind kind) {
+  const uint32_t index = freeChildren_.pop();
+  if (index == FreeList::kEmpty) {
+    dropped();
+    return nullptr;
+  }
+  ChildSlot& child = children_[index];
+  child.kind = kind;
+  child.sibling.store(kNoSlot, std::memory_order_relaxed);
+  return &child;
+}
+
+Event* CaptureEngine::startProxyOp(const EventDescriptor& descr) {
+  if (descr.proxyOp.pid != pid_) {  // PXN: the parent is an address in another process
+    foreignParents_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  OperationSlot* op = operationOf(descr.parent);
+  if (op == nullptr) {
+    orphans_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  ChildSlot* child = takeChild(ChildKind::ProxyOp);
+  if (child == nullptr) return nullptr;
+  if (!attach(*op)) {
+    orphans_.fetch_add(1, std::memory_order_relaxed);
+    freeChildren_.push(static_cast<uint32_t>(child - children_.get()));
+    return nullptr;
+  }
+  child->operation = static_cast<uint32_t>(op - operations_.get());
+  child->startNs = options_.clock();
+  child->channel = descr.proxyOp.channelId;
+  child->peer = descr.proxyOp.peer;
+  child->send = descr.proxyOp.isSend;
+  child->nSteps = descr.proxyOp.nSteps;
+  for (auto* counter : {&child->bytes, &child->legacyBytes, &child->waitNs})
+    counter->store(0, std::memory_order_relaxed);
+  child->stepCounts.store(0, std::memory_order_relaxed);
+  for (auto* field : {&child->device, &child->rail, &child->plane}) field->store(-1, std::memory_order_relaxed);
+  child->labelState.store(0, std::memory_order_relaxed);
+  child->state.store(SlotState::Open, std::memory_order_release);
+  op->proxySpan.begin(child->startNs);
+  // Publish on the operation's list, where the record (and the watchdog) find its flow.
+  const uint32_t index = static_cast<uint32_t>(child - children_.get());
+  uint32_t head = op->proxyOps.load(std::memory_order_relaxed);
+  do {
+    child->sibling.store(head, std::memory_order_relaxed);
+  } while (!op->proxyOps.compare_exchange_weak(head, index, std::memory_order_release, std::memory_order_relaxed));
+  return &child->event;
+}
+
+Event* CaptureEngine::startProxyStep(const EventDescriptor& descr) {
+  ChildSlot* proxyOp = childOf(descr.parent);
+  if (proxyOp == nullptr || proxyOp->kind != ChildKind::ProxyOp ||
+      proxyOp->state.load(std::memory_order_acquire) != SlotState::Open) {
+    orphans_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  ChildSlot* step = takeChild(ChildKind::ProxyStep);
+  if (step == nullptr) return nullptr;
+  step->operation = proxyOp->operation;
+  step->proxyOp = static_cast<uint32_t>(proxyOp - children_.get());
+  step->stepState = -1;
+  step->stepStateSinceNs = 0;  // set by the first state; a step without states waited for nothing we see
+  step->stepWaitNs = 0;
+  step->stepBytes = 0;
+  proxyOp->stepCounts.fetch_add(1, std::memory_order_relaxed);
+  step->state.store(SlotState::Open, std::memory_order_release);
+  return &step->event;
+}
+
+Event* CaptureEngine::startKernelCh(const EventDescriptor& descr) {
+  OperationSlot* op = operationOf(descr.parent);
+  if (op == nullptr) {
+    orphans_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  ChildSlot* child = takeChild(ChildKind::KernelCh);
+  if (child == nullptr) {
+    // This channel's stop will not come: stop expecting it, or the operation would never end.
+    if (op->expectsKernels &&
+        op->kernelStops.fetch_add(1, std::memory_order_relaxed) < static_cast<uint32_t>(op->channels)) {
+      release(*op, kExpected);
+    }
+    return nullptr;
+  }
+  if (!attach(*op)) {
+    orphans_.fetch_add(1, std::memory_order_relaxed);
+    freeChildren_.push(static_cast<uint32_t>(child - children_.get()));
+    return nullptr;
+  }
+  child->operation = static_cast<uint32_t>(op - operations_.get());
+  child->startNs = options_.clock();
+  child->channel = descr.kernelCh.channelId;
+  op->kernelSpan.begin(child->startNs);
+  child->state.store(SlotState::Open, std::memory_order_release);
+  return &child->event;
+}
+
+void CaptureEngine::decodeNetPlugin(const EventDescriptor& descr) {
+  ChildSlot* step = childOf(descr.parent);
+  if (step == nullptr || step->kind != ChildKind::ProxyStep ||
+      step->state.load(std::memory_order_acquire) != SlotState::Open) {
+    orphans_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  NetEndpoint endpoint;
+  if (decodeNetEvent(descr.netPlugin.id, descr.netPlugin.data, endpoint) == NetDecode::Unknown) {
+    unknownNet_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  ChildSlot& flow = children_[step->proxyOp];
+  uint32_t none = 0;
+  if (!flow.labelState.compare_exchange_strong(none, 1, std::memory_order_acquire)) return;  // named already
+  flow.device.store(endpoint.device, std::memory_order_relaxed);
+  flow.rail.store(endpoint.rail, std::memory_order_relaxed);
+  flow.plane.store(endpoint.plane, std::memory_order_relaxed);
+  flow.label = endpoint.label;
+  flow.labelState.store(2, std::memory_order_release);
+}
+
+void CaptureEngine::stopEvent(Event* event) {
+  if (OperationSlot* op = slotAt(operations_.get(), options_.operationSlots, event)) return stopOperation(*op);
+  if (ChildSlot* child = childOf(event)) return stopChild(*child);
+  misuse_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CaptureEngine::stopOperation(OperationSlot& op) {
+  // Coll/P2p stop means "enqueued"; it ends the operation only if nothing else is awaited.
+  int64_t unset = 0;
+  if (op.state.load(std::memory_order_acquire) != SlotState::Open ||
+      !op.stopNs.compare_exchange_strong(unset, std::max<int64_t>(options_.clock(), 1), std::memory_order_acq_rel)) {
+    misuse_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  op.stopTicket.store(nextTicket_.load(std::memory_order_acquire), std::memory_order_relaxed);
+  release(op, kLive);
+}
+
+void CaptureEngine::stopChild(ChildSlot& child) {
+  // Only a ProxyOp's slot outlives its stop (its flow totals are read when the record is built).
+  const SlotState after = child.kind == ChildKind::ProxyOp ? SlotState::Stopped : SlotState::Free;
+  SlotState open = SlotState::Open;
+  if (!child.state.compare_exchange_strong(open, after, std::memory_order_acq_rel)) {
+    misuse_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  const uint32_t index = static_cast<uint32_t>(&child - children_.get());
+  if (child.kind == ChildKind::ProxyStep) {
+    ChildSlot& proxyOp = children_[child.proxyOp];
+    if (waiting(child, proxyOp.send)) closeWait(child, options_.clock());
+    if (child.stepBytes != 0) proxyOp.bytes.fetch_add(child.stepBytes, std::memory_order_relaxed);
+    if (child.stepWaitNs != 0) proxyOp.waitNs.fetch_add(child.stepWaitNs, std::memory_order_relaxed);
+    proxyOp.stepCounts.fetch_add(capture::kStepDone, std::memory_order_relaxed);
+    freeChildren_.push(index);
+    return;
+  }
+  const int64_t now = options_.clock();
+  OperationSlot& op = operations_[child.operation];
+  if (child.kind == ChildKind::ProxyOp) {
+    op.proxySpan.end(now);
+    release(op, kLive);
+    return;
+  }
+  op.kernelSpan.end(now);
+  const bool awaited =
+      op.expectsKernels && op.kernelStops.fetch_add(1, std::memory_order_relaxed) < static_cast<uint32_t>(op.channels);
+  freeChildren_.push(index);
+  release(op, kLive + (awaited ? kExpected : 0));
+}
+
+void CaptureEngine::recordEventState(Event* event, EventState state, const StateArgs& args) {
+  ChildSlot* child = childOf(event);
+  if (child == nullptr || child->state.load(std::memory_order_relaxed) != SlotState::Open) return;
+  if (child->kind == ChildKind::ProxyStep) stepState(*child, state, args);
+  if (child->kind == ChildKind::ProxyOp) proxyOpState(*child, state, args);
+}
+
+bool CaptureEngine::waiting(const ChildSlot& step, bool send) {
+  const auto state = static_cast<EventState>(step.stepState);
+  return send ? (state == EventState::ProxyStepSendPeerWait || state == EventState::ProxyStepSendWait)
+              : state == EventState::ProxyStepRecvWait;
+}
+
+void CaptureEngine::closeWait(ChildSlot& step, int64_t now) {
+  if (now > step.stepStateSinceNs) step.stepWaitNs += static_cast<uint64_t>(now - step.stepStateSinceNs);
+}
+
+// A step's wait time is the time it spends in the states where the proxy waits on the network: a send
+// in SendPeerWait (for the receiver's buffer) and SendWait (for the send to complete), a receive in
+// RecvWait (for the data). Its bytes are the transSize NCCL sets when the step is sent (SendWait) or
+// received (RecvFlushWait); at other states transSize still holds an earlier step's size.
+void CaptureEngine::stepState(ChildSlot& step, EventState state, const StateArgs& args) {
+  const int64_t now = options_.clock();
+  const bool send = children_[step.proxyOp].send;
+  if (waiting(step, send)) closeWait(step, now);
+  step.stepState = static_cast<int>(state);
+  step.stepStateSinceNs = now;
+  if ((send && state == EventState::ProxyStepSendWait) || (!send && state == EventState::ProxyStepRecvFlushWait)) {
+    step.stepBytes = args.transSize;
+  }
+}
+
+// Profiler v1..v3 report a ProxyOp's bytes as the cumulative transSize of its states.
+void CaptureEngine::proxyOpState(ChildSlot& proxyOp, EventState state, const StateArgs& args) {
+  if (static_cast<int>(state) > static_cast<int>(EventState::ProxyOpRecvDone)) return;
+  uint64_t seen = proxyOp.legacyBytes.load(std::memory_order_relaxed);
+  while (args.transSize > seen &&
+         !proxyOp.legacyBytes.compare_exchange_weak(seen, args.transSize, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace railtune::profiler

@@ -1,0 +1,122 @@
+// CaptureEngine: the profiler engine of one communicator. It turns NCCL's events into one
+// OperationRecord per completed collective or P2p operation, pushed into a RecordSink, and answers the
+// hang watchdog (InFlightSource). See docs/profiler.md, "Capture".
+//
+// Hot path (startEvent/stopEvent/recordEventState, from the application, proxy and net threads at
+// once): fixed slot pools sized at construction, lock-free free lists, atomics; no allocation, no lock,
+// no I/O. A full pool drops the event (NULL handle) and counts it in the next record's eventsDropped.
+// The one mutex is this communicator's, taken once per operation (building its record) and by the
+// watchdog's scan; never per step.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "profiler_plugin/capture/free_list.h"
+#include "profiler_plugin/capture/slots.h"
+#include "profiler_plugin/engine.h"
+#include "profiler_plugin/record_sink.h"
+
+namespace railtune::profiler {
+
+using MonotonicClock = int64_t (*)();  // nanoseconds
+int64_t monotonicNowNs();              // CLOCK_MONOTONIC
+
+struct CaptureOptions {
+  EventMask mask = 0;
+  uint32_t operationSlots = 256;  // Coll/P2p events in flight
+  uint32_t eventSlots = 4096;     // ProxyOp + ProxyStep + KernelCh events in flight
+  bool kernelEvents = true;       // the ABI has KernelCh events (profiler v3+)
+  pid_t pid = 0;                  // this process (0: getpid()); ProxyOps of other pids are PXN
+  MonotonicClock clock = monotonicNowNs;
+};
+
+// Counters for tests and the finalize summary; each only grows.
+struct CaptureStats {
+  uint64_t recordsPushed = 0;
+  uint64_t recordsRejected = 0;  // the sink was full
+  uint64_t eventsDropped = 0;    // a pool was full
+  uint64_t foreignParents = 0;   // PXN ProxyOps whose parent lives in another process
+  uint64_t orphans = 0;          // children whose parent is not a live event of this engine
+  uint64_t unknownNetEvents = 0;
+  uint64_t misuse = 0;  // stops of events already stopped, foreign handles
+};
+
+class CaptureEngine final : public Engine, public InFlightSource {
+ public:
+  CaptureEngine(const CommInfo& comm, const CaptureOptions& options, RecordSink* sink);
+  // Pushes the operations that wait for nothing but events that will not come (see overtake()).
+  ~CaptureEngine() override;
+  CaptureEngine(const CaptureEngine&) = delete;
+  CaptureEngine& operator=(const CaptureEngine&) = delete;
+
+  const char* name() const override { return "capture"; }
+  EventMask activationMask() const override { return options_.mask; }
+  Event* startEvent(const EventDescriptor& descr) override;
+  void stopEvent(Event* event) override;
+  void recordEventState(Event* event, EventState state, const StateArgs& args) override;
+
+  size_t incomplete(int64_t nowMonotonicNs, uint64_t olderThanNs, std::span<OperationRecord> out) override;
+
+  CaptureStats stats() const;
+
+ private:
+  using OperationSlot = capture::OperationSlot;
+  using ChildSlot = capture::ChildSlot;
+
+  Event* startOperation(const EventDescriptor& descr);
+  Event* startProxyOp(const EventDescriptor& descr);
+  Event* startProxyStep(const EventDescriptor& descr);
+  Event* startKernelCh(const EventDescriptor& descr);
+  void decodeNetPlugin(const EventDescriptor& descr);
+  void stopOperation(OperationSlot& op);
+  void stopChild(ChildSlot& child);
+  void stepState(ChildSlot& step, EventState state, const StateArgs& args);
+  static bool waiting(const ChildSlot& step, bool send);  // in a state where the proxy waits on the network
+  static void closeWait(ChildSlot& step, int64_t now);
+  void proxyOpState(ChildSlot& proxyOp, EventState state, const StateArgs& args);
+
+  OperationSlot* operationOf(const void* handle);
+  ChildSlot* childOf(const void* handle);
+  ChildSlot* takeChild(capture::ChildKind kind);
+  bool attach(OperationSlot& op);
+  void release(OperationSlot& op, uint64_t parts);
+  void dropped() {
+    eventsDropped_.fetch_add(1, std::memory_order_relaxed);
+    droppedTotal_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // Completion (capture_complete.cc): under mutex_.
+  void complete(OperationSlot& op);
+  void completeLocked(OperationSlot& op);
+  void overtakeLocked(uint64_t ticket);
+  void buildRecord(const OperationSlot& op, RecordKind kind, int64_t nowNs, OperationRecord& out) const;
+  void collectFlows(const OperationSlot& op, bool inFlight, OperationRecord& out) const;
+  void freeOperationLocked(OperationSlot& op);
+
+  const CommInfo comm_;
+  const CaptureOptions options_;
+  RecordSink* const sink_;
+  const bool expectKernels_;
+  const pid_t pid_;  // read once: glibc does not cache getpid(), and a ProxyOp start should not cost a syscall
+  std::unique_ptr<OperationSlot[]> operations_;
+  std::unique_ptr<ChildSlot[]> children_;
+  FreeList freeOperations_, freeChildren_;
+  std::atomic<uint64_t> nextTicket_{1};
+  std::atomic<uint64_t> nextP2pSeq_{0};
+  std::atomic<uint64_t> eventsDropped_{0};  // since the last record
+  std::atomic<uint64_t> droppedTotal_{0}, foreignParents_{0}, orphans_{0}, unknownNet_{0}, misuse_{0};
+  std::atomic<uint64_t> pushed_{0}, rejected_{0};
+
+  std::mutex mutex_;                                 // record building and the watchdog's scan
+  OperationRecord scratch_;                          // the record being built (under mutex_)
+  std::vector<std::pair<int64_t, uint32_t>> stuck_;  // the watchdog's candidates, sized at construction
+};
+
+}  // namespace railtune::profiler

@@ -1,0 +1,53 @@
+// See make_capture.h.
+#include "profiler_plugin/capture/make_capture.h"
+
+#include "profiler_plugin/capture/mask.h"
+
+namespace railtune::profiler {
+namespace {
+
+// Pool sizes: at least enough for one operation's worth of events, at most what 32-bit slot indices
+// and a sane amount of memory per communicator allow.
+constexpr int64_t kMinSlots = 16;
+constexpr int64_t kMaxSlots = 1 << 20;
+
+uint32_t readSlots(const char* name, EnvLookup env, std::vector<std::string>& errors) {
+  ParamValue<int64_t> value = readInt(name, env);
+  if (!value.ok()) {
+    errors.push_back(value.error + "; using the default");
+  } else if (value.value < kMinSlots || value.value > kMaxSlots) {
+    errors.push_back(std::string(name) + "=" + std::to_string(value.value) + ": expected " + std::to_string(kMinSlots) +
+                     ".." + std::to_string(kMaxSlots) + "; using the default");
+    value = readInt(name, nullptr);
+  }
+  return static_cast<uint32_t>(value.value);
+}
+
+}  // namespace
+
+CaptureSettings readCaptureSettings(EnvLookup env) {
+  CaptureSettings settings;
+  const ParamValue<std::vector<std::string>> names = readList("RAILTUNE_PROFILE_MASK", env);
+  if (!names.ok()) settings.errors.push_back(names.error + "; using the default");
+  const ParsedMask mask = parseProfileMask(names.value);
+  if (!mask.error.empty()) {
+    settings.errors.push_back("RAILTUNE_PROFILE_MASK: " + mask.error + "; using the default");
+  }
+  settings.options.mask = mask.mask;
+  settings.options.operationSlots = readSlots("RAILTUNE_PROFILE_OPERATIONS", env, settings.errors);
+  settings.options.eventSlots = readSlots("RAILTUNE_PROFILE_EVENTS", env, settings.errors);
+  return settings;
+}
+
+std::unique_ptr<CaptureEngine> makeCaptureEngine(const CommInfo& comm, int abiVersion, RecordSink* sink, const Log& log,
+                                                 EnvLookup env) {
+  CaptureSettings settings = readCaptureSettings(env);
+  for (const std::string& error : settings.errors) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", error.c_str());
+  settings.options.kernelEvents = abiVersion >= 3;
+  RT_INFO(log, NCCL_INIT | NCCL_PROFILE, "capture: events %s, %u operation and %u event slots",
+          profileMaskNames(settings.options.mask).c_str(), settings.options.operationSlots,
+          settings.options.eventSlots);
+  return std::make_unique<CaptureEngine>(comm, settings.options, sink);
+}
+
+}  // namespace railtune::profiler

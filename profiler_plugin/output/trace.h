@@ -1,0 +1,50 @@
+// The Chrome trace of one process (`<job>-<host>-<pid>.trace.json`), in the JSON array format that
+// Perfetto and chrome://tracing open: "[", then events separated by ",", then "]" at shutdown. A
+// killed job leaves the array without its closing bracket, which both viewers accept, so events are
+// only ever appended and a flush never has to rewrite anything.
+//   - one complete event ("ph":"X") per operation on the lane of its communicator (pid = the
+//     process, tid = one lane per communicator, named "comm <hex> rank R"; the tid is a function of
+//     the communicator's id, so a plugin loaded again by the same process keeps its lanes);
+//   - one child event per channel with network flows, on a lane per communicator and channel
+//     ("... ch N"), spanning its operation: bytes each way, steps, wait, peers and NICs;
+//   - one instant event ("ph":"i") per hang the watchdog found.
+// Times: ts is CLOCK_REALTIME in microseconds (files from many hosts line up), dur comes from the
+// monotonic clock.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "common/identity.h"
+#include "profiler_plugin/record.h"
+
+namespace railtune::profiler::output {
+
+class TraceRenderer {
+ public:
+  explicit TraceRenderer(Identity identity) : identity_(std::move(identity)) {}
+
+  // The file already holds events (the plugin was loaded again by the same process): the next
+  // event continues the array with a separator and the process name is not repeated.
+  void continueExisting() { started_ = processNamed_ = true; }
+  bool started() const { return started_; }
+
+  // Appends the events of one record to `out`, each but the very first preceded by ",\n". Whoever
+  // creates the file writes the opening "[\n" and, at the end, kClose.
+  void append(const OperationRecord& record, std::string* out);
+
+  static constexpr const char* kClose = "\n]\n";
+
+ private:
+  int lane(const OperationRecord& record, int channel, std::string* out);
+  void event(const std::string& json, std::string* out);
+  void channelEvents(const OperationRecord& record, std::string* out);
+
+  Identity identity_;
+  bool started_ = false;
+  bool processNamed_ = false;
+  std::set<int> namedLanes_;
+};
+
+}  // namespace railtune::profiler::output

@@ -1,0 +1,283 @@
+// See writer.h. Everything but push() runs on the writer thread or at construction/shutdown.
+#include "profiler_plugin/output/writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <stdexcept>
+
+#include "profiler_plugin/output/records.h"
+
+namespace railtune::profiler::output {
+namespace {
+
+constexpr unsigned long kFlags = NCCL_PROFILE;
+// Rendered text kept between flushes is bounded: past this it is written at once.
+constexpr size_t kMaxBufferedBytes = 4 << 20;
+constexpr char kTraceOpen[] = "[\n";
+constexpr char kTraceClose[] = "\n]\n";
+
+int64_t realtimeNs() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+bool safeFileChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+std::string safeName(const std::string& text) {
+  std::string out = text.empty() ? "unknown" : text;
+  for (char& c : out) {
+    if (!safeFileChar(c)) c = '_';
+  }
+  if (out == "." || out == "..") out = "_";
+  return out;
+}
+
+int openAppend(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  return fd;
+}
+
+// A trace file this process wrote before (the plugin was unloaded and loaded again) ends with the
+// array's closing bracket: remove it so that the array goes on. Returns whether events are there.
+bool reopenTrace(int fd, const std::string& path) {
+  struct stat info {};
+  if (fstat(fd, &info) != 0) throw std::runtime_error("cannot stat " + path + ": " + std::strerror(errno));
+  off_t size = info.st_size;
+  if (size == 0) {
+    if (write(fd, kTraceOpen, 2) != 2) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    return false;
+  }
+  char tail[3] = {};
+  if (size >= 3 && pread(fd, tail, 3, size - 3) == 3 && std::memcmp(tail, kTraceClose, 3) == 0) {
+    size -= 3;
+    if (ftruncate(fd, size) != 0) throw std::runtime_error("cannot truncate " + path + ": " + std::strerror(errno));
+  }
+  return size > 2;
+}
+
+}  // namespace
+
+std::string profileFileName(const Identity& identity, ProfileFile file) {
+  const char* suffix = file == ProfileFile::Collectives ? ".collectives.jsonl"
+                       : file == ProfileFile::Net       ? ".net.jsonl"
+                                                        : ".trace.json";
+  return safeName(identity.job) + "-" + safeName(identity.host) + "-" + std::to_string(identity.pid) + suffix;
+}
+
+std::string expandPid(const std::string& pattern, int pid) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern.compare(i, 2, "%p") == 0) {
+      out += std::to_string(pid);
+      ++i;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+
+ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
+    : options_(std::move(options)),
+      log_(log),
+      queue_(options_.capacity),
+      scratch_(std::make_unique<OperationRecord>()),
+      traceRenderer_(options_.identity),
+      metrics_(options_.identity),
+      lastFlush_(std::chrono::steady_clock::now()) {
+  try {
+    openFiles();
+  } catch (...) {
+    for (int fd : {collectivesFd_, netFd_, traceFd_}) {
+      if (fd >= 0) close(fd);
+    }
+    throw;
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+ProfileWriter::~ProfileWriter() {
+  shutdown();
+  for (int fd : {collectivesFd_, netFd_, traceFd_}) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+void ProfileWriter::openFiles() {
+  if (options_.directory.empty()) return;
+  if (mkdir(options_.directory.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw std::runtime_error("cannot create directory " + options_.directory + ": " + std::strerror(errno));
+  }
+  collectivesFd_ = openAppend(path(ProfileFile::Collectives));
+  netFd_ = openAppend(path(ProfileFile::Net));
+  traceFd_ = openAppend(path(ProfileFile::Trace));
+  if (reopenTrace(traceFd_, path(ProfileFile::Trace))) traceRenderer_.continueExisting();
+}
+
+std::string ProfileWriter::path(ProfileFile file) const {
+  if (options_.directory.empty()) return "";
+  return options_.directory + "/" + profileFileName(options_.identity, file);
+}
+
+std::unique_ptr<ProfileWriter> ProfileWriter::fromEnvironment(const Log& log, EnvLookup env) {
+  ParamValue<std::string> directory = readString("RAILTUNE_PROFILE_DIR", env);
+  ParamValue<std::string> prometheus = readString("RAILTUNE_PROFILE_PROMETHEUS", env);
+  for (ParamValue<std::string>* value : {&directory, &prometheus}) {
+    if (value->ok()) continue;
+    RT_WARN(log, kFlags, "%s; ignored", value->error.c_str());
+    value->value.clear();
+  }
+  if (directory.value.empty() && prometheus.value.empty()) return nullptr;
+  ProfileOptions options;
+  options.directory = directory.value;
+  options.identity = resolveIdentity(env);
+  options.prometheusPath = expandPid(prometheus.value, options.identity.pid);
+  try {
+    auto writer = std::make_unique<ProfileWriter>(std::move(options), log);
+    if (!directory.value.empty()) RT_INFO(log, kFlags, "profile: %s", writer->path(ProfileFile::Collectives).c_str());
+    if (!prometheus.value.empty()) RT_INFO(log, kFlags, "profile metrics: %s", writer->prometheusPath().c_str());
+    return writer;
+  } catch (const std::exception& e) {
+    RT_WARN(log, kFlags, "RAILTUNE_PROFILE_DIR=%s: %s; no profile output", directory.value.c_str(), e.what());
+    return nullptr;
+  }
+}
+
+bool ProfileWriter::push(const OperationRecord& record) noexcept {
+  if (accepting_.load(std::memory_order_acquire) && queue_.tryPush(record)) return true;
+  droppedUnreported_.fetch_add(1, std::memory_order_relaxed);
+  droppedTotal_.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
+bool ProfileWriter::flushNow(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stopping_) return false;
+  const uint64_t ticket = ++flushRequested_;
+  wake_.notify_one();
+  flushed_.wait_for(lock, timeout, [&] { return flushDone_ >= ticket || stopped_; });
+  return flushDone_ >= ticket;
+}
+
+void ProfileWriter::shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+void ProfileWriter::run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, options_.drainInterval, [this] { return stopping_ || flushRequested_ > flushDone_; });
+    if (stopping_) break;
+    const uint64_t request = flushRequested_;  // every push before this request is in the queue
+    lock.unlock();
+    drain();
+    const bool due = request > flushDone_ || std::chrono::steady_clock::now() - lastFlush_ >= options_.flushInterval ||
+                     collectives_.size() + net_.size() + trace_.size() > kMaxBufferedBytes;
+    if (due) flush(false);
+    lock.lock();
+    if (due && request > flushDone_) {
+      flushDone_ = request;
+      flushed_.notify_all();
+    }
+  }
+  lock.unlock();
+  accepting_.store(false, std::memory_order_release);
+  drain();
+  flush(true);
+  lock.lock();
+  stopped_ = true;
+  flushDone_ = flushRequested_;
+  flushed_.notify_all();
+}
+
+// The thread runs inside the training job: an exception here (memory exhausted while rendering)
+// must cost one record and one WARN, never std::terminate.
+void ProfileWriter::drain() {
+  while (queue_.tryPop(scratch_.get())) {
+    try {
+      take(*scratch_);
+    } catch (const std::exception& e) {
+      if (renderFailed_.first()) RT_WARN(log_, kFlags, "profile output: a record was lost: %s", e.what());
+    }
+  }
+}
+
+void ProfileWriter::take(const OperationRecord& record) {
+  const uint64_t dropped = droppedUnreported_.exchange(0, std::memory_order_relaxed);
+  if (!options_.prometheusPath.empty()) {
+    metrics_.add(record);
+    metrics_.addRecordsDropped(dropped);
+    metricsChanged_ = true;
+  }
+  if (collectivesFd_ < 0) return;
+  collectives_ += renderCollectiveLine(options_.identity, record, dropped);
+  collectives_ += '\n';
+  if (record.kind != RecordKind::Hang && record.nFlows > 0) {
+    net_ += renderNetLine(options_.identity, record);
+    net_ += '\n';
+  }
+  traceRenderer_.append(record, &trace_);
+}
+
+void ProfileWriter::flush(bool final) {
+  try {
+    flushOrThrow(final);
+  } catch (const std::exception& e) {
+    if (renderFailed_.first()) RT_WARN(log_, kFlags, "profile output: a flush failed: %s", e.what());
+  }
+}
+
+void ProfileWriter::flushOrThrow(bool final) {
+  lastFlush_ = std::chrono::steady_clock::now();
+  const uint64_t dropped = droppedUnreported_.exchange(0, std::memory_order_relaxed);
+  if (dropped > 0 && !options_.prometheusPath.empty()) {
+    metrics_.addRecordsDropped(dropped);
+    metricsChanged_ = true;
+  }
+  if (collectivesFd_ >= 0) {
+    if (dropped > 0) collectives_ += renderDroppedLine(options_.identity, realtimeNs(), dropped) + "\n";
+    if (final) trace_ += kTraceClose;
+    writeOut(collectivesFd_, &collectives_);
+    writeOut(netFd_, &net_);
+    writeOut(traceFd_, &trace_);
+  }
+  if (!options_.prometheusPath.empty() && metricsChanged_) {
+    metricsChanged_ = false;
+    const std::string error = writeFileAtomically(options_.prometheusPath, metrics_.render());
+    if (!error.empty() && prometheusFailed_.first()) RT_WARN(log_, kFlags, "profile metrics: %s", error.c_str());
+  }
+}
+
+void ProfileWriter::writeOut(int fd, std::string* text) {
+  size_t done = 0;
+  while (done < text->size()) {
+    const ssize_t n = write(fd, text->data() + done, text->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (writeFailed_.first()) {
+        RT_WARN(log_, kFlags, "profile output in %s: write failed: %s; records are lost", options_.directory.c_str(),
+                std::strerror(errno));
+      }
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  text->clear();
+}
+
+}  // namespace railtune::profiler::output

@@ -1,0 +1,32 @@
+// The two seams between the profiler's parts: the capture pushes completed records into a
+// RecordSink (the writers), and the hang watchdog asks an InFlightSource (the capture) which
+// operations are still incomplete.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "profiler_plugin/record.h"
+
+namespace railtune::profiler {
+
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  // Queues a record; never blocks, never allocates, never throws. false: dropped (full or stopped);
+  // the sink counts drops itself and says so in what it writes next.
+  virtual bool push(const OperationRecord& record) noexcept = 0;
+};
+
+class InFlightSource {
+ public:
+  virtual ~InFlightSource() = default;
+  // Fills `out` with operations started before `nowMonotonicNs - olderThanNs` and not complete, as
+  // records (kind Hang, stuckForNs set, flows with their outstanding steps); returns how many were
+  // written. Called from the watchdog's thread while NCCL's threads record events: thread-safe, and
+  // it must not hold up the hot path for long (a per-communicator lock at most).
+  virtual size_t incomplete(int64_t nowMonotonicNs, uint64_t olderThanNs, std::span<OperationRecord> out) = 0;
+};
+
+}  // namespace railtune::profiler

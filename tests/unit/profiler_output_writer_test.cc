@@ -1,0 +1,297 @@
+// ProfileWriter (profiler_plugin/output/writer.h): file naming, identity fields, drop-on-full with
+// the loss reported in the next record, periodic flush (bounded wait), flushNow for the watchdog,
+// shutdown flush, records surviving SIGKILL, a trace that parses after shutdown and continues when
+// the plugin is loaded again, the Prometheus textfile, concurrent producers, and push() allocating
+// nothing on the caller's thread.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "profiler_plugin/output/records.h"
+#include "profiler_plugin/output/writer.h"
+#include "tests/unit/allocation_counter.h"
+#include "tests/unit/fake_env.h"
+#include "tests/unit/profiler_output_examples.h"
+#include "tests/unit/profiler_output_golden.h"
+
+namespace railtune::profiler::output {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using railtune::profiler::testing::exampleRecords;
+using railtune::profiler::testing::readFile;
+
+class ProfilerOutputWriter : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("railtune-profile-test-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    railtune::testing::fakeEnvVars().clear();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  ProfileOptions options(std::chrono::milliseconds flush, size_t capacity = 64) const {
+    ProfileOptions o;
+    o.directory = dir_.string();
+    o.identity = Identity{"node-a", "job-1", 4242};
+    o.capacity = capacity;
+    o.flushInterval = flush;
+    o.drainInterval = 1ms;
+    return o;
+  }
+
+  static std::vector<ParsedCollective> readLog(const std::string& path) {
+    CollectiveParseResult all = parseCollectiveRecords(readFile(path), path);
+    EXPECT_EQ(all.error, "");
+    return std::move(all.records);
+  }
+
+  // Polls the file until it holds at least `count` records; the wait is bounded.
+  static std::vector<ParsedCollective> waitForRecords(const std::string& path, size_t count) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    std::vector<ParsedCollective> records;
+    while ((records = readLog(path)).size() < count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(5ms);
+    }
+    return records;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ProfilerOutputWriter, NamesTheFilesAfterJobHostAndPid) {
+  const Identity identity{"tray-07", "48213", 99};
+  EXPECT_EQ(profileFileName(identity, ProfileFile::Collectives), "48213-tray-07-99.collectives.jsonl");
+  EXPECT_EQ(profileFileName(identity, ProfileFile::Net), "48213-tray-07-99.net.jsonl");
+  EXPECT_EQ(profileFileName(identity, ProfileFile::Trace), "48213-tray-07-99.trace.json");
+  EXPECT_EQ(profileFileName(Identity{"a/b c", "../x", 1}, ProfileFile::Net), ".._x-a_b_c-1.net.jsonl");
+  EXPECT_EQ(profileFileName(Identity{"..", "", 1}, ProfileFile::Trace), "unknown-_-1.trace.json");
+  EXPECT_EQ(expandPid("/textfile/railtune-%p.prom", 77), "/textfile/railtune-77.prom");
+  EXPECT_EQ(expandPid("%p%p%", 5), "55%");
+}
+
+TEST_F(ProfilerOutputWriter, NothingSetMeansNoWriter) {
+  EXPECT_EQ(ProfileWriter::fromEnvironment(Log("profiler"), railtune::testing::fakeEnv), nullptr);
+}
+
+TEST_F(ProfilerOutputWriter, UnusableDirectoryMeansNoWriterNotAFailure) {
+  fs::create_directories(dir_);
+  std::ofstream(dir_ / "file") << "in the way";
+  railtune::testing::fakeEnvVars()["RAILTUNE_PROFILE_DIR"] = (dir_ / "file").string();
+  EXPECT_EQ(ProfileWriter::fromEnvironment(Log("profiler"), railtune::testing::fakeEnv), nullptr);
+  ProfileOptions blocked = options(10ms);
+  blocked.directory = (dir_ / "file").string();
+  EXPECT_THROW(ProfileWriter(blocked, Log("profiler")), std::runtime_error);
+}
+
+TEST_F(ProfilerOutputWriter, EnvironmentGivesFilesAndIdentityFields) {
+  auto& env = railtune::testing::fakeEnvVars();
+  env["RAILTUNE_PROFILE_DIR"] = dir_.string();
+  env["RAILTUNE_PROFILE_PROMETHEUS"] = (dir_ / "rt-%p.prom").string();
+  env["RAILTUNE_JOB_ID"] = "job/7";
+  env["RAILTUNE_HOST"] = "tray 5";
+  auto writer = ProfileWriter::fromEnvironment(Log("profiler"), railtune::testing::fakeEnv);
+  ASSERT_NE(writer, nullptr);
+  const std::string stem = (dir_ / ("job_7-tray_5-" + std::to_string(getpid()))).string();
+  EXPECT_EQ(writer->path(ProfileFile::Collectives), stem + ".collectives.jsonl");
+  EXPECT_EQ(writer->prometheusPath(), (dir_ / ("rt-" + std::to_string(getpid()) + ".prom")).string());
+  ASSERT_TRUE(writer->push(exampleRecords()[0]));
+  writer->shutdown();
+  const auto records = readLog(writer->path(ProfileFile::Collectives));
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].identity.job, "job/7");
+  EXPECT_EQ(records[0].identity.host, "tray 5");
+  EXPECT_EQ(records[0].identity.pid, getpid());
+  const NetParseResult net = parseNetRecords(readFile(writer->path(ProfileFile::Net)), "net");
+  ASSERT_EQ(net.error, "");
+  ASSERT_EQ(net.records.size(), 1u);
+  EXPECT_EQ(net.records[0].record.nFlows, 4u);
+  EXPECT_NE(readFile(writer->prometheusPath()).find("railtune_profile_operations_total{job_id=\"job/7\""),
+            std::string::npos);
+}
+
+TEST_F(ProfilerOutputWriter, PrometheusAloneWritesNoOtherFile) {
+  railtune::testing::fakeEnvVars()["RAILTUNE_PROFILE_PROMETHEUS"] = (dir_.string() + ".prom");
+  auto writer = ProfileWriter::fromEnvironment(Log("profiler"), railtune::testing::fakeEnv);
+  ASSERT_NE(writer, nullptr);
+  EXPECT_EQ(writer->path(ProfileFile::Trace), "");
+  writer->push(exampleRecords()[1]);
+  writer->shutdown();
+  EXPECT_FALSE(fs::exists(dir_));
+  EXPECT_NE(readFile(dir_.string() + ".prom").find("op=\"AllGather\",size=\"64MiB\"} 1\n"), std::string::npos);
+  fs::remove(dir_.string() + ".prom");
+}
+
+TEST_F(ProfilerOutputWriter, DropsWhenFullAndSaysSoInTheNextRecord) {
+  ProfileOptions o = options(1h, 2);
+  o.drainInterval = 1h;  // the queue is never drained before shutdown: it fills
+  ProfileWriter writer(o);
+  const OperationRecord record = exampleRecords()[3];
+  EXPECT_TRUE(writer.push(record));
+  EXPECT_TRUE(writer.push(record));
+  EXPECT_FALSE(writer.push(record));
+  EXPECT_FALSE(writer.push(record));
+  EXPECT_EQ(writer.droppedTotal(), 2u);
+  writer.shutdown();
+  const auto records = readLog(writer.path(ProfileFile::Collectives));
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].recordsDropped, 2u);
+  EXPECT_EQ(records[1].recordsDropped, 0u);
+  EXPECT_FALSE(writer.push(record)) << "accepted after shutdown";
+}
+
+TEST_F(ProfilerOutputWriter, FlushesPeriodicallyWithoutShutdown) {
+  ProfileWriter writer(options(10ms));
+  writer.push(exampleRecords()[0]);
+  const auto records = waitForRecords(writer.path(ProfileFile::Collectives), 1);
+  ASSERT_EQ(records.size(), 1u) << "nothing reached the file within 10 s";
+  EXPECT_EQ(records[0].record.seq, 17u);
+}
+
+TEST_F(ProfilerOutputWriter, FlushNowPutsAHangOnDiskAtOnce) {
+  ProfileWriter writer(options(1h));
+  writer.push(exampleRecords()[0]);
+  writer.push(exampleRecords()[4]);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(writer.flushNow(10s));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  const auto records = readLog(writer.path(ProfileFile::Collectives));
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1].record.kind, RecordKind::Hang);
+  writer.shutdown();
+  EXPECT_FALSE(writer.flushNow(1s)) << "after shutdown";
+}
+
+TEST_F(ProfilerOutputWriter, ShutdownWritesEverythingAndClosesTheTrace) {
+  ProfileWriter writer(options(1h));
+  for (const OperationRecord& r : exampleRecords()) writer.push(r);
+  const auto start = std::chrono::steady_clock::now();
+  writer.shutdown();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s) << "shutdown waited for the flush interval";
+  EXPECT_EQ(readLog(writer.path(ProfileFile::Collectives)).size(), 5u);
+  EXPECT_EQ(parseNetRecords(readFile(writer.path(ProfileFile::Net)), "net").records.size(), 3u);
+  const nlohmann::json trace = nlohmann::json::parse(readFile(writer.path(ProfileFile::Trace)));
+  EXPECT_TRUE(trace.is_array());
+  EXPECT_GE(trace.size(), 10u);
+}
+
+TEST_F(ProfilerOutputWriter, AnEmptyTraceIsStillJson) {
+  ProfileWriter writer(options(1h));
+  writer.shutdown();
+  EXPECT_TRUE(nlohmann::json::parse(readFile(writer.path(ProfileFile::Trace))).empty());
+}
+
+TEST_F(ProfilerOutputWriter, ALoadedAgainWriterContinuesTheSameFiles) {
+  for (int load = 0; load < 3; ++load) {
+    ProfileWriter writer(options(1h));
+    writer.push(exampleRecords()[load]);
+  }
+  ProfileWriter empty(options(1h));
+  empty.shutdown();
+  const std::string tracePath =
+      (dir_ / profileFileName(Identity{"node-a", "job-1", 4242}, ProfileFile::Trace)).string();
+  const nlohmann::json trace = nlohmann::json::parse(readFile(tracePath));
+  size_t operations = 0;
+  for (const nlohmann::json& e : trace) operations += e.value("cat", "") == "collective" ? 1 : 0;
+  EXPECT_EQ(operations, 2u) << trace.dump();  // AllReduce, AllGather; the third was a Send
+  EXPECT_EQ(readLog(empty.path(ProfileFile::Collectives)).size(), 3u);
+}
+
+TEST_F(ProfilerOutputWriter, AJobKilledWithSigkillLeavesItsRecords) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // the child never returns into the test framework
+    try {
+      ProfileWriter writer(options(10ms));
+      for (const OperationRecord& r : exampleRecords()) writer.push(r);
+      std::this_thread::sleep_for(300ms);  // a few flushes, then no destructor, no shutdown
+      raise(SIGKILL);
+    } catch (...) {
+    }
+    _exit(1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  const Identity identity{"node-a", "job-1", 4242};
+  EXPECT_EQ(readLog((dir_ / profileFileName(identity, ProfileFile::Collectives)).string()).size(), 5u);
+  const std::string trace = readFile((dir_ / profileFileName(identity, ProfileFile::Trace)).string());
+  EXPECT_FALSE(nlohmann::json::accept(trace)) << "closed by a dead process?";
+  EXPECT_TRUE(nlohmann::json::parse(trace + "]").is_array()) << "not the array form a viewer opens";
+}
+
+TEST_F(ProfilerOutputWriter, PushAllocatesNothing) {
+  if (!railtune::testing::kCountsAllocations) GTEST_SKIP() << "allocations are not counted under TSan";
+  ProfileOptions o = options(1h, 4);
+  o.drainInterval = 1h;  // the writer thread sleeps (and allocates nothing) while this thread counts
+  ProfileWriter writer(o);
+  const OperationRecord record = exampleRecords()[0];
+  const size_t before = railtune::testing::gAllocations.load();
+  for (int i = 0; i < 100; ++i) writer.push(record);  // most dropped: that path must not allocate either
+  EXPECT_EQ(railtune::testing::gAllocations.load(), before);
+  EXPECT_EQ(writer.droppedTotal(), 96u);
+}
+
+TEST_F(ProfilerOutputWriter, FlushNowWhileProducersPushFindsItsRecordsOnDisk) {
+  ProfileWriter writer(options(1h, 1024));
+  std::atomic<bool> done{false};
+  std::thread producer([&] {
+    OperationRecord record = exampleRecords()[3];
+    for (uint64_t i = 0; i < 2000; ++i) {
+      record.seq = 1000 + i;
+      writer.push(record);
+    }
+    done = true;
+  });
+  OperationRecord hang = exampleRecords()[4];
+  for (uint64_t i = 0; !done || i < 3; ++i) {  // the watchdog's pattern: push a hang, then flush
+    hang.seq = i;
+    ASSERT_TRUE(writer.push(hang));
+    ASSERT_TRUE(writer.flushNow(10s));
+    const auto records = readLog(writer.path(ProfileFile::Collectives));
+    ASSERT_FALSE(records.empty());
+    size_t hangs = 0;
+    for (const ParsedCollective& r : records) hangs += r.record.kind == RecordKind::Hang ? 1 : 0;
+    EXPECT_EQ(hangs, i + 1) << "a hang pushed before flushNow is not on disk";
+  }
+  producer.join();
+}
+
+TEST_F(ProfilerOutputWriter, ConcurrentProducersLoseNothingUncounted) {
+  ProfileWriter writer(options(1ms, 256));
+  std::vector<std::thread> producers;
+  for (int t = 0; t < 4; ++t) {
+    producers.emplace_back([&writer, t] {
+      OperationRecord record = exampleRecords()[3];
+      for (int i = 0; i < 500; ++i) {
+        record.seq = static_cast<uint64_t>(t * 1000 + i);
+        writer.push(record);
+      }
+    });
+  }
+  for (std::thread& p : producers) p.join();
+  writer.shutdown();
+  uint64_t reportedDrops = 0;
+  size_t written = 0;
+  for (const ParsedCollective& r : readLog(writer.path(ProfileFile::Collectives))) {
+    reportedDrops += r.recordsDropped;
+    written += r.droppedNotice ? 0 : 1;
+  }
+  EXPECT_EQ(reportedDrops, writer.droppedTotal());
+  EXPECT_EQ(written + reportedDrops, 2000u);
+}
+
+}  // namespace
+}  // namespace railtune::profiler::output
