@@ -82,9 +82,10 @@ int runDemo(const DemoOptions& opts) {
   if (!jsonl) throw std::runtime_error("writing " + (out / "bindings.jsonl").string() + " failed");
   std::printf(
       "The tuner applies rules from RAILTUNE_TUNER_CONFIG (none here) and its cost model advises\n"
-      "(RAILTUNE_TUNER_MODEL=advise: NCCL's choice stands); the profiler asks for no events yet. The net\n"
-      "plugin carries the traffic over TCP on a host without an active RDMA port and steps aside for\n"
-      "NCCL's own IB transport where one is active: \"communicators get\" above says which it was here.\n");
+      "(RAILTUNE_TUNER_MODEL=advise: NCCL's choice stands). The profiler records collectives under\n"
+      "RAILTUNE_PROFILE_DIR and watches for hangs. The net plugin carries the traffic over TCP on a host\n"
+      "without an active RDMA port and steps aside for NCCL's own IB transport where one is active:\n"
+      "\"communicators get\" above says which it was here.\n");
   std::printf("Wrote %s\n\n", (out / "bindings.jsonl").c_str());
   const int topologyErrors = writeDemoTopology(out, files.net.parent_path(), opts.fabric);
   if (writeDemoTuner(out, files.tuner) > 0)

@@ -54,7 +54,7 @@ std::unique_ptr<ProfilerContext> buildContext(const InitCall& call, const Log& l
   ctx->abiVersion = call.abiVersion;
   ctx->comm = CommInfo{call.commId, call.commName ? call.commName : "", call.nNodes, call.nRanks, call.rank};
   injectFaultAt(FaultSite::ProfilerInit);
-  ctx->engine = makeEngine(ctx->comm, log);
+  ctx->engine = makeEngine(ctx->comm, call.abiVersion, log);
   return ctx;
 }
 

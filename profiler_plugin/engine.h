@@ -140,7 +140,7 @@ class Engine {
   virtual void recordEventState(Event* event, EventState state, const StateArgs& args) = 0;
 };
 
-// Records nothing: mask 0, so NCCL generates no events. Used until the event store arrives.
+// Records nothing: mask 0, so NCCL generates no events (tests of the boundary).
 class NullEngine final : public Engine {
  public:
   const char* name() const override { return "none"; }
@@ -150,6 +150,8 @@ class NullEngine final : public Engine {
   void recordEventState(Event*, EventState, const StateArgs&) override {}
 };
 
-std::unique_ptr<Engine> makeEngine(const CommInfo& comm, const Log& log);
+// The communicator's engine (engine.cc): its event capture, the process's writers and watchdog.
+// abiVersion: the profiler ABI NCCL bound (which events exist).
+std::unique_ptr<Engine> makeEngine(const CommInfo& comm, int abiVersion, const Log& log);
 
 }  // namespace railtune::profiler

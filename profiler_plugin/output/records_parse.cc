@@ -192,8 +192,11 @@ void readFlows(ObjectReader& in, bool withOutstanding, OperationRecord* r) {
 }
 
 void readOperation(ObjectReader& in, OperationRecord* r) {
-  r->nRanks = asInt(in.integer("nranks", 1, kIntMax));
-  if (r->rank >= r->nRanks) throw FieldError(in.where("rank") + "not below nranks");
+  // Absent when NCCL did not say (profiler ABI v1..v3 pass no communicator).
+  if (in.has("nranks")) {
+    r->nRanks = asInt(in.integer("nranks", 1, kIntMax));
+    if (r->rank >= r->nRanks) throw FieldError(in.where("rank") + "not below nranks");
+  }
   r->seq = in.count("seq");
   in.inlineText("op", &r->operation);
   if (r->operation.view().empty()) throw FieldError(in.where("op") + "must not be empty");

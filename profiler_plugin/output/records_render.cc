@@ -29,7 +29,7 @@ void addCommAndRank(json& out, const OperationRecord& r) {
 
 // What the operation was; the same fields for completed and hung operations.
 void addOperation(json& out, const OperationRecord& r) {
-  out["nranks"] = r.nRanks;
+  if (r.nRanks > 0) out["nranks"] = r.nRanks;  // unknown for profiler ABI v1..v3
   out["seq"] = r.seq;
   out["op"] = r.operation.view();
   out["bytes"] = r.bytes;

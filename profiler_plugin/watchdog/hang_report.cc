@@ -27,7 +27,11 @@ void appendIdentity(std::string& out, const OperationRecord& hang) {
   } else {
     out += "comm (unknown id)";
   }
-  appendf(out, " rank %d/%d seq %" PRIu64 " ", hang.rank, hang.nRanks, hang.seq);
+  if (hang.nRanks > 0) {
+    appendf(out, " rank %d/%d seq %" PRIu64 " ", hang.rank, hang.nRanks, hang.seq);
+  } else {  // profiler ABI v1..v3: NCCL does not say how many ranks
+    appendf(out, " rank %d seq %" PRIu64 " ", hang.rank, hang.seq);
+  }
   out += hang.operation.view().empty() ? std::string_view("operation") : hang.operation.view();
   if (hang.kind == RecordKind::P2p || hang.peer >= 0) appendf(out, " peer %d", hang.peer);
   out += " (";

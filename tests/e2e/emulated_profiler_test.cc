@@ -21,20 +21,36 @@ class EmulatedProfilerTest : public EmulatedTest, public ::testing::WithParamInt
   emu::Binding binding;
 };
 
-TEST_P(EmulatedProfilerTest, AsksForNoEvents) {
+TEST_P(EmulatedProfilerTest, AsksForTheDefaultEventsAndRecordsACollective) {
+  env.unset("RAILTUNE_PROFILE_MASK");
   emu::ProfilerDriver driver(binding, std::get<0>(GetParam()));
   ASSERT_EQ(driver.init(0xabc, "trainer", 2, 8, 0), ncclSuccess);
   EXPECT_TRUE(driver.loaded());
-  EXPECT_EQ(driver.activationMask(), 0);
+  EXPECT_NE(driver.activationMask() & ncclProfileColl, 0);
   EXPECT_NE(driver.context(), nullptr);
   ncclProfilerEventDescr_v6_t descr{};
   descr.type = ncclProfileColl;
   void* handle = nullptr;
   EXPECT_EQ(driver.startEvent(&descr, &handle), ncclSuccess);
-  EXPECT_EQ(handle, nullptr);
+  EXPECT_NE(handle, nullptr);
+  EXPECT_EQ(driver.stopEvent(handle), ncclSuccess);
   EXPECT_EQ(driver.stopEvent(nullptr), ncclSuccess);
   EXPECT_EQ(driver.finalize(), ncclSuccess);
   EXPECT_TRUE(driver.violations().empty()) << driver.violations().front();
+  EXPECT_TRUE(pluginWarnings().empty()) << pluginLogText();
+}
+
+TEST_P(EmulatedProfilerTest, MaskNoneAsksForNoEvents) {
+  env.set("RAILTUNE_PROFILE_MASK", "none");
+  emu::ProfilerDriver driver(binding, std::get<0>(GetParam()));
+  ASSERT_EQ(driver.init(0xabc, "trainer", 2, 8, 0), ncclSuccess);
+  EXPECT_EQ(driver.activationMask(), 0);
+  ncclProfilerEventDescr_v6_t descr{};
+  descr.type = ncclProfileColl;
+  void* handle = nullptr;
+  EXPECT_EQ(driver.startEvent(&descr, &handle), ncclSuccess);
+  EXPECT_EQ(handle, nullptr);
+  EXPECT_EQ(driver.finalize(), ncclSuccess);
   EXPECT_TRUE(pluginWarnings().empty()) << pluginLogText();
 }
 

@@ -123,18 +123,35 @@ class ProfilerTest : public PluginTest, public ::testing::WithParamInterface<int
   int mask = kAllEvents;  // NCCL's mask is one process-wide int; the plugin must write it
 };
 
-TEST_P(ProfilerTest, BindsAndRecordsNothing) {
+TEST_P(ProfilerTest, BindsAndAsksForTheDefaultEvents) {
+  env.unset("RAILTUNE_PROFILE_MASK");
   EXPECT_STREQ(api.name, "railtune");
   ncclResult_t result;
   const std::string err = initCapturingStderr(&result);
   ASSERT_EQ(result, ncclSuccess);
-  EXPECT_EQ(mask, 0);
+  EXPECT_EQ(mask & (ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp),
+            ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp)
+      << "the default captures what completion and the hang watchdog need";
+  EXPECT_EQ(mask & ncclProfileProxyStep, 0) << "per-step events are not in the production default";
   EXPECT_NE(context, nullptr);
+  void* handle = nullptr;
+  EXPECT_EQ(api.startEvent(context, &handle, true), ncclSuccess);
+  EXPECT_NE(handle, nullptr) << "a Coll event is recorded";
+  EXPECT_EQ(api.stopEvent(handle), ncclSuccess);
+  EXPECT_EQ(api.stopEvent(nullptr), ncclSuccess);
+  EXPECT_EQ(api.recordEventState(nullptr, ncclProfilerProxyStepSendWait), ncclSuccess);
+  EXPECT_EQ(warnings(err), 0u) << err << logText();
+}
+
+TEST_P(ProfilerTest, MaskNoneRecordsNothing) {
+  env.set("RAILTUNE_PROFILE_MASK", "none");
+  ncclResult_t result;
+  const std::string err = initCapturingStderr(&result);
+  ASSERT_EQ(result, ncclSuccess);
+  EXPECT_EQ(mask, 0);
   void* handle = reinterpret_cast<void*>(0x1);
   EXPECT_EQ(api.startEvent(context, &handle, true), ncclSuccess);
   EXPECT_EQ(handle, nullptr);
-  EXPECT_EQ(api.stopEvent(nullptr), ncclSuccess);
-  EXPECT_EQ(api.recordEventState(nullptr, ncclProfilerProxyStepSendWait), ncclSuccess);
   EXPECT_EQ(warnings(err), 0u) << err << logText();
 }
 

@@ -113,7 +113,7 @@ for rank in 0 1; do
 done
 
 # 2. Failure table with real NCCL: faults injected into the tuner's getCollInfo and the profiler's
-#    init must leave the job running (tuner disables itself, profiler asks for no events).
+#    init must leave the job running (tuner disables itself, profiler turns itself off for the communicator).
 run_pair faults RAILTUNE_INJECT_FAULT=tuner.getCollInfo,profiler.init
 for rank in 0 1; do
   log="$work/faults.rank$rank.log"
