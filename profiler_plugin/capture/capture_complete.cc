@@ -49,7 +49,9 @@ CaptureEngine::~CaptureEngine() {
 
 void CaptureEngine::complete(OperationSlot& op) {
   std::lock_guard<std::mutex> lock(mutex_);
-  overtakeLocked(op.ticket);  // earlier operations first, so records come in the communicator's order
+  // Earlier operations first, so records come in the communicator's order. With no other operation
+  // open (the common case: one collective at a time) there is nothing to scan the pool for.
+  if (openOperations_.load() > 1) overtakeLocked(op.ticket);
   completeLocked(op);
 }
 
@@ -76,7 +78,7 @@ void CaptureEngine::overtakeLocked(uint64_t ticket) {
 }
 
 void CaptureEngine::completeLocked(OperationSlot& op) {
-  buildRecord(op, op.kind, options_.clock(), scratch_);
+  buildRecord(op, op.kind, 0, scratch_);  // 0: read the clock only if the record needs "now"
   scratch_.eventsDropped = eventsDropped_.exchange(0, std::memory_order_relaxed);
   if (sink_ != nullptr && sink_->push(scratch_)) {
     pushed_.fetch_add(1, std::memory_order_relaxed);
@@ -96,11 +98,13 @@ void CaptureEngine::freeOperationLocked(OperationSlot& op) {
     freeChildren_.push(index);
   }
   op.state.store(SlotState::Free, std::memory_order_release);
+  openOperations_.fetch_sub(1);
   freeOperations_.push(static_cast<uint32_t>(&op - operations_.get()));
 }
 
 void CaptureEngine::buildRecord(const OperationSlot& op, RecordKind kind, int64_t nowNs, OperationRecord& out) const {
-  out = OperationRecord{};
+  // Not `out = OperationRecord{}`: that clears all 64 flows (5 KiB) per record. Every header field is
+  // set below; collectFlows clears each flow it takes.
   out.kind = kind;
   out.comm = comm_.commId;
   out.rank = op.rank;
@@ -113,6 +117,10 @@ void CaptureEngine::buildRecord(const OperationSlot& op, RecordKind kind, int64_
   out.protocol = op.protocol;
   out.channels = op.channels;
   out.peer = op.peer;
+  out.nFlows = 0;
+  out.flowsDropped = 0;
+  out.stuckForNs = 0;
+  out.eventsDropped = 0;
   // Best timing first: the kernel's channels, else the network proxy's ops, else enqueueing.
   const capture::AtomicSpan* span = nullptr;
   out.timing = TimingSource::Enqueue;
@@ -126,7 +134,7 @@ void CaptureEngine::buildRecord(const OperationSlot& op, RecordKind kind, int64_
   const int64_t stop = op.stopNs.load(std::memory_order_acquire);
   int64_t start = span != nullptr ? span->first.load(std::memory_order_relaxed) : op.startNs;
   int64_t end = span != nullptr ? span->last.load(std::memory_order_relaxed) : stop;
-  if (end < start) end = nowNs;  // nothing stopped yet (a hang record)
+  if (end < start) end = nowNs != 0 ? nowNs : options_.clock();  // nothing stopped yet (a hang record)
   const int64_t offset = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
   out.start = bothClocks(start, offset);
   out.end = bothClocks(end, offset);
@@ -150,6 +158,7 @@ void CaptureEngine::collectFlows(const OperationSlot& op, bool inFlight, Operati
         continue;
       }
       flow = &out.flows[out.nFlows++];
+      *flow = NetFlow{};
       flow->channel = c.channel;
       flow->peer = c.peer;
       flow->send = c.send;

@@ -83,9 +83,12 @@ Event* CaptureEngine::startOperation(const EventDescriptor& descr) {
     return nullptr;
   }
   OperationSlot& op = operations_[index];
+  // Counted before the ticket is drawn, both in one total order (seq_cst): an operation that holds an
+  // earlier ticket is always seen in the count by complete().
+  openOperations_.fetch_add(1);
   const bool coll = descr.type == EventType::Coll;
   op.kind = coll ? RecordKind::Collective : RecordKind::P2p;
-  op.ticket = nextTicket_.fetch_add(1, std::memory_order_relaxed);
+  op.ticket = nextTicket_.fetch_add(1);
   op.rank = comm_.rank.value_or(descr.rank);
   const char* func = coll ? descr.coll.func : descr.p2p.func;
   const char* datatype = coll ? descr.coll.datatype : descr.p2p.datatype;
@@ -333,12 +336,18 @@ void CaptureEngine::closeWait(ChildSlot& step, int64_t now) {
 // in SendPeerWait (for the receiver's buffer) and SendWait (for the send to complete), a receive in
 // RecvWait (for the data). Its bytes are the transSize NCCL sets when the step is sent (SendWait) or
 // received (RecvFlushWait); at other states transSize still holds an earlier step's size.
+// The clock is read only when the step enters or leaves the waiting states (a clock read is a large
+// part of a state change's cost); between two waiting states the wait simply goes on.
 void CaptureEngine::stepState(ChildSlot& step, EventState state, const StateArgs& args) {
-  const int64_t now = options_.clock();
   const bool send = children_[step.proxyOp].send;
-  if (waiting(step, send)) closeWait(step, now);
+  const bool wasWaiting = waiting(step, send);
   step.stepState = static_cast<int>(state);
-  step.stepStateSinceNs = now;
+  const bool nowWaiting = waiting(step, send);
+  if (wasWaiting != nowWaiting) {
+    const int64_t now = options_.clock();
+    if (wasWaiting) closeWait(step, now);
+    step.stepStateSinceNs = now;
+  }
   if ((send && state == EventState::ProxyStepSendWait) || (!send && state == EventState::ProxyStepRecvFlushWait)) {
     step.stepBytes = args.transSize;
   }

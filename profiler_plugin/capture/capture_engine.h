@@ -109,6 +109,7 @@ class CaptureEngine final : public Engine, public InFlightSource {
   std::unique_ptr<ChildSlot[]> children_;
   FreeList freeOperations_, freeChildren_;
   std::atomic<uint64_t> nextTicket_{1};
+  std::atomic<uint32_t> openOperations_{0};  // taken from the pool and not yet freed
   std::atomic<uint64_t> nextP2pSeq_{0};
   std::atomic<uint64_t> eventsDropped_{0};  // since the last record
   std::atomic<uint64_t> droppedTotal_{0}, foreignParents_{0}, orphans_{0}, unknownNet_{0}, misuse_{0};
