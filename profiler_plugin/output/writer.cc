@@ -197,7 +197,7 @@ void ProfileWriter::run() {
   }
   lock.unlock();
   accepting_.store(false, std::memory_order_release);
-  drain();
+  while (!drain()) flush(false);  // nothing is accepted any more: this ends
   flush(true);
   lock.lock();
   stopped_ = true;
@@ -207,14 +207,20 @@ void ProfileWriter::run() {
 
 // The thread runs inside the training job: an exception here (memory exhausted while rendering)
 // must cost one record and one WARN, never std::terminate.
-void ProfileWriter::drain() {
-  while (queue_.tryPop(scratch_.get())) {
+// At most one queue's worth per call, and never past the buffer limit: a job that pushes as fast as
+// the thread renders must not keep it here forever, away from the periodic flush to disk.
+// Returns true when the queue was found empty.
+bool ProfileWriter::drain() {
+  for (size_t taken = 0; taken < options_.capacity; ++taken) {
+    if (collectives_.size() + net_.size() + trace_.size() > kMaxBufferedBytes) return false;
+    if (!queue_.tryPop(scratch_.get())) return true;
     try {
       take(*scratch_);
     } catch (const std::exception& e) {
       if (renderFailed_.first()) RT_WARN(log_, kFlags, "profile output: a record was lost: %s", e.what());
     }
   }
+  return false;
 }
 
 void ProfileWriter::take(const OperationRecord& record) {

@@ -82,7 +82,7 @@ class ProfileWriter final : public RecordSink {
  private:
   void openFiles();
   void run();
-  void drain();
+  bool drain();
   void take(const OperationRecord& record);
   void flush(bool final);
   void flushOrThrow(bool final);
