@@ -9,8 +9,9 @@ namespace {
 // An operation nccl-tests does not know counts as 1 (its bytes crossed once); 0 when the factor
 // depends on a rank count we do not have.
 double busFactor(std::string_view op, int nRanks) {
-  const bool perRank =
-      op == "AllGather" || op == "ReduceScatter" || op == "AllToAll" || op == "Gather" || op == "Scatter";
+  // NCCL spells it "AlltoAll" (ncclFuncAlltoAll); "AllToAll" is accepted as nccl-tests writes it.
+  const bool perRank = op == "AllGather" || op == "ReduceScatter" || op == "AlltoAll" || op == "AllToAll" ||
+                       op == "Gather" || op == "Scatter";
   if (op != "AllReduce" && !perRank) return 1.0;
   if (nRanks < 1) return 0.0;
   const double n = static_cast<double>(nRanks);

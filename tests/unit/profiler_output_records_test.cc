@@ -150,7 +150,7 @@ TEST(ProfilerOutputRecords, BandwidthFollowsNcclTests) {
   constexpr int64_t kSecond = 1000000000;
   EXPECT_DOUBLE_EQ(algorithmBandwidthGBps(timed("AllReduce", 8, kBytes, kSecond)), 8.0);
   EXPECT_DOUBLE_EQ(busBandwidthGBps(timed("AllReduce", 8, kBytes, kSecond)), 14.0);  // 2 * 7 / 8
-  for (const char* op : {"AllGather", "ReduceScatter", "AllToAll"}) {
+  for (const char* op : {"AllGather", "ReduceScatter", "AlltoAll", "AllToAll"}) {
     EXPECT_DOUBLE_EQ(busBandwidthGBps(timed(op, 8, kBytes, kSecond)), 7.0) << op;  // 7 / 8
   }
   for (const char* op : {"Broadcast", "Reduce", "Send", "Recv"}) {
