@@ -9,6 +9,7 @@
 #include "emulator/net_job/job_report.h"
 #include "emulator/net_job/launcher.h"
 #include "emulator/net_job/path_check.h"
+#include "emulator/net_job/profile_summary.h"
 
 namespace railtune::cli {
 namespace {
@@ -66,6 +67,20 @@ int explain(const nj::PathLogs& logs, const nj::JobResult& result, int faultRank
   return problems;
 }
 
+// The profiler's view of the same job: every rank's collective log holds one record per collective
+// call, and the network summaries name the NICs the net plugin reported.
+int showProfile(const nj::JobOptions& options, const nj::JobResult& result) {
+  const nj::ProfileSummary summary = nj::readProfile(options.profileDir);
+  std::fputs(nj::formatProfileSummary(summary, options.profileDir).c_str(), stdout);
+  const size_t expected = options.collectives.size() * static_cast<size_t>(options.iterations) * result.ranks.size();
+  size_t records = 0;
+  for (const nj::CollectiveStats& c : summary.collectives) records += c.records;
+  if (records == expected && !summary.nics.empty()) return 0;
+  std::fprintf(stderr, "railtune demo: expected %zu collective records and NICs in the network summary, found %zu%s\n",
+               expected, records, summary.nics.empty() ? " and no NIC" : "");
+  return 1;
+}
+
 }  // namespace
 
 int writeDemoNet(const fs::path& dir, const fs::path& netPlugin) {
@@ -78,8 +93,11 @@ int writeDemoNet(const fs::path& dir, const fs::path& netPlugin) {
   options.pluginPath = netPlugin.string();
   options.pathLogDir = (dir / "net" / "paths").string();
   options.jobId = "demo";
+  options.profileDir = (dir / "profile").string();
+  options.profilerPath = (netPlugin.parent_path() / "libnccl-profiler-railtune.so").string();  // beside the net plugin
   std::error_code ec;
   fs::remove_all(options.pathLogDir, ec);  // records of an earlier run would mix with this one's
+  fs::remove_all(options.profileDir, ec);
   const Fault fault = chooseFault(options);
   options.faultRank = fault.rank;
   options.faultEnv = {{"RAILTUNE_NET_FAULT_MISBIND", fault.from + ":" + fault.to}};
@@ -88,7 +106,8 @@ int writeDemoNet(const fs::path& dir, const fs::path& netPlugin) {
   const nj::JobResult result = nj::runJob(options);
   std::fputs(nj::formatJobReport(options, result).c_str(), stdout);
   if (!result.ok()) throw std::runtime_error("the emulated net job failed; see the errors above");
-  return explain(nj::readPathLogs(options.pathLogDir), result, options.faultRank);
+  const int problems = explain(nj::readPathLogs(options.pathLogDir), result, options.faultRank);
+  return problems + showProfile(options, result);
 }
 
 }  // namespace railtune::cli

@@ -27,6 +27,7 @@ struct NetJobArgs {
   std::string collectives = "all";
   bool noMnnvl = false;
   std::string pathLogDir;
+  std::string profileDir;
   std::string pluginDir;
   std::string nccl = "2.30";
   int faultRank = -1;
@@ -56,8 +57,11 @@ nj::JobOptions jobOptions(const NetJobArgs& a) {
   const auto behaviour = emu::parseBehaviour(a.nccl);
   if (!behaviour) throw std::invalid_argument("--nccl " + a.nccl + ": expected 2.28 or 2.30");
   o.behaviour = *behaviour;
-  o.pluginPath =
-      findPluginFiles(a.pluginDir.empty() ? defaultPluginDir() : std::filesystem::path(a.pluginDir)).net.string();
+  const PluginFiles plugins =
+      findPluginFiles(a.pluginDir.empty() ? defaultPluginDir() : std::filesystem::path(a.pluginDir));
+  o.pluginPath = plugins.net.string();
+  o.profileDir = a.profileDir;
+  if (!a.profileDir.empty()) o.profilerPath = plugins.profiler.string();
   if (!a.faults.empty() && a.faultRank < 0) throw std::invalid_argument("--fault needs --fault-rank");
   if (a.faultRank >= a.ranks)
     throw std::invalid_argument("--fault-rank " + std::to_string(a.faultRank) + " is not a rank");
@@ -95,6 +99,9 @@ Command addNetJobCommand(CLI::App& emu) {
       ->capture_default_str();
   sub->add_flag("--no-mnnvl", a->noMnnvl, "Ranks of one NVLink domain but different trays use the net plugin too");
   sub->add_option("--path-log-dir", a->pathLogDir, "RAILTUNE_PATH_LOG_DIR for every rank");
+  sub->add_option("--profile-dir", a->profileDir,
+                  "Load the profiler plugin too (RAILTUNE_PROFILE_DIR for every rank): collective log, network "
+                  "summary and trace per rank");
   sub->add_option("--plugin-dir", a->pluginDir, "Folder holding the plugin .so files (default: <bin>/../lib)");
   sub->add_option("--nccl", a->nccl, "NCCL behaviour to emulate: 2.28 or 2.30")->capture_default_str();
   sub->add_option("--fault-rank", a->faultRank, "The rank --fault applies to");

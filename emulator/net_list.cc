@@ -7,6 +7,7 @@
 #include "emulator/logger.h"
 #include "emulator/net_driver.h"
 #include "emulator/plugin_open.h"
+#include "emulator/profiler_sequence.h"
 
 namespace railtune::emu {
 namespace {
@@ -126,7 +127,8 @@ bool deviceTypeAccepted(NetDriver& driver, std::vector<std::string>& log) {
 std::shared_ptr<NetDriver> initExternal(NcclBehaviour behaviour, NetCandidate& c, uint64_t commId, int trafficClass,
                                         std::vector<std::string>& log) {
   auto driver = std::make_shared<NetDriver>(c.binding, behaviour);
-  bool initCompleted = driver->init(commId, trafficClass, pluginLogger(), idleProfilerCallback()) == ncclSuccess;
+  // NCCL hands every net plugin its ncclProfilerCallback, which looks for a profiler at call time.
+  bool initCompleted = driver->init(commId, trafficClass, pluginLogger(), netProfilerCallback) == ncclSuccess;
   bool ok = initCompleted;
   if (ok && c.state == NetEntryState::InitReady) {  // devices() only the first time the entry comes up
     int ndev = 0;

@@ -85,16 +85,22 @@ JobResult runJob(const JobOptions& options) {
   if (options.chunkBytes == 0 || options.chunkBytes > (size_t{1} << 30))
     throw std::runtime_error("--chunk-bytes must be 1 .. 1073741824 (NCCL's largest net message)");
   if (!(options.timeoutSeconds > 0)) throw std::runtime_error("--timeout must be positive");
+  if (!options.profileDir.empty() && options.profilerPath.empty())
+    throw std::runtime_error("a profile folder needs the profiler plugin's path");
+  // Profiled, every ring step of every link is one ProxyStep: each part must hold at least one byte.
+  if (!options.profileDir.empty() && options.bytes < static_cast<size_t>(options.placement.ranks))
+    throw std::runtime_error("--profile-dir needs --bytes of at least --ranks (every ring step moves a part)");
   const std::string mapText = railMapText(options.railMapPath);
   const fabric::RailMap map =
       fabric::parseRailMap(mapText, options.railMapPath.empty() ? "default rail map" : options.railMapPath);
   JobResult result;
   result.plan = makePlan(map, options.placement);
   result.jobDir = makeJobDir(options.jobDir);
-  if (!options.pathLogDir.empty()) {
+  for (const std::string& dir : {options.pathLogDir, options.profileDir}) {
+    if (dir.empty()) continue;
     std::error_code ec;
-    fs::create_directories(options.pathLogDir, ec);
-    if (ec) throw std::runtime_error("cannot create the path log folder " + options.pathLogDir + ": " + ec.message());
+    fs::create_directories(dir, ec);
+    if (ec) throw std::runtime_error("cannot create the folder " + dir + ": " + ec.message());
   }
   prepareJobDir(result.jobDir, mapText, result.plan);
   runRanks(options, result);

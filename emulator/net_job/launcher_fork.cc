@@ -52,6 +52,11 @@ void setRankEnvironment(const JobOptions& options, const JobResult& job, int ran
   setEnv("NCCL_NET_PLUGIN", options.pluginPath);
   setEnv("NCCL_CROSS_NIC", "0");
   if (!options.pathLogDir.empty()) setEnv("RAILTUNE_PATH_LOG_DIR", options.pathLogDir);
+  if (!options.profileDir.empty()) {
+    setEnv("NCCL_PROFILER_PLUGIN", options.profilerPath);
+    setEnv("RAILTUNE_PROFILE_DIR", options.profileDir);
+    setEnv("RAILTUNE_PROFILE_MASK", "all");
+  }
   if (rank == options.faultRank)
     for (const auto& [name, value] : options.faultEnv) setEnv(name.c_str(), value);
 }
@@ -97,6 +102,7 @@ void redirectStderr(const JobResult& job, int rank) {
     spec.behaviour = options.behaviour;
     spec.commId = 0x5ea1ab1e0000ull | static_cast<uint64_t>(::getppid() & 0xffff);
     spec.transfer.chunkBytes = options.chunkBytes;
+    spec.profile = !options.profileDir.empty();
     spec.transfer.deadline = deadline;
     const RankResult result = runRank(spec);
     writeResultFile(resultPath(job, rank), result);

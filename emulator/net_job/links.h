@@ -37,6 +37,9 @@ class Link {
   virtual bool done(void* request, size_t expectedSize) = 0;
   // Moves bytes that no one else moves (the NVLink stand-in); true when something moved.
   virtual bool progress() { return false; }
+  // NCCL's phandle for the chunks posted from now on (the profiler's ProxyStep; NULL: none). Only a
+  // net plugin connection passes it on (isend/irecv); NVLink has no net plugin events.
+  virtual void setProfilerHandle(void* /*phandle*/) {}
 
  private:
   int peer_;

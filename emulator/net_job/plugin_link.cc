@@ -18,6 +18,7 @@ class PluginLink final : public Link {
       driver_.closeRecv(comm_);
   }
   bool overPlugin() const override { return true; }
+  void setProfilerHandle(void* phandle) override { phandle_ = phandle; }
 
   void begin(uint8_t* base, size_t size) override {
     end();
@@ -34,13 +35,13 @@ class PluginLink final : public Link {
     void* request = nullptr;
     ncclResult_t rc;
     if (isSend()) {
-      rc = driver_.isend(comm_, data, size, myRank_, mhandle_, nullptr, &request);
+      rc = driver_.isend(comm_, data, size, myRank_, mhandle_, phandle_, &request);
     } else {
       void* buffers[1] = {data};
       size_t sizes[1] = {size};
       int tags[1] = {peer()};
       void* mhandles[1] = {mhandle_};
-      void* phandles[1] = {nullptr};
+      void* phandles[1] = {phandle_};
       rc = driver_.irecv(comm_, 1, buffers, sizes, tags, mhandles, phandles, &request);
     }
     if (rc != ncclSuccess) fail(isSend() ? "isend" : "irecv", rc);
@@ -68,6 +69,7 @@ class PluginLink final : public Link {
   void* comm_;
   int myRank_;
   void* mhandle_ = nullptr;
+  void* phandle_ = nullptr;
 };
 
 }  // namespace

@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "emulator/logger.h"
 #include "emulator/net_driver.h"
 #include "emulator/net_job/collectives.h"
 #include "emulator/net_job/connect.h"
+#include "emulator/net_job/profile_collective.h"
 
 namespace railtune::emu::netjob {
 namespace {
@@ -66,7 +68,21 @@ void countLinks(const RankLinks& links, RankResult& result) {
   for (const auto& [peer, link] : links.recvFrom) ++(link->overPlugin() ? result.pluginRecvs : result.nvlinkRecvs);
 }
 
-void runAll(const WorkerSpec& spec, const RankLinks& links, RankResult& result) {
+// NCCL's nNodes: NVLink domains with MNNVL (a domain is one node), else hosts.
+int nodeCount(const WorkerSpec& spec) {
+  std::set<std::string> nodes;
+  for (const RankPlace& r : spec.plan->ranks) nodes.insert(spec.mnnvl ? r.domain : std::to_string(r.hostIndex));
+  return static_cast<int>(nodes.size());
+}
+
+std::unique_ptr<RankProfiler> startProfiler(const WorkerSpec& spec, const RankResult& result) {
+  if (!spec.profile) return nullptr;
+  const RankIdentity identity{spec.commId, nodeCount(spec), static_cast<int>(spec.plan->ranks.size()), spec.rank,
+                              result.hca};
+  return std::make_unique<RankProfiler>(spec.behaviour, identity);
+}
+
+void runAll(const WorkerSpec& spec, const RankLinks& links, RankProfiler* profiler, RankResult& result) {
   CollectiveContext ctx;
   ctx.rank = spec.rank;
   ctx.nRanks = static_cast<int>(spec.plan->ranks.size());
@@ -78,7 +94,9 @@ void runAll(const WorkerSpec& spec, const RankLinks& links, RankResult& result) 
   for (Collective c : spec.collectives) {
     CollectiveResult out{collectiveName(c), spec.bytes, spec.iterations, 0, 0};
     const Clock::time_point start = Clock::now();
-    for (int i = 0; i < spec.iterations; ++i) out.verifiedBytes += runCollective(c, ctx, spec.bytes, i);
+    for (int i = 0; i < spec.iterations; ++i)
+      out.verifiedBytes +=
+          profiler != nullptr ? profiler->run(c, ctx, spec.bytes, i) : runCollective(c, ctx, spec.bytes, i);
     out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.collectives.push_back(out);
   }
@@ -86,6 +104,8 @@ void runAll(const WorkerSpec& spec, const RankLinks& links, RankResult& result) 
 
 void runConnected(const WorkerSpec& spec, RankResult& result) {
   const std::vector<Edge> edges = edgesOf(spec);
+  // NCCL loads the profiler at communicator init, before the net plugin gets its callback.
+  const std::unique_ptr<RankProfiler> profiler = startProfiler(spec, result);
   std::shared_ptr<NetDriver> driver;
   if (needsPlugin(spec, edges)) {
     driver = selectPlugin(spec);
@@ -96,9 +116,10 @@ void runConnected(const WorkerSpec& spec, RankResult& result) {
                    spec.nvlinkName, spec.nvlinkListenFd, driver.get(), result.device, spec.transfer.deadline};
     const RankLinks links = connectRank(cs);
     countLinks(links, result);
-    runAll(spec, links, result);
+    runAll(spec, links, profiler.get(), result);
   }  // the links close their comms here, before finalize
   if (driver && driver->finalize() != ncclSuccess) throw std::runtime_error("finalize failed");
+  if (profiler) profiler->finalize();  // the communicator's end: the profiler's files are complete
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ struct WorkerSpec {
   NcclBehaviour behaviour = NcclBehaviour::V2_30;
   uint64_t commId = 0;
   TransferOptions transfer;  // its deadline bounds everything the rank does
+  bool profile = false;      // load the profiler (NCCL_PROFILER_PLUGIN) and play each collective's events
 };
 
 // Never throws: a failure is the result's `error`, with the plugin's WARN lines beside it.

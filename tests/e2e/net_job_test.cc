@@ -14,6 +14,7 @@
 #include "emulator/net_job/job_report.h"
 #include "emulator/net_job/launcher.h"
 #include "emulator/net_job/path_check.h"
+#include "emulator/net_job/profile_summary.h"
 
 namespace railtune::emu::netjob {
 namespace {
@@ -174,6 +175,93 @@ TEST_F(NetJobTest, ARankWithoutThePluginFailsTheJobQuickly) {
   fs::remove_all(result.jobDir);
 }
 
+// `--profile-dir`: every rank loads the profiler too; each collective call is one record with NCCL's
+// function, algorithm and message size, the network summaries of ranks with plugin connections name
+// the HCA and rail of their own NIC (from the net plugin's events), and every trace parses.
+class NetJobProfileTest : public NetJobTest, public ::testing::WithParamInterface<NcclBehaviour> {};
+
+struct ExpectedRecord {
+  const char* operation;
+  const char* algorithm;
+  uint64_t bytes;
+};
+
+ExpectedRecord expectedRecord(Collective c, size_t bytes, int nRanks) {
+  const uint64_t n = static_cast<uint64_t>(nRanks);
+  switch (c) {
+    case Collective::AllReduce:
+      return {"AllReduce", "RING", bytes};
+    case Collective::AllGather:
+      return {"AllGather", "RING", bytes * n};  // nccl-tests: the gathered size
+    case Collective::ReduceScatter:
+      return {"ReduceScatter", "RING", bytes / n * n};
+    case Collective::AllToAll:
+      return {"AlltoAll", "RING", bytes / n * n};
+    case Collective::TreeAllReduce:
+      return {"AllReduce", "TREE", bytes};
+  }
+  return {"", "", 0};
+}
+
+TEST_P(NetJobProfileTest, EveryCollectiveIsOneRecordAndTheNetSummaryNamesTheNic) {
+  JobOptions o = options(4, 2, smallMap());  // two racks of two-GPU trays: the ring crosses racks twice
+  o.behaviour = GetParam();
+  o.bytes = 40000;  // divisible by the ranks: NCCL's counts per rank are exact
+  o.profileDir = (dir_ / "profile").string();
+  o.profilerPath = std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-profiler-railtune.so";
+  const JobResult result = run(o);
+  ASSERT_TRUE(result.ok());
+  ASSERT_GT(result.pluginConnections(), 0) << "two racks: the ring crosses the net plugin";
+  const ProfileSummary summary = readProfile(o.profileDir);
+  for (const RankResult& r : result.ranks) {
+    SCOPED_TRACE("rank " + std::to_string(r.rank));
+    ASSERT_EQ(summary.byPid.count(r.pid), 1u);
+    const ProfileFiles& files = summary.byPid.at(r.pid);
+    ASSERT_EQ(files.collectives.size(), o.collectives.size() * static_cast<size_t>(o.iterations));
+    for (size_t i = 0; i < files.collectives.size(); ++i) {
+      const profiler::OperationRecord& record = files.collectives[i].record;
+      const ExpectedRecord want = expectedRecord(o.collectives[i / static_cast<size_t>(o.iterations)], o.bytes, 4);
+      EXPECT_EQ(record.operation.view(), want.operation) << i;
+      EXPECT_EQ(record.algorithm.view(), want.algorithm) << i;
+      EXPECT_EQ(record.bytes, want.bytes) << want.operation;
+      EXPECT_EQ(record.rank, r.rank);
+      EXPECT_EQ(record.nRanks, 4);
+      EXPECT_EQ(files.collectives[i].identity.pid, r.pid);
+    }
+    EXPECT_TRUE(files.traceParses);
+    const bool plugin = r.pluginSends + r.pluginRecvs > 0;
+    EXPECT_EQ(!files.net.empty(), plugin) << "network flows exist exactly where the net plugin carries them";
+    const int rail = result.plan.ranks[static_cast<size_t>(r.rank)].rail;
+    for (const auto& net : files.net) {
+      ASSERT_GT(net.record.nFlows, 0u);
+      for (uint32_t f = 0; f < net.record.nFlows; ++f) {
+        EXPECT_EQ(net.record.flows[f].hca.view(), r.hca) << "railtune's net event names the rank's own NIC";
+        EXPECT_EQ(net.record.flows[f].rail, rail);
+        EXPECT_GT(net.record.flows[f].steps, 0u);
+      }
+    }
+  }
+  EXPECT_FALSE(summary.nics.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Nccl, NetJobProfileTest, ::testing::Values(NcclBehaviour::V2_28, NcclBehaviour::V2_30),
+                         [](const ::testing::TestParamInfo<NcclBehaviour>& p) {
+                           return p.param == NcclBehaviour::V2_28 ? std::string("nccl_2_28") : std::string("nccl_2_30");
+                         });
+
+TEST_F(NetJobTest, AProfileNeedsAPartPerRankInEveryRingStep) {
+  JobOptions o = options(4, 2, smallMap());
+  o.bytes = 3;
+  o.profileDir = (dir_ / "profile").string();
+  o.profilerPath = std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-profiler-railtune.so";
+  try {
+    runJob(o);
+    ADD_FAILURE() << "3 bytes over 4 ranks were accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--bytes of at least --ranks"), std::string::npos) << e.what();
+  }
+}
+
 // The demo's part (cli/demo_net.h): 16 ranks over two racks, one rank misbound; it finds exactly that.
 TEST_F(NetJobTest, DemoFindsTheInjectedCrossRailConnections) {
   ::testing::internal::CaptureStdout();
@@ -183,6 +271,8 @@ TEST_F(NetJobTest, DemoFindsTheInjectedCrossRailConnections) {
   EXPECT_NE(out.find("16 ranks over 2 racks"), std::string::npos) << out;
   EXPECT_NE(out.find("<- rail_match: false"), std::string::npos) << out;
   EXPECT_FALSE(readPathLogs((dir_ / "net" / "paths").string()).connects.empty());
+  EXPECT_NE(out.find("median busbw"), std::string::npos) << out;
+  EXPECT_EQ(readProfile(dir_ / "profile").byPid.size(), 16u) << "one rank process each";
 }
 
 }  // namespace
