@@ -5,7 +5,7 @@
 # plugins by absolute path with NCCL_DEBUG=INFO and runs one AllReduce. The check reads NCCL's log
 # lines: which plugin versions NCCL bound, compared with what that NCCL release binds; that the net
 # plugin carries the AllReduce between the two "hosts" over its socket transport and writes a path
-# log; that it steps aside when told to; that injected faults leave the job running; and that a rules
+# log; that the profiler records the AllReduce; that the net plugin steps aside when told to; that injected faults leave the job running; and that a rules
 # file changes the algorithm NCCL runs.
 #
 #   tests/gpu/run.sh <plugin dir> [sanitized]
@@ -71,7 +71,7 @@ expect() { grep -Eq "$2" "$1" || fail "$(basename "$1"): $3 (no line matching: $
 #    traffic between the two "hosts" over loopback (forced: the machine may have RDMA ports), with a
 #    path log per process.
 run_pair plain RAILTUNE_NET_TRANSPORT=socket NCCL_SOCKET_IFNAME=lo RAILTUNE_PATH_LOG_DIR="$work/paths" \
-  RAILTUNE_JOB_ID=gpu-check
+  RAILTUNE_PROFILE_DIR="$work/profile" RAILTUNE_JOB_ID=gpu-check
 declare -A expected=([2.28]="11 5 5" [2.29]="11 5 6" [2.30]="12 6 6")
 for rank in 0 1; do
   log="$work/plain.rank$rank.log"
@@ -104,6 +104,15 @@ connects=$(cat "$work"/paths/*.jsonl | grep -c '"record":"connect"')
 grep -h '"record":"close"' "$work"/paths/*.jsonl | grep -q '"bytes_sent":[1-9]' \
   || fail "no close record in the path logs counted any bytes sent"
 echo "path logs: $paths files, $connects connect records"
+# The profiler recorded the 4 MiB AllReduce in each process, with NCCL's algorithm and a timing source.
+for log in "$work"/profile/gpu-check-*.collectives.jsonl; do
+  [ -f "$log" ] || fail "no collective log under $work/profile"
+  grep -q '"op":"AllReduce"' "$log" && grep -q '"bytes":4194304' "$log" \
+    || fail "$(basename "$log"): no AllReduce record of 4194304 bytes"
+done
+profiles=$(ls "$work"/profile/gpu-check-*.collectives.jsonl | wc -l)
+[ "$profiles" -eq 2 ] || fail "expected one collective log per process, found $profiles"
+echo "profiles: $profiles collective logs with the AllReduce"
 
 # 1b. Told to step aside, the net plugin's init fails with one WARN and NCCL runs on its own transport.
 run_pair aside RAILTUNE_NET_TRANSPORT=none
