@@ -73,8 +73,9 @@ int PluginEngine::makeVirtualDevice(std::span<const int> members, size_t maxMemb
 }
 
 int PluginEngine::physicalOf(int vdev) const {
-  (void)table_.device(vdev);  // throws NetError(InvalidArgument) naming an unknown index
-  const int first = table_.properties(vdev).physicalDevices[0];  // a fused device travels on its first member
+  // properties() throws NetError(InvalidArgument) naming an unknown index. A fused device travels on
+  // its first member.
+  const int first = table_.properties(vdev).physicalDevices[0];
   if (options_.misbind && options_.misbind->first == first) return options_.misbind->second;
   return first;
 }

@@ -40,7 +40,6 @@ class RecordingEngine final : public Engine {
     std::function<void()> flush;
     if (writer_) flush = [writer = writer_] { writer->flushNow(std::chrono::seconds(2)); };
     watch_ = processWatchdog().watch(WatchTarget{capture_.get(), writer_ ? sink : nullptr, std::move(flush), log});
-    mask_ = capture_->activationMask();
   }
   ~RecordingEngine() override {
     processWatchdog().unwatch(watch_);  // waits for a scan of this capture in progress
@@ -50,13 +49,8 @@ class RecordingEngine final : public Engine {
   RecordingEngine& operator=(const RecordingEngine&) = delete;
 
   const char* name() const override { return writer_ ? "capture" : "capture (no output directory)"; }
-  EventMask activationMask() const override { return mask_; }
-  // NCCL's activation mask is one per process: another communicator (another ABI version, another
-  // mask) may have asked for events this one did not, and they arrive here too. Drop those.
-  Event* startEvent(const EventDescriptor& descr) override {
-    if ((static_cast<EventMask>(descr.type) & mask_) == 0) return nullptr;
-    return capture_->startEvent(descr);
-  }
+  EventMask activationMask() const override { return capture_->activationMask(); }
+  Event* startEvent(const EventDescriptor& descr) override { return capture_->startEvent(descr); }
   void stopEvent(Event* event) override { capture_->stopEvent(event); }
   void recordEventState(Event* event, EventState state, const StateArgs& args) override {
     capture_->recordEventState(event, state, args);
@@ -67,7 +61,6 @@ class RecordingEngine final : public Engine {
   DiscardingSink discard_;
   std::unique_ptr<CaptureEngine> capture_;
   WatchId watch_ = 0;
-  EventMask mask_ = 0;
 };
 
 }  // namespace

@@ -87,7 +87,7 @@ std::unique_ptr<PathLogWriter> PathLogWriter::fromEnvironment(const Log& log, En
 bool PathLogWriter::record(PathRecord record, std::shared_ptr<const ConnectionCounters> counters) noexcept {
   if (record.timeUs == 0) record.timeUs = nowUs();
   Entry entry{record, std::move(counters)};
-  if (accepting_.load(std::memory_order_acquire) && queue_.tryPush(entry)) return true;
+  if (accepting_.load(std::memory_order_acquire) && queue_.tryPush(std::move(entry))) return true;
   droppedUnreported_.fetch_add(1, std::memory_order_relaxed);
   droppedTotal_.fetch_add(1, std::memory_order_relaxed);
   return false;
@@ -120,7 +120,9 @@ void PathLogWriter::run() {
 void PathLogWriter::cycle(bool final) {
   std::string out;
   Entry entry;
-  while (queue_.tryPop(entry)) take(entry, &out);
+  // At most one queue's worth per cycle (all of it at the final one, when nothing is accepted any
+  // more): connections that record as fast as this thread renders must not keep it from writing.
+  for (size_t taken = 0; (final || taken < options_.capacity) && queue_.tryPop(entry); ++taken) take(entry, &out);
   const auto now = std::chrono::steady_clock::now();
   if (final || now - lastSnapshot_ >= options_.snapshotInterval) {
     snapshots(&out);

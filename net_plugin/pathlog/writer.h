@@ -22,10 +22,10 @@
 #include <string>
 #include <thread>
 
+#include "common/bounded_queue.h"
 #include "common/identity.h"
 #include "common/log.h"
 #include "common/params.h"
-#include "net_plugin/pathlog/bounded_queue.h"
 #include "net_plugin/pathlog/counters.h"
 #include "net_plugin/pathlog/records.h"
 

@@ -58,6 +58,9 @@ CaptureEngine::CaptureEngine(const CommInfo& comm, const CaptureOptions& options
 }
 
 Event* CaptureEngine::startEvent(const EventDescriptor& descr) {
+  // NCCL's activation mask is one per process: another communicator (another ABI version, another
+  // mask) may have asked for events this one did not, and they arrive here too.
+  if (!hasBit(options_.mask, descr.type)) return nullptr;
   switch (descr.type) {
     case EventType::Coll:
     case EventType::P2p:

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <cerrno>
 #include <cstring>
@@ -163,6 +164,7 @@ bool ProfileWriter::flushNow(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return false;
   const uint64_t ticket = ++flushRequested_;
+  flushTarget_ = std::max(flushTarget_, queue_.pushed());  // what this request must see written
   wake_.notify_one();
   flushed_.wait_for(lock, timeout, [&] { return flushDone_ >= ticket || stopped_; });
   return flushDone_ >= ticket;
@@ -183,14 +185,18 @@ void ProfileWriter::run() {
   while (!stopping_) {
     wake_.wait_for(lock, options_.drainInterval, [this] { return stopping_ || flushRequested_ > flushDone_; });
     if (stopping_) break;
-    const uint64_t request = flushRequested_;  // every push before this request is in the queue
+    const uint64_t request = flushRequested_;
+    const size_t target = flushTarget_;  // the queue position every push before the request is below
     lock.unlock();
     drain();
-    const bool due = request > flushDone_ || std::chrono::steady_clock::now() - lastFlush_ >= options_.flushInterval ||
+    // A request is met once everything pushed before it has been taken (drain() takes a bounded batch:
+    // under a flood of records that may need more than one round) and then written.
+    const bool requestMet = request > flushDone_ && queue_.popped() >= target;
+    const bool due = requestMet || std::chrono::steady_clock::now() - lastFlush_ >= options_.flushInterval ||
                      collectives_.size() + net_.size() + trace_.size() > kMaxBufferedBytes;
     if (due) flush(false);
     lock.lock();
-    if (due && request > flushDone_) {
+    if (requestMet) {
       flushDone_ = request;
       flushed_.notify_all();
     }
@@ -213,7 +219,7 @@ void ProfileWriter::run() {
 bool ProfileWriter::drain() {
   for (size_t taken = 0; taken < options_.capacity; ++taken) {
     if (collectives_.size() + net_.size() + trace_.size() > kMaxBufferedBytes) return false;
-    if (!queue_.tryPop(scratch_.get())) return true;
+    if (!queue_.tryPop(*scratch_)) return true;
     try {
       take(*scratch_);
     } catch (const std::exception& e) {

@@ -24,11 +24,11 @@
 #include <string>
 #include <thread>
 
+#include "common/bounded_queue.h"
 #include "common/identity.h"
 #include "common/log.h"
 #include "common/params.h"
 #include "profiler_plugin/output/prometheus.h"
-#include "profiler_plugin/output/record_queue.h"
 #include "profiler_plugin/output/trace.h"
 #include "profiler_plugin/record_sink.h"
 
@@ -91,7 +91,7 @@ class ProfileWriter final : public RecordSink {
   ProfileOptions options_;
   Log log_;
   int collectivesFd_ = -1, netFd_ = -1, traceFd_ = -1;
-  RecordQueue queue_;
+  BoundedQueue<OperationRecord> queue_;
   std::atomic<uint64_t> droppedUnreported_{0};
   std::atomic<uint64_t> droppedTotal_{0};
   std::atomic<bool> accepting_{true};
@@ -108,6 +108,7 @@ class ProfileWriter final : public RecordSink {
   std::condition_variable wake_, flushed_;
   bool stopping_ = false, stopped_ = false;
   uint64_t flushRequested_ = 0, flushDone_ = 0;
+  size_t flushTarget_ = 0;  // queue position the latest request waits for (under mutex_)
   std::thread thread_;
 };
 

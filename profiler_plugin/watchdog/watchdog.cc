@@ -186,9 +186,14 @@ void HangWatchdog::scan(Watched& watched, int64_t nowNs) {
 void HangWatchdog::report(Watched& watched, const OperationRecord& hang) {
   OperationRecord record = hang;
   record.kind = RecordKind::Hang;
-  if (watched.target.sink != nullptr) watched.target.sink->push(record);
   try {
+    const bool queued = watched.target.sink != nullptr && watched.target.sink->push(record);
     if (watched.target.flushNow) watched.target.flushNow();
+    // A queue full of a busy job's records would drop the one record that matters most: the flush has
+    // just made room (this thread may wait; NCCL's never do), so push once more and flush again.
+    if (!queued && watched.target.sink != nullptr && watched.target.flushNow && watched.target.sink->push(record)) {
+      watched.target.flushNow();
+    }
   } catch (const std::exception& e) {
     RT_WARN(watched.target.log, NCCL_PROFILE, "hang record not flushed: %s", e.what());
   } catch (...) {

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -271,6 +273,18 @@ ProcessFootprint footprint() {
   return now;
 }
 
+// The footprint once the thread count is `threads`, or after a second: a thread that was joined has
+// exited, but the kernel may list it in /proc/self/task a moment longer on a loaded machine.
+ProcessFootprint footprintWithThreads(size_t threads) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  ProcessFootprint now = footprint();
+  while (now.threads != threads && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    now = footprint();
+  }
+  return now;
+}
+
 // Sanitizers keep freed memory (ASan's quarantine) and shadow it: resident memory says nothing there.
 constexpr bool kSanitized =
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -339,12 +353,12 @@ TEST_F(ProfilerMisuseTest, TenThousandCommunicatorsLeaveNothingBehind) {
       if (::testing::Test::HasFatalFailure()) return;
     }
     ASSERT_EQ(anchor.finalize(), ncclSuccess);
-    const ProcessFootprint between = footprint();
+    const ProcessFootprint between = footprintWithThreads(before.threads);
     ASSERT_EQ(between.threads, before.threads) << "run " << run << ": threads left after the last finalize";
     ASSERT_EQ(between.fds, before.fds) << "run " << run << ": descriptors left after the last finalize";
   }
   manyAlive(binding, kConcurrent, before.threads + 2);
-  const ProcessFootprint after = footprint();
+  const ProcessFootprint after = footprintWithThreads(before.threads);
   RecordProperty("rss_growth_kib", std::to_string(after.rssKiB - before.rssKiB));
   EXPECT_EQ(after.fds, before.fds);
   EXPECT_EQ(after.threads, before.threads) << "the watchdog and writer threads end with the last communicator";

@@ -1,6 +1,7 @@
 // A bounded multi-producer queue whose push never blocks and never allocates (D. Vyukov's bounded
-// MPMC queue: each cell carries a sequence number that says whose turn it is). Proxy threads push
-// path records; the writer thread pops them. All memory is allocated at construction.
+// MPMC queue: each cell carries a sequence number that says whose turn it is). NCCL's threads push
+// records (the net plugin's path log, the profiler's operation records); a writer thread pops them.
+// All memory is allocated at construction.
 #pragma once
 
 #include <atomic>
@@ -8,7 +9,7 @@
 #include <memory>
 #include <utility>
 
-namespace railtune::net::pathlog {
+namespace railtune {
 
 template <typename T>
 class BoundedQueue {
@@ -23,9 +24,15 @@ class BoundedQueue {
   }
 
   size_t capacity() const { return mask_ + 1; }
+  // Positions so far: every value pushed before a call to pushed() has been popped once popped()
+  // reaches what that call returned (a writer's "flush what was there" uses this).
+  size_t pushed() const { return enqueue_.load(std::memory_order_acquire); }
+  size_t popped() const { return dequeue_.load(std::memory_order_acquire); }
 
-  // False when the queue is full; the value is then left untouched.
-  bool tryPush(T& value) noexcept {
+  // False when the queue is full; the value is then left untouched. An rvalue is moved in, an lvalue
+  // copied (the profiler's records are copied from the capture's scratch).
+  template <typename U>
+  bool tryPush(U&& value) noexcept {
     size_t position = enqueue_.load(std::memory_order_relaxed);
     for (;;) {
       Cell& cell = cells_[position & mask_];
@@ -33,7 +40,7 @@ class BoundedQueue {
       const auto lag = static_cast<std::ptrdiff_t>(sequence) - static_cast<std::ptrdiff_t>(position);
       if (lag == 0) {
         if (enqueue_.compare_exchange_weak(position, position + 1, std::memory_order_relaxed)) {
-          cell.value = std::move(value);
+          cell.value = std::forward<U>(value);
           cell.sequence.store(position + 1, std::memory_order_release);
           return true;
         }
@@ -77,4 +84,4 @@ class BoundedQueue {
   alignas(64) std::atomic<size_t> dequeue_{0};
 };
 
-}  // namespace railtune::net::pathlog
+}  // namespace railtune
