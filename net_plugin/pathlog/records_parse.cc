@@ -1,10 +1,10 @@
 // The strict reader of path log records (records.h): what `railtune paths` and the tests use.
 #include <limits>
-#include <set>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "common/strict_json.h"
 #include "net_plugin/pathlog/records.h"
 #include "net_plugin/pathlog/records_internal.h"
 
@@ -12,76 +12,10 @@ namespace railtune::net::pathlog {
 namespace {
 
 using nlohmann::json;
+using strict_json::FieldError;
+using strict_json::ObjectReader;
 
-struct FieldError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// One JSON object read field by field; finish() rejects the keys nobody asked for.
-class ObjectReader {
- public:
-  ObjectReader(const json& object, std::string prefix) : object_(object), prefix_(std::move(prefix)) {
-    if (object_.is_object()) return;
-    if (prefix_.empty()) throw FieldError("a record must be a JSON object");
-    throw FieldError("field '" + prefix_.substr(0, prefix_.size() - 1) + "': expected an object");
-  }
-
-  bool has(const char* key) const { return object_.contains(key); }
-
-  const json& field(const char* key) {
-    const auto it = object_.find(key);
-    if (it == object_.end()) throw FieldError(where(key) + "missing");
-    used_.insert(key);
-    return *it;
-  }
-
-  int64_t integer(const char* key, int64_t min, int64_t max = std::numeric_limits<int64_t>::max()) {
-    const json& value = field(key);
-    if (value.is_number_integer()) {
-      if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(max)) {
-        throw FieldError(where(key) + "too large");
-      }
-      const int64_t number = value.get<int64_t>();
-      if (number >= min && number <= max) return number;
-    }
-    throw FieldError(where(key) + "expected an integer >= " + std::to_string(min));
-  }
-
-  uint64_t count(const char* key) {
-    const json& value = field(key);
-    if (!value.is_number_unsigned()) throw FieldError(where(key) + "expected an integer >= 0");
-    return value.get<uint64_t>();
-  }
-
-  std::string text(const char* key, size_t maxLength) {
-    const json& value = field(key);
-    if (!value.is_string()) throw FieldError(where(key) + "expected a string");
-    std::string out = value.get<std::string>();
-    if (out.size() > maxLength) throw FieldError(where(key) + "longer than " + std::to_string(maxLength));
-    return out;
-  }
-
-  uint64_t hex(const char* key) {
-    const std::string digits = text(key, 16);
-    if (digits.size() != 16 || digits.find_first_not_of("0123456789abcdef") != std::string::npos) {
-      throw FieldError(where(key) + "expected 16 lowercase hex digits");
-    }
-    return std::stoull(digits, nullptr, 16);
-  }
-
-  void finish() const {
-    for (const auto& item : object_.items()) {
-      if (!used_.contains(item.key())) throw FieldError(where(item.key().c_str()) + "unknown field");
-    }
-  }
-
-  std::string where(const std::string& key) const { return "field '" + prefix_ + key + "': "; }
-
- private:
-  const json& object_;
-  std::string prefix_;
-  std::set<std::string> used_;
-};
+constexpr int kMaxDepth = 8;  // records nest two levels
 
 int asInt(int64_t value) {
   return static_cast<int>(value);
@@ -192,67 +126,17 @@ ParsedRecord readRecord(const json& document) {
   return out;
 }
 
-// Records nest two levels; refusing deep nesting before parsing keeps a hostile line (thousands of
-// '[') from exhausting the stack of nlohmann's recursive parser. Returns the 1-based column, or 0.
-size_t tooDeepAt(std::string_view line) {
-  constexpr int kMaxDepth = 8;
-  int depth = 0;
-  bool inString = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (inString) {
-      if (c == '\\') ++i;
-      if (c == '"') inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxDepth) return i + 1;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return 0;
-}
-
 }  // namespace
 
 ParseResult parseRecord(std::string_view line, const std::string& file, int lineNumber) {
   ParseResult result;
-  const std::string at = file + ":" + std::to_string(lineNumber) + ":";
-  if (const size_t column = tooDeepAt(line); column != 0) {
-    result.error = at + std::to_string(column) + ": nested deeper than a path log record can be";
-    return result;
-  }
-  json document;
-  try {
-    document = json::parse(line);
-  } catch (const json::parse_error& e) {
-    result.error = at + std::to_string(e.byte) + ": not JSON: " + e.what();
-    return result;
-  }
-  try {
-    result.parsed = readRecord(document);
-  } catch (const FieldError& e) {
-    result.error = at + "1: " + e.what();
-  }
+  result.parsed = strict_json::parseLine<ParsedRecord>(line, file, lineNumber, kMaxDepth, readRecord, &result.error);
   return result;
 }
 
 ParseAllResult parseRecords(std::string_view text, const std::string& file) {
   ParseAllResult out;
-  int lineNumber = 0;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    ++lineNumber;
-    ParseResult one = parseRecord(text.substr(start, end - start), file, lineNumber);
-    if (!one.parsed) {
-      out.error = one.error;
-      return out;
-    }
-    out.records.push_back(std::move(*one.parsed));
-    start = end + 1;
-  }
+  out.error = strict_json::parseLines(text, file, parseRecord, &out.records);
   return out;
 }
 
