@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "bench/net_bench_plugin.h"
 #include "bench/net_bench_raw.h"
 #include "bench/net_bench_rounds.h"
@@ -59,12 +60,6 @@ bool& anyFailed() {
 const ncclNet_v11_t& table() {
   static const ncclNet_v11_t& net = pluginTable(options().plugin);
   return net;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -112,9 +107,9 @@ void report(benchmark::State& state, const char* unit, const std::vector<double>
             const std::vector<double>& raw) {
   std::vector<double> ratios;
   for (size_t i = 0; i < plugin.size() && i < raw.size(); ++i) ratios.push_back(plugin[i] / raw[i]);
-  state.counters[std::string("plugin_") + unit] = median(plugin);
-  state.counters[std::string("raw_") + unit] = median(raw);
-  state.counters["ratio"] = median(ratios);
+  state.counters[std::string("plugin_") + unit] = railtune::bench::median(plugin);
+  state.counters[std::string("raw_") + unit] = railtune::bench::median(raw);
+  state.counters["ratio"] = railtune::bench::median(ratios);
 }
 
 void fail(benchmark::State& state, const std::exception& error) {
@@ -169,7 +164,7 @@ struct PingPong {
     together(
         peer, cancel, [&] { pong(*out.receiver, *back.sender, pongBuffer.data(), kPingBytes, count, cancel); },
         [&] { ping(*out.sender, *back.receiver, pingBuffer.data(), kPingBytes, roundTrips, cancel); });
-    return median(roundTrips) / 2;
+    return railtune::bench::median(roundTrips) / 2;
   }
   std::vector<double> roundTrips;
 };
@@ -224,21 +219,13 @@ void registerBenchmarks() {
   }
 }
 
-bool parseCount(const char* text, int low, int high, int& out) {
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || value < low || value > high) return false;
-  out = static_cast<int>(value);
-  return true;
-}
-
 bool parseStreams(const std::string& text, std::vector<int>& out) {
   out.clear();
   size_t start = 0;
   for (;;) {
     const size_t comma = text.find(',', start);
     int streams = 0;
-    if (!parseCount(text.substr(start, comma - start).c_str(), 1, kRawMaxStreams, streams)) return false;
+    if (!railtune::bench::parseCount(text.substr(start, comma - start), 1, kRawMaxStreams, streams)) return false;
     out.push_back(streams);
     if (comma == std::string::npos) return true;
     start = comma + 1;
@@ -249,16 +236,16 @@ bool parseStreams(const std::string& text, std::vector<int>& out) {
 bool parseOptions(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    const size_t equals = arg.find('=');
-    const std::string name = arg.substr(0, equals);
-    const std::string value = equals == std::string::npos ? "" : arg.substr(equals + 1);
-    bool ok = equals != std::string::npos;
+    const auto option = railtune::bench::splitOption(arg);
+    const std::string name = option ? option->first : arg;
+    const std::string value = option ? option->second : "";
+    bool ok = option.has_value();
     if (ok && name == "--plugin") {
       o.plugin = value;
     } else if (ok && name == "--rounds") {
-      ok = parseCount(value.c_str(), 1, 100000, o.rounds);
+      ok = railtune::bench::parseCount(value, 1, 100000, o.rounds);
     } else if (ok && name == "--pings") {
-      ok = parseCount(value.c_str(), 1, 10000000, o.pings);
+      ok = railtune::bench::parseCount(value, 1, 10000000, o.pings);
     } else if (ok && name == "--streams") {
       ok = parseStreams(value, o.streams);
     } else {

@@ -38,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "bench/profiler_bench_events.h"
 #include "bench/profiler_bench_output.h"
 #include "bench/profiler_bench_table.h"
@@ -60,13 +61,6 @@ Options& options() {
 bool& anyFailed() {
   static bool failed = false;
   return failed;
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
 double meanNsPerPair(const RoundResult& round) {
@@ -180,14 +174,14 @@ void eventPairs(benchmark::State& state, EventKind kind, bool writeOutput) {
     const ProfileOutputDir dir(writeOutput);
     Medians rounds;
     const uint64_t operations = runRounds(state, kind, rounds);
-    state.counters["noop_ns"] = median(rounds.noop);
-    state.counters["single_ns"] = median(rounds.single);
-    state.counters["two_threads_ns"] = median(rounds.two);
-    state.counters["ratio"] = median(rounds.ratio);
-    state.counters["single_mean_ns"] = median(rounds.singleMean);
-    state.counters["two_threads_mean_ns"] = median(rounds.twoMean);
-    state.counters["concurrency"] = median(rounds.concurrency);
-    state.counters["noop_ratio"] = median(rounds.noopRatio);
+    state.counters["noop_ns"] = railtune::bench::median(rounds.noop);
+    state.counters["single_ns"] = railtune::bench::median(rounds.single);
+    state.counters["two_threads_ns"] = railtune::bench::median(rounds.two);
+    state.counters["ratio"] = railtune::bench::median(rounds.ratio);
+    state.counters["single_mean_ns"] = railtune::bench::median(rounds.singleMean);
+    state.counters["two_threads_mean_ns"] = railtune::bench::median(rounds.twoMean);
+    state.counters["concurrency"] = railtune::bench::median(rounds.concurrency);
+    state.counters["noop_ratio"] = railtune::bench::median(rounds.noopRatio);
     if (writeOutput) checkCollectiveLog(state, dir.path(), operations);
   } catch (const std::exception& error) {
     anyFailed() = true;
@@ -211,28 +205,20 @@ void registerBenchmarks() {
   }
 }
 
-bool parseCount(const std::string& text, int low, int high, int& out) {
-  char* end = nullptr;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || value < low || value > high) return false;
-  out = static_cast<int>(value);
-  return true;
-}
-
 // What Google Benchmark left in argv: our own options. false (after a message): a bad one.
 bool parseOptions(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    const size_t equals = arg.find('=');
-    const std::string name = arg.substr(0, equals);
-    const std::string value = equals == std::string::npos ? "" : arg.substr(equals + 1);
-    bool ok = equals != std::string::npos;
+    const auto option = railtune::bench::splitOption(arg);
+    const std::string name = option ? option->first : arg;
+    const std::string value = option ? option->second : "";
+    bool ok = option.has_value();
     if (ok && name == "--plugin") {
       o.plugin = value;
     } else if (ok && name == "--rounds") {
-      ok = parseCount(value, 1, 100000, o.rounds);
+      ok = railtune::bench::parseCount(value, 1, 100000, o.rounds);
     } else if (ok && name == "--pairs") {
-      ok = parseCount(value, 1, 100000000, o.pairs);
+      ok = railtune::bench::parseCount(value, 1, 100000000, o.pairs);
     } else {
       ok = false;
     }
