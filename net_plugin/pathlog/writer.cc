@@ -10,6 +10,8 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "common/record_files.h"
+
 namespace railtune::net::pathlog {
 namespace {
 
@@ -21,32 +23,17 @@ int64_t nowUs() noexcept {
   return static_cast<int64_t>(now.tv_sec) * 1000000 + now.tv_nsec / 1000;
 }
 
-bool safeFileChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-}
-
-std::string safeName(const std::string& text) {
-  std::string out = text.empty() ? "unknown" : text;
-  for (char& c : out) {
-    if (!safeFileChar(c)) c = '_';
-  }
-  if (out == "." || out == "..") out = "_";
-  return out;
-}
-
 int openLog(const std::string& directory, const std::string& path) {
   if (mkdir(directory.c_str(), 0755) != 0 && errno != EEXIST) {
     throw std::runtime_error("cannot create directory " + directory + ": " + std::strerror(errno));
   }
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
-  return fd;
+  return openForAppend(path);
 }
 
 }  // namespace
 
 std::string pathLogFileName(const Identity& identity) {
-  return safeName(identity.job) + "-" + safeName(identity.host) + "-" + std::to_string(identity.pid) + ".jsonl";
+  return recordFileStem(identity) + ".jsonl";
 }
 
 PathLogWriter::PathLogWriter(WriterOptions options, const Log& log)
@@ -181,17 +168,8 @@ void PathLogWriter::append(PathRecord& record, std::string* out) {
 }
 
 void PathLogWriter::writeOut(const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd_, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (writeFailed_.first()) {
-        RT_WARN(log_, kFlags, "path log %s: write failed: %s; records are lost", path_.c_str(), std::strerror(errno));
-      }
-      return;
-    }
-    done += static_cast<size_t>(n);
+  if (!writeAll(fd_, text) && writeFailed_.first()) {
+    RT_WARN(log_, kFlags, "path log %s: write failed: %s; records are lost", path_.c_str(), std::strerror(errno));
   }
 }
 

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "common/record_files.h"
 #include "profiler_plugin/output/records.h"
 
 namespace railtune::profiler::output {
@@ -26,25 +27,6 @@ int64_t realtimeNs() {
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
-}
-
-bool safeFileChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-}
-
-std::string safeName(const std::string& text) {
-  std::string out = text.empty() ? "unknown" : text;
-  for (char& c : out) {
-    if (!safeFileChar(c)) c = '_';
-  }
-  if (out == "." || out == "..") out = "_";
-  return out;
-}
-
-int openAppend(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
-  return fd;
 }
 
 // A trace file this process wrote before (the plugin was unloaded and loaded again) ends with the
@@ -71,7 +53,7 @@ std::string profileFileName(const Identity& identity, ProfileFile file) {
   const char* suffix = file == ProfileFile::Collectives ? ".collectives.jsonl"
                        : file == ProfileFile::Net       ? ".net.jsonl"
                                                         : ".trace.json";
-  return safeName(identity.job) + "-" + safeName(identity.host) + "-" + std::to_string(identity.pid) + suffix;
+  return recordFileStem(identity) + suffix;
 }
 
 std::string expandPid(const std::string& pattern, int pid) {
@@ -118,9 +100,9 @@ void ProfileWriter::openFiles() {
   if (mkdir(options_.directory.c_str(), 0755) != 0 && errno != EEXIST) {
     throw std::runtime_error("cannot create directory " + options_.directory + ": " + std::strerror(errno));
   }
-  collectivesFd_ = openAppend(path(ProfileFile::Collectives));
-  netFd_ = openAppend(path(ProfileFile::Net));
-  traceFd_ = openAppend(path(ProfileFile::Trace));
+  collectivesFd_ = openForAppend(path(ProfileFile::Collectives));
+  netFd_ = openForAppend(path(ProfileFile::Net));
+  traceFd_ = openForAppend(path(ProfileFile::Trace), /*readable=*/true);  // reopenTrace reads its tail
   if (reopenTrace(traceFd_, path(ProfileFile::Trace))) traceRenderer_.continueExisting();
 }
 
@@ -276,18 +258,9 @@ void ProfileWriter::flushOrThrow(bool final) {
 }
 
 void ProfileWriter::writeOut(int fd, std::string* text) {
-  size_t done = 0;
-  while (done < text->size()) {
-    const ssize_t n = write(fd, text->data() + done, text->size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (writeFailed_.first()) {
-        RT_WARN(log_, kFlags, "profile output in %s: write failed: %s; records are lost", options_.directory.c_str(),
-                std::strerror(errno));
-      }
-      break;
-    }
-    done += static_cast<size_t>(n);
+  if (!writeAll(fd, *text) && writeFailed_.first()) {
+    RT_WARN(log_, kFlags, "profile output in %s: write failed: %s; records are lost", options_.directory.c_str(),
+            std::strerror(errno));
   }
   text->clear();
 }
