@@ -11,14 +11,17 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "railtune " RAILTUNE_VERSION);
 
   const std::vector<railtune::cli::Command> commands = {
-      railtune::cli::addDemoCommand(app), railtune::cli::addConfigCommand(app), railtune::cli::addExecCommand(app),
-      railtune::cli::addTopoCommand(app), railtune::cli::addTunerCommand(app),  railtune::cli::addEmuCommand(app),
+      railtune::cli::addDemoCommand(app),  railtune::cli::addConfigCommand(app),  railtune::cli::addExecCommand(app),
+      railtune::cli::addTopoCommand(app),  railtune::cli::addTunerCommand(app),   railtune::cli::addEmuCommand(app),
+      railtune::cli::addPathsCommand(app), railtune::cli::addProfileCommand(app),
   };
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end here with 0; a usage error is status 2 whatever CLI11's own code, so
+    // scripts can tell it from a gate's "found something" (1).
+    return app.exit(e) == 0 ? 0 : 2;
   }
   try {
     for (const auto& command : commands)

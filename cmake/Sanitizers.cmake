@@ -13,3 +13,9 @@ set(RAILTUNE_SANITIZED OFF)
 if(RAILTUNE_SANITIZE STREQUAL "address" OR RAILTUNE_SANITIZE STREQUAL "thread")
   set(RAILTUNE_SANITIZED ON)
 endif()
+
+# Fuzz builds instrument every library for coverage: libFuzzer learns only from code compiled with
+# -fsanitize=fuzzer-no-link, and the parsers it drives live in libraries, not in the targets' own files.
+if(RAILTUNE_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

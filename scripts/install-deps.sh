@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   libyaml-cpp-dev libpugixml-dev libhwloc-dev
   python3 python3-jsonschema binutils iptables
+  libsimdjson-dev chromium time
 )
 
 missing=()

@@ -1,0 +1,12 @@
+// The `railtune paths` group's subcommands (paths.cc registers them, one line each).
+#pragma once
+
+#include "cli/commands.h"
+
+namespace railtune::cli {
+
+Command addPathsCheckCommand(CLI::App& paths);   // paths_check.cc: `railtune paths check LOGDIR`
+Command addPathsRenderCommand(CLI::App& paths);  // paths_render.cc: `railtune paths render LOGDIR -o F`
+Command addPathsSynthCommand(CLI::App& paths);   // paths_synth.cc: `railtune paths synth`
+
+}  // namespace railtune::cli

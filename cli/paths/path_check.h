@@ -1,0 +1,67 @@
+// `railtune paths check`: what one job's joined path logs say about its use of the fabric, measured
+// against the intended rail plan (the writers' expected rails, and the rail map when one is given).
+// Severities (docs/paths.md): a connection on the wrong rail and a configuration digest mismatch are
+// violations (the command exits non-zero); unused rails, asymmetric rail counts between two hosts and
+// hosts referenced but not logged are notes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/paths/path_model.h"
+#include "fabric/rail_map.h"
+
+namespace railtune::cli::paths {
+
+enum class Severity { Violation, Note };
+
+enum class FindingKind {
+  CrossRail,        // a connection leaves on a NIC of another rail than its GPU's, or reaches another rail
+  DigestMismatch,   // the two ends' configuration digests differ
+  AsymmetricRails,  // host A uses rail R towards host B a different number of times than B towards A
+  UnusedRail,       // a rail of the plan that carried no connection in this job
+  MissingHost,      // a host peers name whose own path log is absent
+};
+
+struct Finding {
+  Severity severity = Severity::Note;
+  FindingKind kind = FindingKind::CrossRail;
+  std::string message;            // one line, naming hosts, ranks, NICs and rails
+  std::vector<long> connections;  // indices into JobPaths::connections the finding is about
+  std::string host, peerHost;     // where it applies ("" when not about a host)
+  int rail = -1;                  // the rail it is about (-1: none)
+};
+
+// Traffic per (rail, plane), counted once per connection (the sender's record when both ends logged).
+struct RailUse {
+  int rail = -1;
+  int plane = -1;
+  int connections = 0;
+  uint64_t bytes = 0;
+};
+
+// One NIC of one host: connections through it and bytes each way.
+struct NicUse {
+  std::string host;
+  std::string hca;
+  int rail = -1;
+  int plane = -1;
+  int connections = 0;
+  uint64_t bytesSent = 0, bytesReceived = 0;
+};
+
+struct CheckReport {
+  std::string job;
+  int hosts = 0, connections = 0;
+  std::vector<RailUse> rails;     // rail, then plane order
+  std::vector<NicUse> nics;       // host, then HCA order
+  std::vector<Finding> findings;  // violations first
+  int violations() const;
+};
+
+// railMap may be null: expected rails then come from the records alone, and unused rails are those
+// below the highest rail seen.
+CheckReport checkPaths(const JobPaths& job, const fabric::RailMap* railMap);
+
+}  // namespace railtune::cli::paths

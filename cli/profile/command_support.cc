@@ -1,0 +1,32 @@
+// Shared steps of the `railtune profile` subcommands (command_support.h).
+#include "cli/profile/command_support.h"
+
+#include <algorithm>
+#include <ostream>
+#include <stdexcept>
+
+namespace railtune::cli::profile {
+
+void reportProblems(const ProfileLogs& logs, std::ostream& err) {
+  for (const std::string& problem : logs.problems.first) err << problem << "\n";
+  if (logs.problems.count > 0)
+    err << logs.problems.count << " bad line" << (logs.problems.count == 1 ? "" : "s") << " skipped"
+        << (logs.problems.count > logs.problems.first.size()
+                ? " (the first " + std::to_string(logs.problems.first.size()) + " shown)"
+                : "")
+        << "; the rest was analysed\n";
+  if (logs.skippedFiles > 0)
+    err << logs.skippedFiles << " file" << (logs.skippedFiles == 1 ? "" : "s")
+        << " passed over: not a railtune profiler log\n";
+}
+
+std::string missingJob(const ProfileLogs& logs, const std::optional<std::string>& job) {
+  if (!job || std::find(logs.jobs.begin(), logs.jobs.end(), *job) != logs.jobs.end()) return "";
+  std::vector<std::string> jobs = logs.jobs;
+  std::sort(jobs.begin(), jobs.end());
+  std::string names;
+  for (const std::string& j : jobs) names += (names.empty() ? "" : ", ") + j;
+  return "no records of job " + *job + (names.empty() ? std::string() : "; the logs hold job(s) " + names);
+}
+
+}  // namespace railtune::cli::profile

@@ -1,0 +1,20 @@
+// What both `railtune profile` subcommands do around their analysis: reporting bad lines and skipped
+// files on stderr, and naming a --job the logs do not hold (the rail map option: cli/rail_map_option.h).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "cli/profile/logs.h"
+#include "fabric/rail_map.h"
+
+namespace railtune::cli::profile {
+
+// "N lines skipped" with the first messages, and the files passed over; nothing when all was read.
+void reportProblems(const ProfileLogs& logs, std::ostream& err);
+
+// An error message when --job names a job the logs do not hold ("" otherwise).
+std::string missingJob(const ProfileLogs& logs, const std::optional<std::string>& job);
+
+}  // namespace railtune::cli::profile

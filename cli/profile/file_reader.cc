@@ -1,0 +1,177 @@
+// One log file, line by line (file_reader.h): the fast reader first, the strict readers for what it
+// leaves, every rejected line reported and skipped.
+#include "cli/profile/file_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include "cli/profile/fast_collective.h"
+#include "cli/profile/line_source.h"
+#include "net_plugin/pathlog/records.h"
+
+namespace railtune::cli::profile {
+namespace {
+
+namespace out = profiler::output;
+
+// The schema of a line, or "" when it is not a JSON object with a string "schema".
+std::string schemaOf(std::string_view line) {
+  const nlohmann::json document = nlohmann::json::parse(line, nullptr, false);
+  if (!document.is_object()) return "";
+  const auto it = document.find("schema");
+  return it != document.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+class FileReader {
+ public:
+  FileReader(const std::string& path, bool pathLogs, size_t maxProblems)
+      : path_(path), pathLogs_(pathLogs), maxProblems_(maxProblems) {}
+
+  FileResult run() {
+    const std::string error = forEachLine(path_, FastCollectiveReader::paddingBytes(),
+                                          [this](std::string_view line, int number) { return onLine(line, number); });
+    if (!error.empty()) problem(error);
+    return std::move(result_);
+  }
+
+ private:
+  bool onLine(std::string_view line, int number) {
+    if (result_.kind == LogKind::Unknown && !classify(line, number)) return unknownLines_ < 100;
+    switch (result_.kind) {
+      case LogKind::Collectives:
+        collectiveLine(line, number);
+        return true;
+      // Counted, not read: neither analysis needs the flows (hang records carry their own), and strictly
+      // parsing a large job's network lines would cost more than the whole straggler analysis.
+      case LogKind::Net:
+        return false;
+      case LogKind::PathLog:  // read only when asked (hangs); stragglers stop at the first line
+        if (!pathLogs_) return false;
+        pathLine(line, number);
+        return true;
+      case LogKind::Unknown:
+        return false;
+    }
+    return false;
+  }
+
+  // The first line with a schema decides; lines before it that are not JSON are bad lines. A file
+  // whose schema railtune does not read (another tool's JSONL) is passed over.
+  bool classify(std::string_view line, int number) {
+    const std::string schema = schemaOf(line);
+    if (schema.empty()) {
+      ++unknownLines_;
+      problem(path_ + ":" + std::to_string(number) + ":1: not a JSON object with a \"schema\"; line skipped");
+      return false;
+    }
+    result_.kind = classifySchema(schema);
+    return true;
+  }
+
+  void problem(std::string message) {
+    if (result_.problems.size() < maxProblems_) result_.problems.push_back(std::move(message));
+    ++result_.problemCount;
+  }
+
+  uint32_t streamOf(const CollectiveFields& f) {
+    if (lastStream_ < result_.streams.size() && matches(result_.streams[lastStream_], f)) return lastStream_;
+    for (uint32_t i = 0; i < result_.streams.size(); ++i)
+      if (matches(result_.streams[i], f)) return lastStream_ = i;
+    result_.streams.push_back(FileStream{std::string(f.job), std::string(f.host), f.pid, f.comm.has_value(),
+                                         f.comm.value_or(0), f.rank, f.nRanks});
+    return lastStream_ = static_cast<uint32_t>(result_.streams.size() - 1);
+  }
+
+  static bool matches(const FileStream& s, const CollectiveFields& f) {
+    return s.pid == f.pid && s.rank == f.rank && s.hasComm == f.comm.has_value() && s.comm == f.comm.value_or(0) &&
+           s.host == f.host && s.job == f.job;
+  }
+
+  uint32_t opOf(std::string_view op) {
+    if (lastOp_ < result_.ops.size() && result_.ops[lastOp_] == op) return lastOp_;
+    for (uint32_t i = 0; i < result_.ops.size(); ++i)
+      if (result_.ops[i] == op) return lastOp_ = i;
+    result_.ops.emplace_back(op);
+    return lastOp_ = static_cast<uint32_t>(result_.ops.size() - 1);
+  }
+
+  void addCompleted(const CollectiveFields& f) {
+    result_.recordsDropped += f.recordsDropped;
+    if (f.p2p) {
+      ++result_.p2pRecords;
+      return;
+    }
+    result_.samples.push_back(
+        Sample{f.endRealtimeNs, f.endMonotonicNs - f.startMonotonicNs, f.seq, streamOf(f), opOf(f.op)});
+  }
+
+  void collectiveLine(std::string_view line, int number) {
+    if (const auto fields = fast_.read(line)) return addCompleted(*fields);
+    out::CollectiveLineResult strict = out::parseCollectiveLine(line, path_, number);
+    if (!strict.parsed) return problem(strict.error + "; line skipped");
+    ++result_.strictLines;
+    addStrict(std::move(*strict.parsed));
+  }
+
+  void addStrict(out::ParsedCollective parsed) {
+    const profiler::OperationRecord& r = parsed.record;
+    if (parsed.droppedNotice) {
+      ++result_.droppedNotices;
+      result_.recordsDropped += parsed.recordsDropped;
+    } else if (r.kind == profiler::RecordKind::Hang) {
+      result_.recordsDropped += parsed.recordsDropped;
+      result_.hangs.push_back(HangRecord{path_, std::move(parsed)});
+    } else {
+      CollectiveFields f{parsed.identity.job,
+                         parsed.identity.host,
+                         r.operation.view(),
+                         parsed.identity.pid,
+                         r.kind == profiler::RecordKind::P2p,
+                         r.comm,
+                         r.rank,
+                         r.nRanks,
+                         r.seq,
+                         r.start.realtimeNs,
+                         r.end.realtimeNs,
+                         r.start.monotonicNs,
+                         r.end.monotonicNs,
+                         parsed.recordsDropped};
+      addCompleted(f);
+    }
+  }
+
+  void pathLine(std::string_view line, int number) {
+    const net::pathlog::ParseResult strict = net::pathlog::parseRecord(line, path_, number);
+    if (!strict.parsed) return problem(strict.error + "; line skipped");
+    const net::pathlog::PathRecord& r = strict.parsed->record;
+    if (r.kind != net::pathlog::RecordKind::Connect) return;
+    const Identity& id = strict.parsed->identity;
+    result_.pathEnds.push_back(PathEnd{id.job, id.host, id.pid, r.comm.has_value(), r.comm.value_or(0), r.rank,
+                                       r.local.gpu, r.local.device, r.local.rail, std::string(r.local.hca.view()),
+                                       std::string(r.remote.host.view()), r.remote.rank,
+                                       r.direction == net::pathlog::Direction::Send});
+  }
+
+  std::string path_;
+  bool pathLogs_;
+  size_t maxProblems_;
+  FileResult result_;
+  FastCollectiveReader fast_;
+  uint32_t lastStream_ = 0, lastOp_ = 0;
+  int unknownLines_ = 0;
+};
+
+}  // namespace
+
+LogKind classifySchema(const std::string& schema) {
+  // By family, so that a line of an unknown version (…v2) is read and rejected by name.
+  if (schema.starts_with("railtune.profile.collectives.")) return LogKind::Collectives;
+  if (schema.starts_with("railtune.profile.net.")) return LogKind::Net;
+  if (schema.starts_with("railtune.path_log.")) return LogKind::PathLog;
+  return LogKind::Unknown;
+}
+
+FileResult readLogFile(const std::string& path, bool pathLogs, size_t maxProblems) {
+  return FileReader(path, pathLogs, maxProblems).run();
+}
+
+}  // namespace railtune::cli::profile

@@ -1,0 +1,75 @@
+// `railtune profile hangs LOGDIR [--path-logs DIR] [--rail-map F] [--job ID] [--json]`: collectives
+// that never completed, the ranks stuck in them and the suspect link (cli/profile/hangs.h,
+// docs/profile-analysis.md). Exit 0 when no hang is found, 1 when one is (so it can gate), 2 when
+// nothing readable was found.
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/profile.h"
+#include "cli/profile/command_support.h"
+#include "cli/profile/hangs.h"
+#include "cli/profile/hangs_render.h"
+#include "cli/rail_map_option.h"
+
+namespace railtune::cli {
+namespace {
+
+namespace pa = profile;
+
+struct HangArgs {
+  std::vector<std::string> logDirs;
+  std::vector<std::string> pathLogDirs;
+  std::string railMap;
+  std::string job;
+  bool json = false;
+};
+
+int runHangs(const HangArgs& args) {
+  try {
+    const std::optional<fabric::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+    pa::ReadOptions read;
+    read.folders = args.logDirs;
+    read.folders.insert(read.folders.end(), args.pathLogDirs.begin(), args.pathLogDirs.end());
+    read.pathLogs = true;
+    const pa::ProfileLogs logs = pa::readProfileLogs(read);
+    pa::reportProblems(logs, std::cerr);
+    const std::optional<std::string> job = args.job.empty() ? std::nullopt : std::optional<std::string>(args.job);
+    if (const std::string missing = pa::missingJob(logs, job); !missing.empty()) {
+      std::cerr << "error: " << missing << "\n";
+      return 2;
+    }
+    if (logs.samples.empty() && logs.hangs.empty()) {
+      std::cerr << "error: no readable collective records in " << args.logDirs.front() << " (" << logs.collectiveFiles
+                << " collective logs found)\n";
+      return 2;
+    }
+    const pa::HangReport report = pa::analyseHangs(logs, railMap ? &*railMap : nullptr, job);
+    std::cout << (args.json ? pa::renderHangsJson(report) : pa::renderHangsTable(report));
+    for (const pa::JobHangs& j : report.jobs)
+      if (!j.hung.empty()) return 1;
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace
+
+Command addProfileHangsCommand(CLI::App& profile) {
+  auto args = std::make_shared<HangArgs>();
+  CLI::App* app = profile.add_subcommand(
+      "hangs", "collectives that never completed: stuck ranks, their outstanding flows and the suspect link");
+  app->add_option("LOGDIR", args->logDirs,
+                  "folders of profiler logs (searched recursively; path logs there are read too)")
+      ->required();
+  app->add_option("--path-logs", args->pathLogDirs, "folders of the net plugin's path logs (rank -> GPU, NIC, rail)");
+  app->add_option("--rail-map", args->railMap, "rail map giving the GPU behind a NIC (default: RAILTUNE_RAIL_MAP)");
+  app->add_option("--job", args->job, "analyse only this job (default: every job found)");
+  app->add_flag("--json", args->json, "JSON (railtune.profile_hangs.v1) instead of the table");
+  return {app, [args]() { return runHangs(*args); }};
+}
+
+}  // namespace railtune::cli

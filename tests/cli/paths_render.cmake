@@ -1,0 +1,55 @@
+# `railtune paths render` as a user runs it (cli/paths_render.cc, docs/paths.md, "railtune paths render"): the golden
+# path-log example rendered in each format, the errors a user can make, and the page opened in headless
+# Chromium (tests/cli/paths_render_browser.py; exit 77 = skipped when chromium is absent).
+if(TARGET railtune_paths_render)
+  set(_render_logs ${CMAKE_CURRENT_BINARY_DIR}/paths_render_example)  # a folder holding only the example
+  file(COPY ${PROJECT_SOURCE_DIR}/docs/formats/path-log.example.jsonl DESTINATION ${_render_logs})
+  # Two jobs in one folder (the example, and the same records as job 48214), and a log with a cut line.
+  file(READ ${PROJECT_SOURCE_DIR}/docs/formats/path-log.example.jsonl _render_example)
+  string(REPLACE "\"job\":\"48213\"" "\"job\":\"48214\"" _render_other "${_render_example}")
+  set(_render_two ${CMAKE_CURRENT_BINARY_DIR}/paths_render_two_jobs)
+  file(WRITE ${_render_two}/48213-gb300-r01-t05-4121.jsonl "${_render_example}")
+  file(WRITE ${_render_two}/48214-gb300-r01-t05-4121.jsonl "${_render_other}")
+  string(SUBSTRING "${_render_example}" 0 150 _render_cut)  # line 8: the first record, cut
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/paths_render_cut/48213-gb300-r01-t05-4121.jsonl "${_render_example}${_render_cut}\n")
+  set(_render_out ${CMAKE_CURRENT_BINARY_DIR}/paths_render_out)
+  file(MAKE_DIRECTORY ${_render_out})
+  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/paths_render_empty)
+
+  function(paths_render_expect name)
+    add_test(NAME cli.paths_render_${name} COMMAND ${_expect} ${ARGN})
+    set_tests_properties(cli.paths_render_${name} PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:")
+  endfunction()
+
+  foreach(ext html svg dot)
+    paths_render_expect(example_${ext} ok "^wrote .*example\\.${ext}: job 48213, 2 hosts, [0-9]+ connections" --
+                        ${_railtune} paths render ${_render_logs} -o ${_render_out}/example.${ext})
+  endforeach()
+  paths_render_expect(format_overrides_extension ok "^wrote .*example\\.txt" --
+                      ${_railtune} paths render ${_render_logs} --format dot -o ${_render_out}/example.txt)
+  paths_render_expect(aggregated ok "\\(aggregated by rack\\)" --
+                      ${_railtune} paths render ${_render_logs} --max-hosts 1 -o ${_render_out}/racks.svg)
+  paths_render_expect(unknown_extension fail "cannot tell the format from the extension" --
+                      ${_railtune} paths render ${_render_logs} -o ${_render_out}/example.png)
+  paths_render_expect(bad_format fail "--format png: expected html, svg or dot" --
+                      ${_railtune} paths render ${_render_logs} --format png -o ${_render_out}/example.png)
+  paths_render_expect(no_logs fail "no path logs in .*paths_render_empty" --
+                      ${_railtune} paths render ${CMAKE_CURRENT_BINARY_DIR}/paths_render_empty -o ${_render_out}/none.svg)
+  paths_render_expect(other_job fail "no path logs of job 7 in" --
+                      ${_railtune} paths render ${_render_logs} --job 7 -o ${_render_out}/none.svg)
+  paths_render_expect(two_jobs fail "holds the path logs of 2 jobs \\(48213, 48214\\): choose one with --job" --
+                      ${_railtune} paths render ${_render_two} -o ${_render_out}/two.svg)
+  paths_render_expect(two_jobs_choose_one ok "^wrote .*: job 48214, 2 hosts" --
+                      ${_railtune} paths render ${_render_two} --job 48214 -o ${_render_out}/two.svg)
+  paths_render_expect(cut_line ok "warning: .*48213-gb300-r01-t05-4121\\.jsonl:8:[0-9]+: " "^wrote .*: job 48213" --
+                      ${_railtune} paths render ${CMAKE_CURRENT_BINARY_DIR}/paths_render_cut -o ${_render_out}/cut.svg)
+  paths_render_expect(missing_rail_map fail "railtune paths render: .*no-such-map\\.json" --
+                      ${_railtune} paths render ${_render_logs} --rail-map ${_render_out}/no-such-map.json -o ${_render_out}/x.svg)
+  paths_render_expect(unwritable_output fail "cannot write /dev/null/x\\.html" --
+                      ${_railtune} paths render ${_render_logs} -o /dev/null/x.html)
+
+  add_test(NAME cli.paths_render_browser
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/paths_render_browser.py ${_railtune} ${CMAKE_CURRENT_BINARY_DIR}/paths_render_browser)
+  set_tests_properties(cli.paths_render_browser PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400
+                       ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:")
+endif()

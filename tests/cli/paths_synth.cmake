@@ -1,0 +1,38 @@
+# `railtune paths synth` as a user runs it (cli/paths_synth.cc, cli/synth/): the files of a small job fit
+# their schemas, seeds reproduce, the truth example is current (RAILTUNE_UPDATE_GOLDEN=1 ctest -R
+# '^cli\.paths_synth_truth_example' rewrites it), and bad options get clear messages.
+set(_synth_data ${PROJECT_SOURCE_DIR}/tests/data/synth)
+add_test(NAME cli.paths_synth_files
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/paths_synth_files.sh ${_railtune} ${_validate}
+                 ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_formats} ${_synth_data}/four-small-racks.yaml
+                 ${CMAKE_CURRENT_BINARY_DIR}/paths_synth_files)
+add_test(NAME cli.paths_synth_truth_example
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/paths_synth_golden.sh ${_railtune} ${_synth_data}/two-planes.yaml
+                 ${_formats}/synth-truth.example.json ${CMAKE_CURRENT_BINARY_DIR}/paths_synth_golden)
+add_test(NAME cli.paths_synth_truth_example_schema
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_formats}/synth-truth.schema.json
+                 ${_formats}/synth-truth.example.json)
+
+function(synth_expect name)
+  add_test(NAME cli.paths_synth_${name} COMMAND ${_expect} ${ARGN})
+endfunction()
+set(_synth_out ${CMAKE_CURRENT_BINARY_DIR}/paths_synth_unused)
+synth_expect(too_many_ranks fail "65 ranks need more GPUs than the rail map's 64 \\(16 hosts\\)" --
+             ${_railtune} paths synth --ranks 65 --fabric ${_synth_data}/four-small-racks.yaml --out ${_synth_out})
+synth_expect(odd_connections fail "--connections-per-rank 31: expected an even number" --
+             ${_railtune} paths synth --ranks 16 --connections-per-rank 31 --out ${_synth_out})
+synth_expect(one_rack_slow fail "--slow-racks 1: the job has 1 racks outside the other offenders" --
+             ${_railtune} paths synth --ranks 64 --out ${_synth_out})
+synth_expect(fabric_and_rail_map fail "--rail-map excludes --fabric|--fabric excludes --rail-map" --
+             ${_railtune} paths synth --ranks 16 --fabric a.yaml --rail-map b.json --out ${_synth_out})
+synth_expect(bad_rail_map fail "no-such-map.json" --
+             ${_railtune} paths synth --ranks 16 --rail-map ${_synth_data}/no-such-map.json --out ${_synth_out})
+synth_expect(out_not_empty fail "--out .*synth is not empty" --
+             ${_railtune} paths synth --ranks 16 --slow-racks 0 --cross-rail 0 --out ${_synth_data})
+set(_synth_one_node ${CMAKE_CURRENT_BINARY_DIR}/paths_synth_one_node)
+add_test(NAME cli.paths_synth_one_node_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${_synth_one_node})
+synth_expect(one_node_note ok "every rank is in one NCCL node, so no connection uses the network" "^wrote 8 files" --
+             ${_railtune} paths synth --ranks 8 --slow-racks 0 --slow-trays 0 --stragglers 1 --cross-rail 0
+             --collectives 3 --out ${_synth_one_node})
+set_tests_properties(cli.paths_synth_one_node_clean PROPERTIES FIXTURES_SETUP synth_one_node)
+set_tests_properties(cli.paths_synth_one_node_note PROPERTIES FIXTURES_REQUIRED synth_one_node)

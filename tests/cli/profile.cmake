@@ -1,0 +1,49 @@
+# `railtune profile stragglers` and `railtune profile hangs` as a user runs them (cli/profile_*.cc,
+# docs/profile-analysis.md): the logs of a real emulated job, the stalled-ring fixture
+# (tests/data/profile_analysis/ring-hang/, written by unit.ProfileGolden.RingHangFixtureAndReport), bad
+# lines and mixed jobs, and the exit statuses.
+if(TARGET railtune_profile_analysis)
+  set(_profile_data ${PROJECT_SOURCE_DIR}/tests/data/profile_analysis)
+  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/profile_empty)
+
+  function(profile_expect name)
+    add_test(NAME cli.profile_${name} COMMAND ${_expect} ${ARGN})
+    set_tests_properties(cli.profile_${name} PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:")
+  endfunction()
+
+  add_test(NAME cli.profile_emu_net_job
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/profile_emu.sh ${_railtune} $<TARGET_FILE_DIR:railtune_net_plugin>
+                   ${_validate} ${_formats} ${CMAKE_CURRENT_BINARY_DIR}/profile_emu)
+  set_tests_properties(cli.profile_emu_net_job PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:" TIMEOUT 120)
+
+  profile_expect(hangs_ring fail "^job ring-job: 1 hung collective"
+                 "suspect link: rank 5 on r000-t01 GPU 1 mlx5_1 rail 1 -> rank 6 on r000-t01"
+                 -- ${_railtune} profile hangs ${_profile_data}/ring-hang)
+  foreach(kind stragglers hangs)  # each --json example (a golden file of the unit tests) fits its schema
+    add_test(NAME cli.format_golden_profile_${kind}
+             COMMAND ${_validate} ${_formats}/profile-${kind}.schema.json ${_formats}/profile-${kind}.example.json
+                     --min-records 1)
+  endforeach()
+  profile_expect(stragglers_bad_lines ok
+                 "48213-gb300-r01-t05-4121.collectives.jsonl:2:[0-9]+: not JSON"
+                 "48213-gb300-r01-t05-4121.collectives.jsonl:3:[0-9]+: not JSON"
+                 "collectives.jsonl:4:1: field 'schema': expected 'railtune.profile.collectives.v1'"
+                 "collectives.jsonl:5:1: field 'duration_us': expected 5123.456"
+                 "^4 bad lines skipped; the rest was analysed"
+                 "^job 48213: 144 ranks" "^job 48999: " "missing ranks 0-2, 4-143"
+                 -- ${_railtune} profile stragglers ${_profile_data}/bad-lines)
+  profile_expect(stragglers_one_job ok "^job 48999: " -- ${_railtune} profile stragglers ${_profile_data}/bad-lines --job 48999)
+  profile_expect(stragglers_unknown_job fail "error: no records of job 7; the logs hold job\\(s\\) 48213, 48999" --
+                 ${_railtune} profile stragglers ${_profile_data}/bad-lines --job 7)
+  profile_expect(stragglers_nothing_readable fail "error: no readable collective records in .*profile_empty" --
+                 ${_railtune} profile stragglers ${CMAKE_CURRENT_BINARY_DIR}/profile_empty)
+  profile_expect(hangs_nothing_readable fail "error: no readable collective records" --
+                 ${_railtune} profile hangs ${CMAKE_CURRENT_BINARY_DIR}/profile_empty)
+  profile_expect(stragglers_missing_folder fail "error: .*/no-such-folder: not a folder" --
+                 ${_railtune} profile stragglers ${CMAKE_CURRENT_BINARY_DIR}/no-such-folder)
+  profile_expect(stragglers_bad_rail_map fail "error: .*unknown_key.yaml" --
+                 ${_railtune} profile stragglers ${_profile_data}/bad-lines --rail-map ${PROJECT_SOURCE_DIR}/tests/data/fabric/unknown_key.yaml)
+  add_test(NAME cli.profile_stragglers_rail_map_from_env
+           COMMAND ${_expect} fail "error: .*no-such-map.json" -- ${_railtune} profile stragglers ${_profile_data}/bad-lines)
+  set_tests_properties(cli.profile_stragglers_rail_map_from_env PROPERTIES ENVIRONMENT "RAILTUNE_RAIL_MAP=/nonexistent/no-such-map.json")
+endif()

@@ -1,0 +1,236 @@
+// checkPaths (cli/paths/path_check.h): every finding kind, counted once per connection, and the tables.
+#include <gtest/gtest.h>
+
+#include "cli/paths/path_check.h"
+
+namespace railtune::cli::paths {
+namespace {
+
+ConnectionEnd end(const std::string& host, int pid, int rank, int rail, int gpu) {
+  ConnectionEnd e;
+  e.host = host;
+  e.pid = pid;
+  e.rank = rank;
+  e.device = rail;
+  e.hca = "mlx5_" + std::to_string(rail);
+  e.rail = rail;
+  e.gpu = gpu;
+  return e;
+}
+
+// A logical connection from `from` to `to`: the sender's record and the receiver's, paired.
+void addPair(JobPaths& job, const ConnectionEnd& from, const ConnectionEnd& to, int fromExpected = -2,
+             int toExpected = -2) {
+  Connection send, recv;
+  send.send = true;
+  send.local = from;
+  send.remote = to;
+  send.remote.gpu = -1;
+  send.expectedRail = fromExpected == -2 ? from.gpu : fromExpected;
+  send.traffic.bytesSent = 1000;
+  recv.send = false;
+  recv.local = to;
+  recv.remote = from;
+  recv.remote.gpu = -1;
+  recv.expectedRail = toExpected == -2 ? to.gpu : toExpected;
+  recv.traffic.bytesReceived = 1000;
+  const long index = static_cast<long>(job.connections.size());
+  send.source = "s:" + std::to_string(index);
+  recv.source = "r:" + std::to_string(index + 1);
+  send.peerIndex = index + 1;
+  recv.peerIndex = index;
+  job.connections.push_back(send);
+  job.connections.push_back(recv);
+}
+
+JobPaths twoHosts() {
+  JobPaths job;
+  job.job = "j";
+  job.hosts = {"a", "b"};
+  return job;
+}
+
+std::vector<const Finding*> ofKind(const CheckReport& report, FindingKind kind) {
+  std::vector<const Finding*> out;
+  for (const Finding& f : report.findings)
+    if (f.kind == kind) out.push_back(&f);
+  return out;
+}
+
+fabric::RailMap mapOf(int rails) {
+  fabric::RailMap map;
+  map.rails = rails;
+  for (const char* name : {"a", "b"}) {
+    fabric::RailMapHost host;
+    host.name = name;
+    for (int g = 0; g < rails; ++g) {
+      fabric::RailMapGpu gpu;
+      gpu.index = g;
+      gpu.nics.push_back(fabric::RailMapNic{"mlx5_" + std::to_string(g), "", "", 1, g, -1, 0});
+      host.gpus.push_back(gpu);
+    }
+    map.hosts.push_back(host);
+  }
+  return map;
+}
+
+TEST(PathsCheck, CleanJobHasNoFindingAndCountsEachConnectionOnce) {
+  JobPaths job = twoHosts();
+  for (int g = 0; g < 2; ++g) {
+    addPair(job, end("a", 1, g, g, g), end("b", 2, 2 + g, g, g));
+    addPair(job, end("b", 2, 2 + g, g, g), end("a", 1, g, g, g));
+  }
+  const CheckReport report = checkPaths(job, nullptr);
+  EXPECT_TRUE(report.findings.empty());
+  EXPECT_EQ(report.connections, 4);
+  EXPECT_EQ(report.hosts, 2);
+  ASSERT_EQ(report.rails.size(), 2u);
+  EXPECT_EQ(report.rails[1].rail, 1);
+  EXPECT_EQ(report.rails[1].connections, 2);
+  EXPECT_EQ(report.rails[1].bytes, 2000u);
+  ASSERT_EQ(report.nics.size(), 4u);
+  EXPECT_EQ(report.nics[0].host, "a");
+  EXPECT_EQ(report.nics[0].hca, "mlx5_0");
+  EXPECT_EQ(report.nics[0].connections, 2);
+  EXPECT_EQ(report.nics[0].bytesSent, 1000u);
+  EXPECT_EQ(report.nics[0].bytesReceived, 1000u);
+  EXPECT_EQ(report.violations(), 0);
+}
+
+TEST(PathsCheck, MisboundSenderIsOneViolationNamingBothRecords) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 1, 0), end("b", 2, 4, 0, 0));  // GPU 0 (rail 0) sends through mlx5_1
+  const CheckReport report = checkPaths(job, nullptr);
+  ASSERT_EQ(report.findings.size(), 1u);
+  const Finding& f = report.findings[0];
+  EXPECT_EQ(f.severity, Severity::Violation);
+  EXPECT_EQ(f.kind, FindingKind::CrossRail);
+  EXPECT_EQ(f.message,
+            "cross-rail: rank 0 on a GPU 0 (rail 0) sends through mlx5_1 (rail 1) to rank 4 on b mlx5_0 (rail 0)");
+  EXPECT_EQ(f.connections, (std::vector<long>{0, 1}));
+  EXPECT_EQ(f.host, "a");
+  EXPECT_EQ(f.peerHost, "b");
+  EXPECT_EQ(f.rail, 1);
+  EXPECT_EQ(report.violations(), 1);
+}
+
+TEST(PathsCheck, MisboundReceiverIsNamedAsTheReceiver) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 4, 1, 0));
+  const CheckReport report = checkPaths(job, nullptr);
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].message,
+            "cross-rail: rank 4 on b GPU 0 (rail 0) receives through mlx5_1 (rail 1) from rank 0 on a mlx5_0 (rail 0)");
+}
+
+TEST(PathsCheck, EndsOnDifferentRailsCrossTheSpine) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 5, 1, 1));  // each end on its own GPU's rail
+  const CheckReport report = checkPaths(job, nullptr);
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].message,
+            "cross-rail: rank 0 on a mlx5_0 (rail 0) sends to rank 5 on b mlx5_1 (rail 1): the two ends are on "
+            "different rails, so the traffic crosses the spine");
+}
+
+TEST(PathsCheck, RailMapCatchesAWriterWithAStaleMap) {
+  JobPaths job = twoHosts();
+  ConnectionEnd a = end("a", 1, 0, 0, 1);  // GPU 1 on mlx5_0; the writer's map said rail 0 for GPU 1
+  ConnectionEnd b = end("b", 2, 4, 0, 0);
+  addPair(job, a, b, 0, 0);
+  EXPECT_TRUE(checkPaths(job, nullptr).findings.empty());
+  const fabric::RailMap map = mapOf(2);
+  const CheckReport report = checkPaths(job, &map);
+  const auto cross = ofKind(report, FindingKind::CrossRail);
+  ASSERT_EQ(cross.size(), 1u);
+  EXPECT_EQ(cross[0]->message,
+            "cross-rail: rank 0 on a GPU 1 (rail 1) sends through mlx5_0 (rail 0) to rank 4 on b mlx5_0 (rail 0) "
+            "(rails from the rail map given; the writer's own record did not flag it)");
+}
+
+TEST(PathsCheck, DigestMismatchIsAViolation) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 4, 0, 0));
+  job.connections[0].localDigest = 0x1111;
+  job.connections[0].remoteDigest = 0x2222;
+  job.connections[1].localDigest = 0x2222;
+  job.connections[1].remoteDigest = 0x1111;
+  const CheckReport report = checkPaths(job, nullptr);
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].kind, FindingKind::DigestMismatch);
+  EXPECT_EQ(report.findings[0].message,
+            "digest mismatch: rank 0 on a (configuration 0000000000001111) and rank 4 on b (configuration "
+            "0000000000002222) were started with different rules, rail map or environment");
+  EXPECT_EQ(report.violations(), 1);
+}
+
+TEST(PathsCheck, AsymmetricRailsAreANoteOnlyWhereBothDirectionsTalk) {
+  JobPaths job = twoHosts();
+  job.hosts.push_back("c");
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 4, 0, 0));
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 4, 0, 0));
+  addPair(job, end("b", 2, 4, 0, 0), end("a", 1, 0, 0, 0));
+  addPair(job, end("a", 1, 0, 0, 0), end("c", 3, 8, 0, 0));  // one way only: a ring's neighbour
+  const CheckReport report = checkPaths(job, nullptr);
+  ASSERT_EQ(report.findings.size(), 1u);
+  const Finding& f = report.findings[0];
+  EXPECT_EQ(f.severity, Severity::Note);
+  EXPECT_EQ(f.kind, FindingKind::AsymmetricRails);
+  EXPECT_EQ(f.message,
+            "asymmetric rails: a -> b uses rail 0 for 2 connections, b -> a for 1 connection (tree algorithms are "
+            "asymmetric in small jobs, so this is a note)");
+  EXPECT_EQ(f.connections, (std::vector<long>{0, 2, 4}));
+  EXPECT_EQ(report.violations(), 0);
+}
+
+TEST(PathsCheck, UnusedRailsFromTheMapOrBelowTheHighestSeen) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 4, 0, 0));
+  addPair(job, end("a", 1, 2, 2, 2), end("b", 2, 6, 2, 2));
+  const CheckReport plain = checkPaths(job, nullptr);
+  const auto without = ofKind(plain, FindingKind::UnusedRail);
+  ASSERT_EQ(without.size(), 1u);
+  EXPECT_EQ(without[0]->rail, 1);
+  EXPECT_EQ(without[0]->message,
+            "unused rail: rail 1 (below the highest rail seen (rail 2)) carried no connection in this job");
+  const fabric::RailMap map = mapOf(4);
+  const CheckReport mapped = checkPaths(job, &map);
+  const auto with = ofKind(mapped, FindingKind::UnusedRail);
+  ASSERT_EQ(with.size(), 2u);
+  EXPECT_EQ(with[1]->rail, 3);
+  EXPECT_EQ(with[1]->severity, Severity::Note);
+}
+
+TEST(PathsCheck, MissingHostIsANote) {
+  JobPaths job = twoHosts();
+  job.hosts = {"a"};
+  Connection send;
+  send.local = end("a", 1, 0, 0, 0);
+  send.remote = end("b", 2, 4, 0, -1);
+  send.expectedRail = 0;
+  job.connections.push_back(send);
+  const CheckReport report = checkPaths(job, nullptr);
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].kind, FindingKind::MissingHost);
+  EXPECT_EQ(report.findings[0].host, "b");
+  EXPECT_EQ(report.findings[0].message,
+            "missing host: b wrote no path log for this job, though 1 connection names it as its peer (its end is "
+            "unchecked)");
+  EXPECT_EQ(report.connections, 1);
+}
+
+TEST(PathsCheck, ViolationsComeFirst) {
+  JobPaths job = twoHosts();
+  job.hosts = {"a"};
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 4, 0, 0));
+  job.connections.pop_back();
+  job.connections[0].peerIndex = -1;
+  addPair(job, end("a", 1, 0, 1, 0), end("a", 1, 1, 1, 1));
+  const CheckReport report = checkPaths(job, nullptr);
+  ASSERT_GE(report.findings.size(), 2u);
+  EXPECT_EQ(report.findings[0].severity, Severity::Violation);
+  EXPECT_EQ(report.findings.back().severity, Severity::Note);
+}
+
+}  // namespace
+}  // namespace railtune::cli::paths

@@ -1,0 +1,77 @@
+// The outputs of `profile stragglers` and `profile hangs` compared byte for byte with golden files
+// (tests/data/golden/profile_analysis/, and the --json examples in docs/formats/), and the stalled-ring logs the CLI
+// tests read (tests/data/profile_analysis/ring-hang/). RAILTUNE_UPDATE_GOLDEN=1 rewrites all of them.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli/profile/hangs.h"
+#include "cli/profile/hangs_render.h"
+#include "cli/profile/stragglers.h"
+#include "cli/profile/stragglers_render.h"
+#include "cli/profile/synthetic_job.h"
+#include "tests/unit/profile_analysis_ring.h"
+#include "tests/unit/profile_analysis_test_support.h"
+
+namespace railtune::cli::profile {
+namespace {
+
+namespace syn = synthetic;
+using testing::TempDir;
+
+bool updating() {
+  const char* update = std::getenv("RAILTUNE_UPDATE_GOLDEN");
+  return update != nullptr && std::string(update) == "1";
+}
+
+void expectGolden(const std::string& path, const std::string& actual) {
+  if (updating()) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path, std::ios::binary) << actual;
+  }
+  EXPECT_EQ(testing::readText(path), actual) << path << " differs; RAILTUNE_UPDATE_GOLDEN=1 rewrites it";
+}
+
+const std::string kGolden = RAILTUNE_PROFILE_ANALYSIS_GOLDEN;
+const std::string kData = RAILTUNE_PROFILE_ANALYSIS_DATA;
+const std::string kFormats = RAILTUNE_FORMATS_DIR;  // the --json examples are golden files too
+
+TEST(ProfileGolden, Stragglers) {
+  syn::JobSpec spec;
+  spec.job = "golden";
+  spec.ranks = 48, spec.ranksPerTray = 4, spec.traysPerRack = 4, spec.collectives = 24;  // 3 racks
+  spec.clockSpreadUs = 3000;
+  spec.injected = {{syn::Injected::Level::Rank, 1, 150, 1.0 / 3},
+                   {syn::Injected::Level::Tray, 5, 120, 0.25},
+                   {syn::Injected::Level::Rack, 2, 90, 0.5}};
+  TempDir dir;
+  syn::writeJob(spec, dir.path(), 2);
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  const fabric::RailMap railMap = fabric::parseRailMap(syn::railMapJson(spec), "rail map");
+  const StragglerOptions options;
+  const StragglerReport report = analyseStragglers(logs, &railMap, options);
+  expectGolden(kGolden + "/stragglers.txt", renderStragglersTable(report, options, 5));
+  expectGolden(kFormats + "/profile-stragglers.example.json", renderStragglersJson(report));
+  expectGolden(kGolden + "/stragglers-no-rail-map.txt",
+               renderStragglersTable(analyseStragglers(logs, nullptr, options), options, 3));
+}
+
+// The stalled ring as files: the CLI tests run `railtune profile hangs` on them.
+TEST(ProfileGolden, RingHangFixtureAndReport) {
+  const std::string fixture = kData + "/ring-hang";
+  for (int rank = 0; rank < testing::kRanks; ++rank) {
+    const std::string name =
+        "ring-job-" + testing::hostOf(rank) + "-" + std::to_string(100 + rank) + ".collectives.jsonl";
+    expectGolden(fixture + "/" + name, testing::joinLines(testing::ringLines(rank, 10, 9)));
+  }
+  expectGolden(fixture + "/paths/ring-job-r000-t01-105.jsonl", testing::pathLogLine(5, 6) + "\n");
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{fixture}, true, 2, 20});
+  ASSERT_EQ(logs.problems.count, 0u);
+  const HangReport report = analyseHangs(logs, nullptr, std::nullopt);
+  expectGolden(kGolden + "/hangs.txt", renderHangsTable(report));
+  expectGolden(kFormats + "/profile-hangs.example.json", renderHangsJson(report));
+}
+
+}  // namespace
+}  // namespace railtune::cli::profile
