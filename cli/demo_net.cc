@@ -1,20 +1,23 @@
 #include "cli/demo_net.h"
 
 #include <cstdio>
-#include <map>
-#include <set>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
+#include "cli/paths/path_check.h"
+#include "cli/paths/path_load.h"
+#include "cli/paths/path_render.h"
+#include "cli/paths/path_report.h"
 #include "emulator/net_job/job_report.h"
 #include "emulator/net_job/launcher.h"
-#include "emulator/net_job/path_check.h"
 #include "emulator/net_job/profile_summary.h"
 
 namespace railtune::cli {
 namespace {
 
 namespace nj = emu::netjob;
+namespace paths = cli::paths;
 namespace fs = std::filesystem;
 
 constexpr int kRanks = 16;
@@ -40,31 +43,60 @@ Fault chooseFault(const nj::JobOptions& options) {
   throw std::runtime_error("the demo job has no connection over the net plugin");
 }
 
-int explain(const nj::PathLogs& logs, const nj::JobResult& result, int faultRank) {
-  std::map<int, int> rankOfPid;
-  for (const nj::RankResult& r : result.ranks) rankOfPid[r.pid] = r.rank;
-  int problems = 0;
-  std::set<int> offending;
-  std::printf("\nCross-rail connections in the path logs (%zu connect records in %zu files):\n", logs.connects.size(),
-              logs.files.size());
-  for (const auto& c : logs.connects) {
-    if (!nj::crossRail(c.record)) continue;
-    std::printf("  %s%s\n", nj::describeConnection(c, rankOfPid).c_str(),
-                nj::railMismatch(c.record) ? "  <- rail_match: false" : "");
-    if (nj::railMismatch(c.record)) offending.insert(nj::writerRank(c, rankOfPid));
+// Whether a violation is about one of the injected rank's connections (its own record or its peer's).
+bool aboutRank(const paths::Finding& finding, const paths::JobPaths& job, int rank) {
+  for (long index : finding.connections) {
+    const paths::Connection& c = job.connections[static_cast<size_t>(index)];
+    if (c.local.rank == rank || c.remote.rank == rank) return true;
   }
-  if (offending != std::set<int>{faultRank}) {
-    std::fprintf(stderr, "railtune demo: expected rail_match: false on rank %d's connections only\n", faultRank);
-    ++problems;
+  return false;
+}
+
+// `railtune paths check` and `railtune paths render` on the job's path logs, as a user runs them. The
+// check must fail on the injected misbinding and on nothing else: every violation is a cross-rail
+// connection of the misbound rank.
+int checkAndRender(const fs::path& dir, const nj::JobOptions& options, int faultRank) {
+  const fabric::RailMap map = fabric::parseRailMap(nj::railMapText(options.railMapPath), "default rail map");
+  const paths::LoadedPaths loaded = paths::loadPathLogs(options.pathLogDir, {.job = options.jobId});
+  if (loaded.jobs.size() != 1) {
+    std::fprintf(stderr, "railtune demo: expected the path logs of job %s in %s\n", options.jobId.c_str(),
+                 options.pathLogDir.c_str());
+    return 1;
+  }
+  const paths::JobPaths& job = loaded.jobs.front();
+  const std::vector<paths::CheckedJob> checked{{&job, paths::checkPaths(job, &map)}};
+  const paths::CheckReport& report = checked.front().report;
+  std::printf("\n$ railtune paths check %s\n", options.pathLogDir.c_str());
+  std::fputs(paths::renderDiagnostics(checked, loaded.diagnostics).c_str(), stderr);
+  std::fputs(paths::renderCheckTable(checked).c_str(), stdout);
+  const fs::path page = dir / "net" / "paths.html";
+  std::ofstream out(page, std::ios::binary | std::ios::trunc);
+  out << paths::renderPaths(paths::buildPathGraph(job, report, &map), report, {});
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "railtune demo: cannot write %s\n", page.c_str());
+    return 1;
+  }
+  int problems = 0;
+  for (const paths::Finding& f : report.findings) {
+    if (f.severity == paths::Severity::Violation &&
+        (f.kind != paths::FindingKind::CrossRail || !aboutRank(f, job, faultRank)))
+      ++problems;
+  }
+  if (report.violations() == 0 || problems > 0) {
+    std::fprintf(stderr, "railtune demo: expected cross-rail violations on rank %d's connections only\n", faultRank);
+    return 1;
   }
   std::printf(
-      "\nWhat this shows: with NCCL_CROSS_NIC=0 every connection between racks should leave and arrive on the\n"
-      "same rail. Rank %d's NIC was miswired on purpose (RAILTUNE_NET_FAULT_MISBIND), so its connections left\n"
-      "through another rail's NIC: its own records say rail_match: false, and its peers' records show a remote\n"
-      "end on a different rail. On a real cluster, `rail_match: false` points at a GPU bound to the wrong NIC\n"
-      "(topology file, NCCL_IB_HCA, cabling); the data still arrived, but it crossed the spine.\n",
-      faultRank);
-  return problems;
+      "\nExpected finding: `railtune paths check` exits 1 on this job (%d violations), as it would gate a real\n"
+      "job. With NCCL_CROSS_NIC=0 every connection between racks should leave and arrive on the same rail.\n"
+      "Rank %d's NIC was miswired on purpose (RAILTUNE_NET_FAULT_MISBIND), so its connections left through\n"
+      "another rail's NIC: its own records say rail_match: false, and its peers' records show a remote end on\n"
+      "a different rail. On a real cluster this points at a GPU bound to the wrong NIC (topology file,\n"
+      "NCCL_IB_HCA, cabling); the data still arrived, but it crossed the spine.\n"
+      "Picture (open in a browser; the misbound links are red and dashed): %s\n",
+      report.violations(), faultRank, page.c_str());
+  return 0;
 }
 
 // The profiler's view of the same job: every rank's collective log holds one record per collective
@@ -106,8 +138,7 @@ int writeDemoNet(const fs::path& dir, const fs::path& netPlugin) {
   const nj::JobResult result = nj::runJob(options);
   std::fputs(nj::formatJobReport(options, result).c_str(), stdout);
   if (!result.ok()) throw std::runtime_error("the emulated net job failed; see the errors above");
-  const int problems = explain(nj::readPathLogs(options.pathLogDir), result, options.faultRank);
-  return problems + showProfile(options, result);
+  return checkAndRender(dir, options, options.faultRank) + showProfile(options, result);
 }
 
 }  // namespace railtune::cli

@@ -5,6 +5,7 @@
 # It must also write the built-in cluster's topology outputs under ./railtune-demo/topology/: every
 # file present and non-empty, one NCCL topology file per host (2 racks x 18 trays), a rail map that
 # fits its schema, a passing check, and a launcher env whose files exist and which never sets NCCL_NET.
+# The net job's paths check must fail on the injected misbinding and its page must highlight it.
 #   demo_output.sh <railtune binary> <validate_jsonl.py> <schema> <scratch folder>
 #                  <rail_map_schema_check.py> <rail map schema>
 set -euo pipefail
@@ -42,4 +43,11 @@ env_file=$topology/env/rack00-tray00.sh
   [ -f "$RAILTUNE_RAIL_MAP" ] || fail "RAILTUNE_RAIL_MAP=$RAILTUNE_RAIL_MAP does not exist"
   [ -f "$NCCL_NET_PLUGIN" ] || fail "NCCL_NET_PLUGIN=$NCCL_NET_PLUGIN does not exist"
 )
+# The net job's path logs went through `railtune paths check` (which fails on the injected misbinding,
+# the expected finding) and `railtune paths render`.
+grep -Eq '^Expected finding: `railtune paths check` exits 1 on this job \([0-9]+ violations\)' demo.out ||
+  fail "the demo did not report the paths check's expected finding"
+grep -Eq '^  cross-rail: rank [0-9]+ on rack00-tray00 GPU 0 \(rail 0\) sends through mlx5_1 \(rail 1\)' demo.out ||
+  fail "the paths check table does not name the misbound NIC"
+grep -q 'class="link violation' railtune-demo/net/paths.html || fail "railtune-demo/net/paths.html highlights no violation"
 echo "ok: demo outputs present and valid"

@@ -269,8 +269,10 @@ TEST_F(NetJobTest, DemoFindsTheInjectedCrossRailConnections) {
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(problems, 0) << out;
   EXPECT_NE(out.find("16 ranks over 2 racks"), std::string::npos) << out;
-  EXPECT_NE(out.find("<- rail_match: false"), std::string::npos) << out;
+  EXPECT_NE(out.find("Expected finding: `railtune paths check` exits 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("sends through mlx5_1 (rail 1)"), std::string::npos) << "the misbound NIC, named\n" << out;
   EXPECT_FALSE(readPathLogs((dir_ / "net" / "paths").string()).connects.empty());
+  EXPECT_TRUE(fs::exists(dir_ / "net" / "paths.html")) << "the rendered page";
   EXPECT_NE(out.find("median busbw"), std::string::npos) << out;
   EXPECT_EQ(readProfile(dir_ / "profile").byPid.size(), 16u) << "one rank process each";
 }

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/profile/hangs.h"
+#include "cli/profile/logs.h"
 #include "emulator/profiler_driver.h"
 #include "emulator/profiler_sequence.h"
 #include "profiler_plugin/output/records.h"
@@ -54,6 +56,7 @@ class ProfilerRecordsTest : public EmulatedTest, public ::testing::WithParamInte
   fs::path file(const std::string& kind) const {
     return dir / ("profile-test-gb300-r00-t00-" + std::to_string(getpid()) + "." + kind);
   }
+  void expectHangAnalysed();
   fs::path dir;
   emu::Binding binding;
 };
@@ -104,6 +107,21 @@ TEST_P(ProfilerRecordsTest, ARingAllReduceBecomesOneRecordWithItsNetworkFlows) {
   EXPECT_TRUE(nlohmann::json::accept(trace)) << trace.substr(0, 400);
 }
 
+// `railtune profile hangs` on what the plugin wrote: the stalled AllReduce is a hung collective, rank 5
+// stuck by the watchdog's own record, with outstanding flows.
+void ProfilerRecordsTest::expectHangAnalysed() {
+  const cli::profile::ProfileLogs logs = cli::profile::readProfileLogs({.folders = {dir.string()}});
+  const cli::profile::HangReport report = cli::profile::analyseHangs(logs, nullptr, std::nullopt);
+  ASSERT_EQ(report.jobs.size(), 1u);
+  ASSERT_EQ(report.jobs[0].hung.size(), 1u);
+  const cli::profile::HungCollective& hung = report.jobs[0].hung[0];
+  EXPECT_EQ(hung.op, "AllReduce");
+  ASSERT_EQ(hung.stuck.size(), 1u);
+  EXPECT_EQ(hung.stuck[0].rank, 5);
+  EXPECT_TRUE(hung.stuck[0].watchdog);
+  EXPECT_FALSE(hung.stuck[0].flows.empty()) << "the outstanding steps' channels and peers";
+}
+
 TEST_P(ProfilerRecordsTest, AStalledStepIsAHangRecordAndOneWarning) {
   if (version() < 3) GTEST_SKIP() << "v1/v2 have no events the watchdog can tell a stall from";
   env.set("RAILTUNE_HANG_TIMEOUT", "1");
@@ -132,6 +150,7 @@ TEST_P(ProfilerRecordsTest, AStalledStepIsAHangRecordAndOneWarning) {
     EXPECT_NE(warnings[0].find("AllReduce"), std::string::npos) << warnings[0];
     EXPECT_NE(warnings[0].find("via mlx5_"), std::string::npos) << "the NIC of the outstanding steps";
   }
+  expectHangAnalysed();
   EXPECT_EQ(driver.finalize(), ncclSuccess) << "the job is not touched; finalize still works";
 }
 
