@@ -71,8 +71,7 @@ void describeOthers(const std::vector<FileRecords>& files, std::vector<InputDiag
                                                ? "not a path log (no line is a JSON record with a schema); skipped"
                                                : "not a path log (schema " + file.detail + "); skipped"});
         break;
-      case FileKind::Empty:
-        diagnostics->push_back({file.path, "empty file; skipped"});
+      case FileKind::Empty:  // a process that never logged a connection (an NVLink-only rank): nothing to say
         break;
       case FileKind::Unreadable:
         diagnostics->push_back({file.path, "cannot read: " + file.detail});

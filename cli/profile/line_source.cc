@@ -89,7 +89,8 @@ std::vector<std::string> listJsonlFiles(const std::vector<std::string>& folders)
     fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, error), end;
     for (; !error && it != end; it.increment(error)) {
       const std::string name = it->path().filename().string();
-      if (name.size() > 6 && name.ends_with(".jsonl") && it->is_regular_file(error))
+      std::error_code sizeError;  // an empty log (a rank without network flows) holds nothing to read
+      if (name.size() > 6 && name.ends_with(".jsonl") && it->is_regular_file(error) && it->file_size(sizeError) > 0)
         files.push_back(it->path().string());
     }
     if (error) throw std::runtime_error(folder + ": cannot list: " + error.message());
