@@ -143,7 +143,7 @@ RailMap parseRailMap(const std::string& text, const std::string& source) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e99999)
     throw RailMapError(source + ": not JSON: " + e.what());
   }
   return Parser(source).parse(doc);

@@ -112,6 +112,8 @@ TEST(RailMapReader, IsStrict) {
   EXPECT_EQ(rejection([](J& d) { d["hosts"][0].erase("name"); }), "m.json: hosts[0]: missing field 'name'");
   EXPECT_NE(rejection([](J& d) { d = J::array(); }).find("top level: expected an object"), std::string::npos);
   EXPECT_THROW(parseRailMap("{", "m.json"), RailMapError);
+  // Found by fuzz_rail_map: a number nlohmann cannot hold is its out_of_range, not a parse_error.
+  EXPECT_THROW(parseRailMap("{\"rails\": 1e11111111}", "m.json"), RailMapError);
   EXPECT_THROW(readRailMapFile(sourcePath("docs/formats/no-such.json")), RailMapError);
 }
 
