@@ -4,10 +4,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
-#include <optional>
+#include <functional>
+#include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace railtune::bench {
@@ -28,11 +29,23 @@ inline bool parseCount(const std::string& text, int low, int high, int& out) {
   return true;
 }
 
-// "--name=value" -> {"--name", "value"}; nullopt when there is no '='.
-inline std::optional<std::pair<std::string, std::string>> splitOption(const std::string& arg) {
-  const size_t equals = arg.find('=');
-  if (equals == std::string::npos) return std::nullopt;
-  return std::make_pair(arg.substr(0, equals), arg.substr(equals + 1));
+// The program's own "--name=value" options, which Google Benchmark leaves in argv: each goes to the
+// handler of its name, which returns false for a bad value. false, after naming the option and the
+// `usage` line on stderr: an option without '=', an unknown name or a bad value.
+using OptionHandlers = std::map<std::string, std::function<bool(const std::string& value)>>;
+inline bool parseOptions(int argc, char** argv, const OptionHandlers& handlers, const char* program,
+                         const char* usage) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const size_t equals = arg.find('=');
+    const auto handler = equals == std::string::npos ? handlers.end() : handlers.find(arg.substr(0, equals));
+    if (handler == handlers.end() || !handler->second(arg.substr(equals + 1))) {
+      std::fprintf(stderr, "%s: bad option '%s'\noptions: %s, and Google Benchmark's --benchmark_*\n", program, argv[i],
+                   usage);
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace railtune::bench

@@ -234,33 +234,14 @@ bool parseStreams(const std::string& text, std::vector<int>& out) {
 
 // What Google Benchmark left in argv: our own options. false (after a message): a bad one.
 bool parseOptions(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto option = railtune::bench::splitOption(arg);
-    const std::string name = option ? option->first : arg;
-    const std::string value = option ? option->second : "";
-    bool ok = option.has_value();
-    if (ok && name == "--plugin") {
-      o.plugin = value;
-    } else if (ok && name == "--rounds") {
-      ok = railtune::bench::parseCount(value, 1, 100000, o.rounds);
-    } else if (ok && name == "--pings") {
-      ok = railtune::bench::parseCount(value, 1, 10000000, o.pings);
-    } else if (ok && name == "--streams") {
-      ok = parseStreams(value, o.streams);
-    } else {
-      ok = false;
-    }
-    if (!ok) {
-      std::fprintf(stderr,
-                   "bench_net_socket: bad option '%s'\n"
-                   "options: --rounds=N (1..100000) --pings=N (1..10000000) --streams=S[,S...] (1..16) "
-                   "--plugin=PATH, and Google Benchmark's --benchmark_*\n",
-                   argv[i]);
-      return false;
-    }
-  }
-  return true;
+  using railtune::bench::parseCount;
+  return railtune::bench::parseOptions(
+      argc, argv,
+      {{"--plugin", [&](const std::string& v) { return !(o.plugin = v).empty(); }},
+       {"--rounds", [&](const std::string& v) { return parseCount(v, 1, 100000, o.rounds); }},
+       {"--pings", [&](const std::string& v) { return parseCount(v, 1, 10000000, o.pings); }},
+       {"--streams", [&](const std::string& v) { return parseStreams(v, o.streams); }}},
+      "bench_net_socket", "--rounds=N (1..100000) --pings=N (1..10000000) --streams=S[,S...] (1..16) --plugin=PATH");
 }
 
 }  // namespace

@@ -4,27 +4,16 @@
 #include <stdlib.h>
 
 #include <chrono>
-#include <cstdarg>
 #include <cstdio>
 #include <string>
+
+#include "bench/bench_logger.h"
 
 namespace railtune::bench {
 namespace {
 
 constexpr int kTag = 0;  // NCCL's tag is the sender's rank; the benchmark's sender is rank 0
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
-
-// Only warnings reach stderr: a benchmark that fails should say why, one that works stays quiet.
-__attribute__((format(printf, 5, 6))) void benchLogger(ncclDebugLogLevel level, unsigned long /*flags*/,
-                                                       const char* file, int line, const char* fmt, ...) {
-  if (level != NCCL_LOG_WARN) return;
-  std::fprintf(stderr, "railtune WARN %s:%d ", file != nullptr ? file : "?", line);
-  va_list args;
-  va_start(args, fmt);
-  std::vfprintf(stderr, fmt, args);
-  va_end(args);
-  std::fputc('\n', stderr);
-}
 
 void check(ncclResult_t result, const char* call) {
   if (result != ncclSuccess)

@@ -207,31 +207,13 @@ void registerBenchmarks() {
 
 // What Google Benchmark left in argv: our own options. false (after a message): a bad one.
 bool parseOptions(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto option = railtune::bench::splitOption(arg);
-    const std::string name = option ? option->first : arg;
-    const std::string value = option ? option->second : "";
-    bool ok = option.has_value();
-    if (ok && name == "--plugin") {
-      o.plugin = value;
-    } else if (ok && name == "--rounds") {
-      ok = railtune::bench::parseCount(value, 1, 100000, o.rounds);
-    } else if (ok && name == "--pairs") {
-      ok = railtune::bench::parseCount(value, 1, 100000000, o.pairs);
-    } else {
-      ok = false;
-    }
-    if (!ok) {
-      std::fprintf(stderr,
-                   "bench_profiler_events: bad option '%s'\n"
-                   "options: --rounds=N (1..100000) --pairs=N (1..100000000) --plugin=PATH, and Google "
-                   "Benchmark's --benchmark_*\n",
-                   argv[i]);
-      return false;
-    }
-  }
-  return true;
+  using railtune::bench::parseCount;
+  return railtune::bench::parseOptions(
+      argc, argv,
+      {{"--plugin", [&](const std::string& v) { return !(o.plugin = v).empty(); }},
+       {"--rounds", [&](const std::string& v) { return parseCount(v, 1, 100000, o.rounds); }},
+       {"--pairs", [&](const std::string& v) { return parseCount(v, 1, 100000000, o.pairs); }}},
+      "bench_profiler_events", "--rounds=N (1..100000) --pairs=N (1..100000000) --plugin=PATH");
 }
 
 }  // namespace

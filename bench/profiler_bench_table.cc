@@ -2,23 +2,12 @@
 
 #include <dlfcn.h>
 
-#include <cstdarg>
 #include <cstdio>
+
+#include "bench/bench_logger.h"
 
 namespace railtune::bench {
 namespace {
-
-// Only warnings reach stderr: a benchmark that fails should say why, one that works stays quiet.
-__attribute__((format(printf, 5, 6))) void benchLogger(ncclDebugLogLevel level, unsigned long /*flags*/,
-                                                       const char* file, int line, const char* fmt, ...) {
-  if (level != NCCL_LOG_WARN) return;
-  std::fprintf(stderr, "railtune WARN %s:%d ", file != nullptr ? file : "?", line);
-  va_list args;
-  va_start(args, fmt);
-  std::vfprintf(stderr, fmt, args);
-  va_end(args);
-  std::fputc('\n', stderr);
-}
 
 // The no-op profiler. Defined in this file, called only through the table's pointers from
 // profiler_bench_events.cc, so the compiler cannot inline the calls away.
