@@ -32,6 +32,24 @@ const char* timingSourceName(TimingSource source) {
   return "unknown";
 }
 
+const char* closeReasonName(CloseReason reason) {
+  switch (reason) {
+    case CloseReason::Events:
+      return "events";
+    case CloseReason::Enqueued:
+      return "enqueued";
+    case CloseReason::Overtaken:
+      return "overtaken";
+    case CloseReason::Age:
+      return "age";
+    case CloseReason::Evicted:
+      return "evicted";
+    case CloseReason::Finalize:
+      return "finalize";
+  }
+  return "unknown";
+}
+
 double algorithmBandwidthGBps(const OperationRecord& record) {
   const int64_t ns = record.end.monotonicNs - record.start.monotonicNs;
   if (ns <= 0) return 0.0;

@@ -58,14 +58,32 @@ struct NetFlow {
 
 inline constexpr size_t kMaxFlowsPerRecord = 64;
 
-enum class RecordKind : uint8_t { Collective, P2p, Hang };
+// Collective and P2p: a completed operation. Hang: the watchdog's view of one still incomplete.
+// Lost: a communicator's notice that operations or events could not be recorded (pools full); it is
+// written as a "dropped" line within two seconds of the loss, never folded into a later record.
+enum class RecordKind : uint8_t { Collective, P2p, Hang, Lost };
+
+// How the capture decided that an operation was over, and so what its timing is worth
+// (docs/profiler.md, "When an operation is complete").
+enum class CloseReason : uint8_t {
+  Events,     // "events": every event it awaited stopped (one KernelCh per channel, or its ProxyOps)
+  Enqueued,   // "enqueued": nothing more can come (self P2p; a mask without KernelCh and ProxyOp)
+  Overtaken,  // "overtaken": a later operation's kernel or proxy work started while it had no open event
+  Age,        // "age": no open event, and nothing came for the close-after time
+  Evicted,    // "evicted": the pool was full; the oldest operation without an open event was assumed done
+  Finalize,   // "finalize": the communicator was finalized while it waited for events that never came
+};
+const char* closeReasonName(CloseReason reason);  // the quoted names above
 
 struct OperationRecord {
   RecordKind kind = RecordKind::Collective;
   std::optional<uint64_t> comm;  // NCCL's commId (v4+)
   int rank = -1;
   int nRanks = 0;
-  uint64_t seq = 0;          // NCCL's seqNumber (collectives); a per-comm counter for P2p
+  // Collectives: NCCL's comm->seqNumber[func], counted per collective type. P2p: this rank's count of
+  // earlier operations of the same kind (Send or Recv) with the same peer, so that the k-th Send from
+  // rank r to p pairs with p's k-th Recv from r.
+  uint64_t seq = 0;
   InlineText<24> operation;  // "AllReduce", "Send", "Recv"...
   uint64_t bytes = 0;        // count x datatype size: the message size nccl-tests reports
   InlineText<16> datatype;   // "ncclFloat32"
@@ -81,7 +99,11 @@ struct OperationRecord {
   uint32_t flowsDropped = 0;
   // Hang records: how long the operation has been incomplete when the watchdog wrote this.
   uint64_t stuckForNs = 0;
-  uint64_t eventsDropped = 0;  // events this communicator could not record since the last record
+  // Collective/P2p: events of this operation (KernelCh, ProxyOp, ProxyStep) that a full pool dropped.
+  // Lost: events of the communicator whose operation is unknown.
+  uint64_t eventsDropped = 0;
+  CloseReason closedBy = CloseReason::Events;  // Collective and P2p records
+  uint64_t operationsDropped = 0;              // Lost: Coll/P2p events a full pool dropped since the last notice
 };
 
 // nccl-tests' formulas: algbw = bytes / time; busbw = algbw x factor, the factor by operation:

@@ -27,6 +27,9 @@ class InFlightSource {
   // written. Called from the watchdog's thread while NCCL's threads record events: thread-safe, and
   // it must not hold up the hot path for long (a per-communicator lock at most).
   virtual size_t incomplete(int64_t nowMonotonicNs, uint64_t olderThanNs, std::span<OperationRecord> out) = 0;
+  // Called about once a second from the watchdog's thread, with or without a hang timeout: closes what
+  // waits for events that will not come and reports losses, so that both reach the files in time.
+  virtual void housekeep(int64_t /*nowMonotonicNs*/) {}
 };
 
 }  // namespace railtune::profiler

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "profiler_plugin/capture/capture_engine.h"
 
@@ -35,16 +36,38 @@ bool flowBefore(const NetFlow& a, const NetFlow& b) {
 }  // namespace
 
 CaptureEngine::~CaptureEngine() {
-  // NCCL has finalized the communicator: no more events. An operation that waits only for children
-  // that never started (no KernelCh for symmetric-memory kernels, dropped events) is as done as it
-  // will get; one with open events never finished and is left out.
+  // NCCL has finalized the communicator: no more events.
   std::lock_guard<std::mutex> lock(mutex_);
+  finalizeLocked();
+}
+
+// Every operation still held ends as one record, in the communicator's order. One that waits only for
+// events that never came is as done as it will get ("finalize"). One with an open event never finished:
+// the watchdog's hang record stands if it wrote one (a completion here would hide the hang); otherwise
+// a hang record says it was still running when its communicator was finalized (or aborted).
+void CaptureEngine::finalizeLocked() {
+  std::vector<std::pair<uint64_t, uint32_t>> open;
   for (uint32_t i = 0; i < options_.operationSlots; ++i) {
-    OperationSlot& op = operations_[i];
-    if (op.state.load(std::memory_order_acquire) != SlotState::Open) continue;
-    uint64_t word = op.pending.load(std::memory_order_acquire);
-    if (word != 0 && capture::liveParts(word) == 0 && op.pending.compare_exchange_strong(word, 0)) completeLocked(op);
+    if (operations_[i].state.load(std::memory_order_acquire) == SlotState::Open) open.emplace_back(operations_[i].ticket, i);
   }
+  std::sort(open.begin(), open.end());
+  const int64_t now = options_.clock();
+  for (const auto& [ticket, index] : open) {
+    OperationSlot& op = operations_[index];
+    if (closeIfIdleLocked(op, CloseReason::Finalize)) continue;
+    if (!op.hangReported.load(std::memory_order_relaxed)) {
+      buildRecord(op, RecordKind::Hang, now, scratch_);
+      const int64_t offset = scratch_.start.realtimeNs - scratch_.start.monotonicNs;
+      scratch_.start = bothClocks(op.startNs, offset);
+      scratch_.end = bothClocks(now, offset);
+      scratch_.stuckForNs = static_cast<uint64_t>(std::max<int64_t>(now - op.startNs, 0));
+      pushScratch();
+      incompleteAtFinalize_.fetch_add(1, std::memory_order_relaxed);
+    }
+    op.pending.store(0, std::memory_order_relaxed);
+    freeOperationLocked(op);
+  }
+  pushLostNoticeLocked(now);
 }
 
 void CaptureEngine::complete(OperationSlot& op) {
@@ -52,40 +75,130 @@ void CaptureEngine::complete(OperationSlot& op) {
   // Earlier operations first, so records come in the communicator's order. With no other operation
   // open (the common case: one collective at a time) there is nothing to scan the pool for.
   if (openOperations_.load() > 1) overtakeLocked(op.ticket);
-  completeLocked(op);
+  completeLocked(op, op.awaits == capture::Awaits::Nothing ? CloseReason::Enqueued : CloseReason::Events);
 }
 
-// NCCL runs a communicator's kernels in order, so when one operation completes, every operation
-// enqueued before it started (its Coll/P2p event stopped before the completing one's started) that has
-// no open ProxyOp or KernelCh is done too, even if it still waits for children: those never started (a
-// kernel without KernelCh events, events dropped for a full pool, an operation without network or kernel
-// events at all). Operations of one group (NCCL starts all of a group's events, then stops them) run in
-// one kernel in no particular order, so they never overtake each other.
+// Closes `op` if it is open, stopped and has no open event, whatever it still waits for. Exactly one
+// thread wins the pending word's last transition, so a concurrent stop cannot complete it twice.
+bool CaptureEngine::closeIfIdleLocked(OperationSlot& op, CloseReason reason) {
+  if (op.state.load(std::memory_order_acquire) != SlotState::Open) return false;
+  uint64_t word = op.pending.load(std::memory_order_acquire);
+  while (word != 0 && capture::liveParts(word) == 0) {
+    if (op.pending.compare_exchange_weak(word, 0, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      completeLocked(op, reason);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Operations enqueued before the one holding `ticket` started (their Coll/P2p event stopped before its
+// start) with no open ProxyOp or KernelCh are done (see childStarted). Operations of one group (NCCL
+// starts all of a group's events, then stops them) run in one kernel in no particular order, so they
+// never overtake each other.
 void CaptureEngine::overtakeLocked(uint64_t ticket) {
   for (uint32_t i = 0; i < options_.operationSlots; ++i) {
     OperationSlot& op = operations_[i];
     if (op.state.load(std::memory_order_acquire) != SlotState::Open || op.ticket >= ticket) continue;
-    uint64_t word = op.pending.load(std::memory_order_acquire);
     const uint64_t stoppedBefore = op.stopTicket.load(std::memory_order_relaxed);
     if (stoppedBefore == 0 || stoppedBefore > ticket) continue;
-    while (word != 0 && capture::liveParts(word) == 0) {
-      if (op.pending.compare_exchange_weak(word, 0, std::memory_order_acq_rel, std::memory_order_acquire)) {
-        completeLocked(op);
-        break;
-      }
-    }
+    closeIfIdleLocked(op, CloseReason::Overtaken);
   }
 }
 
-void CaptureEngine::completeLocked(OperationSlot& op) {
+// Age: an operation without open events, with nothing enqueued before it still running, after the
+// communicator saw no KernelCh or ProxyOp start or stop for closeAfterNs. Operations queued behind a
+// running one (a long collective, a hang) wait for it; their own events will come.
+void CaptureEngine::closeByAgeLocked(int64_t now) {
+  uint64_t firstRunning = UINT64_MAX;
+  for (uint32_t i = 0; i < options_.operationSlots; ++i) {
+    const OperationSlot& op = operations_[i];
+    if (op.state.load(std::memory_order_acquire) != SlotState::Open) continue;
+    if (capture::liveParts(op.pending.load(std::memory_order_acquire)) > 0) firstRunning = std::min(firstRunning, op.ticket);
+  }
+  if (now - lastChildNs_.load(std::memory_order_relaxed) < options_.closeAfterNs) return;
+  for (uint32_t i = 0; i < options_.operationSlots; ++i) {
+    OperationSlot& op = operations_[i];
+    if (op.state.load(std::memory_order_acquire) != SlotState::Open || op.ticket > firstRunning) continue;
+    const int64_t stop = op.stopNs.load(std::memory_order_acquire);
+    if (stop != 0 && now - stop >= options_.closeAfterNs) closeIfIdleLocked(op, CloseReason::Age);
+  }
+}
+
+// Pool pressure: the oldest operation that has no open event is assumed complete, so that a new one
+// gets its slot. Only when the pool is empty, under the communicator's lock.
+uint32_t CaptureEngine::evictForStart() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    OperationSlot* oldest = nullptr;
+    for (uint32_t i = 0; i < options_.operationSlots; ++i) {
+      OperationSlot& op = operations_[i];
+      if (op.state.load(std::memory_order_acquire) != SlotState::Open || op.stopNs.load(std::memory_order_acquire) == 0 ||
+          capture::liveParts(op.pending.load(std::memory_order_acquire)) > 0) {
+        continue;
+      }
+      if (oldest == nullptr || op.ticket < oldest->ticket) oldest = &op;
+    }
+    if (oldest != nullptr) closeIfIdleLocked(*oldest, CloseReason::Evicted);
+    const uint32_t index = freeOperations_.pop();
+    if (index != FreeList::kEmpty || oldest == nullptr) return index;
+  }
+  return FreeList::kEmpty;
+}
+
+void CaptureEngine::housekeep(int64_t nowMonotonicNs) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  closeByAgeLocked(nowMonotonicNs);
+  pushLostNoticeLocked(nowMonotonicNs);
+}
+
+// Operations dropped for a full pool, said in a record of their own: within a housekeeping interval,
+// never folded into a later operation's record. A notice the sink cannot take is tried again later.
+void CaptureEngine::pushLostNoticeLocked(int64_t now) {
+  const uint64_t lost = operationsDropped_.exchange(0, std::memory_order_relaxed);
+  if (lost == 0) return;
+  OperationRecord& notice = scratch_;
+  notice.kind = RecordKind::Lost;
+  notice.comm = comm_.commId;
+  notice.rank = comm_.rank.value_or(-1);
+  notice.nRanks = comm_.nRanks.value_or(0);
+  notice.seq = 0;
+  notice.operation.assign("");
+  notice.bytes = 0;
+  notice.datatype.assign("");
+  notice.algorithm.assign("");
+  notice.protocol.assign("");
+  notice.channels = 0;
+  notice.peer = -1;
+  const int64_t offset = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
+  notice.start = notice.end = bothClocks(now, offset);
+  notice.timing = TimingSource::Enqueue;
+  notice.nFlows = notice.flowsDropped = 0;
+  notice.stuckForNs = 0;
+  notice.eventsDropped = 0;
+  notice.closedBy = CloseReason::Events;
+  notice.operationsDropped = lost;
+  if (sink_ != nullptr && sink_->push(notice)) {
+    notices_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    operationsDropped_.fetch_add(lost, std::memory_order_relaxed);
+  }
+}
+
+void CaptureEngine::completeLocked(OperationSlot& op, CloseReason reason) {
   buildRecord(op, op.kind, 0, scratch_);  // 0: read the clock only if the record needs "now"
-  scratch_.eventsDropped = eventsDropped_.exchange(0, std::memory_order_relaxed);
+  scratch_.closedBy = reason;
+  closed_[static_cast<size_t>(reason)].fetch_add(1, std::memory_order_relaxed);
+  pushScratch();
+  freeOperationLocked(op);
+}
+
+void CaptureEngine::pushScratch() {
   if (sink_ != nullptr && sink_->push(scratch_)) {
     pushed_.fetch_add(1, std::memory_order_relaxed);
   } else {
     rejected_.fetch_add(1, std::memory_order_relaxed);
   }
-  freeOperationLocked(op);
 }
 
 void CaptureEngine::freeOperationLocked(OperationSlot& op) {
@@ -120,7 +233,9 @@ void CaptureEngine::buildRecord(const OperationSlot& op, RecordKind kind, int64_
   out.nFlows = 0;
   out.flowsDropped = 0;
   out.stuckForNs = 0;
-  out.eventsDropped = 0;
+  out.eventsDropped = op.eventsDropped.load(std::memory_order_relaxed);
+  out.closedBy = CloseReason::Events;
+  out.operationsDropped = 0;
   // Best timing first: the kernel's channels, else the network proxy's ops, else enqueueing.
   const capture::AtomicSpan* span = nullptr;
   out.timing = TimingSource::Enqueue;
@@ -207,7 +322,9 @@ size_t CaptureEngine::incomplete(int64_t nowMonotonicNs, uint64_t olderThanNs, s
     record.start = bothClocks(op.startNs, offset);
     record.end = bothClocks(nowMonotonicNs, offset);
     record.stuckForNs = static_cast<uint64_t>(nowMonotonicNs - op.startNs);
-    record.eventsDropped = eventsDropped_.load(std::memory_order_relaxed);
+    // The watchdog writes a hang record for each of these: at finalize it must stand, not be replaced by
+    // a completion built from a torn-down communicator.
+    operations_[stuck_[k].second].hangReported.store(true, std::memory_order_relaxed);
   }
   return n;
 }
@@ -217,6 +334,10 @@ CaptureStats CaptureEngine::stats() const {
   s.recordsPushed = pushed_.load(std::memory_order_relaxed);
   s.recordsRejected = rejected_.load(std::memory_order_relaxed);
   s.eventsDropped = droppedTotal_.load(std::memory_order_relaxed);
+  s.operationsDropped = operationsDroppedTotal_.load(std::memory_order_relaxed);
+  s.noticesPushed = notices_.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < 6; ++i) s.closed[i] = closed_[i].load(std::memory_order_relaxed);
+  s.incompleteAtFinalize = incompleteAtFinalize_.load(std::memory_order_relaxed);
   s.foreignParents = foreignParents_.load(std::memory_order_relaxed);
   s.orphans = orphans_.load(std::memory_order_relaxed);
   s.unknownNetEvents = unknownNet_.load(std::memory_order_relaxed);

@@ -11,6 +11,7 @@
 
 namespace railtune::profiler {
 
+using capture::Awaits;
 using capture::ChildKind;
 using capture::kExpected;
 using capture::kLive;
@@ -29,6 +30,24 @@ bool hasBit(EventMask mask, EventType type) {
   return (mask & static_cast<EventMask>(type)) != 0;
 }
 
+constexpr EventMask bits(EventType type) {
+  return static_cast<EventMask>(type);
+}
+
+// NCCL starts the parents of every event it is asked for (profiler.cc: a Coll event is started when
+// ProxyOp, ProxyStep, KernelCh or NetPlugin is in the mask; a ProxyOp for ProxyStep and NetPlugin),
+// so the capture takes them too: a ProxyStep is only useful under its ProxyOp and operation.
+EventMask withParents(EventMask mask) {
+  if ((mask & (bits(EventType::ProxyStep) | bits(EventType::NetPlugin))) != 0) mask |= bits(EventType::ProxyOp);
+  if ((mask & (bits(EventType::ProxyOp) | bits(EventType::KernelCh))) != 0) {
+    mask |= bits(EventType::Coll) | bits(EventType::P2p);
+  }
+  return mask;
+}
+
+// Per peer and direction; without a rank count (profiler ABI v1..v3) peers share counters modulo this.
+constexpr uint32_t kP2pPeersUnknown = 1024;
+
 // The slot whose address `handle` is, or NULL when it is not one of `slots` (a handle from another
 // engine, another process or no profiler at all): only then may it be dereferenced.
 template <typename Slot>
@@ -46,12 +65,17 @@ CaptureEngine::CaptureEngine(const CommInfo& comm, const CaptureOptions& options
     : comm_(comm),
       options_(options),
       sink_(sink),
+      accepted_(withParents(options.mask)),
       expectKernels_(options.kernelEvents && hasBit(options.mask, EventType::KernelCh)),
+      childrenCome_(expectKernels_ || hasBit(accepted_, EventType::ProxyOp)),
       pid_(options.pid != 0 ? options.pid : getpid()),
       operations_(new OperationSlot[options.operationSlots]),
       children_(new ChildSlot[options.eventSlots]),
       freeOperations_(options.operationSlots),
       freeChildren_(options.eventSlots) {
+  p2pPeers_ = comm.nRanks.value_or(0) > 0 ? static_cast<uint32_t>(*comm.nRanks) : kP2pPeersUnknown;
+  p2pSeqs_.reset(new std::atomic<uint64_t>[2 * static_cast<size_t>(p2pPeers_)]);
+  for (size_t i = 0; i < 2 * static_cast<size_t>(p2pPeers_); ++i) p2pSeqs_[i].store(0, std::memory_order_relaxed);
   stuck_.reserve(options.operationSlots);
   for (uint32_t i = 0; i < options_.operationSlots; ++i) operations_[i].event.engine = this;
   for (uint32_t i = 0; i < options_.eventSlots; ++i) children_[i].event.engine = this;
@@ -60,7 +84,7 @@ CaptureEngine::CaptureEngine(const CommInfo& comm, const CaptureOptions& options
 Event* CaptureEngine::startEvent(const EventDescriptor& descr) {
   // NCCL's activation mask is one per process: another communicator (another ABI version, another
   // mask) may have asked for events this one did not, and they arrive here too.
-  if (!hasBit(options_.mask, descr.type)) return nullptr;
+  if (!hasBit(accepted_, descr.type)) return nullptr;
   switch (descr.type) {
     case EventType::Coll:
     case EventType::P2p:
@@ -80,9 +104,12 @@ Event* CaptureEngine::startEvent(const EventDescriptor& descr) {
 }
 
 Event* CaptureEngine::startOperation(const EventDescriptor& descr) {
-  const uint32_t index = freeOperations_.pop();
+  uint32_t index = freeOperations_.pop();
+  if (index == FreeList::kEmpty) index = evictForStart();
   if (index == FreeList::kEmpty) {
-    dropped();
+    operationsDropped_.fetch_add(1, std::memory_order_relaxed);
+    operationsDroppedTotal_.fetch_add(1, std::memory_order_relaxed);
+    dropped(nullptr);
     return nullptr;
   }
   OperationSlot& op = operations_[index];
@@ -99,15 +126,14 @@ Event* CaptureEngine::startOperation(const EventDescriptor& descr) {
   op.datatype.assign(datatype != nullptr ? datatype : "");
   op.algorithm.assign(coll && descr.coll.algo != nullptr ? descr.coll.algo : "");
   op.protocol.assign(coll && descr.coll.proto != nullptr ? descr.coll.proto : "");
-  op.seq = coll ? descr.coll.seqNumber : nextP2pSeq_.fetch_add(1, std::memory_order_relaxed);
   op.channels = coll ? descr.coll.nChannels : descr.p2p.nChannels;
   op.peer = coll ? -1 : descr.p2p.peer;
+  op.seq = coll ? descr.coll.seqNumber : p2pSeq(op);
   op.bytes = messageBytes(op.operation.view(), coll ? descr.coll.count : descr.p2p.count, op.datatype.view(),
                           comm_.nRanks.value_or(0));
-  // KernelCh events come one per channel the operation runs on (NCCL adds a profiler proxy op per
-  // channel); without them, at least one ProxyOp or KernelCh must come before the operation can end.
-  op.expectsKernels = expectKernels_ && op.channels > 0;
-  const uint64_t expected = op.expectsKernels ? static_cast<uint64_t>(op.channels) : 1;
+  op.awaits = awaitsFor(op);
+  op.expectsKernels = op.awaits == Awaits::Kernels;
+  const uint64_t expected = op.expectsKernels ? static_cast<uint64_t>(op.channels) : op.awaits == Awaits::Any ? 1 : 0;
   op.startNs = options_.clock();
   op.stopNs.store(0, std::memory_order_relaxed);
   op.stopTicket.store(0, std::memory_order_relaxed);
@@ -115,9 +141,29 @@ Event* CaptureEngine::startOperation(const EventDescriptor& descr) {
   op.kernelSpan.reset();
   op.proxySpan.reset();
   op.proxyOps.store(kNoSlot, std::memory_order_relaxed);
+  op.eventsDropped.store(0, std::memory_order_relaxed);
+  op.childSeen.store(false, std::memory_order_relaxed);
+  op.hangReported.store(false, std::memory_order_relaxed);
   op.pending.store(kLive + expected * kExpected, std::memory_order_relaxed);
   op.state.store(SlotState::Open, std::memory_order_release);
   return &op.event;
+}
+
+// What can follow the operation's stop. NCCL gives a send or receive with the rank itself no proxy op
+// of any kind, so neither ProxyOp nor KernelCh (enqueue.cc, scheduleP2pTasksToPlan: "nProxyOps =
+// selfSend ? 0 : 2"). Otherwise, with KernelCh events NCCL adds one profiler proxy op per channel the
+// operation announced (enqueue.cc, addProfilerProxyOpIfNeeded), each a KernelCh start and stop.
+Awaits CaptureEngine::awaitsFor(const OperationSlot& op) const {
+  if (op.kind == RecordKind::P2p && op.peer >= 0 && op.peer == op.rank) return Awaits::Nothing;
+  if (expectKernels_ && op.channels > 0) return Awaits::Kernels;
+  return childrenCome_ ? Awaits::Any : Awaits::Nothing;
+}
+
+// The k-th Send of this rank to a peer pairs with the peer's k-th Recv from it, as NCCL matches them.
+uint64_t CaptureEngine::p2pSeq(const OperationSlot& op) {
+  const bool send = op.operation.view() == "Send";
+  const uint32_t peer = op.peer >= 0 ? static_cast<uint32_t>(op.peer) % p2pPeers_ : 0;
+  return p2pSeqs_[(send ? 0 : p2pPeers_) + peer].fetch_add(1, std::memory_order_relaxed);
 }
 
 CaptureEngine::OperationSlot* CaptureEngine::operationOf(const void* handle) {
@@ -147,10 +193,10 @@ void CaptureEngine::release(OperationSlot& op, uint64_t parts) {
   if (op.pending.fetch_sub(parts, std::memory_order_acq_rel) == parts) complete(op);
 }
 
-CaptureEngine::ChildSlot* CaptureEngine::takeChild(ChildKind kind) {
+CaptureEngine::ChildSlot* CaptureEngine::takeChild(ChildKind kind, OperationSlot* owner) {
   const uint32_t index = freeChildren_.pop();
   if (index == FreeList::kEmpty) {
-    dropped();
+    dropped(owner);
     return nullptr;
   }
   ChildSlot& child = children_[index];
@@ -169,7 +215,7 @@ Event* CaptureEngine::startProxyOp(const EventDescriptor& descr) {
     orphans_.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
-  ChildSlot* child = takeChild(ChildKind::ProxyOp);
+  ChildSlot* child = takeChild(ChildKind::ProxyOp, op);
   if (child == nullptr) return nullptr;
   if (!attach(*op)) {
     orphans_.fetch_add(1, std::memory_order_relaxed);
@@ -189,6 +235,7 @@ Event* CaptureEngine::startProxyOp(const EventDescriptor& descr) {
   child->labelState.store(0, std::memory_order_relaxed);
   child->state.store(SlotState::Open, std::memory_order_release);
   op->proxySpan.begin(child->startNs);
+  childStarted(*op, child->startNs, !expectKernels_);
   // Publish on the operation's list, where the record (and the watchdog) find its flow.
   const uint32_t index = static_cast<uint32_t>(child - children_.get());
   uint32_t head = op->proxyOps.load(std::memory_order_relaxed);
@@ -205,7 +252,7 @@ Event* CaptureEngine::startProxyStep(const EventDescriptor& descr) {
     orphans_.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
-  ChildSlot* step = takeChild(ChildKind::ProxyStep);
+  ChildSlot* step = takeChild(ChildKind::ProxyStep, &operations_[proxyOp->operation]);
   if (step == nullptr) return nullptr;
   step->operation = proxyOp->operation;
   step->proxyOp = static_cast<uint32_t>(proxyOp - children_.get());
@@ -224,7 +271,7 @@ Event* CaptureEngine::startKernelCh(const EventDescriptor& descr) {
     orphans_.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
-  ChildSlot* child = takeChild(ChildKind::KernelCh);
+  ChildSlot* child = takeChild(ChildKind::KernelCh, op);
   if (child == nullptr) {
     // This channel's stop will not come: stop expecting it, or the operation would never end.
     if (op->expectsKernels &&
@@ -243,7 +290,25 @@ Event* CaptureEngine::startKernelCh(const EventDescriptor& descr) {
   child->channel = descr.kernelCh.channelId;
   op->kernelSpan.begin(child->startNs);
   child->state.store(SlotState::Open, std::memory_order_release);
+  childStarted(*op, child->startNs, true);
   return &child->event;
+}
+
+// A communicator's kernels run in order on its stream, so the first KernelCh start of an operation
+// proves that every operation enqueued before it has finished on the GPU: those with no open event are
+// closed now rather than when their own events would have come (they never do for symmetric-memory
+// kernels, dropped events, or operations without network or kernel events). Without KernelCh events
+// the first ProxyOp start is the best proof there is (the proxy takes operations in order). Once per
+// operation, and only when another one is open.
+void CaptureEngine::childStarted(OperationSlot& op, int64_t now, bool provesEarlierDone) {
+  lastChildNs_.store(now, std::memory_order_relaxed);
+  if (!provesEarlierDone || op.childSeen.load(std::memory_order_relaxed) ||
+      op.childSeen.exchange(true, std::memory_order_acq_rel)) {
+    return;
+  }
+  if (openOperations_.load() <= 1) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  overtakeLocked(op.ticket);
 }
 
 void CaptureEngine::decodeNetPlugin(const EventDescriptor& descr) {
@@ -305,6 +370,7 @@ void CaptureEngine::stopChild(ChildSlot& child) {
     return;
   }
   const int64_t now = options_.clock();
+  lastChildNs_.store(now, std::memory_order_relaxed);
   OperationSlot& op = operations_[child.operation];
   if (child.kind == ChildKind::ProxyOp) {
     op.proxySpan.end(now);

@@ -52,6 +52,15 @@ inline constexpr uint64_t expectedParts(uint64_t word) {
 }
 inline constexpr uint64_t kStepDone = (1ULL << 32) - 1;  // added to stepCounts at a step's stop
 
+// What an operation waits for after its Coll/P2p event stops (docs/profiler.md, "When an operation
+// is complete"), decided at its start from the mask, the ABI and the descriptor.
+enum class Awaits : uint8_t {
+  Kernels,  // one KernelCh per announced channel (NCCL adds a profiler proxy op per channel)
+  Any,      // a KernelCh or ProxyOp, if any comes at all (no KernelCh expected per channel): closed
+            // when those stop, or by overtaking or age when none comes
+  Nothing,  // no event can follow (self P2p; a mask without KernelCh and ProxyOp): done when enqueued
+};
+
 // A collective (Coll event) or point-to-point operation (P2p event).
 struct OperationSlot {
   Event event;
@@ -64,7 +73,8 @@ struct OperationSlot {
   int channels = 0;
   int peer = -1;
   int rank = -1;
-  bool expectsKernels = false;
+  Awaits awaits = Awaits::Kernels;
+  bool expectsKernels = false;  // awaits == Kernels
   InlineText<24> operation;
   InlineText<16> datatype, algorithm, protocol;
   int64_t startNs = 0;
@@ -75,6 +85,9 @@ struct OperationSlot {
   std::atomic<uint32_t> kernelStops{0};
   AtomicSpan kernelSpan, proxySpan;
   std::atomic<uint32_t> proxyOps{kNoSlot};  // the ProxyOp slots of this operation, linked by ChildSlot::sibling
+  std::atomic<uint64_t> eventsDropped{0};   // its children that a full pool could not take
+  std::atomic<bool> childSeen{false};       // a KernelCh or ProxyOp of it started: earlier ones may be overtaken
+  std::atomic<bool> hangReported{false};    // the watchdog wrote a hang record for it
 };
 
 enum class ChildKind : uint8_t { ProxyOp, ProxyStep, KernelCh };

@@ -44,7 +44,8 @@ WatchId HangWatchdog::watch(WatchTarget target) {
     watched_.emplace(id, Watched{std::move(target), {}, false, false});
   }
   forgetParentsThread();
-  if (settings_.enabled() && thread_ == nullptr) startLocked();
+  // The thread runs with the hang check off too: it also closes operations by age and reports losses.
+  if (thread_ == nullptr) startLocked();
   return id;
 }
 
@@ -168,6 +169,8 @@ void HangWatchdog::stopWatching(Watched& watched, const char* why) {
 }
 
 void HangWatchdog::scan(Watched& watched, int64_t nowNs) {
+  watched.target.source->housekeep(nowNs);
+  if (!settings_.enabled()) return;
   size_t n = watched.target.source->incomplete(nowNs, settings_.timeoutNs, buffer_);
   n = std::min(n, buffer_.size());
   std::vector<Key> stillIncomplete;

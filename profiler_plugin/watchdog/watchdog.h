@@ -1,5 +1,6 @@
-// The hang watchdog: one background thread per process that, every interval, asks each watched
-// communicator's InFlightSource for operations incomplete for longer than the timeout. Each new hang
+// The hang watchdog: one background thread per process that, every interval, lets each watched
+// communicator's InFlightSource do its housekeeping (closing operations by age, reporting losses) and,
+// unless the timeout is 0, asks it for operations incomplete for longer than the timeout. Each new hang
 // (once per operation) is pushed to the communicator's RecordSink, flushed through `flushNow` so it is
 // on disk before a framework's own timeout aborts the process, and reported in one WARN through the
 // communicator's logger. The job itself is never touched: no abort, no signal.
@@ -47,7 +48,7 @@ class HangWatchdog {
   HangWatchdog(const HangWatchdog&) = delete;
   HangWatchdog& operator=(const HangWatchdog&) = delete;
 
-  // Thread-safe. With the watchdog off (timeout 0) nothing is scanned, but ids are still handed out.
+  // Thread-safe. With the hang check off (timeout 0) the thread still runs each source's housekeeping.
   // A rejected RAILTUNE_HANG_TIMEOUT is reported once, through the first target's logger.
   WatchId watch(WatchTarget target);
   // Waits for a scan of this target in progress, so that its source may be destroyed right after.

@@ -304,13 +304,16 @@ TEST(ProfilerCaptureCompletion, AnOperationWithoutChildrenIsCompletedByTheNextOn
   engine.stopEvent(local);
   Event* net = engine.startEvent(collEvent("AllReduce", 4, "ncclFloat32", 2, 2));
   engine.stopEvent(net);
-  Event* op = engine.startEvent(proxyOpEvent(net, 0, 1, true, 1));
   EXPECT_EQ(sink.size(), 0u);
+  Event* op = engine.startEvent(proxyOpEvent(net, 0, 1, true, 1));
+  EXPECT_EQ(sink.size(), 1u) << "the proxy took the next operation: the first is done";
   engine.stopEvent(op);
   const std::vector<OperationRecord> records = sink.records();
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].seq, 1u);  // the communicator's order
   EXPECT_EQ(records[0].timing, TimingSource::Enqueue);
+  EXPECT_EQ(records[0].closedBy, CloseReason::Overtaken);
+  EXPECT_EQ(records[1].closedBy, CloseReason::Events);
   EXPECT_EQ(records[0].end.monotonicNs - records[0].start.monotonicNs, 5);
   EXPECT_EQ(records[1].seq, 2u);
   EXPECT_EQ(records[1].timing, TimingSource::Proxy);
@@ -335,24 +338,32 @@ TEST(ProfilerCaptureCompletion, OperationsOfOneGroupDoNotOvertakeEachOther) {
   EXPECT_EQ(sink.records()[1].timing, TimingSource::Kernel);
 }
 
-TEST(ProfilerCaptureCompletion, FinalizePushesOperationsThatWaitOnlyForEventsThatNeverCame) {
+TEST(ProfilerCaptureCompletion, AKernelStartClosesEarlierOperationsAndFinalizeTheRest) {
   RecordingSink sink;
   {
     CaptureEngine engine(commOf(0, 2), testOptions(kDefaultProfileMask), &sink);
-    Event* symmetric = engine.startEvent(collEvent("AllReduce", 4, "ncclFloat32", 4, 7));  // no KernelCh comes
-    engine.stopEvent(symmetric);
+    Event* dropped = engine.startEvent(collEvent("AllReduce", 4, "ncclFloat32", 4, 7));  // its KernelCh never come
+    engine.stopEvent(dropped);
     Event* running = engine.startEvent(collEvent("AllReduce", 4, "ncclFloat32", 1, 8));
     engine.stopEvent(running);
-    ASSERT_NE(engine.startEvent(kernelChEvent(running, 0)), nullptr);  // never stops: not complete
     EXPECT_EQ(sink.size(), 0u);
+    ASSERT_NE(engine.startEvent(kernelChEvent(running, 0)), nullptr);  // never stops: not complete
+    EXPECT_EQ(sink.size(), 1u) << "the next kernel started: seq 7 is done";
+    Event* waiting = engine.startEvent(collEvent("AllReduce", 4, "ncclFloat32", 2, 9));
+    engine.stopEvent(waiting);
   }
   const std::vector<OperationRecord> records = sink.records();
-  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records.size(), 3u);
   EXPECT_EQ(records[0].seq, 7u);
   EXPECT_EQ(records[0].timing, TimingSource::Enqueue);
+  EXPECT_EQ(records[0].closedBy, CloseReason::Overtaken);
+  EXPECT_EQ(records[1].seq, 8u);
+  EXPECT_EQ(records[1].kind, RecordKind::Hang) << "still running at finalize: never a completion";
+  EXPECT_EQ(records[2].seq, 9u);
+  EXPECT_EQ(records[2].closedBy, CloseReason::Finalize);
 }
 
-TEST(ProfilerCaptureDrops, AFullOperationPoolDropsAndTheNextRecordSaysSo) {
+TEST(ProfilerCaptureDrops, AFullOperationPoolDropsAndANoticeSaysSo) {
   RecordingSink sink;
   const EventMask mask = static_cast<EventMask>(EventType::Coll) | static_cast<EventMask>(EventType::ProxyOp);
   CaptureEngine engine(commOf(0, 2), testOptions(mask, 2, 16), &sink);
@@ -367,12 +378,20 @@ TEST(ProfilerCaptureDrops, AFullOperationPoolDropsAndTheNextRecordSaysSo) {
     Event* op = engine.startEvent(proxyOpEvent(coll, 0, 1, true, 1));
     engine.stopEvent(op);
   }
-  const std::vector<OperationRecord> records = sink.records();
+  std::vector<OperationRecord> records = sink.records();
   ASSERT_EQ(records.size(), 2u);
-  EXPECT_EQ(records[0].eventsDropped, 1u);
-  EXPECT_EQ(records[1].eventsDropped, 0u);
+  EXPECT_EQ(records[0].eventsDropped, 0u) << "not folded into an unrelated record";
+  engine.housekeep(fakeClock());
+  records = sink.records();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[2].kind, RecordKind::Lost);
+  EXPECT_EQ(records[2].operationsDropped, 1u);
+  EXPECT_EQ(records[2].comm, std::optional<uint64_t>(0xc0ffee));
+  engine.housekeep(fakeClock());
+  EXPECT_EQ(sink.size(), 3u) << "said once";
   EXPECT_NE(engine.startEvent(collEvent("AllReduce", 1, "ncclFloat32", 1, 4)), nullptr) << "slots came back";
   EXPECT_EQ(engine.stats().eventsDropped, 1u);
+  EXPECT_EQ(engine.stats().operationsDropped, 1u);
 }
 
 TEST(ProfilerCaptureDrops, ADroppedKernelChannelIsNotWaitedFor) {

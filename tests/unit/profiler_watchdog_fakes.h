@@ -82,6 +82,15 @@ class FakeSource final : public profiler::InFlightSource {
     throw_ = true;
   }
 
+  int housekeeps() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return housekeeps_;
+  }
+  void housekeep(int64_t) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++housekeeps_;
+  }
+
   size_t incomplete(int64_t nowNs, uint64_t olderThanNs, std::span<profiler::OperationRecord> out) override {
     std::unique_lock<std::mutex> lock(mutex_);
     inside_ = true;
@@ -109,7 +118,7 @@ class FakeSource final : public profiler::InFlightSource {
   std::condition_variable released_;
   std::vector<Op> ops_;
   bool hold_ = false, inside_ = false, throw_ = false;
-  int scans_ = 0;
+  int scans_ = 0, housekeeps_ = 0;
 };
 
 class FakeSink final : public profiler::RecordSink {
