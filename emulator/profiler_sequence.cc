@@ -26,6 +26,8 @@ struct ProfilerSequence::Task {
   void* task = nullptr;      // Coll / P2p
   std::vector<Flow> flows;
   std::vector<void*> kernelCh;  // per channel
+  bool self = false;     // a Send/Recv with the rank itself: no proxy op, no kernel channel events
+  bool aborted = false;  // the job was aborted under it: its events stay open
   bool stalled() const { return op->stallAtStep >= 0; }
   bool stepDone(int step) const { return !stalled() || step < op->stallAtStep; }
   bool stepPosted(int step) const { return step < op->nSteps && (!stalled() || step <= op->stallAtStep); }
@@ -107,7 +109,10 @@ void ProfilerSequence::state(void* handle, ncclProfilerEventState_t s, const ncc
 SequenceStats ProfilerSequence::run(std::span<const EmulatedOperation> group) {
   stats_ = {};
   std::vector<Task> tasks(group.size());
-  for (size_t i = 0; i < group.size(); ++i) tasks[i].op = &group[i];
+  for (size_t i = 0; i < group.size(); ++i) {
+    tasks[i].op = &group[i];
+    tasks[i].self = group[i].p2p && group[i].peer == rank_;
+  }
   int groupDepth = 0;
   const bool userGroup = group.size() > 1;
   if (userGroup) ++groupDepth;  // ncclGroupStart
@@ -186,9 +191,11 @@ void ProfilerSequence::launch(std::vector<Task>& tasks) {
   for (Task& t : tasks) {
     if (t.op->p2p) plan.push_back(&t);
   }
-  for (Task* t : plan) startTask(*t, group);
   for (Task* t : plan) {
-    if (t->task != nullptr) stop(t->task);
+    if (t->op->taskEvent) startTask(*t, group);
+  }
+  for (Task* t : plan) {
+    if (t->task != nullptr && !t->op->stopTaskLast) stop(t->task);
   }
   if (group != nullptr) stop(group);
 }
@@ -204,7 +211,7 @@ void ProfilerSequence::startTask(Task& task, void* group) {
     d.p2p.count = op.count;
     d.p2p.datatype = op.datatype.c_str();
     d.p2p.peer = op.peer;
-    d.p2p.nChannels = static_cast<uint8_t>(op.nChannels);
+    d.p2p.nChannels = static_cast<uint8_t>(op.announcedChannels >= 0 ? op.announcedChannels : op.nChannels);
     d.p2p.parentGroup = group;
   } else {
     d.type = ncclProfileColl;
@@ -213,7 +220,7 @@ void ProfilerSequence::startTask(Task& task, void* group) {
     d.coll.count = op.count;
     d.coll.root = op.root;
     d.coll.datatype = op.datatype.c_str();
-    d.coll.nChannels = static_cast<uint8_t>(op.nChannels);
+    d.coll.nChannels = static_cast<uint8_t>(op.announcedChannels >= 0 ? op.announcedChannels : op.nChannels);
     d.coll.nWarps = static_cast<uint8_t>(op.nWarps);
     d.coll.algo = op.algo.c_str();
     d.coll.proto = op.proto.c_str();
@@ -229,6 +236,7 @@ void ProfilerSequence::startTask(Task& task, void* group) {
 void ProfilerSequence::proxy(std::vector<Task>& tasks) {
   int maxSteps = 0;
   for (Task& task : tasks) {
+    if (!task.op->taskEvent || task.self) continue;  // no proxy op of any kind
     task.flows.resize(task.op->flows.size());
     for (size_t i = 0; i < task.flows.size(); ++i) {
       task.flows[i].spec = &task.op->flows[i];
@@ -236,7 +244,9 @@ void ProfilerSequence::proxy(std::vector<Task>& tasks) {
     }
     maxSteps = std::max(maxSteps, task.op->nSteps);
   }
-  for (Task& task : tasks) startKernelChannels(task);
+  for (Task& task : tasks) {
+    if (task.op->taskEvent && !task.self) startKernelChannels(task);
+  }
   for (Task& task : tasks) {
     for (Flow& flow : task.flows) {
       if (flow.op != nullptr) state(flow.op, ncclProfilerProxyOpInProgress_v4, nullptr);
@@ -245,16 +255,21 @@ void ProfilerSequence::proxy(std::vector<Task>& tasks) {
   for (int step = 0; step < maxSteps; ++step) {
     for (Task& task : tasks) {
       for (Flow& flow : task.flows) {
-        if (task.stepPosted(step)) postStep(task, flow, step);
+        if (!task.aborted && task.stepPosted(step)) postStep(task, flow, step);
       }
     }
     for (Task& task : tasks) {
       for (Flow& flow : task.flows) {
-        if (task.stepPosted(step) && task.stepDone(step)) completeStep(task, flow, step);
+        if (!task.aborted && task.stepPosted(step) && task.stepDone(step) && !completeStep(task, flow, step)) {
+          task.aborted = true;
+        }
       }
     }
   }
   for (Task& task : tasks) finishTask(task);
+  for (Task& task : tasks) {
+    if (task.task != nullptr && task.op->stopTaskLast && !task.aborted) stop(task.task);
+  }
 }
 
 void ProfilerSequence::startProxyOp(Task& task, Flow& flow) {
@@ -315,10 +330,10 @@ void ProfilerSequence::postStep(Task& task, Flow& flow, int step) {
 
 // test() reports the transfer done (the net plugin stops its event), a receive is flushed and handed
 // to the GPU, and the step stops.
-void ProfilerSequence::completeStep(Task& task, Flow& flow, int step) {
+bool ProfilerSequence::completeStep(Task& task, Flow& flow, int step) {
   const size_t i = static_cast<size_t>(step);
   if (transfers_ != nullptr) {
-    transfers_->complete(*flow.spec, step);  // the plugin stops its own event inside test()
+    if (!transfers_->complete(*flow.spec, step)) return false;  // the plugin stops its own event inside test()
   } else if (flow.net[i] != nullptr) {
     stop(flow.net[i]);  // railtune's net plugin stops only what started
   }
@@ -330,6 +345,7 @@ void ProfilerSequence::completeStep(Task& task, Flow& flow, int step) {
     state(handle, ncclProfilerProxyStepRecvGPUWait, &args);
   }
   if (flow.steps[i] != nullptr) stop(flow.steps[i]);
+  return true;
 }
 
 // isend/irecv: through the real net plugin when one carries the steps, else railtune's event made here.
@@ -370,7 +386,7 @@ void* ProfilerSequence::netEvent(Flow& flow, void* stepHandle, size_t bytes) {
 // The ops stop when their last step is done; the kernel's channels after them, with the GPU timer.
 // A stalled operation leaves all of these open, as a hung collective does.
 void ProfilerSequence::finishTask(Task& task) {
-  if (task.stalled()) return;
+  if (task.stalled() || task.aborted) return;
   for (Flow& flow : task.flows) {
     if (flow.op != nullptr) stop(flow.op);
   }

@@ -58,7 +58,20 @@ struct EmulatedOperation {
   int chunkSize = 1 << 19;       // bytes per step
   std::vector<ProxyFlow> flows;  // in the order NCCL appends them (by channel)
   int stallAtStep = -1;          // >= 0: every flow stops at this step (posted, never done): a hang
+  // The variants of NCCL's event order (docs/profiler.md cites the source of each):
+  // the channel count the Coll/P2p descriptor announces (-1: nChannels; CollNet announces 0 and still runs
+  // its KernelCh per channel);
+  int announcedChannels = -1;
+  // false: no Coll/P2p event and no children at all, only the API events (symmetric-memory kernels,
+  // copy-engine collectives, grouped broadcasts: symmetric_sched.cc, ce_coll.cc, allgatherv_sched.cc);
+  bool taskEvent = true;
+  // true: the Coll/P2p events stop after the proxy's children (NCCL stops them at launch, before the
+  // proxy; a plan launched while the proxy already runs an earlier op can see the other order).
+  bool stopTaskLast = false;
 };
+// A Send or Recv whose peer is the rank itself gets no proxy op of any kind (enqueue.cc,
+// scheduleP2pTasksToPlan: nProxyOps = selfSend ? 0 : 2): no ProxyOp, no KernelCh. The sequence applies
+// that rule itself, whatever flows the operation lists.
 
 // AllReduce on a ring: on each of nChannels channels, peersPerChannel sends (to rank+1, rank+2, ...)
 // and as many receives (from rank-1, ...), each of nSteps steps; NICs numbered by channel.
@@ -82,12 +95,14 @@ void setNetProfilerDriver(ProfilerDriver* driver);
 
 // Where the network steps go when a real net plugin carries them instead of the sequence
 // synthesising railtune's NetPlugin events: post() is the proxy's isend/irecv of one step (pass
-// `phandle` on, and initialise the net plugin with netProfilerCallback), complete() tests it until done.
+// `phandle` on, and initialise the net plugin with netProfilerCallback), complete() tests it until done,
+// or returns false when the job was aborted: NCCL's proxy then drives the operation no further and
+// stops none of its events (net.cc stops a ProxyOp only when its last step is done), so they stay open.
 class NetTransfers {
  public:
   virtual ~NetTransfers() = default;
   virtual void post(const ProxyFlow& flow, int step, size_t bytes, void* phandle) = 0;
-  virtual void complete(const ProxyFlow& flow, int step) = 0;
+  virtual bool complete(const ProxyFlow& flow, int step) = 0;
 };
 
 struct SequenceStats {
@@ -127,7 +142,7 @@ class ProfilerSequence {
   void startProxyOp(Task& task, Flow& flow);
   void startKernelChannels(Task& task);
   void postStep(Task& task, Flow& flow, int step);
-  void completeStep(Task& task, Flow& flow, int step);
+  bool completeStep(Task& task, Flow& flow, int step);
   void postTransfer(Flow& flow, int step, size_t bytes);
   void* netEvent(Flow& flow, void* stepHandle, size_t bytes);
   void finishTask(Task& task);

@@ -124,7 +124,7 @@ size_t RankProfiler::run(Collective c, const CollectiveContext& ctx, size_t byte
   } catch (...) {
     collectiveFailure = std::current_exception();
   }
-  board.collectiveFinished();
+  board.collectiveFinished(collectiveFailure != nullptr);
   proxy.join();
   sequence_->setNetTransfers(nullptr);
   if (collectiveFailure) std::rethrow_exception(collectiveFailure);

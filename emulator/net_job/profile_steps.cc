@@ -15,11 +15,13 @@ void StepBoard::posted(size_t flow, int step, void* phandle) {
   changed_.notify_all();
 }
 
-// The collective may end without using every step of a flow (it failed, or a part was empty): then
-// the sequence completes the rest at once, as NCCL's proxy would find nothing left to wait for.
-void StepBoard::waitCompleted(size_t flow, int step) {
+// The collective may end without using every step of a flow (a part was empty): then the sequence
+// completes the rest at once, as NCCL's proxy would find nothing left to wait for. When it failed the
+// job is aborted, and NCCL's abort stops none of the proxy's events.
+bool StepBoard::waitCompleted(size_t flow, int step) {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return finished_ || flows_.at(flow).completed > step; });
+  return flows_.at(flow).completed > step || !failed_;
 }
 
 // Past its deadline the collective goes on without a phandle rather than wait: the job's own
@@ -39,9 +41,10 @@ void StepBoard::transferDone(size_t flow) {
   changed_.notify_all();
 }
 
-void StepBoard::collectiveFinished() {
+void StepBoard::collectiveFinished(bool failed) {
   std::lock_guard<std::mutex> lock(mutex_);
   finished_ = true;
+  failed_ = failed;
   changed_.notify_all();
 }
 
@@ -56,8 +59,8 @@ void BoardTransfers::post(const ProxyFlow& flow, int step, size_t /*bytes: the l
   board_.posted(indexOf(flow), step, phandle);
 }
 
-void BoardTransfers::complete(const ProxyFlow& flow, int step) {
-  board_.waitCompleted(indexOf(flow), step);
+bool BoardTransfers::complete(const ProxyFlow& flow, int step) {
+  return board_.waitCompleted(indexOf(flow), step);
 }
 
 namespace {

@@ -23,13 +23,15 @@ class StepBoard {
 
   // The sequence's side (its proxy thread).
   void posted(size_t flow, int step, void* phandle);
-  void waitCompleted(size_t flow, int step);  // returns early once the collective has finished
+  // Returns once the step is done (true), or early once the collective has finished: true when it
+  // succeeded without using the step, false when it failed (the job aborts: the step never completes).
+  bool waitCompleted(size_t flow, int step);
 
   // The collective's side: the phandle for transfer `step` of the flow, once the sequence posted it
   // (NULL past the flow's steps or after the deadline), and the end of that transfer.
   void* waitPosted(size_t flow, int step);
   void transferDone(size_t flow);
-  void collectiveFinished();  // success or failure: nothing waits on the collective any longer
+  void collectiveFinished(bool failed);  // nothing waits on the collective any longer
 
  private:
   struct FlowState {
@@ -41,7 +43,7 @@ class StepBoard {
   std::vector<FlowState> flows_;
   int stepsPerFlow_;
   std::chrono::steady_clock::time_point deadline_;
-  bool finished_ = false;
+  bool finished_ = false, failed_ = false;
 };
 
 // The sequence's NetTransfers over the board: flows are identified by their place in `flows`.
@@ -49,7 +51,7 @@ class BoardTransfers final : public NetTransfers {
  public:
   BoardTransfers(StepBoard& board, const std::vector<ProxyFlow>& flows) : board_(board), flows_(flows) {}
   void post(const ProxyFlow& flow, int step, size_t bytes, void* phandle) override;
-  void complete(const ProxyFlow& flow, int step) override;
+  bool complete(const ProxyFlow& flow, int step) override;
 
  private:
   size_t indexOf(const ProxyFlow& flow) const;

@@ -442,11 +442,12 @@ class FakeNetPlugin final : public NetTransfers {
     inFlight[{flow.channel, flow.send, step}] = handle;
     ++posted;
   }
-  void complete(const ProxyFlow& flow, int step) override {
+  bool complete(const ProxyFlow& flow, int step) override {
     void* handle = inFlight[{flow.channel, flow.send, step}];
     if (handle != nullptr) {
       EXPECT_EQ(netProfilerCallback(&handle, ncclProfilerNetEventUpdateAndStop, nullptr, 0, nullptr), ncclSuccess);
     }
+    return true;
   }
   std::map<std::tuple<int, bool, int>, void*> inFlight;
   int posted = 0;
