@@ -23,7 +23,10 @@
 // (counters records_written, records_dropped). Exit status 1 when a benchmark failed or none matched
 // the filter.
 // Options besides Google Benchmark's: --rounds=N (9), --pairs=N per round and thread (200000),
-// --plugin=PATH (default: the build's lib/libnccl-profiler-railtune.so).
+// --plugin=PATH (default: the build's lib/libnccl-profiler-railtune.so), --writer-seconds=N (2: how
+// long output/writer/* pushes).
+// The same program runs the writer's own benchmarks, output/* (profiler_bench_output.h):
+//   bench_profiler_events --benchmark_filter='^output/'.
 #include <benchmark/benchmark.h>
 
 #include <stdlib.h>
@@ -51,6 +54,7 @@ struct Options {
   std::string plugin = RAILTUNE_PLUGIN_DIR "/libnccl-profiler-railtune.so";
   int rounds = 9;
   int pairs = 200000;
+  int writerSeconds = 2;
 };
 
 Options& options() {
@@ -212,8 +216,10 @@ bool parseOptions(int argc, char** argv, Options& o) {
       argc, argv,
       {{"--plugin", [&](const std::string& v) { return !(o.plugin = v).empty(); }},
        {"--rounds", [&](const std::string& v) { return parseCount(v, 1, 100000, o.rounds); }},
-       {"--pairs", [&](const std::string& v) { return parseCount(v, 1, 100000000, o.pairs); }}},
-      "bench_profiler_events", "--rounds=N (1..100000) --pairs=N (1..100000000) --plugin=PATH");
+       {"--pairs", [&](const std::string& v) { return parseCount(v, 1, 100000000, o.pairs); }},
+       {"--writer-seconds", [&](const std::string& v) { return parseCount(v, 1, 3600, o.writerSeconds); }}},
+      "bench_profiler_events",
+      "--rounds=N (1..100000) --pairs=N (1..100000000) --plugin=PATH --writer-seconds=N (1..3600)");
 }
 
 }  // namespace
@@ -222,6 +228,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (!parseOptions(argc, argv, options())) return 2;
   registerBenchmarks();
+  registerOutputBenchmarks(options().writerSeconds);
   const size_t ran = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return ran == 0 || anyFailed() ? 1 : 0;

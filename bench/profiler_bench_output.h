@@ -1,6 +1,19 @@
 // The profiler's output directory during one benchmark (RAILTUNE_PROFILE_DIR set to a new temporary
 // directory, or unset) and what the writer left in it: records written, records the writer's queue
 // dropped, events the captures dropped, read from the collective logs.
+// Also the writer's own benchmarks (registerOutputBenchmarks; docs/performance.md, "The writer's
+// throughput"):
+//   output/render/nlohmann/flows:N   the nlohmann::json renderers the writer had (the test oracle,
+//                                    tests/unit/profiler_output_oracle.h): collective line, network
+//                                    line, trace events of one record
+//   output/render/appender/flows:N   the same bytes from today's renderers into reused buffers
+//   output/writer/flows:N/rate:R     one thread pushes into a real ProfileWriter (temporary directory,
+//                                    Prometheus textfile too) for --writer-seconds, as fast as it can
+//                                    (max) or R records per second; the writer thread renders and writes
+// Counters: records_per_s and cpu_ns_per_record (render: the benchmark thread's CPU time per
+// record); writer: written_per_s (records in the collective log per second of wall time, until
+// shutdown returned), dropped (records the full queue refused), writer_cpu_ns_per_record (the
+// process's CPU time less the pushing thread's, per written record).
 #pragma once
 
 #include <cstdint>
@@ -33,5 +46,8 @@ struct CollectiveLogCounts {
 // Reads every *.collectives.jsonl file under `dir` (call it after the last communicator's finalize,
 // when the writer has written everything).
 CollectiveLogCounts countCollectiveLog(const std::string& dir);
+
+// Registers the output/ benchmarks; the writer benchmark pushes for `writerSeconds`.
+void registerOutputBenchmarks(double writerSeconds);
 
 }  // namespace railtune::bench

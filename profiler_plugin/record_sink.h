@@ -15,7 +15,8 @@ class RecordSink {
  public:
   virtual ~RecordSink() = default;
   // Queues a record; never blocks, never allocates, never throws. false: dropped (full or stopped);
-  // the sink counts drops itself and says so in what it writes next.
+  // the sink counts drops itself and says so in what it writes next, except for a Lost record, whose
+  // counts its pusher keeps and pushes again (so that no loss is counted twice).
   virtual bool push(const OperationRecord& record) noexcept = 0;
 };
 

@@ -6,6 +6,7 @@ find_package(nlohmann_json 3 REQUIRED)
 find_package(Threads REQUIRED)
 railtune_add_plugin_code(railtune_profiler_output STATIC
   ${CMAKE_CURRENT_LIST_DIR}/../record.cc
+  ${CMAKE_CURRENT_LIST_DIR}/json_append.cc
   ${CMAKE_CURRENT_LIST_DIR}/records_render.cc
   ${CMAKE_CURRENT_LIST_DIR}/records_parse.cc
   ${CMAKE_CURRENT_LIST_DIR}/trace.cc

@@ -86,6 +86,10 @@ std::string sizeBucketLabel(uint64_t bytes) {
 
 void PrometheusMetrics::add(const OperationRecord& record) {
   eventsDropped_ += record.eventsDropped;
+  if (record.kind == RecordKind::Lost) {
+    operationsDropped_ += record.operationsDropped;
+    return;
+  }
   const std::string op(record.operation.view());
   if (record.kind == RecordKind::Hang) {
     ++hangs_[op];
@@ -142,7 +146,11 @@ std::string PrometheusMetrics::render() const {
   }
   header("railtune_profile_events_dropped_total", "counter", "Profiler events that could not be recorded.", &out);
   out += "railtune_profile_events_dropped_total{" + labels("", "") + "} " + std::to_string(eventsDropped_) + "\n";
-  header("railtune_profile_records_dropped_total", "counter", "Records the profiler's writer queue lost.", &out);
+  header("railtune_profile_operations_dropped_total", "counter", "NCCL operations the profiler could not record.",
+         &out);
+  out +=
+      "railtune_profile_operations_dropped_total{" + labels("", "") + "} " + std::to_string(operationsDropped_) + "\n";
+  header("railtune_profile_records_dropped_total", "counter", "Records the profiler's writer lost.", &out);
   out += "railtune_profile_records_dropped_total{" + labels("", "") + "} " + std::to_string(recordsDropped_) + "\n";
   return out;
 }

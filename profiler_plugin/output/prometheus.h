@@ -9,7 +9,8 @@
 //   railtune_profile_busbw_gbps              histogram  bus bandwidth, nccl-tests' formula (1 .. 800 GB/s)
 //   railtune_profile_hangs_total             counter    hang records, by operation
 //   railtune_profile_events_dropped_total    counter    events the capture could not record
-//   railtune_profile_records_dropped_total   counter    records the writer's queue lost
+//   railtune_profile_operations_dropped_total counter   operations the capture could not record
+//   railtune_profile_records_dropped_total   counter    records the writer lost (queue full, disk failing)
 // Size buckets are powers of 4 from 1 KiB: size="1KiB" holds messages up to 1 KiB, "4KiB" those
 // above 1 KiB up to 4 KiB, ... "16GiB", then "larger".
 #pragma once
@@ -32,7 +33,7 @@ class PrometheusMetrics {
  public:
   explicit PrometheusMetrics(Identity identity) : identity_(std::move(identity)) {}
 
-  void add(const OperationRecord& record);
+  void add(const OperationRecord& record);  // a Lost record adds to the dropped counters only
   void addRecordsDropped(uint64_t count) { recordsDropped_ += count; }
   std::string render() const;
 
@@ -53,7 +54,7 @@ class PrometheusMetrics {
   Identity identity_;
   std::map<std::pair<std::string, uint64_t>, Series> series_;  // (op, size bucket index)
   std::map<std::string, uint64_t> hangs_;
-  uint64_t eventsDropped_ = 0, recordsDropped_ = 0;
+  uint64_t eventsDropped_ = 0, operationsDropped_ = 0, recordsDropped_ = 0;
 };
 
 // Writes `text` to `path` atomically: a temporary file in the same directory, then rename(2), so

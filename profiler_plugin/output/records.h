@@ -2,7 +2,7 @@
 // back strictly (docs/formats/profile-*.schema.json, docs/profiler.md "Outputs"):
 //   collective log  railtune.profile.collectives.v1: one line per completed collective ("collective"),
 //                   P2p operation ("p2p"), hang the watchdog found ("hang", with the outstanding flows),
-//                   or a notice that records were lost and nothing else could say so ("dropped")
+//                   or a notice that records, operations or events were lost ("dropped")
 //   network summary railtune.profile.net.v1: one line per completed operation that had network flows:
 //                   per flow channel, peer, direction, bytes, steps, wait and the NIC when known
 // Keys are sorted and numbers rounded to whole nanoseconds, so the same record always gives the same
@@ -23,15 +23,36 @@ namespace railtune::profiler::output {
 inline constexpr const char* kCollectivesSchema = "railtune.profile.collectives.v1";
 inline constexpr const char* kNetSchema = "railtune.profile.net.v1";
 
-// "collective", "p2p", "hang".
+// "collective", "p2p", "hang"; "dropped" for RecordKind::Lost.
 const char* recordKindName(RecordKind kind);
 
-// One collective-log line without its newline. recordsDropped > 0 adds "records_dropped" (records
-// the writer's queue lost since the previous line).
-std::string renderCollectiveLine(const Identity& identity, const OperationRecord& record, uint64_t recordsDropped);
-// The line written when records were lost and no other record followed to say so.
-std::string renderDroppedLine(const Identity& identity, int64_t realtimeNs, uint64_t recordsDropped);
+// What a "dropped" line says; only counts > 0 are written, and at least one is.
+struct DroppedNotice {
+  int64_t realtimeNs = 0;
+  uint64_t records = 0;          // whole records the writer lost (its queue was full, or its disk failed)
+  uint64_t operations = 0;       // from a RecordKind::Lost record: operations a capture's pool dropped
+  uint64_t events = 0;           // ... and events whose operation is unknown
+  std::optional<uint64_t> comm;  // the Lost record's communicator and rank, when known
+  int rank = -1;
+  bool any() const { return records > 0 || operations > 0 || events > 0; }
+};
+// The notice of a RecordKind::Lost record (its time: end.realtimeNs).
+DroppedNotice lostNotice(const OperationRecord& lost);
+
+// Lines without their newline, appended to `out` (the writer's buffers: no allocation once they
+// have grown). A Lost record is rendered as its dropped line. Collective and p2p lines carry
+// "closed_by". recordsDropped > 0 adds "records_dropped" as versions before "dropped" lines carried
+// it: only for rendering such a line again (the writer passes 0).
+void appendCollectiveLine(std::string* out, const Identity& identity, const OperationRecord& record,
+                          uint64_t recordsDropped = 0);
+void appendDroppedLine(std::string* out, const Identity& identity, const DroppedNotice& notice);
 // One network-summary line; only meaningful for a Collective or P2p record with nFlows > 0.
+void appendNetLine(std::string* out, const Identity& identity, const OperationRecord& record);
+
+// The same as new strings.
+std::string renderCollectiveLine(const Identity& identity, const OperationRecord& record, uint64_t recordsDropped = 0);
+std::string renderDroppedLine(const Identity& identity, const DroppedNotice& notice);
+std::string renderDroppedLine(const Identity& identity, int64_t realtimeNs, uint64_t recordsDropped);
 std::string renderNetLine(const Identity& identity, const OperationRecord& record);
 
 // Derived values exactly as written: microseconds and GB/s with three decimals.
@@ -39,13 +60,21 @@ double durationUs(const OperationRecord& record);
 double roundedAlgbw(const OperationRecord& record);
 double roundedBusbw(const OperationRecord& record);
 
-// A collective-log line read back. kind Dropped lines carry only identity, time and the count.
+// A collective-log line read back. A "dropped" line (droppedNotice) gives record.kind Lost, its time
+// in record.start.realtimeNs (and end.realtimeNs), its counts below (operations and events also in
+// record.operationsDropped and record.eventsDropped) and record.comm and record.rank when it names
+// them. A collective or p2p line of an earlier version without "closed_by" reads as
+// CloseReason::Events; one with "records_dropped" (earlier versions) sets recordsDropped.
 struct ParsedCollective {
   Identity identity;
-  bool droppedNotice = false;  // a "dropped" line: only record.start.realtimeNs and recordsDropped
+  bool droppedNotice = false;
   OperationRecord record;
   uint64_t recordsDropped = 0;
+  uint64_t operationsDropped = 0;  // dropped lines only
+  uint64_t eventsDropped = 0;      // dropped lines only
 };
+// The notice a dropped line read back gives (what renderDroppedLine writes again).
+DroppedNotice droppedNoticeOf(const ParsedCollective& parsed);
 
 struct ParsedNet {
   Identity identity;

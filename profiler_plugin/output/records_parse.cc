@@ -49,7 +49,7 @@ void readCommAndRank(ObjectReader& in, OperationRecord* r) {
 RecordKind readKind(ObjectReader& in, bool* dropped) {
   const std::string kind = in.text("record", 16);
   *dropped = kind == "dropped";
-  if (*dropped) return RecordKind::Collective;
+  if (*dropped) return RecordKind::Lost;
   for (RecordKind k : {RecordKind::Collective, RecordKind::P2p, RecordKind::Hang}) {
     if (kind == recordKindName(k)) return k;
   }
@@ -145,26 +145,58 @@ void readCompletion(ObjectReader& in, OperationRecord* r) {
   r->timing = readTiming(in);
 }
 
+// A count written only when > 0; 0 when absent.
+uint64_t positiveCount(ObjectReader& in, const char* key) {
+  if (!in.has(key)) return 0;
+  const uint64_t value = in.count(key);
+  if (value == 0) throw FieldError(in.where(key) + "written only when > 0");
+  return value;
+}
+
+CloseReason readCloseReason(ObjectReader& in) {
+  if (!in.has("closed_by")) return CloseReason::Events;  // written before closed_by existed
+  const std::string name = in.text("closed_by", 16);
+  for (CloseReason r : {CloseReason::Events, CloseReason::Enqueued, CloseReason::Overtaken, CloseReason::Age,
+                        CloseReason::Evicted, CloseReason::Finalize}) {
+    if (name == closeReasonName(r)) return r;
+  }
+  throw FieldError(in.where("closed_by") + "expected events, enqueued, overtaken, age, evicted or finalize");
+}
+
+void readDropped(ObjectReader& in, ParsedCollective* out) {
+  out->recordsDropped = positiveCount(in, "records_dropped");
+  out->operationsDropped = positiveCount(in, "operations_dropped");
+  out->eventsDropped = positiveCount(in, "events_dropped");
+  // Without any count, "records_dropped" (what such a line always had) is reported missing.
+  if (out->recordsDropped == 0 && out->operationsDropped == 0 && out->eventsDropped == 0) {
+    in.count("records_dropped");
+  }
+  // A capture's notice names its communicator; the writer's own losses have none.
+  if (out->operationsDropped > 0 || out->eventsDropped > 0) readCommAndRank(in, &out->record);
+  out->record.start.realtimeNs = out->record.end.realtimeNs = in.integer("time_realtime_ns", 0);
+  out->record.operationsDropped = out->operationsDropped;
+  out->record.eventsDropped = out->eventsDropped;
+}
+
 ParsedCollective readCollective(const json& document) {
   ParsedCollective out;
   ObjectReader in(document, "");
   readIdentity(in, kCollectivesSchema, &out.identity);
   out.record.kind = readKind(in, &out.droppedNotice);
-  if (in.has("records_dropped") || out.droppedNotice) out.recordsDropped = in.count("records_dropped");
-  if (in.has("records_dropped") && out.recordsDropped == 0) {
-    throw FieldError(in.where("records_dropped") + "written only when > 0");
-  }
   if (out.droppedNotice) {
-    out.record.start.realtimeNs = in.integer("time_realtime_ns", 0);
+    readDropped(in, &out);
+    in.finish();
+    return out;
+  }
+  out.recordsDropped = positiveCount(in, "records_dropped");  // only in files of earlier versions
+  readCommAndRank(in, &out.record);
+  readOperation(in, &out.record);
+  if (out.record.kind == RecordKind::Hang) {
+    out.record.stuckForNs = in.count("stuck_for_ns");
+    readFlows(in, true, &out.record);
   } else {
-    readCommAndRank(in, &out.record);
-    readOperation(in, &out.record);
-    if (out.record.kind == RecordKind::Hang) {
-      out.record.stuckForNs = in.count("stuck_for_ns");
-      readFlows(in, true, &out.record);
-    } else {
-      readCompletion(in, &out.record);
-    }
+    readCompletion(in, &out.record);
+    out.record.closedBy = readCloseReason(in);
   }
   in.finish();
   return out;
@@ -187,6 +219,17 @@ ParsedNet readNet(const json& document) {
 }
 
 }  // namespace
+
+DroppedNotice droppedNoticeOf(const ParsedCollective& parsed) {
+  DroppedNotice notice;
+  notice.realtimeNs = parsed.record.start.realtimeNs;
+  notice.records = parsed.recordsDropped;
+  notice.operations = parsed.operationsDropped;
+  notice.events = parsed.eventsDropped;
+  notice.comm = parsed.record.comm;
+  notice.rank = parsed.record.rank;
+  return notice;
+}
 
 CollectiveLineResult parseCollectiveLine(std::string_view line, const std::string& file, int lineNumber) {
   CollectiveLineResult result;

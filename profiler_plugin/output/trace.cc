@@ -1,17 +1,19 @@
-// See trace.h.
+// See trace.h. Events are written with JsonAppender (keys in byte order, nlohmann's spelling of
+// numbers and strings: the bytes nlohmann::json::dump gave), with the channel summaries built in
+// fixed arrays, so that a record's events cost no allocation on the writer thread.
 #include "profiler_plugin/output/trace.h"
 
-#include <map>
-
-#include <nlohmann/json.hpp>
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <string_view>
 
 #include "common/config_digest.h"
+#include "profiler_plugin/output/json_append.h"
 #include "profiler_plugin/output/records.h"
 
 namespace railtune::profiler::output {
 namespace {
-
-using nlohmann::json;
 
 // Lanes: communicator c gets tid c*100 for its operations and c*100 + 1 + channel for each channel
 // (NCCL has at most 64), c being 1 + its id modulo a prime below 10^6 (0: no id, NCCL before v4),
@@ -22,10 +24,6 @@ constexpr uint64_t kCommLanes = 999983;
 int laneOf(const OperationRecord& record, int channel) {
   const int comm = record.comm ? 1 + static_cast<int>(*record.comm % kCommLanes) : 0;
   return comm * kLanesPerComm + (channel < 0 ? 0 : 1 + channel % (kLanesPerComm - 1));
-}
-
-std::string dump(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 int64_t microseconds(int64_t ns) {
@@ -43,112 +41,176 @@ std::string commLabel(const OperationRecord& record) {
   return record.comm ? digestHex(*record.comm) : std::string("unknown");
 }
 
+void commValue(JsonAppender& json, const OperationRecord& record) {
+  if (record.comm) {
+    json.hex(*record.comm);
+  } else {
+    json.string("unknown");
+  }
+}
+
+// The flows of one channel, summed; peers and NICs sorted and unique (as the sets they once were).
 struct ChannelSummary {
   uint64_t bytesSent = 0, bytesReceived = 0, steps = 0, waitNs = 0, outstanding = 0;
-  std::set<int> peers;
-  std::set<std::string> nics;
+  std::array<int, kMaxFlowsPerRecord> peers{};
+  std::array<std::string_view, kMaxFlowsPerRecord> nics{};
+  size_t nPeers = 0, nNics = 0;
 };
+
+// Sums flows[first, last) (one channel's, by index) into `s`.
+void summarize(const OperationRecord& record, const uint8_t* first, const uint8_t* last, ChannelSummary* s) {
+  *s = ChannelSummary{};
+  for (const uint8_t* i = first; i != last; ++i) {
+    const NetFlow& flow = record.flows[*i];
+    (flow.send ? s->bytesSent : s->bytesReceived) += flow.bytes;
+    s->steps += flow.steps;
+    s->waitNs += flow.waitNs;
+    s->outstanding += flow.outstanding;
+    s->peers[s->nPeers++] = flow.peer;
+    if (!flow.hca.view().empty()) s->nics[s->nNics++] = flow.hca.view();
+  }
+  std::sort(s->peers.begin(), s->peers.begin() + s->nPeers);
+  s->nPeers = static_cast<size_t>(std::unique(s->peers.begin(), s->peers.begin() + s->nPeers) - s->peers.begin());
+  std::sort(s->nics.begin(), s->nics.begin() + s->nNics);
+  s->nNics = static_cast<size_t>(std::unique(s->nics.begin(), s->nics.begin() + s->nNics) - s->nics.begin());
+}
+
+void channelArgs(JsonAppender& json, const OperationRecord& record, const ChannelSummary& s) {
+  json.key("args").beginObject();
+  json.key("bytes_received").count(s.bytesReceived);
+  json.key("bytes_sent").count(s.bytesSent);
+  json.key("nics").beginArray();
+  for (size_t i = 0; i < s.nNics; ++i) json.string(s.nics[i]);
+  json.endArray();
+  if (record.kind == RecordKind::Hang) json.key("outstanding").count(s.outstanding);
+  json.key("peers").beginArray();
+  for (size_t i = 0; i < s.nPeers; ++i) json.integer(s.peers[i]);
+  json.endArray();
+  json.key("steps").count(s.steps);
+  json.key("wait_us").number(static_cast<double>(s.waitNs) / 1000.0);
+  json.endObject();
+}
+
+void operationArgs(JsonAppender& json, const OperationRecord& record) {
+  const bool hang = record.kind == RecordKind::Hang;
+  json.key("args").beginObject();
+  if (!hang) json.key("algbw_gbps").number(roundedAlgbw(record));
+  json.key("algorithm").string(record.algorithm.view());
+  if (!hang) json.key("busbw_gbps").number(roundedBusbw(record));
+  json.key("bytes").count(record.bytes);
+  json.key("channels").integer(record.channels);
+  commValue(json.key("comm"), record);
+  json.key("datatype").string(record.datatype.view());
+  json.key("nranks").integer(record.nRanks);
+  if (record.peer >= 0) json.key("peer").integer(record.peer);
+  json.key("protocol").string(record.protocol.view());
+  json.key("rank").integer(record.rank);
+  json.key("seq").count(record.seq);
+  if (hang) json.key("stuck_for_s").number(static_cast<double>(record.stuckForNs / 1000000) / 1000.0);
+  if (!hang) json.key("timing").string(timingSourceName(record.timing));
+  json.endObject();
+}
+
+void channelEvent(JsonAppender& json, const OperationRecord& record, int channel, const ChannelSummary& s, int pid,
+                  int tid) {
+  char name[16] = {'c', 'h', ' '};
+  const auto named = std::to_chars(name + 3, name + sizeof name, channel);
+  json.beginObject();
+  channelArgs(json, record, s);
+  json.key("cat").string("net");
+  if (record.kind != RecordKind::Hang) json.key("dur").number(durationUs(record));
+  json.key("name").string(std::string_view(name, static_cast<size_t>(named.ptr - name)));
+  json.key("ph").string(record.kind == RecordKind::Hang ? "i" : "X");
+  json.key("pid").integer(pid);
+  if (record.kind == RecordKind::Hang) json.key("s").string("t");
+  json.key("tid").integer(tid);
+  json.key("ts").integer(drawnAtUs(record));
+  json.endObject();
+}
 
 }  // namespace
 
-void TraceRenderer::event(const std::string& text, std::string* out) {
-  if (started_) *out += ",\n";  // the file's owner wrote the opening "[\n"
+JsonAppender TraceRenderer::event(std::string* out) {
+  if (started_) out->append(",\n", 2);  // the file's owner wrote the opening "[\n"
   started_ = true;
-  *out += text;
+  return JsonAppender(out);
+}
+
+void TraceRenderer::metadata(const char* name, int tid, const std::string* label, std::string* out) {
+  JsonAppender json = event(out);
+  json.beginObject();
+  json.key("args").beginObject();
+  if (label != nullptr) {
+    json.key("name").string(*label);
+  } else {
+    json.key("sort_index").integer(tid);
+  }
+  json.endObject();
+  json.key("name").string(name);
+  json.key("ph").string("M");
+  json.key("pid").integer(identity_.pid);
+  if (tid >= 0) json.key("tid").integer(tid);
+  json.endObject();
 }
 
 int TraceRenderer::lane(const OperationRecord& record, int channel, std::string* out) {
   if (!processNamed_) {
     processNamed_ = true;
-    event(dump(json{{"name", "process_name"},
-                    {"ph", "M"},
-                    {"pid", identity_.pid},
-                    {"args",
-                     {{"name", identity_.host + " pid " + std::to_string(identity_.pid) + " job " + identity_.job}}}}),
-          out);
+    const std::string name = identity_.host + " pid " + std::to_string(identity_.pid) + " job " + identity_.job;
+    metadata("process_name", -1, &name, out);
   }
   const int tid = laneOf(record, channel);
-  if (namedLanes_.insert(tid).second) {
+  if (namedLanes_.insert(tid).second) {  // once per lane: the strings below are rare
     std::string name = "comm " + commLabel(record) + " rank " + std::to_string(record.rank);
     if (channel >= 0) name += " ch " + std::to_string(channel);
-    event(dump(json{
-              {"name", "thread_name"}, {"ph", "M"}, {"pid", identity_.pid}, {"tid", tid}, {"args", {{"name", name}}}}),
-          out);
-    event(dump(json{{"name", "thread_sort_index"},
-                    {"ph", "M"},
-                    {"pid", identity_.pid},
-                    {"tid", tid},
-                    {"args", {{"sort_index", tid}}}}),
-          out);
+    metadata("thread_name", tid, &name, out);
+    metadata("thread_sort_index", tid, nullptr, out);
   }
   return tid;
 }
 
 void TraceRenderer::channelEvents(const OperationRecord& record, std::string* out) {
-  std::map<int, ChannelSummary> channels;
-  for (uint32_t i = 0; i < record.nFlows && i < kMaxFlowsPerRecord; ++i) {
-    const NetFlow& flow = record.flows[i];
-    ChannelSummary& summary = channels[flow.channel];
-    (flow.send ? summary.bytesSent : summary.bytesReceived) += flow.bytes;
-    summary.steps += flow.steps;
-    summary.waitNs += flow.waitNs;
-    summary.outstanding += flow.outstanding;
-    summary.peers.insert(flow.peer);
-    if (!flow.hca.view().empty()) summary.nics.insert(std::string(flow.hca.view()));
-  }
-  for (const auto& [channel, summary] : channels) {
+  std::array<uint8_t, kMaxFlowsPerRecord> order;
+  const size_t n = std::min<size_t>(record.nFlows, kMaxFlowsPerRecord);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint8_t>(i);
+  std::sort(order.begin(), order.begin() + n,
+            [&](uint8_t a, uint8_t b) { return record.flows[a].channel < record.flows[b].channel; });
+  for (size_t first = 0; first < n;) {  // one event per channel, in channel order
+    const int channel = record.flows[order[first]].channel;
+    size_t last = first;
+    while (last < n && record.flows[order[last]].channel == channel) ++last;
+    ChannelSummary summary;  // 1.3 KiB
+    summarize(record, order.data() + first, order.data() + last, &summary);
     const int tid = lane(record, channel, out);
-    json args{{"bytes_sent", summary.bytesSent}, {"bytes_received", summary.bytesReceived},
-              {"steps", summary.steps},          {"wait_us", static_cast<double>(summary.waitNs) / 1000.0},
-              {"peers", summary.peers},          {"nics", summary.nics}};
-    json e{{"name", "ch " + std::to_string(channel)},
-           {"cat", "net"},
-           {"pid", identity_.pid},
-           {"tid", tid},
-           {"ts", drawnAtUs(record)},
-           {"args", args}};
-    if (record.kind == RecordKind::Hang) {
-      e["ph"] = "i";
-      e["s"] = "t";
-      e["args"]["outstanding"] = summary.outstanding;
-    } else {
-      e["ph"] = "X";
-      e["dur"] = durationUs(record);
-    }
-    event(dump(e), out);
+    JsonAppender json = event(out);
+    channelEvent(json, record, channel, summary, identity_.pid, tid);
+    first = last;
   }
 }
 
 void TraceRenderer::append(const OperationRecord& record, std::string* out) {
+  if (record.kind == RecordKind::Lost) return;  // losses are the collective log's ("dropped" lines)
+  const bool hang = record.kind == RecordKind::Hang;
   const int tid = lane(record, -1, out);
-  json args{{"comm", commLabel(record)},
-            {"rank", record.rank},
-            {"nranks", record.nRanks},
-            {"seq", record.seq},
-            {"bytes", record.bytes},
-            {"datatype", record.datatype.view()},
-            {"algorithm", record.algorithm.view()},
-            {"protocol", record.protocol.view()},
-            {"channels", record.channels}};
-  if (record.peer >= 0) args["peer"] = record.peer;
-  json e{{"cat", recordKindName(record.kind)}, {"pid", identity_.pid}, {"tid", tid}};
-  if (record.kind == RecordKind::Hang) {
-    e["name"] = "hang: " + std::string(record.operation.view()) + " seq " + std::to_string(record.seq);
-    e["ph"] = "i";
-    e["s"] = "p";
-    e["ts"] = drawnAtUs(record);
-    args["stuck_for_s"] = static_cast<double>(record.stuckForNs / 1000000) / 1000.0;
+  JsonAppender json = event(out);
+  json.beginObject();
+  operationArgs(json, record);
+  json.key("cat").string(recordKindName(record.kind));
+  if (!hang) json.key("dur").number(durationUs(record));
+  json.key("name");
+  if (hang) {
+    hangName_.assign("hang: ").append(record.operation.view()).append(" seq ");
+    appendJsonUint(&hangName_, record.seq);
+    json.string(hangName_);
   } else {
-    e["name"] = record.operation.view();
-    e["ph"] = "X";
-    e["ts"] = drawnAtUs(record);
-    e["dur"] = durationUs(record);
-    args["algbw_gbps"] = roundedAlgbw(record);
-    args["busbw_gbps"] = roundedBusbw(record);
-    args["timing"] = timingSourceName(record.timing);
+    json.string(record.operation.view());
   }
-  e["args"] = std::move(args);
-  event(dump(e), out);
+  json.key("ph").string(hang ? "i" : "X");
+  json.key("pid").integer(identity_.pid);
+  if (hang) json.key("s").string("p");
+  json.key("tid").integer(tid);
+  json.key("ts").integer(drawnAtUs(record));
+  json.endObject();
   channelEvents(record, out);
 }
 

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "common/identity.h"
+#include "profiler_plugin/output/json_append.h"
 #include "profiler_plugin/record.h"
 
 namespace railtune::profiler::output {
@@ -31,20 +32,24 @@ class TraceRenderer {
   bool started() const { return started_; }
 
   // Appends the events of one record to `out`, each but the very first preceded by ",\n". Whoever
-  // creates the file writes the opening "[\n" and, at the end, kClose.
+  // creates the file writes the opening "[\n" and, at the end, kClose. A Lost record has none.
+  // Allocates only when `out` grows and when a lane is named (its first event).
   void append(const OperationRecord& record, std::string* out);
 
   static constexpr const char* kClose = "\n]\n";
 
  private:
   int lane(const OperationRecord& record, int channel, std::string* out);
-  void event(const std::string& json, std::string* out);
+  JsonAppender event(std::string* out);  // the separator; the caller writes the event
+  // A metadata event: args {"name": *label}, or {"sort_index": tid} without a label; tid < 0: none.
+  void metadata(const char* name, int tid, const std::string* label, std::string* out);
   void channelEvents(const OperationRecord& record, std::string* out);
 
   Identity identity_;
   bool started_ = false;
   bool processNamed_ = false;
   std::set<int> namedLanes_;
+  std::string hangName_;  // reused
 };
 
 }  // namespace railtune::profiler::output

@@ -18,8 +18,10 @@ namespace railtune::profiler::output {
 namespace {
 
 constexpr unsigned long kFlags = NCCL_PROFILE;
-// Rendered text kept between flushes is bounded: past this it is written at once.
+// Rendered text kept between flushes is bounded: past this it is written at once, and while writing
+// fails, records past it are counted instead of rendered.
 constexpr size_t kMaxBufferedBytes = 4 << 20;
+constexpr size_t kReservedBytes = 256 << 10;  // each buffer's size from the start: few reallocations
 constexpr char kTraceOpen[] = "[\n";
 constexpr char kTraceClose[] = "\n]\n";
 
@@ -77,6 +79,7 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
       traceRenderer_(options_.identity),
       metrics_(options_.identity),
       lastFlush_(std::chrono::steady_clock::now()) {
+  for (std::string* text : {&collectives_, &net_, &trace_}) text->reserve(kReservedBytes);
   try {
     openFiles();
   } catch (...) {
@@ -137,6 +140,7 @@ std::unique_ptr<ProfileWriter> ProfileWriter::fromEnvironment(const Log& log, En
 
 bool ProfileWriter::push(const OperationRecord& record) noexcept {
   if (accepting_.load(std::memory_order_acquire) && queue_.tryPush(record)) return true;
+  if (record.kind == RecordKind::Lost) return false;  // its counts stay with the capture, pushed again later
   droppedUnreported_.fetch_add(1, std::memory_order_relaxed);
   droppedTotal_.fetch_add(1, std::memory_order_relaxed);
   return false;
@@ -149,7 +153,7 @@ bool ProfileWriter::flushNow(std::chrono::milliseconds timeout) {
   flushTarget_ = std::max(flushTarget_, queue_.pushed());  // what this request must see written
   wake_.notify_one();
   flushed_.wait_for(lock, timeout, [&] { return flushDone_ >= ticket || stopped_; });
-  return flushDone_ >= ticket;
+  return flushDone_ >= ticket && flushOk_;
 }
 
 void ProfileWriter::shutdown() {
@@ -164,29 +168,35 @@ void ProfileWriter::shutdown() {
 
 void ProfileWriter::run() {
   std::unique_lock<std::mutex> lock(mutex_);
+  bool emptied = true;
   while (!stopping_) {
-    wake_.wait_for(lock, options_.drainInterval, [this] { return stopping_ || flushRequested_ > flushDone_; });
+    // Sleep only once the queue was found empty: under a flood the thread renders without pause.
+    if (emptied) {
+      wake_.wait_for(lock, options_.drainInterval, [this] { return stopping_ || flushRequested_ > flushDone_; });
+    }
     if (stopping_) break;
     const uint64_t request = flushRequested_;
     const size_t target = flushTarget_;  // the queue position every push before the request is below
     lock.unlock();
-    drain();
+    emptied = drain();
     // A request is met once everything pushed before it has been taken (drain() takes a bounded batch:
     // under a flood of records that may need more than one round) and then written.
     const bool requestMet = request > flushDone_ && queue_.popped() >= target;
+    // Also while idle: a loss counted by push() is written at the next interval.
     const bool due = requestMet || std::chrono::steady_clock::now() - lastFlush_ >= options_.flushInterval ||
-                     collectives_.size() + net_.size() + trace_.size() > kMaxBufferedBytes;
-    if (due) flush(false);
+                     (!failing_ && buffered() > kMaxBufferedBytes);
+    if (due) flush(requestMet, false);
     lock.lock();
     if (requestMet) {
       flushDone_ = request;
+      flushOk_ = !failing_;
       flushed_.notify_all();
     }
   }
   lock.unlock();
   accepting_.store(false, std::memory_order_release);
-  while (!drain()) flush(false);  // nothing is accepted any more: this ends
-  flush(true);
+  while (!drain()) flush(true, false);  // nothing is accepted any more: this ends
+  flush(true, true);
   lock.lock();
   stopped_ = true;
   flushDone_ = flushRequested_;
@@ -200,7 +210,7 @@ void ProfileWriter::run() {
 // Returns true when the queue was found empty.
 bool ProfileWriter::drain() {
   for (size_t taken = 0; taken < options_.capacity; ++taken) {
-    if (collectives_.size() + net_.size() + trace_.size() > kMaxBufferedBytes) return false;
+    if (!failing_ && buffered() > kMaxBufferedBytes) return false;  // failing: take() counts instead
     if (!queue_.tryPop(*scratch_)) return true;
     try {
       take(*scratch_);
@@ -212,43 +222,66 @@ bool ProfileWriter::drain() {
 }
 
 void ProfileWriter::take(const OperationRecord& record) {
-  const uint64_t dropped = droppedUnreported_.exchange(0, std::memory_order_relaxed);
+  if (record.kind == RecordKind::Lost && !lostNotice(record).any()) return;  // nothing was lost
   if (!options_.prometheusPath.empty()) {
     metrics_.add(record);
-    metrics_.addRecordsDropped(dropped);
     metricsChanged_ = true;
   }
   if (collectivesFd_ < 0) return;
-  collectives_ += renderCollectiveLine(options_.identity, record, dropped);
+  if (collectives_.size() >= kMaxBufferedBytes) {  // only while writing fails (run() flushes before)
+    countLoss(record);
+    return;
+  }
+  appendCollectiveLine(&collectives_, options_.identity, record);
   collectives_ += '\n';
-  if (record.kind != RecordKind::Hang && record.nFlows > 0) {
-    net_ += renderNetLine(options_.identity, record);
+  if (record.kind == RecordKind::Lost) return;
+  if (record.kind != RecordKind::Hang && record.nFlows > 0 && net_.size() < kMaxBufferedBytes) {
+    appendNetLine(&net_, options_.identity, record);
     net_ += '\n';
   }
-  traceRenderer_.append(record, &trace_);
+  if (trace_.size() < kMaxBufferedBytes) traceRenderer_.append(record, &trace_);
 }
 
-void ProfileWriter::flush(bool final) {
+// A record the full buffer has no room for: its loss goes into the next "dropped" line.
+void ProfileWriter::countLoss(const OperationRecord& record) {
+  if (record.kind == RecordKind::Lost) {
+    pendingLoss_.operations += record.operationsDropped;
+    pendingLoss_.events += record.eventsDropped;
+    return;
+  }
+  ++pendingLoss_.records;
+  ++lostWhileFailing_;
+}
+
+// force: write now even while waiting to retry a failed write (flushNow, shutdown).
+void ProfileWriter::flush(bool force, bool final) {
   try {
-    flushOrThrow(final);
+    flushOrThrow(force, final);
   } catch (const std::exception& e) {
     if (renderFailed_.first()) RT_WARN(log_, kFlags, "profile output: a flush failed: %s", e.what());
   }
 }
 
-void ProfileWriter::flushOrThrow(bool final) {
-  lastFlush_ = std::chrono::steady_clock::now();
+void ProfileWriter::flushOrThrow(bool force, bool final) {
+  const auto now = std::chrono::steady_clock::now();
+  lastFlush_ = now;
   const uint64_t dropped = droppedUnreported_.exchange(0, std::memory_order_relaxed);
   if (dropped > 0 && !options_.prometheusPath.empty()) {
     metrics_.addRecordsDropped(dropped);
     metricsChanged_ = true;
   }
+  pendingLoss_.records += dropped;
+  if (failing_) lostWhileFailing_ += dropped;
   if (collectivesFd_ >= 0) {
-    if (dropped > 0) collectives_ += renderDroppedLine(options_.identity, realtimeNs(), dropped) + "\n";
+    appendLossLine();
     if (final) trace_ += kTraceClose;
-    writeOut(collectivesFd_, &collectives_);
-    writeOut(netFd_, &net_);
-    writeOut(traceFd_, &trace_);
+    // A loss counted while the buffer was full is written as soon as the buffer has room.
+    if ((force || !failing_ || now >= retryAt_) && writeFiles() && pendingLoss_.any()) {
+      appendLossLine();
+      writeFiles();
+    }
+  } else {
+    pendingLoss_ = DroppedNotice{};  // no collective log to say it in: the textfile alone counts
   }
   if (!options_.prometheusPath.empty() && metricsChanged_) {
     metricsChanged_ = false;
@@ -257,12 +290,69 @@ void ProfileWriter::flushOrThrow(bool final) {
   }
 }
 
-void ProfileWriter::writeOut(int fd, std::string* text) {
-  if (!writeAll(fd, *text) && writeFailed_.first()) {
-    RT_WARN(log_, kFlags, "profile output in %s: write failed: %s; records are lost", options_.directory.c_str(),
-            std::strerror(errno));
+// The pending loss as one "dropped" line, when the buffer has room for it.
+void ProfileWriter::appendLossLine() {
+  if (!pendingLoss_.any() || collectives_.size() >= kMaxBufferedBytes) return;
+  pendingLoss_.realtimeNs = realtimeNs();
+  appendDroppedLine(&collectives_, options_.identity, pendingLoss_);
+  collectives_ += '\n';
+  pendingLoss_ = DroppedNotice{};
+}
+
+bool ProfileWriter::writeFiles() {
+  const std::pair<int, std::string*> files[] = {{collectivesFd_, &collectives_}, {netFd_, &net_}, {traceFd_, &trace_}};
+  constexpr ProfileFile kNames[] = {ProfileFile::Collectives, ProfileFile::Net, ProfileFile::Trace};
+  bool ok = true;
+  for (size_t i = 0; i < 3; ++i) {
+    if (writeOut(files[i].first, files[i].second) || !ok) continue;
+    ok = false;
+    writeFailed(path(kNames[i]), errno);
   }
-  text->clear();
+  if (ok) writeResumed();
+  return ok;
+}
+
+// Writes as much of `text` as the kernel takes and keeps the rest from the exact byte it stopped
+// at. false: it stopped (errno says why).
+bool ProfileWriter::writeOut(int fd, std::string* text) {
+  size_t done = 0;
+  while (done < text->size()) {
+    const ssize_t n = options_.write ? options_.write(fd, text->data() + done, text->size() - done)
+                                     : ::write(fd, text->data() + done, text->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = ENOSPC;  // no progress: treated as a full disk
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  const int error = errno;
+  text->erase(0, done);
+  errno = error;
+  return text->empty();
+}
+
+void ProfileWriter::writeFailed(const std::string& file, int error) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!failing_) {
+    failing_ = true;
+    failingSince_ = now;
+    backoff_ = options_.retryInitial;
+    lostWhileFailing_ = 0;
+    RT_WARN(log_, kFlags, "profile output: cannot write %s: %s; retrying after %lld ms, then at doubling intervals",
+            file.c_str(), std::strerror(error), static_cast<long long>(backoff_.count()));
+  } else {
+    backoff_ = std::min(backoff_ * 2, options_.retryMax);
+  }
+  retryAt_ = now + backoff_;
+}
+
+void ProfileWriter::writeResumed() {
+  if (!failing_) return;
+  failing_ = false;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - failingSince_).count();
+  RT_WARN(log_, kFlags, "profile output resumed after %.0f s; %llu records lost", seconds,
+          static_cast<unsigned long long>(lostWhileFailing_));
 }
 
 }  // namespace railtune::profiler::output

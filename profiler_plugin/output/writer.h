@@ -7,28 +7,42 @@
 // and, when RAILTUNE_PROFILE_PROMETHEUS names one, rewrites a Prometheus textfile (prometheus.h).
 //
 // push() only copies the record into a bounded queue: it never blocks, never allocates and never
-// touches a file. When the queue is full the record is dropped and counted, and the next line of the
-// collective log says how many were lost ("records_dropped"). The thread drains the queue every few
-// milliseconds (so a burst does not fill it) and hands the text to the kernel with write(2) every
-// flush interval, so a job killed with SIGKILL leaves every record up to the last flush. flushNow()
-// is the watchdog's: its hang record is on disk before a framework aborts the process. shutdown()
-// (or the destructor) writes what is left and closes the trace's array.
+// touches a file. When the queue is full the record is dropped and counted; the next flush writes a
+// "dropped" line with the count (and the Prometheus counter), so a loss shows within one flush
+// interval even when no record follows. A RecordKind::Lost record (a capture's pools were full) is
+// written as a "dropped" line of its own. The thread drains the queue every few milliseconds (so a
+// burst does not fill it), renders into buffers it reuses (no allocation per record once they have
+// grown) and hands the text to the kernel with write(2) every flush interval, also while idle, so a
+// job killed with SIGKILL or stopped leaves every record up to the last flush. flushNow() is the
+// watchdog's: its hang record is on disk before a framework aborts the process. shutdown() (or the
+// destructor) writes what is left and closes the trace's array.
+//
+// A write that fails (a full disk: ENOSPC, EIO...) loses nothing at once: the text not yet written
+// is kept from the very byte where the kernel stopped (so no line is torn or written twice) and
+// written again at a later flush, first after retryInitial, then at doubling intervals up to
+// retryMax. Meanwhile each file keeps at most 4 MiB of text: records past that are not rendered but
+// counted, and written as one "dropped" line once writing resumes. One WARN when writing stops, one
+// when it resumes (how long, how many records lost).
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include <sys/types.h>
 
 #include "common/bounded_queue.h"
 #include "common/identity.h"
 #include "common/log.h"
 #include "common/params.h"
 #include "profiler_plugin/output/prometheus.h"
+#include "profiler_plugin/output/records.h"
 #include "profiler_plugin/output/trace.h"
 #include "profiler_plugin/record_sink.h"
 
@@ -41,6 +55,11 @@ struct ProfileOptions {
   size_t capacity = 1024;  // queued records before push() drops; 5.7 KiB each
   std::chrono::milliseconds flushInterval{1000};
   std::chrono::milliseconds drainInterval{10};
+  // After a failed write: the first retry, and the longest interval the doubling reaches.
+  std::chrono::milliseconds retryInitial{1000};
+  std::chrono::milliseconds retryMax{30000};
+  // write(2) unless set: the tests' full disk and short writes.
+  std::function<ssize_t(int fd, const void* data, size_t size)> write;
 };
 
 enum class ProfileFile { Collectives, Net, Trace };
@@ -68,7 +87,8 @@ class ProfileWriter final : public RecordSink {
   bool push(const OperationRecord& record) noexcept override;
 
   // Writes every record pushed before the call and returns once it is with the kernel (true), or
-  // after `timeout` (false; also after shutdown). Blocks: never call it from NCCL's threads.
+  // after `timeout`, or when the write failed (false; also after shutdown). Blocks: never call it
+  // from NCCL's threads.
   bool flushNow(std::chrono::milliseconds timeout);
 
   // Writes what is queued, closes the trace's array and stops the thread. Idempotent. A push()
@@ -84,9 +104,15 @@ class ProfileWriter final : public RecordSink {
   void run();
   bool drain();
   void take(const OperationRecord& record);
-  void flush(bool final);
-  void flushOrThrow(bool final);
-  void writeOut(int fd, std::string* text);
+  void countLoss(const OperationRecord& record);
+  size_t buffered() const { return collectives_.size() + net_.size() + trace_.size(); }
+  void flush(bool force, bool final);
+  void flushOrThrow(bool force, bool final);
+  void appendLossLine();
+  bool writeFiles();
+  bool writeOut(int fd, std::string* text);
+  void writeFailed(const std::string& file, int error);
+  void writeResumed();
 
   ProfileOptions options_;
   Log log_;
@@ -102,12 +128,19 @@ class ProfileWriter final : public RecordSink {
   PrometheusMetrics metrics_;
   bool metricsChanged_ = true;
   std::chrono::steady_clock::time_point lastFlush_;
-  OnceFlag writeFailed_, prometheusFailed_, renderFailed_;
+  DroppedNotice pendingLoss_;  // lost and not yet in a "dropped" line
+  // A failing disk: since when, when to try again, the interval after that, records lost meanwhile.
+  bool failing_ = false;
+  std::chrono::steady_clock::time_point failingSince_, retryAt_;
+  std::chrono::milliseconds backoff_{0};
+  uint64_t lostWhileFailing_ = 0;
+  OnceFlag prometheusFailed_, renderFailed_;
   // mutex_ guards the flags below and pairs with the two condition variables.
   std::mutex mutex_;
   std::condition_variable wake_, flushed_;
   bool stopping_ = false, stopped_ = false;
   uint64_t flushRequested_ = 0, flushDone_ = 0;
+  bool flushOk_ = true;     // whether the flush that met the latest request reached the kernel
   size_t flushTarget_ = 0;  // queue position the latest request waits for (under mutex_)
   std::thread thread_;
 };

@@ -1,12 +1,15 @@
 # The profiler's writers (profiler_plugin/output): records against the golden examples
 # (RAILTUNE_UPDATE_GOLDEN=1 rewrites them), the readers' errors, the Chrome trace, the Prometheus
-# textfile, and the writer's thread. Own executable: the writer test replaces operator new to count
+# textfile, the writer's thread, and the allocation-free renderers against the nlohmann::json ones
+# they replaced (profiler_output_oracle.cc). Own executable: the writer test replaces operator new to count
 # allocations.
 add_executable(profiler_output_tests
   ${CMAKE_CURRENT_LIST_DIR}/profiler_output_records_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profiler_output_trace_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profiler_output_prometheus_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/profiler_output_writer_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/profiler_output_writer_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/profiler_output_render_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/profiler_output_oracle.cc)
 target_link_libraries(profiler_output_tests PRIVATE railtune_profiler_output GTest::gtest_main)
 target_compile_definitions(profiler_output_tests PRIVATE
   RAILTUNE_FORMATS_DIR="${PROJECT_SOURCE_DIR}/docs/formats"

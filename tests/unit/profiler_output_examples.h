@@ -56,6 +56,7 @@ inline void addFlow(OperationRecord* r, const NetFlow& f) {
 
 // A 1 GiB AllReduce over the rails; an AllGather whose NICs the net plugin did not report; a Send;
 // a Broadcast from a communicator without an id (NCCL before v4); a hang with outstanding steps.
+// Their close reasons differ.
 inline std::vector<OperationRecord> exampleRecords() {
   std::vector<OperationRecord> records;
   OperationRecord allReduce = operation(RecordKind::Collective, "AllReduce", 17, 1073741824, 0, 5123456);
@@ -70,6 +71,7 @@ inline std::vector<OperationRecord> exampleRecords() {
   allGather.protocol.assign("LL128");
   allGather.channels = 8;
   allGather.timing = TimingSource::Proxy;
+  allGather.closedBy = CloseReason::Overtaken;
   allGather.eventsDropped = 2;
   addFlow(&allGather, flow(2, 4, true, 33554432, 64, 0, -1));
   addFlow(&allGather, flow(2, 2, false, 33554432, 64, 120000, -1));
@@ -90,6 +92,7 @@ inline std::vector<OperationRecord> exampleRecords() {
   broadcast.protocol.assign("LL");
   broadcast.channels = 1;
   broadcast.timing = TimingSource::Enqueue;
+  broadcast.closedBy = CloseReason::Enqueued;
   records.push_back(broadcast);
   OperationRecord hang = operation(RecordKind::Hang, "ReduceScatter", 42, 268435456, 10000000, 0);
   hang.algorithm.assign("RING");
@@ -100,6 +103,18 @@ inline std::vector<OperationRecord> exampleRecords() {
   addFlow(&hang, stuck);
   records.push_back(hang);
   return records;
+}
+
+// A capture's notice that its pools were full: operations and events it could not record.
+inline OperationRecord exampleLost() {
+  OperationRecord r;
+  r.kind = RecordKind::Lost;
+  r.comm = 0x5d3c0f1e2a4b6c7dULL;
+  r.rank = 3;
+  r.end = Timestamp{1764480300000000000, 5000300000000000};
+  r.operationsDropped = 2;
+  r.eventsDropped = 40;
+  return r;
 }
 
 }  // namespace railtune::profiler::testing

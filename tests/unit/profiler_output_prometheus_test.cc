@@ -115,7 +115,8 @@ std::string checkExposition(const std::string& text) {
 std::string exampleMetrics() {
   PrometheusMetrics metrics(exampleIdentity());
   for (const OperationRecord& r : exampleRecords()) metrics.add(r);
-  metrics.add(exampleRecords()[0]);  // a second 1 GiB AllReduce: counts add up
+  metrics.add(exampleRecords()[0]);                         // a second 1 GiB AllReduce: counts add up
+  metrics.add(railtune::profiler::testing::exampleLost());  // 2 operations, 40 events
   metrics.addRecordsDropped(4);
   return metrics.render();
 }
@@ -137,8 +138,12 @@ TEST(ProfilerOutputPrometheus, FollowsTheExpositionFormat) {
       text.find("railtune_profile_records_dropped_total{job_id=\"48213\",host=\"gb300-r01-t05\",pid=\"4121\"} 4\n"),
       std::string::npos);
   EXPECT_NE(
-      text.find("railtune_profile_events_dropped_total{job_id=\"48213\",host=\"gb300-r01-t05\",pid=\"4121\"} 2\n"),
+      text.find("railtune_profile_events_dropped_total{job_id=\"48213\",host=\"gb300-r01-t05\",pid=\"4121\"} 42\n"),
       std::string::npos);
+  EXPECT_NE(
+      text.find("railtune_profile_operations_dropped_total{job_id=\"48213\",host=\"gb300-r01-t05\",pid=\"4121\"} 2\n"),
+      std::string::npos);
+  EXPECT_EQ(text.find("op=\"\""), std::string::npos) << "a loss notice is no operation";
 }
 
 TEST(ProfilerOutputPrometheus, TheCheckerCatchesBrokenText) {

@@ -19,18 +19,18 @@ namespace {
 
 using railtune::profiler::testing::compareGolden;
 using railtune::profiler::testing::exampleIdentity;
+using railtune::profiler::testing::exampleLost;
 using railtune::profiler::testing::exampleRecords;
 using railtune::profiler::testing::readFile;
 
 const std::string kCollectivesExample = std::string(RAILTUNE_FORMATS_DIR) + "/profile-collectives.example.jsonl";
 const std::string kNetExample = std::string(RAILTUNE_FORMATS_DIR) + "/profile-net.example.jsonl";
 
+// The example records, a capture's loss notice, and the writer's own loss.
 std::string collectivesText() {
   std::string text;
-  uint64_t dropped = 0;
-  for (const OperationRecord& r : exampleRecords()) {
-    text += renderCollectiveLine(exampleIdentity(), r, r.kind == RecordKind::Hang ? 3 : dropped) + "\n";
-  }
+  for (const OperationRecord& r : exampleRecords()) text += renderCollectiveLine(exampleIdentity(), r) + "\n";
+  text += renderCollectiveLine(exampleIdentity(), exampleLost()) + "\n";
   return text + renderDroppedLine(exampleIdentity(), 1764480400000000000, 5) + "\n";
 }
 
@@ -54,24 +54,87 @@ TEST(ProfilerOutputRecords, ReaderReadsTheCollectiveExampleBackExactly) {
   const CollectiveParseResult all = parseCollectiveRecords(readFile(kCollectivesExample), "example");
   ASSERT_EQ(all.error, "");
   const std::vector<OperationRecord> expected = exampleRecords();
-  ASSERT_EQ(all.records.size(), expected.size() + 1);
+  ASSERT_EQ(all.records.size(), expected.size() + 2);
   for (size_t i = 0; i < expected.size(); ++i) {
     const ParsedCollective& got = all.records[i];
     EXPECT_EQ(got.identity.job, "48213");
     EXPECT_EQ(got.identity.host, "gb300-r01-t05");
     EXPECT_EQ(got.identity.pid, 4121);
     EXPECT_FALSE(got.droppedNotice);
-    EXPECT_EQ(renderCollectiveLine(got.identity, got.record, got.recordsDropped),
-              renderCollectiveLine(exampleIdentity(), expected[i], expected[i].kind == RecordKind::Hang ? 3 : 0))
+    EXPECT_EQ(got.recordsDropped, 0u);
+    EXPECT_EQ(renderCollectiveLine(got.identity, got.record), renderCollectiveLine(exampleIdentity(), expected[i]))
         << "record " << i;
   }
   EXPECT_EQ(all.records[0].record.comm, 0x5d3c0f1e2a4b6c7dULL);
   EXPECT_EQ(all.records[0].record.timing, TimingSource::Kernel);
   EXPECT_FALSE(all.records[3].record.comm.has_value());
+  EXPECT_EQ(all.records[1].record.closedBy, CloseReason::Overtaken);
   EXPECT_EQ(all.records[4].record.flows[0].outstanding, 2u);
-  EXPECT_EQ(all.records[4].recordsDropped, 3u);
-  EXPECT_TRUE(all.records[5].droppedNotice);
-  EXPECT_EQ(all.records[5].recordsDropped, 5u);
+  const ParsedCollective& lost = all.records[5];
+  EXPECT_TRUE(lost.droppedNotice);
+  EXPECT_EQ(lost.record.kind, RecordKind::Lost);
+  EXPECT_EQ(lost.operationsDropped, 2u);
+  EXPECT_EQ(lost.eventsDropped, 40u);
+  EXPECT_EQ(lost.recordsDropped, 0u);
+  EXPECT_EQ(lost.record.comm, 0x5d3c0f1e2a4b6c7dULL);
+  EXPECT_EQ(lost.record.rank, 3);
+  EXPECT_EQ(lost.record.start.realtimeNs, 1764480300000000000);
+  EXPECT_EQ(renderDroppedLine(lost.identity, droppedNoticeOf(lost)),
+            renderCollectiveLine(exampleIdentity(), exampleLost()));
+  EXPECT_TRUE(all.records[6].droppedNotice);
+  EXPECT_EQ(all.records[6].recordsDropped, 5u);
+  EXPECT_FALSE(all.records[6].record.comm.has_value());
+}
+
+// Files written before "closed_by" and "dropped" lines: records_dropped on any line, no closed_by.
+TEST(ProfilerOutputRecords, ReaderAcceptsLinesOfEarlierVersions) {
+  std::string allReduce = renderCollectiveLine(exampleIdentity(), exampleRecords()[0], 3);
+  const size_t at = allReduce.find("\"closed_by\":\"events\",");
+  ASSERT_NE(at, std::string::npos) << allReduce;
+  allReduce.erase(at, std::string("\"closed_by\":\"events\",").size());
+  const CollectiveLineResult old = parseCollectiveLine(allReduce, "old.jsonl", 1);
+  ASSERT_EQ(old.error, "");
+  EXPECT_EQ(old.parsed->record.closedBy, CloseReason::Events);
+  EXPECT_EQ(old.parsed->recordsDropped, 3u);
+  const std::string hang = renderCollectiveLine(exampleIdentity(), exampleRecords()[4], 7);
+  EXPECT_EQ(parseCollectiveLine(hang, "old.jsonl", 1).parsed->recordsDropped, 7u);
+}
+
+TEST(ProfilerOutputRecords, ClosedByIsOnCompletedLinesOnly) {
+  for (const CloseReason reason : {CloseReason::Events, CloseReason::Enqueued, CloseReason::Overtaken, CloseReason::Age,
+                                   CloseReason::Evicted, CloseReason::Finalize}) {
+    OperationRecord r = exampleRecords()[2];
+    r.closedBy = reason;
+    const std::string line = renderCollectiveLine(exampleIdentity(), r);
+    EXPECT_NE(line.find(std::string("\"closed_by\":\"") + closeReasonName(reason) + "\""), std::string::npos);
+    EXPECT_EQ(parseCollectiveLine(line, "f", 1).parsed->record.closedBy, reason);
+  }
+  std::string bad = renderCollectiveLine(exampleIdentity(), exampleRecords()[0]);
+  bad.replace(bad.find("\"events\""), 8, "\"later\"");
+  EXPECT_EQ(parseCollectiveLine(bad, "f", 1).error,
+            "f:1:1: field 'closed_by': expected events, enqueued, overtaken, age, evicted or finalize");
+  const std::string hang = renderCollectiveLine(exampleIdentity(), exampleRecords()[4]);
+  EXPECT_EQ(hang.find("closed_by"), std::string::npos);
+  std::string hangClosed = hang;
+  hangClosed.insert(1, "\"closed_by\":\"age\",");
+  EXPECT_EQ(parseCollectiveLine(hangClosed, "f", 1).error, "f:1:1: field 'closed_by': unknown field");
+}
+
+TEST(ProfilerOutputRecords, DroppedLinesWriteOnlyTheirCounts) {
+  DroppedNotice notice;
+  notice.realtimeNs = 12;
+  notice.events = 9;
+  EXPECT_EQ(renderDroppedLine(Identity{"h", "j", 1}, notice),
+            "{\"events_dropped\":9,\"host\":\"h\",\"job\":\"j\",\"pid\":1,\"record\":\"dropped\","
+            "\"schema\":\"railtune.profile.collectives.v1\",\"time_realtime_ns\":12}");
+  const CollectiveLineResult read = parseCollectiveLine(renderDroppedLine(Identity{"h", "j", 1}, notice), "f", 1);
+  ASSERT_EQ(read.error, "");
+  EXPECT_EQ(read.parsed->eventsDropped, 9u);
+  EXPECT_EQ(read.parsed->record.eventsDropped, 9u);
+  const std::string zero =
+      "{\"host\":\"h\",\"job\":\"j\",\"operations_dropped\":0,\"pid\":1,\"record\":\"dropped\","
+      "\"schema\":\"railtune.profile.collectives.v1\",\"time_realtime_ns\":12}";
+  EXPECT_EQ(parseCollectiveLine(zero, "f", 1).error, "f:1:1: field 'operations_dropped': written only when > 0");
 }
 
 TEST(ProfilerOutputRecords, ReaderReadsTheNetExampleBackExactly) {
@@ -99,6 +162,7 @@ TEST(ProfilerOutputRecords, DerivedFieldsAreWrittenAsComputed) {
   EXPECT_NE(line.find("\"algbw_gbps\":209.574"), std::string::npos) << line;  // 2^30 B / 5123456 ns
   EXPECT_NE(line.find("\"busbw_gbps\":416.237"), std::string::npos) << line;  // x 2 * 143 / 144
   EXPECT_EQ(line.find("records_dropped"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"closed_by\":\"events\""), std::string::npos) << line;
   EXPECT_EQ(line.find("\"peer\""), std::string::npos) << line;
 }
 

@@ -1,5 +1,7 @@
 // ProfileWriter (profiler_plugin/output/writer.h): file naming, identity fields, drop-on-full with
-// the loss reported in the next record, periodic flush (bounded wait), flushNow for the watchdog,
+// the loss in a "dropped" line at the next flush (also while idle), a capture's loss notice, a
+// failing disk retried without torn or lost-uncounted lines, periodic flush (bounded wait),
+// flushNow for the watchdog,
 // shutdown flush, records surviving SIGKILL, a trace that parses after shutdown and continues when
 // the plugin is loaded again, the Prometheus textfile, concurrent producers, and push() allocating
 // nothing on the caller's thread.
@@ -7,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -29,6 +33,7 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using railtune::profiler::testing::exampleLost;
 using railtune::profiler::testing::exampleRecords;
 using railtune::profiler::testing::readFile;
 
@@ -134,7 +139,7 @@ TEST_F(ProfilerOutputWriter, PrometheusAloneWritesNoOtherFile) {
   fs::remove(dir_.string() + ".prom");
 }
 
-TEST_F(ProfilerOutputWriter, DropsWhenFullAndSaysSoInTheNextRecord) {
+TEST_F(ProfilerOutputWriter, DropsWhenFullAndWritesADroppedLine) {
   ProfileOptions o = options(1h, 2);
   o.drainInterval = 1h;  // the queue is never drained before shutdown: it fills
   ProfileWriter writer(o);
@@ -146,9 +151,11 @@ TEST_F(ProfilerOutputWriter, DropsWhenFullAndSaysSoInTheNextRecord) {
   EXPECT_EQ(writer.droppedTotal(), 2u);
   writer.shutdown();
   const auto records = readLog(writer.path(ProfileFile::Collectives));
-  ASSERT_EQ(records.size(), 2u);
-  EXPECT_EQ(records[0].recordsDropped, 2u);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].recordsDropped, 0u) << "never attached to a later record";
   EXPECT_EQ(records[1].recordsDropped, 0u);
+  EXPECT_TRUE(records[2].droppedNotice);
+  EXPECT_EQ(records[2].recordsDropped, 2u);
   EXPECT_FALSE(writer.push(record)) << "accepted after shutdown";
 }
 
@@ -296,6 +303,154 @@ TEST_F(ProfilerOutputWriter, ConcurrentProducersLoseNothingUncounted) {
   }
   EXPECT_EQ(reportedDrops, writer.droppedTotal());
   EXPECT_EQ(written + reportedDrops, 2000u);
+}
+
+// Records written plus every count of "records_dropped".
+struct Tally {
+  uint64_t records = 0, dropped = 0, operations = 0, events = 0;
+};
+
+Tally tally(const std::vector<ParsedCollective>& lines) {
+  Tally t;
+  for (const ParsedCollective& r : lines) {
+    t.records += r.droppedNotice ? 0 : 1;
+    t.dropped += r.recordsDropped;
+    t.operations += r.operationsDropped;
+    t.events += r.eventsDropped;
+  }
+  return t;
+}
+
+TEST_F(ProfilerOutputWriter, QueueLossesAreWrittenAtTheNextFlushWithoutAnotherRecord) {
+  ProfileOptions o = options(300ms, 2);
+  o.prometheusPath = dir_.string() + "/metrics.prom";
+  ProfileWriter writer(o);
+  const OperationRecord record = exampleRecords()[3];
+  uint64_t pushed = 0;
+  while (writer.droppedTotal() < 3 && pushed < 10000000) {  // faster than the thread drains: some drop
+    writer.push(record);
+    ++pushed;
+  }
+  ASSERT_GE(writer.droppedTotal(), 3u);
+  const auto lossAt = std::chrono::steady_clock::now();
+  Tally t;
+  while (std::chrono::steady_clock::now() - lossAt < 5s) {
+    t = tally(readLog(writer.path(ProfileFile::Collectives)));
+    if (t.records + t.dropped == pushed) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - lossAt, 2s) << "the loss was not written within 2 s";
+  EXPECT_EQ(t.dropped, writer.droppedTotal());
+  EXPECT_EQ(t.records + t.dropped, pushed);
+  const std::string metrics = readFile(o.prometheusPath);
+  EXPECT_NE(metrics.find("railtune_profile_records_dropped_total{job_id=\"job-1\",host=\"node-a\",pid=\"4242\"} " +
+                         std::to_string(writer.droppedTotal()) + "\n"),
+            std::string::npos)
+      << metrics;
+}
+
+TEST_F(ProfilerOutputWriter, ARecordReachesTheFileWithinASecondWhileIdle) {
+  ProfileWriter writer(options(1000ms));  // the default interval
+  writer.push(exampleRecords()[0]);
+  const auto pushedAt = std::chrono::steady_clock::now();
+  const auto records = waitForRecords(writer.path(ProfileFile::Collectives), 1);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_LT(std::chrono::steady_clock::now() - pushedAt, 1500ms);
+}
+
+TEST_F(ProfilerOutputWriter, ACaptureLossNoticeIsADroppedLine) {
+  ProfileOptions o = options(1h);
+  o.prometheusPath = dir_.string() + "/metrics.prom";
+  ProfileWriter writer(o);
+  writer.push(exampleLost());
+  OperationRecord nothing = exampleLost();
+  nothing.operationsDropped = nothing.eventsDropped = 0;
+  writer.push(nothing);  // says nothing: no line
+  writer.shutdown();
+  const auto lines = readLog(writer.path(ProfileFile::Collectives));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(lines[0].droppedNotice);
+  EXPECT_EQ(lines[0].operationsDropped, 2u);
+  EXPECT_EQ(lines[0].eventsDropped, 40u);
+  EXPECT_EQ(lines[0].record.rank, 3);
+  EXPECT_EQ(lines[0].record.start.realtimeNs, exampleLost().end.realtimeNs);
+  EXPECT_EQ(readFile(writer.path(ProfileFile::Net)), "");
+  EXPECT_TRUE(nlohmann::json::parse(readFile(writer.path(ProfileFile::Trace))).empty());
+  const std::string metrics = readFile(o.prometheusPath);
+  EXPECT_NE(
+      metrics.find("railtune_profile_operations_dropped_total{job_id=\"job-1\",host=\"node-a\",pid=\"4242\"} 2\n"),
+      std::string::npos);
+  EXPECT_NE(metrics.find("railtune_profile_events_dropped_total{job_id=\"job-1\",host=\"node-a\",pid=\"4242\"} 40\n"),
+            std::string::npos);
+}
+
+// A disk that is full while `full` is set (each call fails with ENOSPC but every fifth, which
+// writes a few bytes first: a write stopped mid-line), and always takes short writes.
+struct FakeDisk {
+  std::atomic<bool> full{false};
+  std::atomic<uint64_t> calls{0}, failures{0};
+  ssize_t write(int fd, const void* data, size_t size) {
+    const uint64_t call = calls++;
+    if (full && call % 5 != 0) {
+      ++failures;
+      errno = ENOSPC;
+      return -1;
+    }
+    return ::write(fd, data, std::min<size_t>(size, full ? 1 + call % 13 : 1 + call % 4093));
+  }
+};
+
+TEST_F(ProfilerOutputWriter, AFullDiskIsRetriedAndEveryRecordIsWrittenOrCounted) {
+  auto disk = std::make_shared<FakeDisk>();
+  ProfileOptions o = options(5ms, 256);
+  o.retryInitial = 10ms;
+  o.retryMax = 40ms;
+  o.write = [disk](int fd, const void* data, size_t size) { return disk->write(fd, data, size); };
+  ProfileWriter writer(o);
+  OperationRecord record = exampleRecords()[0];
+  uint64_t pushed = 0;
+  auto push = [&](int n) {
+    for (int i = 0; i < n; ++i, ++pushed) {
+      record.seq = pushed;
+      while (!writer.push(record)) std::this_thread::sleep_for(100us);  // the losses below are the buffer's
+    }
+  };
+  push(500);
+  disk->full = true;
+  push(20000);  // far more than 4 MiB of text while nothing can be written
+  std::this_thread::sleep_for(200ms);
+  EXPECT_GT(disk->failures.load(), 2u);
+  disk->full = false;
+  push(500);
+  writer.shutdown();
+  const CollectiveParseResult all = parseCollectiveRecords(readFile(writer.path(ProfileFile::Collectives)), "log");
+  ASSERT_EQ(all.error, "") << "a torn or duplicated line";
+  const Tally t = tally(all.records);
+  EXPECT_GT(t.dropped, 0u) << "the 4 MiB limit was never reached";
+  EXPECT_LT(t.dropped, pushed);
+  // Each refused push() is counted as lost too (this test pushes the record again).
+  EXPECT_EQ(t.records + t.dropped, pushed + writer.droppedTotal());
+  std::vector<bool> seen(pushed, false);
+  for (const ParsedCollective& r : all.records) {
+    if (r.droppedNotice) continue;
+    ASSERT_FALSE(seen[r.record.seq]) << "written twice: " << r.record.seq;
+    seen[r.record.seq] = true;
+  }
+  EXPECT_EQ(parseNetRecords(readFile(writer.path(ProfileFile::Net)), "net").error, "");
+  EXPECT_TRUE(nlohmann::json::accept(readFile(writer.path(ProfileFile::Trace))));
+}
+
+TEST_F(ProfilerOutputWriter, FlushNowSaysWhenTheDiskFails) {
+  auto disk = std::make_shared<FakeDisk>();
+  disk->full = true;
+  ProfileOptions o = options(1h);
+  o.write = [disk](int fd, const void* data, size_t size) { return disk->write(fd, data, size); };
+  ProfileWriter writer(o);
+  writer.push(exampleRecords()[4]);
+  EXPECT_FALSE(writer.flushNow(5s));
+  disk->full = false;
+  EXPECT_TRUE(writer.flushNow(5s));
+  EXPECT_EQ(readLog(writer.path(ProfileFile::Collectives)).size(), 1u);
 }
 
 }  // namespace
