@@ -1,5 +1,5 @@
 // Grouping a job's samples by collective (collectives.h) with two counting sorts rather than a sort
-// of 8 M samples: samples per (comm, seq) slot, then their indices placed slot by slot.
+// of 8 M samples: samples per (comm, op, seq) slot, then their indices placed slot by slot.
 #include "cli/profile/collectives.h"
 
 #include <algorithm>
@@ -12,7 +12,8 @@
 namespace railtune::cli::profile {
 namespace {
 
-// Seq numbers of one communicator are dense from 0 in practice; a sparse range falls back to a map.
+// Seq numbers of one communicator and collective type are dense from 0 in practice; a sparse range
+// falls back to a map.
 constexpr uint64_t kDenseRange = 1u << 22;
 
 struct SeqSlots {
@@ -38,26 +39,45 @@ std::vector<uint32_t> commKeys(const ProfileLogs& logs, uint32_t job, std::vecto
   return streamComm;
 }
 
-// Each sample's slot (one per comm and seq, numbered in the order met) and how many samples each holds.
+// The (comm, op) series of each sample: NCCL counts seq per collective type.
+std::vector<uint32_t> assignSeries(const ProfileLogs& logs, const CollectiveIndex& index, size_t* seriesCount) {
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> series;
+  std::pair<uint32_t, uint32_t> last{kNone, kNone};
+  uint32_t lastSeries = kNone;
+  std::vector<uint32_t> out(logs.samples.size(), kNone);
+  for (size_t i = 0; i < logs.samples.size(); ++i) {
+    const Sample& s = logs.samples[i];
+    const std::pair<uint32_t, uint32_t> key{index.streamComm[s.stream], s.op};
+    if (key.first == kNone) continue;
+    if (key != last)  // samples come file by file, so the previous sample's series is the likely one
+      last = key, lastSeries = series.try_emplace(key, static_cast<uint32_t>(series.size())).first->second;
+    out[i] = lastSeries;
+  }
+  *seriesCount = series.size();
+  return out;
+}
+
+// Each sample's slot (one per comm, op and seq, numbered in the order met) and how many samples each holds.
 std::vector<uint32_t> assignSlots(const ProfileLogs& logs, CollectiveIndex* index, std::vector<uint32_t>* counts) {
-  std::vector<SeqSlots> slots(index->comms.size());
-  for (const Sample& s : logs.samples) {
-    const uint32_t c = index->streamComm[s.stream];
-    if (c == kNone) continue;
-    slots[c].minSeq = std::min(slots[c].minSeq, s.seq);
-    slots[c].maxSeq = std::max(slots[c].maxSeq, s.seq);
+  size_t seriesCount = 0;
+  const std::vector<uint32_t> seriesOf = assignSeries(logs, *index, &seriesCount);
+  std::vector<SeqSlots> slots(seriesCount);
+  for (size_t i = 0; i < logs.samples.size(); ++i) {
+    if (seriesOf[i] == kNone) continue;
+    SeqSlots& slot = slots[seriesOf[i]];
+    slot.minSeq = std::min(slot.minSeq, logs.samples[i].seq);
+    slot.maxSeq = std::max(slot.maxSeq, logs.samples[i].seq);
   }
   for (SeqSlots& slot : slots)
     if (slot.minSeq <= slot.maxSeq && slot.isDense()) slot.dense.assign(slot.maxSeq - slot.minSeq + 1, kNone);
   std::vector<uint32_t> sampleSlot(logs.samples.size(), kNone);
   for (size_t i = 0; i < logs.samples.size(); ++i) {
     const Sample& s = logs.samples[i];
-    const uint32_t c = index->streamComm[s.stream];
-    if (c == kNone) continue;
-    uint32_t& slot = slots[c].slot(s.seq);
+    if (seriesOf[i] == kNone) continue;
+    uint32_t& slot = slots[seriesOf[i]].slot(s.seq);
     if (slot == kNone) {
       slot = static_cast<uint32_t>(index->collectives.size());
-      index->collectives.push_back(Collective{c, s.seq, s.op, 0, 0});
+      index->collectives.push_back(Collective{index->streamComm[s.stream], s.seq, s.op, 0, 0});
       counts->push_back(0);
     }
     sampleSlot[i] = slot;
@@ -66,14 +86,15 @@ std::vector<uint32_t> assignSlots(const ProfileLogs& logs, CollectiveIndex* inde
   return sampleSlot;
 }
 
-// Collectives sorted by comm, then seq; their samples placed contiguously in that order.
-void placeSamples(const std::vector<uint32_t>& sampleSlot, const std::vector<uint32_t>& counts,
+// Collectives sorted by comm, then seq, then op; their samples placed contiguously in that order.
+void placeSamples(const ProfileLogs& logs, const std::vector<uint32_t>& sampleSlot, const std::vector<uint32_t>& counts,
                   CollectiveIndex* index) {
   std::vector<uint32_t> byKey(index->collectives.size());
   for (uint32_t i = 0; i < byKey.size(); ++i) byKey[i] = i;
   std::sort(byKey.begin(), byKey.end(), [&](uint32_t a, uint32_t b) {
     const Collective &x = index->collectives[a], &y = index->collectives[b];
-    return x.commKey != y.commKey ? x.commKey < y.commKey : x.seq < y.seq;
+    if (x.commKey != y.commKey) return x.commKey < y.commKey;
+    return x.seq != y.seq ? x.seq < y.seq : logs.ops[x.op] < logs.ops[y.op];
   });
   std::vector<uint32_t> position(byKey.size());
   std::vector<Collective> sorted;
@@ -101,7 +122,7 @@ CollectiveIndex indexCollectives(const ProfileLogs& logs, uint32_t job) {
   index.streamComm = commKeys(logs, job, &index.comms);
   std::vector<uint32_t> counts;
   const std::vector<uint32_t> sampleSlot = assignSlots(logs, &index, &counts);
-  placeSamples(sampleSlot, counts, &index);
+  placeSamples(logs, sampleSlot, counts, &index);
   return index;
 }
 

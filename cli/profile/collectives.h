@@ -1,5 +1,5 @@
-// The samples of one job grouped by collective (communicator, seq), and the small statistics the
-// analyses share. Internal to cli/profile.
+// The samples of one job grouped by collective (communicator, op, seq: NCCL numbers seq per
+// collective type), and the small statistics the analyses share. Internal to cli/profile.
 #pragma once
 
 #include <cstddef>
@@ -19,14 +19,14 @@ struct CommKey {
 struct Collective {
   uint32_t commKey = 0;
   uint64_t seq = 0;
-  uint32_t op = 0;              // of its first sample
+  uint32_t op = 0;              // index into ProfileLogs::ops
   uint32_t begin = 0, end = 0;  // its samples: order[begin, end)
 };
 
 struct CollectiveIndex {
   std::vector<CommKey> comms;
   std::vector<uint32_t> streamComm;     // per stream of the logs: its comm key; kNone when not in the job
-  std::vector<Collective> collectives;  // by comm key, then seq
+  std::vector<Collective> collectives;  // by comm key, then seq, then op name
   std::vector<uint32_t> order;          // sample indices grouped by collective
 };
 

@@ -22,13 +22,13 @@ constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 // The keys of a completed record, in the writer's (sorted) order.
 // clang-format off
 enum Key : int {
-  kAlgbw, kAlgorithm, kBusbw, kBytes, kChannels, kComm, kDatatype, kDuration, kEndMono, kEndReal,
+  kAlgbw, kAlgorithm, kBusbw, kBytes, kChannels, kClosedBy, kComm, kDatatype, kDuration, kEndMono, kEndReal,
   kEventsDropped, kHost, kJob, kNranks, kOp, kPeer, kPid, kProtocol, kRank, kRecord, kRecordsDropped,
   kSchema, kSeq, kStartMono, kStartReal, kTiming, kKeyCount
 };
 
 constexpr std::array<std::string_view, kKeyCount> kKeyNames = {
-    "algbw_gbps", "algorithm", "busbw_gbps", "bytes", "channels", "comm", "datatype", "duration_us",
+    "algbw_gbps", "algorithm", "busbw_gbps", "bytes", "channels", "closed_by", "comm", "datatype", "duration_us",
     "end_monotonic_ns", "end_realtime_ns", "events_dropped", "host", "job", "nranks", "op", "peer", "pid",
     "protocol", "rank", "record", "records_dropped", "schema", "seq", "start_monotonic_ns",
     "start_realtime_ns", "timing"};
@@ -38,7 +38,8 @@ constexpr uint32_t bit(Key key) {
   return 1u << key;
 }
 
-constexpr uint32_t kOptional = bit(kComm) | bit(kRank) | bit(kNranks) | bit(kPeer) | bit(kRecordsDropped);
+constexpr uint32_t kOptional =
+    bit(kClosedBy) | bit(kComm) | bit(kRank) | bit(kNranks) | bit(kPeer) | bit(kRecordsDropped);
 constexpr uint32_t kRequired = ((1u << kKeyCount) - 1) & ~kOptional;
 
 // The writer sorts its keys, so the key after the previous one is tried first.
@@ -124,6 +125,19 @@ bool number(od::value& value, double* out) {
   return !value.get_double().get(*out);
 }
 
+bool closeReason(od::value& value, profiler::CloseReason* out) {
+  std::string_view name;
+  if (!text(value, 16, &name)) return false;
+  for (const auto reason :
+       {profiler::CloseReason::Events, profiler::CloseReason::Enqueued, profiler::CloseReason::Overtaken,
+        profiler::CloseReason::Age, profiler::CloseReason::Evicted, profiler::CloseReason::Finalize}) {
+    if (name != profiler::closeReasonName(reason)) continue;
+    *out = reason;
+    return true;
+  }
+  return false;
+}
+
 bool readIdentityField(int key, od::value& value, Raw* raw) {
   CollectiveFields& f = raw->fields;
   switch (key) {
@@ -160,7 +174,6 @@ bool readOperationField(int key, od::value& value, Raw* raw) {
   CollectiveFields& f = raw->fields;
   std::string_view unused;
   int ignored = 0;
-  uint64_t ignoredCount = 0;
   switch (key) {
     case kSeq:
       return count(value, &f.seq);
@@ -175,13 +188,15 @@ bool readOperationField(int key, od::value& value, Raw* raw) {
     case kChannels:
       return intIn(value, 0, 1 << 16, &ignored);
     case kPeer:
-      return intIn(value, 0, kIntMax, &ignored);
+      return intIn(value, 0, kIntMax, &f.peer);
     case kStartReal:
       return integerIn(value, 0, std::numeric_limits<int64_t>::max(), &f.startRealtimeNs);
     case kStartMono:
       return integerIn(value, 0, std::numeric_limits<int64_t>::max(), &f.startMonotonicNs);
     case kEventsDropped:
-      return count(value, &ignoredCount);
+      return count(value, &f.eventsDropped);
+    case kClosedBy:
+      return closeReason(value, &f.closedBy);
     case kEndReal:
       return integerIn(value, 0, std::numeric_limits<int64_t>::max(), &f.endRealtimeNs);
     case kEndMono:

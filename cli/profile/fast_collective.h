@@ -14,6 +14,8 @@
 #include <optional>
 #include <string_view>
 
+#include "profiler_plugin/record.h"
+
 namespace railtune::cli::profile {
 
 // The fields of an accepted line. The string views point into the line itself: valid as long as it is.
@@ -25,9 +27,12 @@ struct CollectiveFields {
   int rank = -1;   // -1: absent
   int nRanks = 0;  // 0: absent
   uint64_t seq = 0;
+  int peer = -1;  // p2p: the peer rank; -1 absent
   int64_t startRealtimeNs = 0, endRealtimeNs = 0;
   int64_t startMonotonicNs = 0, endMonotonicNs = 0;
-  uint64_t recordsDropped = 0;
+  uint64_t eventsDropped = 0;
+  uint64_t recordsDropped = 0;  // old files only: the writer now says so in a "dropped" line
+  profiler::CloseReason closedBy = profiler::CloseReason::Events;  // "events" when absent (older files)
 };
 
 class FastCollectiveReader {

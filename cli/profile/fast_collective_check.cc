@@ -18,7 +18,8 @@ std::optional<CollectiveFields> readFast(FastCollectiveReader& reader, std::stri
 
 std::string compare(const CollectiveFields& f, const po::ParsedCollective& p) {
   const profiler::OperationRecord& r = p.record;
-  if (p.droppedNotice || r.kind == profiler::RecordKind::Hang) return "fast reader accepted a hang or dropped record";
+  if (p.droppedNotice || r.kind == profiler::RecordKind::Hang || r.kind == profiler::RecordKind::Lost)
+    return "fast reader accepted a hang or dropped record";
   if (f.job != p.identity.job || f.host != p.identity.host || f.pid != p.identity.pid) return "identity differs";
   if (f.p2p != (r.kind == profiler::RecordKind::P2p)) return "record kind differs";
   if (f.comm != r.comm || f.rank != r.rank || f.nRanks != r.nRanks || f.seq != r.seq)
@@ -28,6 +29,8 @@ std::string compare(const CollectiveFields& f, const po::ParsedCollective& p) {
       f.startMonotonicNs != r.start.monotonicNs || f.endMonotonicNs != r.end.monotonicNs)
     return "times differ";
   if (f.recordsDropped != p.recordsDropped) return "records_dropped differs";
+  if (f.peer != r.peer || f.eventsDropped != r.eventsDropped || f.closedBy != r.closedBy)
+    return "peer, events_dropped or closed_by differs";
   return "";
 }
 
@@ -42,7 +45,8 @@ std::string disagreement(std::string_view line) {
     if (!strict.parsed) return "fast reader accepted what the strict reader rejects: " + strict.error;
     return compare(*fast, *strict.parsed);
   }
-  if (!strict.parsed || strict.parsed->droppedNotice || strict.parsed->record.kind == profiler::RecordKind::Hang)
+  if (!strict.parsed || strict.parsed->droppedNotice || strict.parsed->record.kind == profiler::RecordKind::Hang ||
+      strict.parsed->record.kind == profiler::RecordKind::Lost)
     return "";
   Identity identity = strict.parsed->identity;
   const std::string canonical =

@@ -2,6 +2,8 @@
 // leaves, every rejected line reported and skipped.
 #include "cli/profile/file_reader.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/profile/fast_collective.h"
@@ -94,12 +96,39 @@ class FileReader {
     return lastOp_ = static_cast<uint32_t>(result_.ops.size() - 1);
   }
 
+  // Losses are few (a notice every few seconds at worst), so a linear search finds their entry.
+  void addLoss(const CollectiveFields& f, bool perRank, uint64_t records, uint64_t operations, uint64_t events,
+               int64_t timeNs) {
+    const bool hasComm = perRank && f.comm.has_value();
+    const int rank = perRank ? f.rank : -1;
+    FileLoss* entry = nullptr;
+    for (FileLoss& l : result_.losses)
+      if (l.loss.pid == f.pid && l.loss.rank == rank && l.loss.hasComm == hasComm &&
+          l.loss.comm == (hasComm ? *f.comm : 0) && l.host == f.host && l.job == f.job)
+        entry = &l;
+    if (entry == nullptr) {
+      Loss loss;
+      loss.pid = f.pid, loss.hasComm = hasComm, loss.comm = hasComm ? *f.comm : 0, loss.rank = rank;
+      loss.firstNs = loss.lastNs = timeNs;
+      entry = &result_.losses.emplace_back(FileLoss{std::string(f.job), std::string(f.host), loss});
+    }
+    Loss& l = entry->loss;
+    l.recordsDropped += records, l.operationsDropped += operations, l.eventsDropped += events;
+    l.firstNs = std::min(l.firstNs, timeNs), l.lastNs = std::max(l.lastNs, timeNs);
+  }
+
   void addCompleted(const CollectiveFields& f) {
     result_.recordsDropped += f.recordsDropped;
+    if (f.recordsDropped > 0) addLoss(f, false, f.recordsDropped, 0, 0, f.endRealtimeNs);
+    if (f.eventsDropped > 0) addLoss(f, true, 0, 0, f.eventsDropped, f.endRealtimeNs);
     if (f.p2p) {
       ++result_.p2pRecords;
+      result_.p2p.push_back(
+          P2pSample{f.startRealtimeNs, f.endRealtimeNs, f.seq, streamOf(f), f.peer, f.op == "Send", f.closedBy});
       return;
     }
+    if (f.closedBy != profiler::CloseReason::Events)
+      result_.unusualCloses.push_back(UnusualClose{static_cast<uint32_t>(result_.samples.size()), f.closedBy});
     result_.samples.push_back(
         Sample{f.endRealtimeNs, f.endMonotonicNs - f.startMonotonicNs, f.seq, streamOf(f), opOf(f.op)});
   }
@@ -112,29 +141,33 @@ class FileReader {
     addStrict(std::move(*strict.parsed));
   }
 
+  static CollectiveFields fieldsOf(const out::ParsedCollective& parsed) {
+    const profiler::OperationRecord& r = parsed.record;
+    CollectiveFields f;
+    f.job = parsed.identity.job, f.host = parsed.identity.host, f.op = r.operation.view();
+    f.pid = parsed.identity.pid, f.p2p = r.kind == profiler::RecordKind::P2p;
+    f.comm = r.comm, f.rank = r.rank, f.nRanks = r.nRanks, f.seq = r.seq, f.peer = r.peer;
+    f.startRealtimeNs = r.start.realtimeNs, f.endRealtimeNs = r.end.realtimeNs;
+    f.startMonotonicNs = r.start.monotonicNs, f.endMonotonicNs = r.end.monotonicNs;
+    f.eventsDropped = r.eventsDropped, f.recordsDropped = parsed.recordsDropped, f.closedBy = r.closedBy;
+    return f;
+  }
+
   void addStrict(out::ParsedCollective parsed) {
     const profiler::OperationRecord& r = parsed.record;
+    const CollectiveFields f = fieldsOf(parsed);
     if (parsed.droppedNotice) {
       ++result_.droppedNotices;
       result_.recordsDropped += parsed.recordsDropped;
+      const int64_t at = r.start.realtimeNs;
+      if (parsed.recordsDropped > 0) addLoss(f, false, parsed.recordsDropped, 0, 0, at);
+      if (parsed.operationsDropped > 0 || parsed.eventsDropped > 0)
+        addLoss(f, true, 0, parsed.operationsDropped, parsed.eventsDropped, at);
     } else if (r.kind == profiler::RecordKind::Hang) {
       result_.recordsDropped += parsed.recordsDropped;
+      if (parsed.recordsDropped > 0) addLoss(f, false, parsed.recordsDropped, 0, 0, r.start.realtimeNs);
       result_.hangs.push_back(HangRecord{path_, std::move(parsed)});
     } else {
-      CollectiveFields f{parsed.identity.job,
-                         parsed.identity.host,
-                         r.operation.view(),
-                         parsed.identity.pid,
-                         r.kind == profiler::RecordKind::P2p,
-                         r.comm,
-                         r.rank,
-                         r.nRanks,
-                         r.seq,
-                         r.start.realtimeNs,
-                         r.end.realtimeNs,
-                         r.start.monotonicNs,
-                         r.end.monotonicNs,
-                         parsed.recordsDropped};
       addCompleted(f);
     }
   }

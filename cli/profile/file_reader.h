@@ -20,11 +20,20 @@ struct FileStream {
   int nRanks = 0;
 };
 
+// A loss as one file knows it (logs.h, Loss).
+struct FileLoss {
+  std::string job, host;
+  Loss loss;  // job and host not yet set
+};
+
 struct FileResult {
   LogKind kind = LogKind::Unknown;
   std::vector<FileStream> streams;
   std::vector<std::string> ops;
-  std::vector<Sample> samples;  // stream and op index this file's tables
+  std::vector<Sample> samples;              // stream and op index this file's tables
+  std::vector<UnusualClose> unusualCloses;  // sample indexes this file's samples
+  std::vector<P2pSample> p2p;               // stream indexes this file's streams
+  std::vector<FileLoss> losses;
   std::vector<HangRecord> hangs;
   std::vector<PathEnd> pathEnds;
   std::vector<std::string> problems;  // the first maxProblems

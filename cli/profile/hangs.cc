@@ -1,222 +1,203 @@
-// `profile hangs` (hangs.h). A collective is hung when a watchdog record names it, or when a rank's
-// completions stop below what other ranks of its communicator completed (it is stuck in the next
-// one). Within a hung collective every rank is completed, stuck (a hang record, or no completion of
-// it and none after it) or silent (no records at all). The suspect link is the directed rank pair
-// most outstanding flows point at, a link both of whose ends report outstanding steps first.
+// `profile hangs` (hangs.h). The operations looked at are those a watchdog record names and, per rank,
+// the first operation others completed that it did not reach (progress.h). Each rank of such an
+// operation is then completed, stuck (its hang record, or no completion and nothing after it), lost
+// (it went past it, or its records were reported lost after its last completion) or silent (no
+// records at all). It is hung when some rank is stuck; a hang record followed by a completion by its
+// events resolved (slow, not hung); one followed by a completion closed at finalize did not.
 #include "cli/profile/hangs.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
-#include <tuple>
+
+#include "cli/profile/hangs_link.h"
+#include "cli/profile/progress.h"
 
 namespace railtune::cli::profile {
 namespace {
 
 using CommId = std::pair<bool, uint64_t>;
-using HangKey = std::tuple<bool, uint64_t, uint64_t>;  // comm, seq
+using OpId = std::pair<CommId, OpKey>;
 
-struct RankInfo {
-  std::string host;
-  int64_t lastSeq = -1;
-  std::set<uint64_t> completedOfInterest;
+struct Watched {
+  StuckRank stuck;
+  int64_t startNs = 0;
 };
 
-struct CommInfo {
-  int nRanks = 0;
-  int64_t maxSeq = -1;
-  std::map<int, RankInfo> ranks;
-  std::map<uint64_t, std::string> opOfSeq;  // for the seqs of interest
+struct Completion {
+  int64_t endNs = 0;
+  profiler::CloseReason closedBy = profiler::CloseReason::Events;
 };
+
+// A transfer's key from either side's record: a Send of r to p and p's Recv from r are one.
+OpKey keyOf(const profiler::OperationRecord& r, bool p2p) {
+  if (!p2p) return OpKey{std::string(r.operation.view()), r.seq};
+  const bool send = r.operation.view() == "Send";
+  return OpKey{"p2p", r.seq, send ? r.rank : r.peer, send ? r.peer : r.rank};
+}
 
 class JobHangFinder {
  public:
   JobHangFinder(const ProfileLogs& logs, uint32_t job, const fabric::RailMap* railMap)
-      : logs_(logs), job_(job), railMap_(railMap) {}
+      : logs_(logs), job_(job), railMap_(railMap), progress_(logs, job) {}
 
   JobHangs find() {
     JobHangs out;
     out.job = logs_.jobs[job_];
+    out.losses = jobLosses(logs_, job_);
     collectRanks();
     collectWatchdog();
-    collectStalls();
+    collectStalls(&out);
     collectCompletions();
-    for (auto& [key, hung] : hung_) {
-      classify(key, hung);
-      hung.suspect = suspectLink(hung);
-      out.hung.push_back(std::move(hung));
-    }
+    for (const OpId& id : candidates_) classify(id, &out);
+    addGaps(&out);
     return out;
   }
 
  private:
   void collectRanks() {
-    for (const Stream& s : logs_.streams) {
-      if (s.job != job_ || s.rank < 0) continue;
-      CommInfo& comm = comms_[{s.hasComm, s.comm}];
-      comm.nRanks = std::max(comm.nRanks, s.nRanks);
-      comm.ranks[s.rank].host = logs_.hosts[s.host];
-    }
-    // Per stream first (one pass over millions of samples), then per communicator and rank.
-    std::vector<int64_t> lastSeq(logs_.streams.size(), -1);
-    for (const Sample& sample : logs_.samples)
-      lastSeq[sample.stream] = std::max(lastSeq[sample.stream], static_cast<int64_t>(sample.seq));
-    for (size_t i = 0; i < logs_.streams.size(); ++i) {
-      const Stream& s = logs_.streams[i];
-      if (s.job != job_ || s.rank < 0 || lastSeq[i] < 0) continue;
-      CommInfo& comm = comms_[{s.hasComm, s.comm}];
-      RankInfo& rank = comm.ranks[s.rank];
-      rank.lastSeq = std::max(rank.lastSeq, lastSeq[i]);
-      comm.maxSeq = std::max(comm.maxSeq, lastSeq[i]);
-    }
-  }
-
-  HungCollective& hungAt(bool hasComm, uint64_t comm, uint64_t seq) {
-    HungCollective& hung = hung_[{hasComm, comm, seq}];
-    hung.hasComm = hasComm, hung.comm = comm, hung.seq = seq;
-    return hung;
+    for (const Stream& s : logs_.streams)
+      if (s.job == job_) nRanks_[{s.hasComm, s.comm}] = std::max(nRanks_[{s.hasComm, s.comm}], s.nRanks);
+    for (const auto& [who, host] : progress_.ranks()) hosts_[{who.hasComm, who.comm}][who.rank] = host;
   }
 
   void collectWatchdog() {
     for (const HangRecord& h : logs_.hangs) {
       const profiler::OperationRecord& r = h.parsed.record;
       if (h.parsed.identity.job != logs_.jobs[job_] || r.rank < 0) continue;
-      HungCollective& hung = hungAt(r.comm.has_value(), r.comm.value_or(0), r.seq);
-      hung.op = std::string(r.operation.view());
-      hung.nRanks = std::max(hung.nRanks, r.nRanks);
-      CommInfo& comm = comms_[{r.comm.has_value(), r.comm.value_or(0)}];
-      comm.nRanks = std::max(comm.nRanks, r.nRanks);
-      if (comm.ranks[r.rank].host.empty()) comm.ranks[r.rank].host = h.parsed.identity.host;
-      StuckRank stuck{r.rank, h.parsed.identity.host, true, -1, static_cast<double>(r.stuckForNs) / 1000.0, {}};
+      const bool p2p = r.operation.view() == "Send" || r.operation.view() == "Recv";
+      if (p2p && r.peer < 0) continue;
+      const CommId comm{r.comm.has_value(), r.comm.value_or(0)};
+      nRanks_[comm] = std::max(nRanks_[comm], r.nRanks);
+      hosts_[comm].try_emplace(r.rank, h.parsed.identity.host);
+      StuckRank stuck{r.rank, h.parsed.identity.host, true, -1, static_cast<double>(r.stuckForNs) / 1000.0, false, {}};
       for (uint32_t i = 0; i < r.nFlows; ++i) {
         const profiler::NetFlow& f = r.flows[i];
-        if (f.outstanding == 0) continue;
-        stuck.flows.push_back(
-            StuckFlow{f.channel, f.peer, f.send, f.outstanding, std::string(f.hca.view()), f.device, f.rail});
+        if (f.outstanding > 0)
+          stuck.flows.push_back(
+              StuckFlow{f.channel, f.peer, f.send, f.outstanding, std::string(f.hca.view()), f.device, f.rail});
       }
-      watchdog_[{r.comm.has_value(), r.comm.value_or(0), r.seq}][r.rank] = std::move(stuck);
+      const OpId id{comm, keyOf(r, p2p)};
+      candidates_.insert(id);
+      watchdog_[id][r.rank] = Watched{std::move(stuck), r.start.realtimeNs};
+      watchedRanks_.insert(CommRank{comm.first, comm.second, r.rank});
     }
   }
 
-  // A rank whose completions stop below the communicator's highest is stuck in its next collective,
-  // unless a hang record already says where it is stuck.
-  void collectStalls() {
-    std::set<std::pair<CommId, int>> watched;
-    for (const auto& [key, ranks] : watchdog_)
-      for (const auto& [rank, stuck] : ranks) watched.insert({{std::get<0>(key), std::get<1>(key)}, rank});
-    for (const auto& [id, comm] : comms_)
-      for (const auto& [rank, info] : comm.ranks)
-        if (info.lastSeq < comm.maxSeq && !watched.contains({id, rank}))
-          hungAt(id.first, id.second, static_cast<uint64_t>(info.lastSeq + 1));
+  // A rank's stall is looked at unless a hang record says where it is; when its records were reported
+  // lost after its last completion, it is a gap of unknown outcome rather than a hang.
+  void collectStalls(JobHangs* out) {
+    for (const Stall& stall : progress_.stalls) {
+      if (watchedRanks_.contains(stall.who)) continue;
+      const CommRank& w = stall.who;
+      if (!recordsLostAfter(logs_, job_, w.hasComm, w.comm, w.rank, progress_.lastEndNs(w))) {
+        candidates_.insert({{w.hasComm, w.comm}, stall.key});
+        continue;
+      }
+      RecordGap gap{w.hasComm,     w.comm,
+                    w.rank,        progress_.host(w),
+                    stall.key.op,  stall.key.from,
+                    stall.key.to,  stall.key.seq,
+                    stall.key.seq, 0,
+                    true,          progress_.lastSeq(w, stall.key)};
+      out->gaps.push_back(std::move(gap));
+    }
   }
 
+  // The completions of the operations looked at: one pass over the samples, one over the transfers.
   void collectCompletions() {
-    if (hung_.empty()) return;
-    for (const Sample& sample : logs_.samples) {
+    if (candidates_.empty()) return;
+    size_t close = 0;
+    for (uint32_t i = 0; i < logs_.samples.size(); ++i) {
+      const Sample& sample = logs_.samples[i];
+      while (close < logs_.unusualCloses.size() && logs_.unusualCloses[close].sample < i) ++close;
       const Stream& s = logs_.streams[sample.stream];
-      if (s.job != job_ || s.rank < 0 || !hung_.contains({s.hasComm, s.comm, sample.seq})) continue;
-      CommInfo& comm = comms_[{s.hasComm, s.comm}];
-      comm.ranks[s.rank].completedOfInterest.insert(sample.seq);
-      comm.opOfSeq.try_emplace(sample.seq, logs_.ops[sample.op]);
+      if (s.job != job_ || s.rank < 0) continue;
+      const OpId id{{s.hasComm, s.comm}, OpKey{logs_.ops[sample.op], sample.seq}};
+      if (!candidates_.contains(id)) continue;
+      const bool unusual = close < logs_.unusualCloses.size() && logs_.unusualCloses[close].sample == i;
+      completions_[id][s.rank] = Completion{
+          sample.endRealtimeNs, unusual ? logs_.unusualCloses[close].closedBy : profiler::CloseReason::Events};
+    }
+    for (const P2pSample& p : logs_.p2p) {
+      const Stream& s = logs_.streams[p.stream];
+      if (s.job != job_ || s.rank < 0) continue;
+      const OpId id{{s.hasComm, s.comm}, OpKey{"p2p", p.seq, p.send ? s.rank : p.peer, p.send ? p.peer : s.rank}};
+      if (candidates_.contains(id)) completions_[id][s.rank] = Completion{p.endRealtimeNs, p.closedBy};
     }
   }
 
-  void classify(const HangKey& key, HungCollective& hung) {
-    const auto& [hasComm, commId, seq] = key;
-    CommInfo& comm = comms_[{hasComm, commId}];
-    hung.nRanks = std::max(hung.nRanks, comm.nRanks);
-    if (hung.op.empty() && comm.opOfSeq.contains(seq)) hung.op = comm.opOfSeq[seq];
-    const auto watched = watchdog_.find(key);
-    for (const auto& [rank, info] : comm.ranks) {
-      if (info.completedOfInterest.contains(seq)) {
+  // The ranks an operation concerns: a transfer's two ends, else every rank of the communicator.
+  std::vector<int> ranksOf(const OpId& id) const {
+    if (id.second.p2p()) return {id.second.from, id.second.to};
+    std::set<int> ranks;
+    if (const auto it = hosts_.find(id.first); it != hosts_.end())
+      for (const auto& [rank, host] : it->second) ranks.insert(rank);
+    if (const auto it = nRanks_.find(id.first); it != nRanks_.end())
+      for (int r = 0; r < it->second; ++r) ranks.insert(r);
+    return {ranks.begin(), ranks.end()};
+  }
+
+  void classify(const OpId& id, JobHangs* out) {
+    const auto [hasComm, comm] = id.first;
+    const OpKey& key = id.second;
+    HungCollective hung;
+    hung.hasComm = hasComm, hung.comm = comm, hung.seq = key.seq, hung.op = key.op, hung.from = key.from;
+    hung.to = key.to, hung.nRanks = nRanks_[id.first];
+    const auto& watched = watchdog_[id];
+    const auto& completed = completions_[id];
+    for (const int rank : ranksOf(id)) {
+      const CommRank who{hasComm, comm, rank};
+      const auto w = watched.find(rank);
+      const auto c = completed.find(rank);
+      const bool finalized = c != completed.end() && c->second.closedBy == profiler::CloseReason::Finalize;
+      if (w != watched.end() && c != completed.end() && !finalized) {
+        out->resolved.push_back(ResolvedHang{hasComm, comm, key.seq, key.op, key.from, key.to, rank,
+                                             w->second.stuck.host, profiler::closeReasonName(c->second.closedBy),
+                                             static_cast<double>(c->second.endNs - w->second.startNs) / 1e9});
         hung.completed.push_back(rank);
-      } else if (watched != watchdog_.end() && watched->second.contains(rank)) {
-        StuckRank stuck = watched->second.at(rank);
-        stuck.lastCompletedSeq = info.lastSeq;
+      } else if (w != watched.end()) {
+        StuckRank stuck = w->second.stuck;
+        stuck.lastCompletedSeq = progress_.lastSeq(who, key), stuck.closedAtFinalize = finalized;
         hung.stuck.push_back(std::move(stuck));
-      } else if (info.lastSeq < static_cast<int64_t>(seq)) {
-        hung.stuck.push_back(StuckRank{rank, info.host, false, info.lastSeq, 0, {}});
+      } else if (c != completed.end()) {
+        hung.completed.push_back(rank);
+      } else if (!progress_.wrote(who)) {
+        hung.silent.push_back(rank);
+      } else if (progress_.passed(who, key) ||
+                 recordsLostAfter(logs_, job_, hasComm, comm, rank, progress_.lastEndNs(who))) {
+        hung.lost.push_back(LostRank{rank, progress_.host(who), progress_.passed(who, key)});
       } else {
-        hung.silent.push_back(rank);  // completed later collectives: this record was lost
+        hung.stuck.push_back(StuckRank{rank, progress_.host(who), false, progress_.lastSeq(who, key), 0, false, {}});
       }
     }
-    for (int rank = 0; rank < hung.nRanks; ++rank)
-      if (!comm.ranks.contains(rank)) hung.silent.push_back(rank);
-    std::sort(hung.silent.begin(), hung.silent.end());
+    if (hung.stuck.empty()) return;  // resolved, or only records lost: not a hang
+    hung.suspect = suspectLink(hung, hosts_[id.first], logs_, job_, railMap_);
+    out->hung.push_back(std::move(hung));
   }
 
-  std::optional<SuspectLink> suspectLink(const HungCollective& hung) {
-    std::map<std::pair<int, int>, std::pair<int, int>> votes;  // (from, to) -> (send flows, recv flows)
-    int considered = 0;
-    for (const StuckRank& stuck : hung.stuck) {
-      for (const StuckFlow& flow : stuck.flows) {
-        if (flow.peer < 0) continue;
-        ++considered;
-        if (flow.send)
-          ++votes[{stuck.rank, flow.peer}].first;
-        else
-          ++votes[{flow.peer, stuck.rank}].second;
-      }
-    }
-    if (votes.empty()) return std::nullopt;
-    auto rankOf = [](const std::pair<int, int>& v) {
-      return std::make_pair(v.first > 0 && v.second > 0, v.first + v.second);
-    };
-    auto best = votes.begin();
-    for (auto it = votes.begin(); it != votes.end(); ++it)
-      if (rankOf(it->second) > rankOf(best->second)) best = it;
-    const CommInfo& comm = comms_[{hung.hasComm, hung.comm}];
-    SuspectLink link;
-    link.from = linkEnd(hung, comm, best->first.first, best->first.second, true);
-    link.to = linkEnd(hung, comm, best->first.second, best->first.first, false);
-    if (link.to.host.empty() && pathEnd(best->first.first, best->first.second, true) != nullptr)
-      link.to.host = pathEnd(best->first.first, best->first.second, true)->peerHost;
-    link.sendFlows = best->second.first, link.recvFlows = best->second.second, link.flowsConsidered = considered;
-    return link;
-  }
-
-  // The end of the link at `rank`, talking to `peer`: its NIC from its own stuck flows, else from its
-  // path log; its GPU from the path log, else the rail map's GPU for that NIC.
-  LinkEnd linkEnd(const HungCollective& hung, const CommInfo& comm, int rank, int peer, bool send) const {
-    LinkEnd end;
-    end.rank = rank;
-    if (const auto it = comm.ranks.find(rank); it != comm.ranks.end()) end.host = it->second.host;
-    for (const StuckRank& stuck : hung.stuck) {
-      if (stuck.rank != rank) continue;
-      for (const StuckFlow& flow : stuck.flows)
-        if (flow.peer == peer && flow.send == send && (!flow.hca.empty() || flow.rail >= 0) && end.hca.empty())
-          end.hca = flow.hca, end.rail = flow.rail;
-    }
-    if (const PathEnd* path = pathEnd(rank, peer, send)) {
-      if (end.host.empty()) end.host = path->host;
-      if (end.hca.empty()) end.hca = path->hca, end.rail = path->rail;
-      end.gpu = path->gpu;
-    }
-    if (end.gpu < 0) end.gpu = gpuOfNic(end.host, end.hca);
-    return end;
-  }
-
-  const PathEnd* pathEnd(int rank, int peer, bool send) const {
-    for (const PathEnd& p : logs_.pathEnds)
-      if (p.job == logs_.jobs[job_] && p.rank == rank && p.peerRank == peer && p.send == send) return &p;
-    return nullptr;
-  }
-
-  int gpuOfNic(const std::string& host, const std::string& hca) const {
-    const fabric::RailMapHost* mapped = railMap_ != nullptr && !hca.empty() ? railMap_->findHost(host) : nullptr;
-    if (mapped == nullptr) return -1;
-    for (const fabric::RailMapGpu& gpu : mapped->gpus)
-      for (const fabric::RailMapNic& nic : gpu.nics)
-        if (nic.hca == hca) return gpu.index;
-    return -1;
+  void addGaps(JobHangs* out) const {
+    for (const MissingRun& run : progress_.gaps)
+      out->gaps.push_back(RecordGap{run.who.hasComm, run.who.comm, run.who.rank, progress_.host(run.who), run.first.op,
+                                    run.first.from, run.first.to, run.first.seq, run.lastSeq, run.count, false,
+                                    progress_.lastSeq(run.who, run.first)});
+    std::sort(out->gaps.begin(), out->gaps.end(), [](const RecordGap& a, const RecordGap& b) {
+      return std::tie(a.hasComm, a.comm, a.rank, a.op, a.from, a.to, a.firstSeq) <
+             std::tie(b.hasComm, b.comm, b.rank, b.op, b.from, b.to, b.firstSeq);
+    });
   }
 
   const ProfileLogs& logs_;
   uint32_t job_;
   const fabric::RailMap* railMap_;
-  std::map<CommId, CommInfo> comms_;
-  std::map<HangKey, HungCollective> hung_;
-  std::map<HangKey, std::map<int, StuckRank>> watchdog_;
+  JobProgress progress_;
+  std::map<CommId, int> nRanks_;
+  std::map<CommId, std::map<int, std::string>> hosts_;
+  std::set<OpId> candidates_;
+  std::map<OpId, std::map<int, Watched>> watchdog_;
+  std::set<CommRank> watchedRanks_;
+  std::map<OpId, std::map<int, Completion>> completions_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // one merge that gives jobs, hosts, operations and streams their shared indices.
 #include "cli/profile/logs.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <thread>
@@ -37,12 +38,21 @@ class Merger {
     std::vector<uint32_t> streamIds, opIds;
     for (const FileStream& s : file.streams) streamIds.push_back(streamOf(s));
     for (const std::string& op : file.ops) opIds.push_back(ops_(op));
+    for (UnusualClose close : file.unusualCloses) {
+      close.sample += static_cast<uint32_t>(logs_->samples.size());
+      logs_->unusualCloses.push_back(close);
+    }
     logs_->samples.reserve(logs_->samples.size() + file.samples.size());
     for (Sample sample : file.samples) {
       sample.stream = streamIds[sample.stream];
       sample.op = opIds[sample.op];
       logs_->samples.push_back(sample);
     }
+    for (P2pSample p2p : file.p2p) {
+      p2p.stream = streamIds[p2p.stream];
+      logs_->p2p.push_back(p2p);
+    }
+    for (const FileLoss& loss : file.losses) addLoss(loss);
     for (HangRecord& hang : file.hangs) {
       jobs_(hang.parsed.identity.job);  // a job may have hung before it completed anything
       logs_->hangs.push_back(std::move(hang));
@@ -57,7 +67,25 @@ class Merger {
     logs_->strictLines += file.strictLines;
   }
 
+  // Once every file is in: the losses, by job, host, pid, comm and rank.
+  void finish() {
+    for (const auto& [key, loss] : losses_) logs_->losses.push_back(loss);
+  }
+
  private:
+  // One entry per process and rank however many files (a process that loaded the plugin twice) said so.
+  void addLoss(const FileLoss& file) {
+    Loss loss = file.loss;
+    loss.job = jobs_(file.job), loss.host = hosts_(file.host);
+    const auto key = std::make_tuple(loss.job, loss.host, loss.pid, loss.hasComm, loss.comm, loss.rank);
+    const auto [it, added] = losses_.try_emplace(key, loss);
+    if (added) return;
+    Loss& known = it->second;
+    known.recordsDropped += loss.recordsDropped, known.operationsDropped += loss.operationsDropped;
+    known.eventsDropped += loss.eventsDropped;
+    known.firstNs = std::min(known.firstNs, loss.firstNs), known.lastNs = std::max(known.lastNs, loss.lastNs);
+  }
+
   void countFile(LogKind kind) {
     switch (kind) {
       case LogKind::Collectives:
@@ -88,6 +116,7 @@ class Merger {
   ProfileLogs* logs_;
   Interner jobs_, hosts_, ops_;
   std::map<std::tuple<uint32_t, uint32_t, int, bool, uint64_t, int>, uint32_t> streams_;
+  std::map<std::tuple<uint32_t, uint32_t, int, bool, uint64_t, int>, Loss> losses_;
 };
 
 }  // namespace
@@ -116,6 +145,7 @@ ProfileLogs readProfileLogs(const ReadOptions& options) {
     merger.add(std::move(result), options.maxProblems);
     result = FileResult{};  // release this file's samples before the next is copied
   }
+  merger.finish();
   return logs;
 }
 

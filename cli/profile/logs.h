@@ -24,7 +24,8 @@ struct Stream {
   int nRanks = 0;  // 0: the records did not say
 };
 
-// One completed collective on one rank (p2p operations are counted, not kept).
+// One completed collective on one rank. A collective is (job, comm, op, seq): NCCL numbers seq per
+// collective type, so AllReduce #0 and AllGather #0 are different operations.
 struct Sample {
   int64_t endRealtimeNs = 0;
   int64_t durationNs = 0;  // on the writer's monotonic clock
@@ -33,6 +34,36 @@ struct Sample {
   uint32_t op = 0;      // index into ProfileLogs::ops
 };
 static_assert(sizeof(Sample) == 32, "a sample is what 8 M of them can afford");
+
+// A collective sample not closed by its events (rare, so kept beside the samples, not in them).
+struct UnusualClose {
+  uint32_t sample = 0;  // index into ProfileLogs::samples
+  profiler::CloseReason closedBy = profiler::CloseReason::Events;
+};
+
+// One completed Send or Recv on one rank. seq counts this rank's earlier operations of the same kind
+// with the same peer, so the k-th Send from r to p and p's k-th Recv from r are one transfer.
+struct P2pSample {
+  int64_t startRealtimeNs = 0, endRealtimeNs = 0;
+  uint64_t seq = 0;
+  uint32_t stream = 0;
+  int peer = -1;
+  bool send = false;
+  profiler::CloseReason closedBy = profiler::CloseReason::Events;
+};
+
+// What one process (and, for a communicator's own notices, one rank) reported lost, and when: records
+// the writer's queue dropped, operations and events a full pool dropped. Old files attach
+// records_dropped to completed records; it counts here all the same.
+struct Loss {
+  uint32_t job = 0, host = 0;
+  int pid = 0;
+  bool hasComm = false;
+  uint64_t comm = 0;
+  int rank = -1;  // -1: the writer's loss, for every rank of the process
+  uint64_t recordsDropped = 0, operationsDropped = 0, eventsDropped = 0;
+  int64_t firstNs = 0, lastNs = 0;  // realtime of the first and last line that reported it
+};
 
 // The local end of one connection from a path log: where a rank's traffic to a peer left its host.
 struct PathEnd {
@@ -62,6 +93,9 @@ struct ProfileLogs {
   std::vector<std::string> jobs, hosts, ops;
   std::vector<Stream> streams;
   std::vector<Sample> samples;
+  std::vector<UnusualClose> unusualCloses;  // by sample
+  std::vector<P2pSample> p2p;
+  std::vector<Loss> losses;  // by job, host, pid, comm, rank
   std::vector<HangRecord> hangs;
   std::vector<PathEnd> pathEnds;
   ReadProblems problems;

@@ -13,7 +13,11 @@ add_library(railtune_profile_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/lateness.cc
   ${CMAKE_CURRENT_LIST_DIR}/stragglers.cc
   ${CMAKE_CURRENT_LIST_DIR}/stragglers_render.cc
+  ${CMAKE_CURRENT_LIST_DIR}/losses.cc
+  ${CMAKE_CURRENT_LIST_DIR}/progress.cc
+  ${CMAKE_CURRENT_LIST_DIR}/progress_gaps.cc
   ${CMAKE_CURRENT_LIST_DIR}/hangs.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hangs_link.cc
   ${CMAKE_CURRENT_LIST_DIR}/hangs_render.cc
   ${CMAKE_CURRENT_LIST_DIR}/command_support.cc)
 target_link_libraries(railtune_profile_analysis PUBLIC railtune_profiler_output railtune_net_pathlog railtune_fabric_io railtune_common

@@ -249,6 +249,7 @@ JobStragglers analyseJob(const ProfileLogs& logs, uint32_t job, const fabric::Ra
   out.late = lateCollectives(logs, index, placement, measured);
   for (size_t t = 0; t < placement.trayNames.size(); ++t)
     out.clocks.push_back(HostClock{placement.trayNames[t], us(measured.trayOffsetNs[t])});
+  out.losses = jobLosses(logs, job);
   return out;
 }
 

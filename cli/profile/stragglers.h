@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/profile/logs.h"
+#include "cli/profile/losses.h"
 #include "fabric/rail_map.h"
 
 namespace railtune::cli::profile {
@@ -41,6 +42,7 @@ struct Offender {
   double medianArrivalLatenessUs = 0;  // the secondary signal, over the same collectives
 };
 
+// One collective: (comm, op, seq); NCCL counts seq per collective type.
 struct LateCollective {
   bool hasComm = false;
   uint64_t comm = 0, seq = 0;
@@ -77,6 +79,7 @@ struct JobStragglers {
   std::vector<Offender> offenders;   // racks, trays, then ranks; each by collectives late, lateness
   std::vector<LateCollective> late;  // every collective with a late rank, by lateness
   std::vector<HostClock> clocks;     // by host name
+  std::vector<LossReport> losses;    // what the logs say was lost: those ranks took part less
 };
 
 struct StragglerReport {

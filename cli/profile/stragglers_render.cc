@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/profile/losses.h"
+
 namespace railtune::cli::profile {
 namespace {
 
@@ -95,7 +97,8 @@ json jobJson(const JobStragglers& job) {
               {"late_events", job.lateEvents},
               {"offenders", offenders},
               {"collectives", collectives},
-              {"clock_offsets_us", clocks}};
+              {"clock_offsets_us", clocks},
+              {"losses", lossesJson(job.losses)}};
 }
 
 }  // namespace
@@ -176,6 +179,7 @@ void headline(const JobStragglers& job, std::ostringstream& out) {
     out << "  host clock offsets (secondary signal): " << fixed(low->offsetUs, 1) << " us (" << low->host << ") to "
         << fixed(high->offsetUs, 1) << " us (" << high->host << ")\n";
   }
+  out << lossesText(job.losses, 10);
 }
 
 void offenderTable(const JobStragglers& job, const StragglerOptions& options, std::ostringstream& out) {

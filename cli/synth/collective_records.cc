@@ -66,6 +66,7 @@ profiler::OperationRecord collectiveRecord(const SynthJob& job, int rank, size_t
   r.start = profiler::Timestamp{realtime + timing.arrivalNs, clock.monotonicBaseNs + timing.arrivalNs};
   r.end = profiler::Timestamp{realtime + timing.endNs, clock.monotonicBaseNs + timing.endNs};
   r.timing = profiler::TimingSource::Kernel;
+  r.closedBy = profiler::CloseReason::Events;  // a healthy job: every awaited event stopped
   return r;
 }
 

@@ -19,6 +19,15 @@ if(TARGET railtune_profile_analysis)
   profile_expect(hangs_ring fail "^job ring-job: 1 hung collective"
                  "suspect link: rank 5 on r000-t01 GPU 1 mlx5_1 rail 1 -> rank 6 on r000-t01"
                  -- ${_railtune} profile hangs ${_profile_data}/ring-hang)
+  # The issue's case: rank 3 stuck in AllGather #0 after AllReduce #0 completed everywhere (seq is per
+  # collective type), in files without closed_by; exit 1, and rank 6's lost records listed.
+  profile_expect(hangs_allgather fail "^job gap-job: 1 hung collective"
+                 "comm 00000000000000cd seq 0 AllGather: 1 stuck, 7 completed, 0 silent"
+                 "stuck rank 3 on r001-t00: no hang record; it completed no AllGather"
+                 "r001-t01 pid 206: 3 records dropped"
+                 -- ${_railtune} profile hangs ${_profile_data}/allgather-hang)
+  profile_expect(stragglers_allgather ok "^job gap-job: 8 ranks" "losses reported in the logs: 1" --
+                 ${_railtune} profile stragglers ${_profile_data}/allgather-hang)
   foreach(kind stragglers hangs)  # each --json example (a golden file of the unit tests) fits its schema
     add_test(NAME cli.format_golden_profile_${kind}
              COMMAND ${_validate} ${_formats}/profile-${kind}.schema.json ${_formats}/profile-${kind}.example.json

@@ -11,6 +11,7 @@
 #include "cli/profile/stragglers.h"
 #include "cli/profile/stragglers_render.h"
 #include "cli/profile/synthetic_job.h"
+#include "tests/unit/profile_analysis_lines.h"
 #include "tests/unit/profile_analysis_ring.h"
 #include "tests/unit/profile_analysis_test_support.h"
 
@@ -71,6 +72,22 @@ TEST(ProfileGolden, RingHangFixtureAndReport) {
   const HangReport report = analyseHangs(logs, nullptr, std::nullopt);
   expectGolden(kGolden + "/hangs.txt", renderHangsTable(report));
   expectGolden(kFormats + "/profile-hangs.example.json", renderHangsJson(report));
+}
+
+// The case as files for the CLI tests: AllReduce #0 completed everywhere, AllGather #0 everywhere
+// but on rank 3 (stuck there), in the format of earlier versions (no closed_by); rank 6's writer lost
+// records later, which the report lists as a loss.
+TEST(ProfileGolden, AllGatherHangFixture) {
+  const std::string fixture = kData + "/allgather-hang";
+  for (int rank = 0; rank < testing::kGapRanks; ++rank) {
+    std::string text = testing::oldFormat(testing::collLine(rank, "AllReduce", 0, 1000)) + "\n";
+    if (rank != 3) text += testing::oldFormat(testing::collLine(rank, "AllGather", 0, 2000)) + "\n";
+    if (rank == 6) text += testing::droppedLine(6, 2500, 3) + "\n";
+    expectGolden(fixture + "/gap-job-" + std::to_string(rank) + ".collectives.jsonl", text);
+  }
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{fixture}, true, 2, 20});
+  ASSERT_EQ(logs.problems.count, 0u);
+  expectGolden(kGolden + "/hangs-allgather.txt", renderHangsTable(analyseHangs(logs, nullptr, std::nullopt)));
 }
 
 }  // namespace

@@ -85,6 +85,29 @@ TEST(ProfileReader, FastPathRejectsWhatTheStrictReaderRejects) {
   }
 }
 
+TEST(ProfileReader, FastPathReadsClosedByAndPeerAndLeavesUnknownReasonsToTheStrictReader) {
+  FastCollectiveReader reader;
+  std::string line;
+  for (const std::string& l : goldenLines())
+    if (l.find("\"record\":\"p2p\"") != std::string::npos) line = l;
+  ASSERT_NE(line.find("\"closed_by\":\"events\""), std::string::npos) << line;
+  line.replace(line.find("\"closed_by\":\"events\""), 20, "\"closed_by\":\"finalize\"");
+  const auto fields = fastRead(reader, line);
+  ASSERT_TRUE(fields) << line;
+  EXPECT_EQ(fields->closedBy, profiler::CloseReason::Finalize);
+  EXPECT_GE(fields->peer, 0);
+  EXPECT_EQ(disagreement(line), "");
+  const std::string unknown =
+      line.substr(0, line.find("finalize")) + "Finalize" + line.substr(line.find("finalize") + 8);
+  EXPECT_FALSE(fastRead(reader, unknown));
+  EXPECT_EQ(disagreement(unknown), "");
+  const std::string old = line.substr(0, line.find("\"closed_by\"")) + line.substr(line.find("\"comm\""));
+  const auto oldFields = fastRead(reader, old);
+  ASSERT_TRUE(oldFields) << old;
+  EXPECT_EQ(oldFields->closedBy, profiler::CloseReason::Events);  // earlier versions: closed by its events
+  EXPECT_EQ(disagreement(old), "");
+}
+
 TEST(ProfileReader, ReadsTheGoldenExampleWithEveryRecordKind) {
   TempDir dir;
   dir.write("48213-gb300-r01-t05-4121.collectives.jsonl", testing::joinLines(goldenLines()));
@@ -95,8 +118,15 @@ TEST(ProfileReader, ReadsTheGoldenExampleWithEveryRecordKind) {
   EXPECT_EQ(logs.p2pRecords, 1u);
   ASSERT_EQ(logs.hangs.size(), 1u);
   EXPECT_EQ(logs.hangs[0].parsed.record.seq, 42u);
-  EXPECT_EQ(logs.droppedNotices, 1u);
-  EXPECT_EQ(logs.recordsDropped, 8u);
+  EXPECT_EQ(logs.droppedNotices, 2u);
+  EXPECT_EQ(logs.recordsDropped, 5u);
+  // The writer's records of the process, and the operations and events of rank 3's pool.
+  ASSERT_EQ(logs.losses.size(), 2u);
+  EXPECT_EQ(logs.losses[0].rank, -1);
+  EXPECT_EQ(logs.losses[0].recordsDropped, 5u);
+  EXPECT_EQ(logs.losses[1].rank, 3);
+  EXPECT_EQ(logs.losses[1].operationsDropped, 2u);
+  EXPECT_EQ(logs.losses[1].eventsDropped, 42u);  // 40 in the notice, 2 on its AllGather
   EXPECT_EQ(logs.jobs, std::vector<std::string>{"48213"});
 }
 
