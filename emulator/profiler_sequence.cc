@@ -26,8 +26,8 @@ struct ProfilerSequence::Task {
   void* task = nullptr;      // Coll / P2p
   std::vector<Flow> flows;
   std::vector<void*> kernelCh;  // per channel
-  bool self = false;     // a Send/Recv with the rank itself: no proxy op, no kernel channel events
-  bool aborted = false;  // the job was aborted under it: its events stay open
+  bool self = false;            // a Send/Recv with the rank itself: no proxy op, no kernel channel events
+  bool aborted = false;         // the job was aborted under it: its events stay open
   bool stalled() const { return op->stallAtStep >= 0; }
   bool stepDone(int step) const { return !stalled() || step < op->stallAtStep; }
   bool stepPosted(int step) const { return step < op->nSteps && (!stalled() || step <= op->stallAtStep); }

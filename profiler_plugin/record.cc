@@ -51,8 +51,8 @@ const char* closeReasonName(CloseReason reason) {
 }
 
 double algorithmBandwidthGBps(const OperationRecord& record) {
-  const int64_t ns = record.end.monotonicNs - record.start.monotonicNs;
-  if (ns <= 0) return 0.0;
+  int64_t ns = 0;  // a record read back may hold any two times: no overflow, 0 when they make no sense
+  if (__builtin_sub_overflow(record.end.monotonicNs, record.start.monotonicNs, &ns) || ns <= 0) return 0.0;
   // bytes / (ns * 1e-9) / 1e9 = bytes / ns
   return static_cast<double>(record.bytes) / static_cast<double>(ns);
 }

@@ -5,6 +5,7 @@
 // (collective log, network summary, Chrome trace, Prometheus textfile) on their own thread.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -76,6 +77,12 @@ enum class CloseReason : uint8_t {
 const char* closeReasonName(CloseReason reason);  // the quoted names above
 
 struct OperationRecord {
+  OperationRecord() = default;
+  // Copies move the flows in use only: a record is copied into the writer's queue and out of it once
+  // per operation, and the 64 inline flows are 5 KiB of which a collective uses a handful.
+  OperationRecord(const OperationRecord& other) { *this = other; }
+  OperationRecord& operator=(const OperationRecord& other);
+
   RecordKind kind = RecordKind::Collective;
   std::optional<uint64_t> comm;  // NCCL's commId (v4+)
   int rank = -1;
@@ -105,6 +112,34 @@ struct OperationRecord {
   CloseReason closedBy = CloseReason::Events;  // Collective and P2p records
   uint64_t operationsDropped = 0;              // Lost: Coll/P2p events a full pool dropped since the last notice
 };
+
+// Inline: the capture, the writer and the readers each copy records, from libraries of their own.
+inline OperationRecord& OperationRecord::operator=(const OperationRecord& other) {
+  if (this == &other) return *this;
+  kind = other.kind;
+  comm = other.comm;
+  rank = other.rank;
+  nRanks = other.nRanks;
+  seq = other.seq;
+  operation = other.operation;
+  bytes = other.bytes;
+  datatype = other.datatype;
+  algorithm = other.algorithm;
+  protocol = other.protocol;
+  channels = other.channels;
+  peer = other.peer;
+  start = other.start;
+  end = other.end;
+  timing = other.timing;
+  nFlows = other.nFlows < kMaxFlowsPerRecord ? other.nFlows : static_cast<uint32_t>(kMaxFlowsPerRecord);
+  std::copy_n(other.flows.begin(), nFlows, flows.begin());
+  flowsDropped = other.flowsDropped;
+  stuckForNs = other.stuckForNs;
+  eventsDropped = other.eventsDropped;
+  closedBy = other.closedBy;
+  operationsDropped = other.operationsDropped;
+  return *this;
+}
 
 // nccl-tests' formulas: algbw = bytes / time; busbw = algbw x factor, the factor by operation:
 // AllReduce 2(n-1)/n; ReduceScatter, AllGather (n-1)/n; Broadcast, Reduce, Send/Recv 1; AllToAll

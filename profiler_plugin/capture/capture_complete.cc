@@ -21,8 +21,9 @@ int64_t clockNs(clockid_t id) {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
-// Monotonic to realtime, with the offset of now: records made at completion are seconds old at most,
-// so a clock step in between shifts them by no more than the step.
+// Monotonic to realtime, with an offset read at most a second ago (housekeep): records made at
+// completion are seconds old at most, so a clock step in between shifts them by no more than the step,
+// and a record costs no clock read of its own.
 Timestamp bothClocks(int64_t monotonicNs, int64_t offsetNs) {
   return Timestamp{monotonicNs + offsetNs, monotonicNs};
 }
@@ -48,7 +49,8 @@ CaptureEngine::~CaptureEngine() {
 void CaptureEngine::finalizeLocked() {
   std::vector<std::pair<uint64_t, uint32_t>> open;
   for (uint32_t i = 0; i < options_.operationSlots; ++i) {
-    if (operations_[i].state.load(std::memory_order_acquire) == SlotState::Open) open.emplace_back(operations_[i].ticket, i);
+    if (operations_[i].state.load(std::memory_order_acquire) == SlotState::Open)
+      open.emplace_back(operations_[i].ticket, i);
   }
   std::sort(open.begin(), open.end());
   const int64_t now = options_.clock();
@@ -114,7 +116,8 @@ void CaptureEngine::closeByAgeLocked(int64_t now) {
   for (uint32_t i = 0; i < options_.operationSlots; ++i) {
     const OperationSlot& op = operations_[i];
     if (op.state.load(std::memory_order_acquire) != SlotState::Open) continue;
-    if (capture::liveParts(op.pending.load(std::memory_order_acquire)) > 0) firstRunning = std::min(firstRunning, op.ticket);
+    if (capture::liveParts(op.pending.load(std::memory_order_acquire)) > 0)
+      firstRunning = std::min(firstRunning, op.ticket);
   }
   if (now - lastChildNs_.load(std::memory_order_relaxed) < options_.closeAfterNs) return;
   for (uint32_t i = 0; i < options_.operationSlots; ++i) {
@@ -133,7 +136,8 @@ uint32_t CaptureEngine::evictForStart() {
     OperationSlot* oldest = nullptr;
     for (uint32_t i = 0; i < options_.operationSlots; ++i) {
       OperationSlot& op = operations_[i];
-      if (op.state.load(std::memory_order_acquire) != SlotState::Open || op.stopNs.load(std::memory_order_acquire) == 0 ||
+      if (op.state.load(std::memory_order_acquire) != SlotState::Open ||
+          op.stopNs.load(std::memory_order_acquire) == 0 ||
           capture::liveParts(op.pending.load(std::memory_order_acquire)) > 0) {
         continue;
       }
@@ -146,7 +150,12 @@ uint32_t CaptureEngine::evictForStart() {
   return FreeList::kEmpty;
 }
 
+int64_t CaptureEngine::readRealtimeOffset() {
+  return clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
+}
+
 void CaptureEngine::housekeep(int64_t nowMonotonicNs) {
+  realtimeOffset_.store(readRealtimeOffset(), std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(mutex_);
   closeByAgeLocked(nowMonotonicNs);
   pushLostNoticeLocked(nowMonotonicNs);
@@ -170,8 +179,7 @@ void CaptureEngine::pushLostNoticeLocked(int64_t now) {
   notice.protocol.assign("");
   notice.channels = 0;
   notice.peer = -1;
-  const int64_t offset = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
-  notice.start = notice.end = bothClocks(now, offset);
+  notice.start = notice.end = bothClocks(now, realtimeOffset_.load(std::memory_order_relaxed));
   notice.timing = TimingSource::Enqueue;
   notice.nFlows = notice.flowsDropped = 0;
   notice.stuckForNs = 0;
@@ -250,7 +258,7 @@ void CaptureEngine::buildRecord(const OperationSlot& op, RecordKind kind, int64_
   int64_t start = span != nullptr ? span->first.load(std::memory_order_relaxed) : op.startNs;
   int64_t end = span != nullptr ? span->last.load(std::memory_order_relaxed) : stop;
   if (end < start) end = nowNs != 0 ? nowNs : options_.clock();  // nothing stopped yet (a hang record)
-  const int64_t offset = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
+  const int64_t offset = realtimeOffset_.load(std::memory_order_relaxed);
   out.start = bothClocks(start, offset);
   out.end = bothClocks(end, offset);
   collectFlows(op, kind == RecordKind::Hang, out);

@@ -43,21 +43,21 @@ struct CaptureOptions {
   // An operation that has stopped, has no open event and no earlier operation running is closed by age
   // once nothing of this communicator has started or stopped for this long.
   int64_t closeAfterNs = 1'000'000'000;
-  pid_t pid = 0;                  // this process (0: getpid()); ProxyOps of other pids are PXN
+  pid_t pid = 0;  // this process (0: getpid()); ProxyOps of other pids are PXN
   MonotonicClock clock = monotonicNowNs;
 };
 
 // Counters for tests and the finalize summary; each only grows.
 struct CaptureStats {
   uint64_t recordsPushed = 0;
-  uint64_t recordsRejected = 0;  // the sink was full
-  uint64_t eventsDropped = 0;    // a pool was full (children and operations)
-  uint64_t operationsDropped = 0;  // of which Coll/P2p events
-  uint64_t noticesPushed = 0;      // Lost records
-  uint64_t closed[6] = {};         // completed operations by CloseReason
+  uint64_t recordsRejected = 0;       // the sink was full
+  uint64_t eventsDropped = 0;         // a pool was full (children and operations)
+  uint64_t operationsDropped = 0;     // of which Coll/P2p events
+  uint64_t noticesPushed = 0;         // Lost records
+  uint64_t closed[6] = {};            // completed operations by CloseReason
   uint64_t incompleteAtFinalize = 0;  // pushed as hang records by the destructor
-  uint64_t foreignParents = 0;   // PXN ProxyOps whose parent lives in another process
-  uint64_t orphans = 0;          // children whose parent is not a live event of this engine
+  uint64_t foreignParents = 0;        // PXN ProxyOps whose parent lives in another process
+  uint64_t orphans = 0;               // children whose parent is not a live event of this engine
   uint64_t unknownNetEvents = 0;
   uint64_t misuse = 0;  // stops of events already stopped, foreign handles
 };
@@ -121,6 +121,7 @@ class CaptureEngine final : public Engine, public InFlightSource {
   void pushLostNoticeLocked(int64_t now);
   void finalizeLocked();
   void pushScratch();
+  static int64_t readRealtimeOffset();  // CLOCK_REALTIME - CLOCK_MONOTONIC now
   void buildRecord(const OperationSlot& op, RecordKind kind, int64_t nowNs, OperationRecord& out) const;
   void collectFlows(const OperationSlot& op, bool inFlight, OperationRecord& out) const;
   void freeOperationLocked(OperationSlot& op);
@@ -128,10 +129,10 @@ class CaptureEngine final : public Engine, public InFlightSource {
   const CommInfo comm_;
   const CaptureOptions options_;
   RecordSink* const sink_;
-  const EventMask accepted_;   // the mask and the parents NCCL starts for it
-  const bool expectKernels_;   // KernelCh events come (in the mask, ABI v3+)
-  const bool childrenCome_;    // KernelCh or ProxyOp events may come
-  const pid_t pid_;  // read once: glibc does not cache getpid(), and a ProxyOp start should not cost a syscall
+  const EventMask accepted_;  // the mask and the parents NCCL starts for it
+  const bool expectKernels_;  // KernelCh events come (in the mask, ABI v3+)
+  const bool childrenCome_;   // KernelCh or ProxyOp events may come
+  const pid_t pid_;           // read once: glibc does not cache getpid(), and a ProxyOp start should not cost a syscall
   std::unique_ptr<OperationSlot[]> operations_;
   std::unique_ptr<ChildSlot[]> children_;
   FreeList freeOperations_, freeChildren_;
@@ -140,8 +141,9 @@ class CaptureEngine final : public Engine, public InFlightSource {
   // P2p sequence numbers per direction and peer: [send ? 0 : 1][peer % p2pPeers_].
   uint32_t p2pPeers_ = 0;
   std::unique_ptr<std::atomic<uint64_t>[]> p2pSeqs_;
-  std::atomic<int64_t> lastChildNs_{0};         // the last KernelCh/ProxyOp start or stop
-  std::atomic<uint64_t> operationsDropped_{0};  // since the last Lost notice
+  std::atomic<int64_t> lastChildNs_{0};                        // the last KernelCh/ProxyOp start or stop
+  std::atomic<int64_t> realtimeOffset_{readRealtimeOffset()};  // refreshed by housekeep()
+  std::atomic<uint64_t> operationsDropped_{0};                 // since the last Lost notice
   std::atomic<uint64_t> droppedTotal_{0}, operationsDroppedTotal_{0}, foreignParents_{0}, orphans_{0}, unknownNet_{0},
       misuse_{0};
   std::atomic<uint64_t> pushed_{0}, rejected_{0}, notices_{0}, incompleteAtFinalize_{0};

@@ -188,9 +188,13 @@ TEST_P(ProfilerHandleMisuseTest, ParentsThatAreNotOursGiveNullHandles) {
   EXPECT_EQ(sequence.run(emu::ringAllReduce(2, 8, 1, 1, 4, 1 << 20)).failures, 0);
   ASSERT_EQ(driver.finalize(), ncclSuccess);
   const auto written = records();
-  ASSERT_EQ(written.size(), 1u) << "the other communicator's open Coll never finished: no record";
+  ASSERT_EQ(written.size(), 2u) << readFile(collectivesFile());
+  // The other communicator's Coll never stopped: at its finalize it is a hang record, not a completion.
+  EXPECT_EQ(written[0].record.kind, profiler::RecordKind::Hang);
+  EXPECT_EQ(written[1].record.kind, profiler::RecordKind::Collective);
   if (version() >= 4) {
-    EXPECT_EQ(written[0].record.comm, std::optional<uint64_t>(0x62));
+    EXPECT_EQ(written[0].record.comm, std::optional<uint64_t>(0x61));
+    EXPECT_EQ(written[1].record.comm, std::optional<uint64_t>(0x62));
   }
   expectNoWarnings(version());
 }

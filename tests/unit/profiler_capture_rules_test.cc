@@ -22,7 +22,8 @@ constexpr int64_t kSecond = 1'000'000'000;
 
 size_t countClosedBy(const std::vector<OperationRecord>& records, CloseReason reason) {
   size_t n = 0;
-  for (const OperationRecord& r : records) n += r.kind != RecordKind::Hang && r.kind != RecordKind::Lost && r.closedBy == reason;
+  for (const OperationRecord& r : records)
+    n += r.kind != RecordKind::Hang && r.kind != RecordKind::Lost && r.closedBy == reason;
   return n;
 }
 
@@ -193,6 +194,70 @@ TEST(ProfilerCaptureRules, ChildEventsDroppedAreCountedOnTheirOperation) {
   engine.stopEvent(engine.startEvent(kernelChEvent(coll, 0)));
   ASSERT_EQ(sink.size(), 1u);
   EXPECT_EQ(sink.records()[0].eventsDropped, 5u) << "15 slots after the ProxyOp's";
+}
+
+}  // namespace
+}  // namespace railtune::profiler
+
+namespace railtune::profiler {
+namespace {
+
+// The record's copy moves only the flows in use; every other member must come along (a member added
+// to OperationRecord and forgotten in operator= fails here).
+TEST(ProfilerRecordCopy, EveryMemberAndTheFlowsInUse) {
+  OperationRecord r;
+  r.kind = RecordKind::P2p;
+  r.comm = 0xfeed;
+  r.rank = 3;
+  r.nRanks = 8;
+  r.seq = 41;
+  r.operation.assign("Send");
+  r.bytes = 1 << 20;
+  r.datatype.assign("ncclInt8");
+  r.algorithm.assign("RING");
+  r.protocol.assign("LL128");
+  r.channels = 2;
+  r.peer = 5;
+  r.start = {11, 12};
+  r.end = {13, 14};
+  r.timing = TimingSource::Proxy;
+  r.nFlows = 2;
+  r.flows[1].peer = 5;
+  r.flows[1].hca.assign("mlx5_1");
+  r.flows[2].peer = 99;  // beyond nFlows: not copied
+  r.flowsDropped = 6;
+  r.stuckForNs = 7;
+  r.eventsDropped = 8;
+  r.closedBy = CloseReason::Evicted;
+  r.operationsDropped = 9;
+  OperationRecord copy;
+  copy = r;
+  const OperationRecord constructed(r);
+  for (const OperationRecord* c : {static_cast<const OperationRecord*>(&copy), &constructed}) {
+    EXPECT_EQ(c->kind, r.kind);
+    EXPECT_EQ(c->comm, r.comm);
+    EXPECT_EQ(c->rank, r.rank);
+    EXPECT_EQ(c->nRanks, r.nRanks);
+    EXPECT_EQ(c->seq, r.seq);
+    EXPECT_EQ(c->operation.view(), "Send");
+    EXPECT_EQ(c->bytes, r.bytes);
+    EXPECT_EQ(c->datatype.view(), "ncclInt8");
+    EXPECT_EQ(c->algorithm.view(), "RING");
+    EXPECT_EQ(c->protocol.view(), "LL128");
+    EXPECT_EQ(c->channels, 2);
+    EXPECT_EQ(c->peer, 5);
+    EXPECT_EQ(c->start.monotonicNs, 12);
+    EXPECT_EQ(c->end.realtimeNs, 13);
+    EXPECT_EQ(c->timing, TimingSource::Proxy);
+    EXPECT_EQ(c->nFlows, 2u);
+    EXPECT_EQ(c->flows[1].hca.view(), "mlx5_1");
+    EXPECT_EQ(c->flows[2].peer, -1);
+    EXPECT_EQ(c->flowsDropped, 6u);
+    EXPECT_EQ(c->stuckForNs, 7u);
+    EXPECT_EQ(c->eventsDropped, 8u);
+    EXPECT_EQ(c->closedBy, CloseReason::Evicted);
+    EXPECT_EQ(c->operationsDropped, 9u);
+  }
 }
 
 }  // namespace
