@@ -87,8 +87,9 @@ constexpr ParamSpec kParams[] = {
      "with network steps outstanding, and a hang record written and flushed to the profiler's outputs. The job is "
      "never touched. The default, 300, is half of PyTorch's default collective timeout (600 s), so the record is on "
      "disk well before the framework aborts the process, and far above what a healthy collective takes; if you "
-     "lower the framework's timeout, set this below it. `0` turns the watchdog off; values outside 0..86400 are "
-     "rejected with a WARN and the default is used. Checked once a second.",
+     "lower the framework's timeout, set this below it. `0` turns the hang check off (the watchdog's thread still "
+     "closes operations by age and writes loss notices once a second); values outside 0..86400 are rejected with "
+     "a WARN and the default is used. Checked once a second.",
      ""},
     {"RAILTUNE_PROFILE_MASK", ParamType::List, "default", "profiler",
      "Which NCCL profiler events the profiler asks for, as a comma-separated list of names (case-insensitive): "

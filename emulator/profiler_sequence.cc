@@ -387,6 +387,10 @@ void* ProfilerSequence::netEvent(Flow& flow, void* stepHandle, size_t bytes) {
 // A stalled operation leaves all of these open, as a hung collective does.
 void ProfilerSequence::finishTask(Task& task) {
   if (task.stalled() || task.aborted) return;
+  if (transfers_ != nullptr && !task.kernelCh.empty() && !transfers_->kernelEnded()) {
+    task.aborted = true;
+    return;
+  }
   for (Flow& flow : task.flows) {
     if (flow.op != nullptr) stop(flow.op);
   }

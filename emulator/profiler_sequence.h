@@ -103,6 +103,9 @@ class NetTransfers {
   virtual ~NetTransfers() = default;
   virtual void post(const ProxyFlow& flow, int step, size_t bytes, void* phandle) = 0;
   virtual bool complete(const ProxyFlow& flow, int step) = 0;
+  // Before the kernel's channels stop: returns once the kernel (the collective) has ended, true when it
+  // succeeded; false when the job was aborted under it (its KernelCh events then stay open).
+  virtual bool kernelEnded() { return true; }
 };
 
 struct SequenceStats {

@@ -41,6 +41,13 @@ void StepBoard::transferDone(size_t flow) {
   changed_.notify_all();
 }
 
+// The kernel's channels end with the collective (on NVLink-only ranks there is no step to wait for).
+bool StepBoard::waitFinished() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return finished_; });
+  return !failed_;
+}
+
 void StepBoard::collectiveFinished(bool failed) {
   std::lock_guard<std::mutex> lock(mutex_);
   finished_ = true;

@@ -32,6 +32,7 @@ class StepBoard {
   void* waitPosted(size_t flow, int step);
   void transferDone(size_t flow);
   void collectiveFinished(bool failed);  // nothing waits on the collective any longer
+  bool waitFinished();                    // until collectiveFinished(): true when it succeeded
 
  private:
   struct FlowState {
@@ -52,6 +53,7 @@ class BoardTransfers final : public NetTransfers {
   BoardTransfers(StepBoard& board, const std::vector<ProxyFlow>& flows) : board_(board), flows_(flows) {}
   void post(const ProxyFlow& flow, int step, size_t bytes, void* phandle) override;
   bool complete(const ProxyFlow& flow, int step) override;
+  bool kernelEnded() override { return board_.waitFinished(); }
 
  private:
   size_t indexOf(const ProxyFlow& flow) const;
