@@ -155,6 +155,7 @@ class FileReader {
 
   void addStrict(out::ParsedCollective parsed) {
     const profiler::OperationRecord& r = parsed.record;
+    if (parsed.header) return;  // which NCCL paths the profiler cannot see: no operation
     const CollectiveFields f = fieldsOf(parsed);
     if (parsed.droppedNotice) {
       ++result_.droppedNotices;

@@ -48,9 +48,11 @@ void JobProgress::findTransferGaps() {
     return std::tie(a.who, a.first) < std::tie(b.who, b.first);
   });
   // A rank stopped in a collective is not also reported stopped in a transfer: it never got there.
-  for (const auto& [who, entry] : first)
+  for (const auto& item : first) {
+    const CommRank& who = item.first;  // a named variable: clang 14 cannot capture a structured binding
     if (std::none_of(stalls.begin(), stalls.end(), [&](const Stall& s) { return s.who == who; }))
-      stalls.push_back(Stall{who, entry.second});
+      stalls.push_back(Stall{who, item.second.second});
+  }
   std::sort(stalls.begin(), stalls.end(), [](const Stall& a, const Stall& b) { return a.who < b.who; });
 }
 

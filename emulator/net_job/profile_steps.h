@@ -32,7 +32,7 @@ class StepBoard {
   void* waitPosted(size_t flow, int step);
   void transferDone(size_t flow);
   void collectiveFinished(bool failed);  // nothing waits on the collective any longer
-  bool waitFinished();                    // until collectiveFinished(): true when it succeeded
+  bool waitFinished();                   // until collectiveFinished(): true when it succeeded
 
  private:
   struct FlowState {

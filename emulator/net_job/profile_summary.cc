@@ -71,7 +71,7 @@ void summarise(ProfileSummary& summary) {
   std::vector<std::vector<double>> busbw;
   for (const auto& [pid, files] : summary.byPid) {
     for (const out::ParsedCollective& c : files.collectives) {
-      if (c.droppedNotice || c.record.kind != profiler::RecordKind::Collective) continue;
+      if (c.header || c.droppedNotice || c.record.kind != profiler::RecordKind::Collective) continue;
       const std::string op(c.record.operation.view()), algo(c.record.algorithm.view());
       auto it = std::find_if(summary.collectives.begin(), summary.collectives.end(),
                              [&](const CollectiveStats& s) { return s.operation == op && s.algorithm == algo; });

@@ -23,6 +23,15 @@ namespace railtune::profiler::output {
 inline constexpr const char* kCollectivesSchema = "railtune.profile.collectives.v1";
 inline constexpr const char* kNetSchema = "railtune.profile.net.v1";
 
+// The NCCL paths whose operations produce no Coll/P2p event, no ProxyOp and no KernelCh, so that the
+// profiler cannot see them (docs/profiler.md, "Operations NCCL gives no task event"). Each collective log
+// names them in its header line: their absence from the log is said, not silent.
+inline constexpr const char* kInvisiblePaths[] = {
+    "symmetric-memory kernels (symmetric_sched.cc)",
+    "copy-engine collectives (ce_coll.cc)",
+    "grouped broadcasts scheduled as AllGatherV (allgatherv_sched.cc)",
+};
+
 // "collective", "p2p", "hang"; "dropped" for RecordKind::Lost.
 const char* recordKindName(RecordKind kind);
 
@@ -46,6 +55,9 @@ DroppedNotice lostNotice(const OperationRecord& lost);
 void appendCollectiveLine(std::string* out, const Identity& identity, const OperationRecord& record,
                           uint64_t recordsDropped = 0);
 void appendDroppedLine(std::string* out, const Identity& identity, const DroppedNotice& notice);
+// The first line a writer puts in a collective log (again after each reload of the plugin): its
+// identity, the time, and kInvisiblePaths as "invisible".
+void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs);
 // One network-summary line; only meaningful for a Collective or P2p record with nFlows > 0.
 void appendNetLine(std::string* out, const Identity& identity, const OperationRecord& record);
 
@@ -68,6 +80,7 @@ double roundedBusbw(const OperationRecord& record);
 struct ParsedCollective {
   Identity identity;
   bool droppedNotice = false;
+  bool header = false;  // a "header" line: identity and record.start.realtimeNs only; no operation
   OperationRecord record;
   uint64_t recordsDropped = 0;
   uint64_t operationsDropped = 0;  // dropped lines only
@@ -97,7 +110,8 @@ struct NetLineResult {
 NetLineResult parseNetLine(std::string_view line, const std::string& file, int lineNumber);
 
 struct CollectiveParseResult {
-  std::vector<ParsedCollective> records;
+  std::vector<ParsedCollective> records;  // every line but the headers, in order
+  std::vector<ParsedCollective> headers;  // the header lines (one per writer that opened the file)
   std::string error;
 };
 CollectiveParseResult parseCollectiveRecords(std::string_view text, const std::string& file);

@@ -178,10 +178,30 @@ void readDropped(ObjectReader& in, ParsedCollective* out) {
   out->record.eventsDropped = out->eventsDropped;
 }
 
+// A header names the NCCL paths the profiler cannot see; readers need only know it is no operation.
+void readHeader(ObjectReader& in, ParsedCollective* out) {
+  out->header = true;
+  out->record.kind = RecordKind::Lost;
+  const json& invisible = in.field("invisible");
+  if (!invisible.is_array() || invisible.size() > 64)
+    throw FieldError(in.where("invisible") + "expected a list of texts");
+  for (const json& path : invisible) {
+    if (!path.is_string() || path.get_ref<const std::string&>().size() > 256) {
+      throw FieldError(in.where("invisible") + "expected a list of texts");
+    }
+  }
+  out->record.start.realtimeNs = out->record.end.realtimeNs = in.integer("time_realtime_ns", 0);
+}
+
 ParsedCollective readCollective(const json& document) {
   ParsedCollective out;
   ObjectReader in(document, "");
   readIdentity(in, kCollectivesSchema, &out.identity);
+  if (in.has("record") && in.field("record") == "header") {
+    readHeader(in, &out);
+    in.finish();
+    return out;
+  }
   out.record.kind = readKind(in, &out.droppedNotice);
   if (out.droppedNotice) {
     readDropped(in, &out);
@@ -247,6 +267,10 @@ NetLineResult parseNetLine(std::string_view line, const std::string& file, int l
 CollectiveParseResult parseCollectiveRecords(std::string_view text, const std::string& file) {
   CollectiveParseResult result;
   result.error = strict_json::parseLines(text, file, parseCollectiveLine, &result.records);
+  for (ParsedCollective& line : result.records) {
+    if (line.header) result.headers.push_back(std::move(line));
+  }
+  std::erase_if(result.records, [](const ParsedCollective& line) { return line.header; });
   return result;
 }
 

@@ -180,6 +180,21 @@ void appendDroppedLine(std::string* out, const Identity& identity, const Dropped
   json.endObject();
 }
 
+void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs) {
+  JsonAppender json(out);
+  json.beginObject();
+  json.key("host").string(identity.host);
+  json.key("invisible").beginArray();
+  for (const char* path : kInvisiblePaths) json.string(path);
+  json.endArray();
+  json.key("job").string(identity.job);
+  json.key("pid").integer(identity.pid);
+  json.key("record").string("header");
+  json.key("schema").string(kCollectivesSchema);
+  json.key("time_realtime_ns").integer(realtimeNs);
+  json.endObject();
+}
+
 void appendNetLine(std::string* out, const Identity& identity, const OperationRecord& record) {
   JsonAppender json(out);
   json.beginObject();

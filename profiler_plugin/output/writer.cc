@@ -82,6 +82,10 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
   for (std::string* text : {&collectives_, &net_, &trace_}) text->reserve(kReservedBytes);
   try {
     openFiles();
+    if (collectivesFd_ >= 0) {
+      appendHeaderLine(&collectives_, options_.identity, realtimeNs());
+      collectives_ += '\n';
+    }
   } catch (...) {
     for (int fd : {collectivesFd_, netFd_, traceFd_}) {
       if (fd >= 0) close(fd);

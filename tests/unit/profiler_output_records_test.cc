@@ -26,9 +26,11 @@ using railtune::profiler::testing::readFile;
 const std::string kCollectivesExample = std::string(RAILTUNE_FORMATS_DIR) + "/profile-collectives.example.jsonl";
 const std::string kNetExample = std::string(RAILTUNE_FORMATS_DIR) + "/profile-net.example.jsonl";
 
-// The example records, a capture's loss notice, and the writer's own loss.
+// The writer's header, the example records, a capture's loss notice, and the writer's own loss.
 std::string collectivesText() {
   std::string text;
+  appendHeaderLine(&text, exampleIdentity(), 1764479990000000000);
+  text += "\n";
   for (const OperationRecord& r : exampleRecords()) text += renderCollectiveLine(exampleIdentity(), r) + "\n";
   text += renderCollectiveLine(exampleIdentity(), exampleLost()) + "\n";
   return text + renderDroppedLine(exampleIdentity(), 1764480400000000000, 5) + "\n";
@@ -51,26 +53,37 @@ TEST(ProfilerOutputRecords, NetSummaryMatchesTheGoldenExample) {
 }
 
 TEST(ProfilerOutputRecords, ReaderReadsTheCollectiveExampleBackExactly) {
-  const CollectiveParseResult all = parseCollectiveRecords(readFile(kCollectivesExample), "example");
-  ASSERT_EQ(all.error, "");
+  const CollectiveParseResult parsed = parseCollectiveRecords(readFile(kCollectivesExample), "example");
+  ASSERT_EQ(parsed.error, "");
   const std::vector<OperationRecord> expected = exampleRecords();
-  ASSERT_EQ(all.records.size(), expected.size() + 2);
+  ASSERT_EQ(parsed.records.size(), expected.size() + 2);
+  ASSERT_EQ(parsed.headers.size(), 1u);
+  const ParsedCollective& header = parsed.headers[0];
+  EXPECT_TRUE(header.header);
+  EXPECT_FALSE(header.droppedNotice);
+  EXPECT_EQ(header.identity.pid, 4121);
+  EXPECT_EQ(header.record.start.realtimeNs, 1764479990000000000);
+  std::string rendered;
+  appendHeaderLine(&rendered, header.identity, header.record.start.realtimeNs);
+  EXPECT_EQ(rendered + "\n", readFile(kCollectivesExample).substr(0, rendered.size() + 1));
+  const std::vector<ParsedCollective>& all = parsed.records;
   for (size_t i = 0; i < expected.size(); ++i) {
-    const ParsedCollective& got = all.records[i];
+    const ParsedCollective& got = all[i];
     EXPECT_EQ(got.identity.job, "48213");
     EXPECT_EQ(got.identity.host, "gb300-r01-t05");
     EXPECT_EQ(got.identity.pid, 4121);
     EXPECT_FALSE(got.droppedNotice);
+    EXPECT_FALSE(got.header);
     EXPECT_EQ(got.recordsDropped, 0u);
     EXPECT_EQ(renderCollectiveLine(got.identity, got.record), renderCollectiveLine(exampleIdentity(), expected[i]))
         << "record " << i;
   }
-  EXPECT_EQ(all.records[0].record.comm, 0x5d3c0f1e2a4b6c7dULL);
-  EXPECT_EQ(all.records[0].record.timing, TimingSource::Kernel);
-  EXPECT_FALSE(all.records[3].record.comm.has_value());
-  EXPECT_EQ(all.records[1].record.closedBy, CloseReason::Overtaken);
-  EXPECT_EQ(all.records[4].record.flows[0].outstanding, 2u);
-  const ParsedCollective& lost = all.records[5];
+  EXPECT_EQ(all[0].record.comm, 0x5d3c0f1e2a4b6c7dULL);
+  EXPECT_EQ(all[0].record.timing, TimingSource::Kernel);
+  EXPECT_FALSE(all[3].record.comm.has_value());
+  EXPECT_EQ(all[1].record.closedBy, CloseReason::Overtaken);
+  EXPECT_EQ(all[4].record.flows[0].outstanding, 2u);
+  const ParsedCollective& lost = all[5];
   EXPECT_TRUE(lost.droppedNotice);
   EXPECT_EQ(lost.record.kind, RecordKind::Lost);
   EXPECT_EQ(lost.operationsDropped, 2u);
@@ -81,9 +94,9 @@ TEST(ProfilerOutputRecords, ReaderReadsTheCollectiveExampleBackExactly) {
   EXPECT_EQ(lost.record.start.realtimeNs, 1764480300000000000);
   EXPECT_EQ(renderDroppedLine(lost.identity, droppedNoticeOf(lost)),
             renderCollectiveLine(exampleIdentity(), exampleLost()));
-  EXPECT_TRUE(all.records[6].droppedNotice);
-  EXPECT_EQ(all.records[6].recordsDropped, 5u);
-  EXPECT_FALSE(all.records[6].record.comm.has_value());
+  EXPECT_TRUE(all[6].droppedNotice);
+  EXPECT_EQ(all[6].recordsDropped, 5u);
+  EXPECT_FALSE(all[6].record.comm.has_value());
 }
 
 // Files written before "closed_by" and "dropped" lines: records_dropped on any line, no closed_by.
