@@ -75,8 +75,10 @@ void CaptureEngine::finalizeLocked() {
 void CaptureEngine::complete(OperationSlot& op) {
   std::lock_guard<std::mutex> lock(mutex_);
   // Earlier operations first, so records come in the communicator's order. With no other operation
-  // open (the common case: one collective at a time) there is nothing to scan the pool for.
-  if (openOperations_.load() > 1) overtakeLocked(op.ticket);
+  // open (the common case: one collective at a time) there is nothing to scan the pool for, nor when
+  // its first KernelCh (or ProxyOp) start scanned already: what was earlier and idle then is closed,
+  // and what had an open event then closes by its own events.
+  if (!op.childSeen.load(std::memory_order_relaxed) && openOperations_.load() > 1) overtakeLocked(op.ticket);
   completeLocked(op, op.awaits == capture::Awaits::Nothing ? CloseReason::Enqueued : CloseReason::Events);
 }
 
