@@ -103,6 +103,7 @@ class ProfileWriter final : public RecordSink {
   void openFiles();
   void run();
   bool drain();
+  bool halfFull() const { return queue_.pushed() - queue_.popped() >= queue_.capacity() / 2; }
   void take(const OperationRecord& record);
   void countLoss(const OperationRecord& record);
   size_t buffered() const { return collectives_.size() + net_.size() + trace_.size(); }
@@ -121,6 +122,7 @@ class ProfileWriter final : public RecordSink {
   std::atomic<uint64_t> droppedUnreported_{0};
   std::atomic<uint64_t> droppedTotal_{0};
   std::atomic<bool> accepting_{true};
+  std::atomic<bool> wakeRequested_{false};  // a push found the queue half full and woke the thread
   // The writer thread's own state.
   std::unique_ptr<OperationRecord> scratch_;  // one record popped at a time (5 KiB: not on the stack)
   std::string collectives_, net_, trace_;     // rendered, not yet written
