@@ -163,7 +163,12 @@ Awaits CaptureEngine::awaitsFor(const OperationSlot& op) const {
 uint64_t CaptureEngine::p2pSeq(const OperationSlot& op) {
   const bool send = op.operation.view() == "Send";
   const uint32_t peer = op.peer >= 0 ? static_cast<uint32_t>(op.peer) % p2pPeers_ : 0;
-  return p2pSeqs_[(send ? 0 : p2pPeers_) + peer].fetch_add(1, std::memory_order_relaxed);
+  // A load and a store, not a locked add: NCCL starts a communicator's task events from one thread at a
+  // time (the plan's launch, enqueue.cc hostStreamPlanTask), so nothing races on a counter.
+  std::atomic<uint64_t>& counter = p2pSeqs_[(send ? 0 : p2pPeers_) + peer];
+  const uint64_t seq = counter.load(std::memory_order_relaxed);
+  counter.store(seq + 1, std::memory_order_relaxed);
+  return seq;
 }
 
 CaptureEngine::OperationSlot* CaptureEngine::operationOf(const void* handle) {
@@ -223,7 +228,9 @@ Event* CaptureEngine::startProxyOp(const EventDescriptor& descr) {
     return nullptr;
   }
   child->operation = static_cast<uint32_t>(op - operations_.get());
-  child->startNs = options_.clock();
+  // An operation timed by its kernel channels needs no ProxyOp time: a clock read is a large part of an
+  // event's cost, and four ProxyOps per collective are common.
+  child->startNs = op->expectsKernels ? 0 : options_.clock();
   child->channel = descr.proxyOp.channelId;
   child->peer = descr.proxyOp.peer;
   child->send = descr.proxyOp.isSend;
@@ -234,8 +241,10 @@ Event* CaptureEngine::startProxyOp(const EventDescriptor& descr) {
   for (auto* field : {&child->device, &child->rail, &child->plane}) field->store(-1, std::memory_order_relaxed);
   child->labelState.store(0, std::memory_order_relaxed);
   child->state.store(SlotState::Open, std::memory_order_release);
-  op->proxySpan.begin(child->startNs);
-  childStarted(*op, child->startNs, !expectKernels_);
+  if (!op->expectsKernels) {
+    op->proxySpan.begin(child->startNs);
+    childStarted(*op, child->startNs, !expectKernels_);
+  }
   // Publish on the operation's list, where the record (and the watchdog) find its flow.
   const uint32_t index = static_cast<uint32_t>(child - children_.get());
   uint32_t head = op->proxyOps.load(std::memory_order_relaxed);
@@ -369,9 +378,10 @@ void CaptureEngine::stopChild(ChildSlot& child) {
     freeChildren_.push(index);
     return;
   }
+  OperationSlot& op = operations_[child.operation];
+  if (child.kind == ChildKind::ProxyOp && op.expectsKernels) return release(op, kLive);  // see startProxyOp
   const int64_t now = options_.clock();
   lastChildNs_.store(now, std::memory_order_relaxed);
-  OperationSlot& op = operations_[child.operation];
   if (child.kind == ChildKind::ProxyOp) {
     op.proxySpan.end(now);
     release(op, kLive);
