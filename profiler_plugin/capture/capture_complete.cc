@@ -3,6 +3,8 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "profiler_plugin/capture/capture_engine.h"
@@ -69,7 +71,13 @@ void CaptureEngine::finalizeLocked() {
     op.pending.store(0, std::memory_order_relaxed);
     freeOperationLocked(op);
   }
+  // The last notice has no later housekeeping to retry it: finalize is no hot path, so it waits for
+  // the writer's queue (a few milliseconds at most) rather than lose the count.
   pushLostNoticeLocked(now);
+  for (int attempt = 0; attempt < 100 && operationsDropped_.load(std::memory_order_relaxed) > 0; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    pushLostNoticeLocked(now);
+  }
 }
 
 void CaptureEngine::complete(OperationSlot& op) {

@@ -262,3 +262,38 @@ TEST(ProfilerRecordCopy, EveryMemberAndTheFlowsInUse) {
 
 }  // namespace
 }  // namespace railtune::profiler
+
+namespace railtune::profiler {
+namespace {
+
+// A sink that refuses the first pushes: the finalize's loss notice waits for room instead of vanishing.
+class BusySink final : public RecordSink {
+ public:
+  bool push(const OperationRecord& record) noexcept override {
+    if (refusals_ > 0) {
+      --refusals_;
+      return false;
+    }
+    if (record.kind == RecordKind::Lost) lost_ += record.operationsDropped;
+    return true;
+  }
+  int refusals_ = 3;
+  uint64_t lost_ = 0;
+};
+
+TEST(ProfilerCaptureRules, TheLastLossNoticeWaitsForTheWriterAtFinalize) {
+  BusySink sink;
+  {
+    CaptureEngine engine(testing::commOf(0, 2), testing::testOptions(kDefaultProfileMask, 16, 64), &sink);
+    for (int i = 0; i < 16; ++i) {
+      Event* coll = engine.startEvent(testing::collEvent("AllReduce", 4, "ncclFloat32", 1, static_cast<uint64_t>(i)));
+      engine.stopEvent(coll);
+      ASSERT_NE(engine.startEvent(testing::kernelChEvent(coll, 0)), nullptr);  // running: holds its slot
+    }
+    EXPECT_EQ(engine.startEvent(testing::collEvent("AllReduce", 4, "ncclFloat32", 1, 99)), nullptr);
+  }
+  EXPECT_EQ(sink.lost_, 1u);
+}
+
+}  // namespace
+}  // namespace railtune::profiler
