@@ -295,9 +295,12 @@ Event* CaptureEngine::startKernelCh(const EventDescriptor& descr) {
     return nullptr;
   }
   child->operation = static_cast<uint32_t>(op - operations_.get());
-  child->startNs = options_.clock();
+  // The span starts at the first channel's start (NCCL's proxy thread reports an operation's channels
+  // in turn): the others need no clock read, which matters at 16-32 channels per collective.
+  const bool first = !op->expectsKernels || !op->kernelSpan.seen();
+  child->startNs = first ? options_.clock() : 0;
   child->channel = descr.kernelCh.channelId;
-  op->kernelSpan.begin(child->startNs);
+  if (first) op->kernelSpan.begin(child->startNs);
   child->state.store(SlotState::Open, std::memory_order_release);
   childStarted(*op, child->startNs, true);
   return &child->event;
@@ -310,7 +313,7 @@ Event* CaptureEngine::startKernelCh(const EventDescriptor& descr) {
 // the first ProxyOp start is the best proof there is (the proxy takes operations in order). Once per
 // operation, and only when another one is open.
 void CaptureEngine::childStarted(OperationSlot& op, int64_t now, bool provesEarlierDone) {
-  lastChildNs_.store(now, std::memory_order_relaxed);
+  if (now != 0) lastChildNs_.store(now, std::memory_order_relaxed);  // 0: no clock read (startKernelCh)
   if (!provesEarlierDone || op.childSeen.load(std::memory_order_relaxed) ||
       op.childSeen.exchange(true, std::memory_order_acq_rel)) {
     return;
@@ -379,17 +382,23 @@ void CaptureEngine::stopChild(ChildSlot& child) {
     return;
   }
   OperationSlot& op = operations_[child.operation];
-  if (child.kind == ChildKind::ProxyOp && op.expectsKernels) return release(op, kLive);  // see startProxyOp
-  const int64_t now = options_.clock();
-  lastChildNs_.store(now, std::memory_order_relaxed);
   if (child.kind == ChildKind::ProxyOp) {
-    op.proxySpan.end(now);
+    if (!op.expectsKernels) {  // an operation timed by its KernelCh reads no clock here: see startProxyOp
+      const int64_t now = options_.clock();
+      lastChildNs_.store(now, std::memory_order_relaxed);
+      op.proxySpan.end(now);
+    }
     release(op, kLive);
     return;
   }
-  op.kernelSpan.end(now);
-  const bool awaited =
-      op.expectsKernels && op.kernelStops.fetch_add(1, std::memory_order_relaxed) < static_cast<uint32_t>(op.channels);
+  // The span ends at the last awaited channel's stop (or any stop past it); the others read no clock.
+  const uint32_t stopped = op.expectsKernels ? op.kernelStops.fetch_add(1, std::memory_order_relaxed) : 0;
+  const bool awaited = op.expectsKernels && stopped < static_cast<uint32_t>(op.channels);
+  if (!op.expectsKernels || stopped + 1 >= static_cast<uint32_t>(op.channels)) {
+    const int64_t now = options_.clock();
+    lastChildNs_.store(now, std::memory_order_relaxed);
+    op.kernelSpan.end(now);
+  }
   freeChildren_.push(index);
   release(op, kLive + (awaited ? kExpected : 0));
 }
