@@ -20,6 +20,18 @@ struct Loaded {
   std::vector<std::string> errors;
 };
 
+// The real DGX-2 hwloc 3.0 export, read in place from the shared data folder (absent: the tests that
+// need it skip, saying so).
+inline std::string sharedHwlocPath(const std::string& name) {
+  return std::string(RAILTUNE_SHARED_HWLOC) + "/" + name;
+}
+
+inline Loaded loadShared(const std::string& name) {
+  Loaded loaded;
+  loaded.topo = readHwlocXmlFile(sharedHwlocPath(name), loaded.errors);
+  return loaded;
+}
+
 inline Loaded loadFixture(const std::string& name) {
   Loaded loaded;
   loaded.topo = readHwlocXmlFile(fixturePath(name), loaded.errors);

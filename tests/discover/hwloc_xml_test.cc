@@ -1,7 +1,8 @@
-// The hwloc XML reader on whole exports: the real DGX-2 hwloc 3.0 file and the synthetic GB200/GB300
+// The hwloc XML reader on whole exports: the real DGX-2 hwloc 3.0 file (shared data) and the synthetic GB200/GB300
 // trays, checked against what each file says and, for the trays, against the built-in profiles.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -14,14 +15,19 @@ namespace {
 using testing::deviceRef;
 using testing::devicesWhere;
 using testing::loadFixture;
+using testing::loadShared;
 using testing::osdevNames;
+using testing::sharedHwlocPath;
 using testing::shareSwitch;
 
+// A real hwloc 3.0 export of a DGX-2, from the shared data folder beside the checkout.
+constexpr const char* kDgx2 = "hwloc3-nvidia-dgx2-nvml-nvswitch.xml";
 constexpr uint16_t kNvidia = 0x10de, kMellanox = 0x15b3;
 constexpr uint16_t k3dController = 0x0302, kInfiniBand = 0x0207, kEthernet = 0x0200;
 
 TEST(HwlocXml, Dgx2Hwloc3ExportImports) {
-  const auto [topo, errors] = loadFixture("hwloc3-nvidia-dgx2-nvml-nvswitch.xml");
+  if (!std::filesystem::exists(sharedHwlocPath(kDgx2))) GTEST_SKIP() << sharedHwlocPath(kDgx2) << " is absent";
+  const auto [topo, errors] = loadShared(kDgx2);
   ASSERT_TRUE(errors.empty()) << errors.front();
   EXPECT_EQ(topo.version, "3.0");
   EXPECT_EQ(topo.architecture, "x86_64");  // a top-level info in hwloc 3.0
@@ -44,7 +50,8 @@ TEST(HwlocXml, Dgx2Hwloc3ExportImports) {
 }
 
 TEST(HwlocXml, Dgx2GpusAreNvmlOsDevicesOnTheirSocket) {
-  const auto [topo, errors] = loadFixture("hwloc3-nvidia-dgx2-nvml-nvswitch.xml");
+  if (!std::filesystem::exists(sharedHwlocPath(kDgx2))) GTEST_SKIP() << sharedHwlocPath(kDgx2) << " is absent";
+  const auto [topo, errors] = loadShared(kDgx2);
   const auto gpus = devicesWhere(topo, kNvidia, k3dController);
   ASSERT_EQ(gpus.size(), 16u);
   std::set<std::string> names;
@@ -67,7 +74,8 @@ TEST(HwlocXml, Dgx2GpusAreNvmlOsDevicesOnTheirSocket) {
 }
 
 TEST(HwlocXml, Dgx2GpuPairsShareTheirPlxSwitch) {
-  const auto [topo, errors] = loadFixture("hwloc3-nvidia-dgx2-nvml-nvswitch.xml");
+  if (!std::filesystem::exists(sharedHwlocPath(kDgx2))) GTEST_SKIP() << sharedHwlocPath(kDgx2) << " is absent";
+  const auto [topo, errors] = loadShared(kDgx2);
   const auto gpus = devicesWhere(topo, kNvidia, k3dController);
   // Each V100 shares its last PLX switch (the bridge above its downstream port) with exactly one other.
   std::map<std::string, std::vector<std::string>> bySwitch;
@@ -83,7 +91,8 @@ TEST(HwlocXml, Dgx2GpuPairsShareTheirPlxSwitch) {
 }
 
 TEST(HwlocXml, Dgx2NvSwitchesKeepTheirSubtype) {
-  const auto [topo, errors] = loadFixture("hwloc3-nvidia-dgx2-nvml-nvswitch.xml");
+  if (!std::filesystem::exists(sharedHwlocPath(kDgx2))) GTEST_SKIP() << sharedHwlocPath(kDgx2) << " is absent";
+  const auto [topo, errors] = loadShared(kDgx2);
   std::map<int, int> perNuma;
   int withClass = 0;
   for (const HwlocPciDevice& d : topo.pciDevices) {

@@ -8,6 +8,7 @@
 
 #include "emulator/nccl_model/graph_data.h"
 #include "emulator/nccl_model/nccl_model.h"
+#include "tests/unit/shared_data.h"
 #include "tests/unit/tuner_model_support.h"
 #include "tuner_plugin/model/advise.h"
 #include "tuner_plugin/model/corrections.h"
@@ -35,7 +36,10 @@ ncclmodel::Pick emulatedNcclPick(int nRanks, int nNodes, size_t nBytes) {
 
 TEST(TunerModelCorrections, NvlsEfficiencyOnOneNvl72RackFromCoreweave) {
   std::string source;
-  const auto rows = readNcclTestsRows(kData + "/gb200-nvl72-1rack-72gpu-allreduce-coreweave.txt", source);
+  const std::string path =
+      railtune::testing::sharedDataPath("nccl-tests/gb200-nvl72-1rack-72gpu-allreduce-coreweave.txt");
+  if (!railtune::testing::sharedDataPresent(path)) GTEST_SKIP() << path << " is absent";
+  const auto rows = readNcclTestsRows(path, source);
   EXPECT_NE(source.find("coreweave/nccl-tests"), std::string::npos);
   ASSERT_GE(rows.size(), 2u);
   const BusBwRow& a = rows[rows.size() - 2];
@@ -95,7 +99,10 @@ TEST(TunerModelCorrections, RingCorrectionMovesTheTrayLl128ToSimpleCrossoverOneP
 // largest size has not plateaued (793 -> 815 GB/s), so the model may be above it, by a few percent.
 TEST(TunerModelCorrections, TwoRackBusBandwidthAgreesWithCoreweave) {
   std::string source;
-  const auto rows = readNcclTestsRows(kData + "/gb200-nvl72-multirack-144-and-1440gpu-allreduce-coreweave.txt", source);
+  const std::string path =
+      railtune::testing::sharedDataPath("nccl-tests/gb200-nvl72-multirack-144-and-1440gpu-allreduce-coreweave.txt");
+  if (!railtune::testing::sharedDataPresent(path)) GTEST_SKIP() << path << " is absent";
+  const auto rows = readNcclTestsRows(path, source);
   ASSERT_GE(rows.size(), 2u);
   size_t end = 1;  // the first fragment (2 racks) ends where the sizes start again
   while (end < rows.size() && rows[end].size > rows[end - 1].size) ++end;

@@ -7,7 +7,7 @@ add_executable(tuner_rules_tests
   ${CMAKE_CURRENT_LIST_DIR}/tuner_rules_bytes_test.cc)
 target_link_libraries(tuner_rules_tests PRIVATE railtune_tuner_rules GTest::gtest_main)
 target_compile_definitions(tuner_rules_tests PRIVATE
-  RAILTUNE_TUNER_RULES_DATA="${PROJECT_SOURCE_DIR}/tests/data/tuner/rules"
+  RAILTUNE_SHARED_DATA="${RAILTUNE_SHARED_DATA_DIR}"
   RAILTUNE_TUNER_RULES_GOLDEN="${PROJECT_SOURCE_DIR}/tests/data/golden/tuner_rules"
   RAILTUNE_TUNER_RULES_EXAMPLE="${PROJECT_SOURCE_DIR}/docs/formats/tuner-rules.example.json")
 gtest_discover_tests(tuner_rules_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)

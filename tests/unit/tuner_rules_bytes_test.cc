@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/unit/shared_data.h"
 #include "tuner_plugin/rules/rule_index.h"
 #include "tuner_plugin/rules/rules_file.h"
 
@@ -37,8 +38,10 @@ TEST(TunerRulesBytes, BytesPerRankPerCollective) {
 // nccl-tests prints `size` = the bytes NCCL is given as nBytes, and `count` = the per-rank count.
 // For all_reduce_perf (float) on a GB200 rack: bytes per rank = count * 4 = size.
 TEST(TunerRulesBytes, NcclTestsSizeColumnMapsToNBytes) {
-  std::istringstream table(
-      readFile(std::string(RAILTUNE_TUNER_RULES_DATA) + "/gb200-nvl72-1rack-72gpu-allreduce-coreweave.txt"));
+  const std::string path =
+      railtune::testing::sharedDataPath("nccl-tests/gb200-nvl72-1rack-72gpu-allreduce-coreweave.txt");
+  if (!railtune::testing::sharedDataPresent(path)) GTEST_SKIP() << path << " is absent";
+  std::istringstream table(readFile(path));
   std::string line;
   int rows = 0;
   while (std::getline(table, line)) {
@@ -109,9 +112,12 @@ TEST(TunerRulesFile, DetectsTheFormatFromContent) {
 }
 
 TEST(TunerRulesFile, ReadsFilesAndReportsUnreadableOnes) {
-  const RulesResult conf = readRulesFile(std::string(RAILTUNE_TUNER_RULES_DATA) + "/nccl_example_tuner.conf");
-  EXPECT_TRUE(conf.ok()) << conf.describeErrors();
-  EXPECT_EQ(conf.ruleSet.rules.size(), 9u);
+  const std::string ncclConf = railtune::testing::sharedDataPath("tuner/nccl_tuner.conf");  // NCCL's own example
+  if (railtune::testing::sharedDataPresent(ncclConf)) {
+    const RulesResult conf = readRulesFile(ncclConf);
+    EXPECT_TRUE(conf.ok()) << conf.describeErrors();
+    EXPECT_EQ(conf.ruleSet.rules.size(), 9u);
+  }
   const RulesResult example = readRulesFile(RAILTUNE_TUNER_RULES_EXAMPLE);
   EXPECT_TRUE(example.ok()) << example.describeErrors();
   const RulesResult missing = readRulesFile("/nonexistent/rules.csv");
@@ -148,8 +154,9 @@ void expectGolden(const RulesResult& result, const std::string& name) {
 }
 
 TEST(TunerRulesGolden, NcclExampleConf) {
-  expectGolden(readRulesFile(std::string(RAILTUNE_TUNER_RULES_DATA) + "/nccl_example_tuner.conf"),
-               "nccl_example_tuner.txt");
+  const std::string path = railtune::testing::sharedDataPath("tuner/nccl_tuner.conf");
+  if (!railtune::testing::sharedDataPresent(path)) GTEST_SKIP() << path << " is absent";
+  expectGolden(readRulesFile(path), "nccl_example_tuner.txt");
 }
 
 TEST(TunerRulesGolden, RailtuneJsonExample) {
