@@ -102,7 +102,7 @@ TEST_F(ParamsTest, BadBoolIsRejectedNamingVariableAndValueAndKeepsDefault) {
   EXPECT_NE(strict.error.find("'maybe'"), std::string::npos) << strict.error;
 }
 
-TEST_F(ParamsTest, StringIsReturnedVerbatim) {
+TEST_F(ParamsTest, StringIsReturnedUnchanged) {
   fakeEnvVars()["RAILTUNE_HOST"] = "node-17";
   const ParamValue<std::string> host = readString("RAILTUNE_HOST", fakeEnv);
   EXPECT_TRUE(host.ok());
