@@ -51,11 +51,16 @@ WatchId HangWatchdog::watch(WatchTarget target) {
 
 void HangWatchdog::startLocked() {
   try {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      threadStarting_ = true;
+    }
     thread_ = std::make_unique<std::thread>([this] { run(); });
     threadPid_ = getpid();
   } catch (const std::exception& e) {
     // No thread, no watchdog; the job goes on. Said once, through the communicator that asked.
     std::lock_guard<std::mutex> lock(mutex_);
+    threadStarting_ = false;
     const Log& log = watched_.rbegin()->second.target.log;
     RT_WARN(log, NCCL_PROFILE, "hang watchdog not started: %s", e.what());
   }
@@ -87,6 +92,7 @@ void HangWatchdog::forgetParentsThread() {
   threadId_.store(std::thread::id());
   std::lock_guard<std::mutex> lock(mutex_);
   scanning_ = 0;
+  threadStarting_ = false;
   stopping_ = false;
 }
 
@@ -117,12 +123,16 @@ uint64_t HangWatchdog::hangsReported() const {
 
 void HangWatchdog::run() {
   threadId_.store(std::this_thread::get_id());
+  bool buffered = true;
   try {
     buffer_.resize(kMaxHangsPerScan);
   } catch (...) {
-    return;  // out of memory at start: no watchdog rather than a terminated job
+    buffered = false;  // out of memory at start: no watchdog rather than a terminated job
   }
   std::unique_lock<std::mutex> lock(mutex_);
+  threadStarting_ = false;
+  scanDone_.notify_all();
+  if (!buffered) return;
   while (!stopping_) {
     // A condition variable, not a sleep: stop() must not wait out the interval.
     if (wake_.wait_for(lock, settings_.interval, [this] { return stopping_; })) break;
@@ -207,9 +217,18 @@ void HangWatchdog::report(Watched& watched, const OperationRecord& hang) {
   ++hangsReported_;
 }
 
+// The scan runs outside mutex_ and takes the source's own locks, and a starting thread allocates: a
+// fork in the middle of either would leave those locks held in the child for good (glibc's malloc
+// guards itself across fork(), a sanitizer's allocator may not). So the fork waits for the scan in
+// progress and for a starting thread, both short; the thread is then parked on mutex_ or its
+// condition variable.
 void HangWatchdog::beforeFork() {
   lifecycle_.lock();
-  mutex_.lock();
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (std::this_thread::get_id() != threadId_.load()) {
+    scanDone_.wait(lock, [this] { return scanning_ == 0 && !threadStarting_; });
+  }
+  static_cast<void>(lock.release());  // held across the fork, released by the handlers after it
 }
 
 void HangWatchdog::afterForkInParent() {
@@ -217,7 +236,10 @@ void HangWatchdog::afterForkInParent() {
   lifecycle_.unlock();
 }
 
+// The parent's communicators are the parent's: the child neither scans them (their operations would
+// be reported as the child's hangs, into the parent's files) nor waits for them at unwatch().
 void HangWatchdog::afterForkInChild() {
+  watched_.clear();
   mutex_.unlock();
   lifecycle_.unlock();
   std::lock_guard<std::mutex> lifecycle(lifecycle_);

@@ -55,8 +55,9 @@ class HangWatchdog {
   // Unknown ids are ignored. Stops the thread when it was the last target.
   void unwatch(WatchId id);
 
-  // fork() handlers (pthread_atfork): hold the locks across the fork so that the child does not
-  // inherit one locked by a thread it does not have; the child then forgets the parent's thread.
+  // fork() handlers (pthread_atfork): wait for a scan in progress and hold the locks across the fork,
+  // so that the child inherits none locked by a thread it does not have; the child then forgets the
+  // parent's thread and the parent's communicators.
   void beforeFork();
   void afterForkInParent();
   void afterForkInChild();
@@ -96,10 +97,11 @@ class HangWatchdog {
   mutable std::mutex lifecycle_;  // serialises starting and joining the thread
   mutable std::mutex mutex_;
   std::condition_variable wake_;      // the thread: stop requested
-  std::condition_variable scanDone_;  // unwatch(): the scan of its target finished
+  std::condition_variable scanDone_;  // unwatch(), fork: the scan of a target finished, the thread started
   std::map<WatchId, Watched> watched_;
   WatchId nextId_ = 1;
   WatchId scanning_ = 0;
+  bool threadStarting_ = false;  // created, not yet in its loop: a fork waits for it
   bool stopping_ = false;
   bool settingsReported_ = false;
   uint64_t hangsReported_ = 0;
