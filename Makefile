@@ -2,6 +2,8 @@
 #   make demo   install missing packages, configure, build, run `railtune demo`
 #   make test   the same set-up, then every ctest test, ending with ctest's summary line
 # Also: make deps | configure | build | format-check | format | clean
+#       make build-arm64 | test-arm64   the aarch64 (Grace) build with Debian's cross toolchain, and
+#                                       its test set under qemu (docs/building.md)
 # No CUDA toolkit or NCCL library is needed for any of them.
 
 BUILD_DIR ?= build
@@ -9,7 +11,12 @@ JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 DEMO_ARGS ?=
 
-.PHONY: all deps configure build demo test format-check format clean
+ARM64_BUILD_DIR ?= build-arm64
+# The aarch64 test set (RAILTUNE_TESTS=cross) run under qemu: ABI layout, emulator sentinels, the
+# plugins' e2e tests, hygiene (glibc floor), and the CLI's golden-file tests.
+ARM64_TESTS ?= ^(abi|emulator|e2e|hygiene)[.]|^cli[.](version|help|config_doc_current|format_golden_.*|tuner_decisions_golden_.*|tuner_decisions_example_current|paths_check_format_example|paths_render_example_.*|paths_synth_truth_example|profile_(hangs_ring|hangs_allgather|stragglers_allgather))$$
+
+.PHONY: all deps configure build demo test format-check format clean build-arm64 test-arm64
 
 all: build
 
@@ -30,6 +37,18 @@ demo: build
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure --no-label-summary --parallel $(JOBS) $(CTEST_ARGS)
+
+build-arm64:
+	@scripts/install-deps.sh arm64
+	@if [ ! -f $(ARM64_BUILD_DIR)/build.ninja ]; then \
+	  cmake -S . -B $(ARM64_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	    -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DRAILTUNE_BENCH=OFF -DRAILTUNE_TESTS=cross; \
+	fi
+	@ninja -C $(ARM64_BUILD_DIR) -j $(JOBS)
+
+test-arm64: build-arm64
+	@cd $(ARM64_BUILD_DIR) && ctest --output-on-failure --no-label-summary --parallel $(JOBS) \
+	  -R '$(ARM64_TESTS)' $(CTEST_ARGS)
 
 format-check:
 	@scripts/format.sh check

@@ -1,7 +1,7 @@
 # `railtune topo discover` as a user runs it, on the fixtures (hwloc XML, fake sysfs trees, the fake
 # NVML library): golden outputs, the checks it reports, a host without GPUs, and the per-host
 # discover -> merge -> check workflow. Run in tests/data/discover so outputs name relative paths.
-set(_rt $<TARGET_FILE:railtune>)
+set(_rt ${RAILTUNE_CLI})
 set(_nvml $<TARGET_FILE:fake_nvml>)
 set(_here ${CMAKE_CURRENT_LIST_DIR})
 set(_data ${PROJECT_SOURCE_DIR}/tests/data/discover)

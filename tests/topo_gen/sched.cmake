@@ -17,5 +17,5 @@ gtest_discover_tests(topo_sched_golden_tests TEST_PREFIX topo_gen. NO_PRETTY_VAL
 
 # The CLI as a user runs it: `railtune topo labels|hypernodes|kueue|slurm|env` print the goldens, exec.
 add_test(NAME topo_gen.sched_cli
-         COMMAND ${CMAKE_CURRENT_LIST_DIR}/sched_cli.sh $<TARGET_FILE:railtune>
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/sched_cli.sh ${RAILTUNE_CLI}
                  ${PROJECT_SOURCE_DIR}/tests/data/golden/sched ${CMAKE_CURRENT_BINARY_DIR}/sched_cli)

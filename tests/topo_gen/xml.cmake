@@ -21,7 +21,7 @@ foreach(_golden tests/data/golden/rail_map/gb300-2racks.json tests/data/golden/r
 endforeach()
 
 # The subcommands as a user runs them (railtune topo nccl-xml | rail-map), on the embedded default cluster.
-set(_railtune $<TARGET_FILE:railtune>)
+set(_railtune ${RAILTUNE_CLI})
 set(_expect ${PROJECT_SOURCE_DIR}/tests/cli/expect.sh)
 add_test(NAME topo_gen.cli_nccl_xml_first_host
          COMMAND ${_expect} ok "^<system version=\"1\" name=\"rack00-tray00\">$" "<net name=\"mlx5_3\" dev=\"3\""
