@@ -31,5 +31,6 @@ Command addTunerCommand(CLI::App& parent);         // tuner.cc: the `tuner` grou
 Command addEmuCommand(CLI::App& parent);           // net_job.cc: the `emu` group (`railtune emu net-job`)
 Command addPathsCommand(CLI::App& parent);         // paths.cc: the `paths` group (cli/paths.h lists its subcommands)
 Command addProfileCommand(CLI::App& parent);       // profile.cc: the `profile` group (cli/profile.h)
+Command addDoctorCommand(CLI::App& parent);        // doctor.cc: `railtune doctor` (checks in cli/doctor/)
 
 }  // namespace railtune::cli

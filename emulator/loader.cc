@@ -50,6 +50,52 @@ std::vector<int> symbolVersions(NcclBehaviour b, PluginKind k) {
   return {};
 }
 
+namespace {
+
+// Newest-first list from `newest` down to `oldest`; empty when newest is 0 (kind not loaded).
+std::vector<int> descending(int newest, int oldest) {
+  std::vector<int> out;
+  for (int v = newest; v >= oldest && newest > 0; --v) out.push_back(v);
+  return out;
+}
+
+// Per minor release (all patch releases of a minor agree, checked for every tag 2.19.1 .. 2.30.7):
+// the newest and oldest symbol version each kind's loader tries.
+struct MinorRelease {
+  int minor;
+  int netNewest, netOldest, tunerNewest, tunerOldest, profilerNewest;
+};
+constexpr MinorRelease kMinorReleases[] = {
+    {19, 7, 5, 1, 1, 0},  {20, 8, 5, 1, 1, 0},  {21, 8, 5, 2, 2, 0},  {22, 8, 5, 3, 2, 0},
+    {23, 8, 5, 3, 2, 1},  {24, 9, 5, 4, 2, 2},  {25, 9, 5, 4, 2, 2},  {26, 10, 6, 4, 2, 3},
+    {27, 10, 6, 4, 2, 4}, {28, 11, 6, 5, 2, 5}, {29, 11, 6, 5, 2, 6}, {30, 12, 6, 6, 2, 6},
+};
+
+}  // namespace
+
+bool ncclVersionCovered(int versionCode) {
+  return versionCode >= 21900 && versionCode < 23100;
+}
+
+std::vector<int> symbolVersionsForNccl(int versionCode, PluginKind k) {
+  if (versionCode < 21900 || versionCode >= 30000) return {};
+  const int minor = versionCode >= 23100 ? 30 : (versionCode / 100) % 100;
+  for (const MinorRelease& r : kMinorReleases) {
+    if (r.minor != minor) continue;
+    switch (k) {
+      case PluginKind::Net:
+        return descending(r.netNewest, r.netOldest);
+      case PluginKind::Tuner:
+        return descending(r.tunerNewest, r.tunerOldest);
+      case PluginKind::Profiler:
+        return descending(r.profilerNewest, 1);
+      case PluginKind::Env:  // src/plugin/env.cc appeared in 2.28.7; 2.30 added v2
+        return minor >= 30 ? descending(2, 1) : versionCode >= 22807 ? descending(1, 1) : std::vector<int>{};
+    }
+  }
+  return {};
+}
+
 std::string symbolName(PluginKind k, int version) {
   const std::string v = std::to_string(version);
   switch (k) {

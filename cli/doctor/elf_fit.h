@@ -1,0 +1,28 @@
+// Does a shared object fit this machine: its architecture and class, its type, the newest glibc
+// symbol version it needs, and its NEEDED libraries (railtune's plugins need glibc only).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cli/doctor/check.h"
+#include "cli/doctor/elf_info.h"
+
+namespace railtune::cli::doctor {
+
+struct Platform {
+  std::string machine;                 // uname -m: "x86_64"
+  std::optional<uint16_t> elfMachine;  // its ELF e_machine, nullopt when railtune does not know it
+  std::string glibc;                   // gnu_get_libc_version(): "2.35"
+};
+
+Platform thisPlatform();
+
+// The platform line (host.platform): machine and glibc.
+Check platformCheck(const Platform& platform);
+
+// The plugin.<kind>.elf line for `fileName` as read into `lib`.
+Check elfFitCheck(const std::string& id, const std::string& fileName, const ElfInfo& lib, const Platform& platform);
+
+}  // namespace railtune::cli::doctor

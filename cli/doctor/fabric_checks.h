@@ -1,0 +1,26 @@
+// The fabric.* and topo.* lines: the rail map (--rail-map, RAILTUNE_RAIL_MAP) and this host's entry,
+// the map's HCAs against the RDMA devices sysfs lists here (fabric/discover's sysfs source, under
+// --root), and NCCL_TOPO_FILE (a readable regular file that NCCL's parser accepts and whose NICs
+// agree with the rail map).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cli/doctor/check.h"
+#include "cli/doctor/context.h"
+#include "fabric/rail_map.h"
+
+namespace railtune::cli::doctor {
+
+struct RailMapState {
+  std::optional<fabric::RailMap> map;
+  std::string hostName;  // the host doctor looks for in the map
+  const fabric::RailMapHost* host() const { return map ? map->findHost(hostName) : nullptr; }
+};
+
+RailMapState checkRailMap(const DoctorOptions& options, const std::string& hostName, Report& report);
+void checkNics(const DoctorOptions& options, const RailMapState& railMap, Report& report);
+void checkTopoFile(const RailMapState& railMap, Report& report);
+
+}  // namespace railtune::cli::doctor
