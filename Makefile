@@ -4,6 +4,8 @@
 # Also: make deps | configure | build | format-check | format | clean
 #       make build-arm64 | test-arm64   the aarch64 (Grace) build with Debian's cross toolchain, and
 #                                       its test set under qemu (docs/building.md)
+#       make package                    .deb and .tar.gz for amd64 and arm64 into packages/
+#                                       (docs/training-image.md)
 # No CUDA toolkit or NCCL library is needed for any of them.
 
 BUILD_DIR ?= build
@@ -16,7 +18,7 @@ ARM64_BUILD_DIR ?= build-arm64
 # plugins' e2e tests, hygiene (glibc floor), and the CLI's golden-file tests.
 ARM64_TESTS ?= ^(abi|emulator|e2e|hygiene)[.]|^cli[.](version|help|config_doc_current|format_golden_.*|tuner_decisions_golden_.*|tuner_decisions_example_current|paths_check_format_example|paths_render_example_.*|paths_synth_truth_example|profile_(hangs_ring|hangs_allgather|stragglers_allgather))$$
 
-.PHONY: all deps configure build demo test format-check format clean build-arm64 test-arm64
+.PHONY: all deps configure build demo test format-check format clean build-arm64 test-arm64 package
 
 all: build
 
@@ -49,6 +51,13 @@ build-arm64:
 test-arm64: build-arm64
 	@cd $(ARM64_BUILD_DIR) && ctest --output-on-failure --no-label-summary --parallel $(JOBS) \
 	  -R '$(ARM64_TESTS)' $(CTEST_ARGS)
+
+package: build build-arm64
+	@for dir in $(BUILD_DIR) $(ARM64_BUILD_DIR); do \
+	  ninja -C $$dir railtune_man && (cd $$dir && cpack) || exit 1; \
+	done
+	@mkdir -p packages && cp $(BUILD_DIR)/packages/railtune[-_]* $(ARM64_BUILD_DIR)/packages/railtune[-_]* packages/
+	@ls -l packages/
 
 format-check:
 	@scripts/format.sh check

@@ -14,6 +14,7 @@ packages=(
   libyaml-cpp-dev libpugixml-dev libhwloc-dev
   python3 python3-jsonschema binutils iptables
   libsimdjson-dev chromium time
+  help2man dpkg-dev
 )
 if [ "${1:-}" = arm64 ]; then
   # Header-only libraries (CLI11, nlohmann-json) are shared by both architectures.
