@@ -13,6 +13,9 @@ endif()
 install(TARGETS railtune_net_plugin railtune_tuner_plugin railtune_profiler_plugin
         LIBRARY DESTINATION lib COMPONENT railtune)
 install(TARGETS railtune RUNTIME DESTINATION bin COMPONENT railtune)
+if(RAILTUNE_PORTABLE_CLI AND RAILTUNE_SIMDJSON_FILE)
+  install(FILES ${RAILTUNE_SIMDJSON_FILE} DESTINATION lib RENAME ${RAILTUNE_SIMDJSON_SONAME} COMPONENT railtune)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/railtune COMPONENT railtune)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/railtune COMPONENT railtune
         FILES_MATCHING PATTERN "*.md" PATTERN "formats" EXCLUDE)
@@ -63,11 +66,15 @@ set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${_deb_arch})
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "railtune developers")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-# The plugins need glibc (the floor, docs/design.md) and libgcc_s only; the CLI also links the
-# Debian 12 libraries it was built with. Written out rather than found by dpkg-shlibdeps, which
-# cannot read a cross build's libraries.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libc6 (>= ${RAILTUNE_GLIBC_FLOOR}), libgcc-s1, libstdc++6 (>= 12), libyaml-cpp0.7, libpugixml1v5, libsimdjson14")
+# The plugins need glibc (the floor, docs/design.md) and libgcc_s only; a portable CLI adds libstdc++
+# for the simdjson it carries, otherwise the Debian 12 libraries it was built with. Written out rather
+# than found by dpkg-shlibdeps, which cannot read a cross build's libraries.
+if(RAILTUNE_PORTABLE_CLI)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= ${RAILTUNE_GLIBC_FLOOR}), libgcc-s1, libstdc++6")
+else()
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "libc6 (>= ${RAILTUNE_GLIBC_FLOOR}), libgcc-s1, libstdc++6 (>= 12), libyaml-cpp0.7, libpugixml1v5, libsimdjson14")
+endif()
 set(CPACK_PACKAGE_DESCRIPTION
     "The three NCCL plugins (libnccl-net-railtune.so, libnccl-tuner-railtune.so, libnccl-profiler-railtune.so under /opt/railtune/lib) and the railtune CLI: topology outputs for NCCL and schedulers, tuner decisions, path and profile analyses, railtune doctor.")
 include(CPack)

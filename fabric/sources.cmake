@@ -1,7 +1,7 @@
 # railtune_fabric (model, hardware profiles, expansion, validation) and railtune_fabric_yaml (the
 # cluster-description reader and the embedded default cluster). Both are CLI side: they parse YAML
-# with yaml-cpp (the shared library; the plugins read the rail map through railtune_fabric_io instead).
-find_package(yaml-cpp REQUIRED)
+# with yaml-cpp (railtune_yaml_cpp, cmake/CliLibraries.cmake; the plugins read the rail map through
+# railtune_fabric_io instead).
 
 # The profiles and the default cluster are YAML data files compiled into the binary, so the CLI needs
 # no installed data. Editing one re-runs CMake (CMAKE_CONFIGURE_DEPENDS), which regenerates the header.
@@ -25,9 +25,9 @@ configure_file(${CMAKE_BINARY_DIR}/generated/fabric/embedded_data.h.new
                ${CMAKE_BINARY_DIR}/generated/fabric/embedded_data.h COPYONLY)
 
 add_library(railtune_fabric STATIC model.cc diagnostics.cc profiles.cc expand.cc expand_names.cc validate.cc)
-target_link_libraries(railtune_fabric PRIVATE yaml-cpp)
+target_link_libraries(railtune_fabric PRIVATE railtune_yaml_cpp)
 
 add_library(railtune_fabric_yaml STATIC yaml_reader.cc yaml_nodes.cc yaml_elements.cc yaml_full.cc yaml_compact.cc yaml_write.cc
                                        merge.cc
                                        default_cluster.cc)
-target_link_libraries(railtune_fabric_yaml PUBLIC railtune_fabric PRIVATE yaml-cpp)
+target_link_libraries(railtune_fabric_yaml PUBLIC railtune_fabric PRIVATE railtune_yaml_cpp)

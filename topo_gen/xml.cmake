@@ -1,9 +1,8 @@
 # railtune_topo_xml: NCCL topology XML (writer, pugixml reader, limit checks) and the rail map writer.
 # CLI side only: it links pugixml, which no plugin may carry.
-find_package(pugixml REQUIRED)
 add_library(railtune_topo_xml STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/nccl_xml.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/nccl_xml_read.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/nccl_xml_check.cc
   ${PROJECT_SOURCE_DIR}/fabric/rail_map_write.cc)
-target_link_libraries(railtune_topo_xml PUBLIC railtune_fabric railtune_fabric_io pugixml::pugixml)
+target_link_libraries(railtune_topo_xml PUBLIC railtune_fabric railtune_fabric_io railtune_pugixml)

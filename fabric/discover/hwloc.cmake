@@ -1,9 +1,8 @@
 # railtune_discover_hwloc: the hwloc source of `railtune topo discover` (hwloc_source.h). CLI side only:
 # it links pugixml; libhwloc itself is opened with dlopen at run time, never linked.
-find_package(pugixml REQUIRED)
 add_library(railtune_discover_hwloc STATIC
   ${CMAKE_CURRENT_LIST_DIR}/hwloc_attrs.cc
   ${CMAKE_CURRENT_LIST_DIR}/hwloc_xml.cc
   ${CMAKE_CURRENT_LIST_DIR}/hwloc_live.cc)
-target_link_libraries(railtune_discover_hwloc PUBLIC railtune_fabric railtune_common PRIVATE pugixml::pugixml
+target_link_libraries(railtune_discover_hwloc PUBLIC railtune_fabric railtune_common PRIVATE railtune_pugixml
                       ${CMAKE_DL_LIBS})

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Rule 5 of the architecture, for one plugin .so:
 #   symbols <so> <name>...   the defined dynamic symbols are exactly the given NCCL symbols (nm -D)
-#   needed  <so> [sanitized] NEEDED lists glibc libraries and libgcc_s.so.1 only (readelf -d);
-#                            sanitizer builds are exempt
+#   needed  <so> [sanitized] [+soname...]
+#                            NEEDED lists glibc libraries and libgcc_s.so.1 only, and the +sonames
+#                            given (readelf -d); sanitizer builds are exempt
 #   floor   <so> <glibc> [sanitized]
 #                            no version need above GLIBC_<glibc>, none on libstdc++ (GLIBCXX_, CXXABI_),
 #                            none above GCC_7.0.0 on libgcc_s (readelf -V); sanitizer builds are exempt
@@ -28,8 +29,12 @@ case "$mode" in
       echo "skipped: sanitizer builds link the C++ runtime and the sanitizer runtime dynamically"
       exit 0
     fi
+    extra=""
+    for name in "$@"; do
+      case $name in +*) extra="$extra|$(printf '%s' "${name#+}" | sed 's/[.]/\\./g')" ;; esac
+    done
     needed=$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-    glibc='^(libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|ld-linux-x86-64\.so\.2|ld-linux-aarch64\.so\.1|libgcc_s\.so\.1)$'
+    glibc="^(libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|ld-linux-x86-64\.so\.2|ld-linux-aarch64\.so\.1|libgcc_s\.so\.1${extra})$"
     foreign=$(echo "$needed" | grep -Ev "$glibc" || true)
     if [ -n "$foreign" ]; then
       echo "FAIL: $(basename "$so") needs more than glibc and libgcc_s: $(echo $foreign)"

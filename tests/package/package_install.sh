@@ -30,6 +30,15 @@ check_tree() {  # <prefix>: the installed layout
   [ -f "$prefix/share/doc/railtune/README.md" ] || fail "README missing under $prefix/share/doc/railtune"
   [ -f "$prefix/share/doc/railtune/training-image.md" ] || fail "training-image.md missing"
   [ -f "$prefix/share/railtune/schemas/rail-map.schema.json" ] || fail "schemas missing under $prefix/share/railtune"
+  # A portable CLI carries the one shared library it needs and finds it there, not in the system.
+  if readelf -d "$prefix/bin/railtune" | grep -q 'NEEDED.*libsimdjson'; then
+    readelf -d "$prefix/bin/railtune" | grep -q 'RUNPATH.*\$ORIGIN/\.\./lib' || fail "the CLI's RUNPATH is not \$ORIGIN/../lib"
+    ls "$prefix"/lib/libsimdjson.so.* >/dev/null 2>&1 || fail "the CLI needs libsimdjson but $prefix/lib has none"
+    local found
+    found=$(ldd "$prefix/bin/railtune" | sed -n 's/.*libsimdjson[^ ]* => \([^ ]*\) .*/\1/p')
+    [ -n "$found" ] && [ "$(dirname "$(realpath "$found")")" = "$(realpath "$prefix/lib")" ] ||
+      fail "the CLI does not take libsimdjson from $prefix/lib but from '$found'"
+  fi
 }
 
 run_from() {  # <prefix> <label>: the CLI runs there and loads the plugins by their documented paths

@@ -1,12 +1,11 @@
 # Tests of railtune_topo_sched: Kubernetes labels, Volcano HyperNodes, Kueue, Slurm, launcher env.
 # Golden files: tests/data/golden/sched/ (RAILTUNE_UPDATE_GOLDEN=1 rewrites them; see sched_golden_test.cc).
-find_package(yaml-cpp REQUIRED)
 add_executable(topo_sched_tests
   ${CMAKE_CURRENT_LIST_DIR}/sched_labels_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sched_hypernodes_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sched_kueue_slurm_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sched_launcher_env_test.cc)
-target_link_libraries(topo_sched_tests PRIVATE railtune_topo_sched yaml-cpp GTest::gtest_main)
+target_link_libraries(topo_sched_tests PRIVATE railtune_topo_sched railtune_yaml_cpp GTest::gtest_main)
 gtest_discover_tests(topo_sched_tests TEST_PREFIX topo_gen. NO_PRETTY_VALUES)
 
 # The goldens come from the built-in default cluster, so this one needs the fabric sources.
