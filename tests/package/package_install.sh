@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# package_install.sh <build dir> <work dir> <glibc floor>
+# package_install.sh <build dir> <work dir> <glibc floor> <portable CLI: 1 or 0>
 # Builds this build's .deb and .tar.gz with cpack, unpacks each into a scratch root (dpkg-deb -x; tar),
 # and checks: the layout under /opt/railtune, the .deb's fields, the CLI runs from the unpacked tree,
 # and railtune doctor loads each plugin (a real dlopen in a child process) by the path users set in
 # NCCL_{NET,TUNER,PROFILER}_PLUGIN.
 set -euo pipefail
-build=$1 work=$2 floor=$3
+build=$1 work=$2 floor=$3 portable=$4
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -31,7 +31,7 @@ check_tree() {  # <prefix>: the installed layout
   [ -f "$prefix/share/doc/railtune/training-image.md" ] || fail "training-image.md missing"
   [ -f "$prefix/share/railtune/schemas/rail-map.schema.json" ] || fail "schemas missing under $prefix/share/railtune"
   # A portable CLI carries the one shared library it needs and finds it there, not in the system.
-  if readelf -d "$prefix/bin/railtune" | grep -q 'NEEDED.*libsimdjson'; then
+  if [ "$portable" = 1 ]; then
     readelf -d "$prefix/bin/railtune" | grep -q 'RUNPATH.*\$ORIGIN/\.\./lib' || fail "the CLI's RUNPATH is not \$ORIGIN/../lib"
     ls "$prefix"/lib/libsimdjson.so.* >/dev/null 2>&1 || fail "the CLI needs libsimdjson but $prefix/lib has none"
     local found
