@@ -52,8 +52,14 @@ railtune_doctor_test(fake_nccl_2_30 ok "^ok +nccl\\.library +NCCL 2\\.30\\.7"
                      "^ok +plugin\\.net\\.abi +NCCL 2\\.30\\.7 binds ncclNetPlugin_v12 "
                      "^ok +plugin\\.tuner\\.abi +NCCL 2\\.30\\.7 binds ncclTunerPlugin_v6 "
                      -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/23007/libnccl.so.2)
+# Under ASan the child's SIGSEGV or SIGBUS would be caught and turned into exit status 1: let the
+# signal kill it, as it does in a release build.
+set(_crash_env)
+if(RAILTUNE_SANITIZED)
+  set(_crash_env ENV ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_abort=0)
+endif()
 railtune_doctor_test(nccl_crash 1 "^fail +nccl\\.library .*crashed with signal 11" "^ok +plugin\\.net\\.load"
-                     -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/crash/libnccl.so.2)
+                     -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/crash/libnccl.so.2 ${_crash_env})
 railtune_doctor_test(nccl_hang 1 "^fail +nccl\\.library .*did not finish within 1 s"
                      -- ${_railtune} doctor --timeout 1 --nccl-lib ${_fake_nccl}/hang/libnccl.so.2)
 railtune_doctor_test(nccl_missing 1 "^fail +nccl\\.library +cannot load .*no-such-libnccl" "fix: point --nccl-lib"
@@ -67,7 +73,7 @@ railtune_doctor_test(foreign_arch 1 "^fail +plugin\\.net\\.elf +libnccl-net-rail
                      -- ${_railtune} doctor --no-nccl --plugin-dir ${_doctor_fx}/aarch64)
 railtune_doctor_test(truncated 1 "^fail +plugin\\.net\\.elf +libnccl-net-railtune\\.so: truncated"
                      "^fail +plugin\\.net\\.load +dlopen.*(fails: |crashed with signal)"
-                     -- ${_railtune} doctor --no-nccl --plugin-dir ${_doctor_fx}/truncated)
+                     -- ${_railtune} doctor --no-nccl --plugin-dir ${_doctor_fx}/truncated ${_crash_env})
 railtune_doctor_test(missing_plugins 1 "^fail +plugin\\.net\\.file +libnccl-net-railtune\\.so not found in .*empty"
                      -- ${_railtune} doctor --no-nccl --plugin-dir ${_doctor_fx}/empty)
 
