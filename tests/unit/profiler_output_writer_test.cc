@@ -338,21 +338,23 @@ TEST_F(ProfilerOutputWriter, QueueLossesAreWrittenAtTheNextFlushWithoutAnotherRe
     ++pushed;
   }
   ASSERT_GE(writer.droppedTotal(), 3u);
+  const std::string droppedMetric =
+      "railtune_profile_records_dropped_total{job_id=\"job-1\",host=\"node-a\",pid=\"4242\"} " +
+      std::to_string(writer.droppedTotal()) + "\n";
   const auto lossAt = std::chrono::steady_clock::now();
   Tally t;
+  std::string metrics;
+  // The flush writes the log first and the metrics file after it: wait for both.
   while (std::chrono::steady_clock::now() - lossAt < 5s) {
     t = tally(readLog(writer.path(ProfileFile::Collectives)));
-    if (t.records + t.dropped == pushed) break;
+    metrics = readFile(o.prometheusPath);
+    if (t.records + t.dropped == pushed && metrics.find(droppedMetric) != std::string::npos) break;
     std::this_thread::sleep_for(10ms);
   }
   EXPECT_LT(std::chrono::steady_clock::now() - lossAt, 2s) << "the loss was not written within 2 s";
   EXPECT_EQ(t.dropped, writer.droppedTotal());
   EXPECT_EQ(t.records + t.dropped, pushed);
-  const std::string metrics = readFile(o.prometheusPath);
-  EXPECT_NE(metrics.find("railtune_profile_records_dropped_total{job_id=\"job-1\",host=\"node-a\",pid=\"4242\"} " +
-                         std::to_string(writer.droppedTotal()) + "\n"),
-            std::string::npos)
-      << metrics;
+  EXPECT_NE(metrics.find(droppedMetric), std::string::npos) << metrics;
 }
 
 TEST_F(ProfilerOutputWriter, ARecordReachesTheFileWithinASecondWhileIdle) {
