@@ -22,7 +22,7 @@ namespace railtune::bench {
 namespace {
 
 constexpr size_t kHeaderBytes = 16;  // int32 tag, 4 bytes padding, uint64 size
-constexpr int32_t kTag = 0;
+constexpr int32_t kRawTag = 0;
 
 [[noreturn]] void fail(const std::string& what, int error) {
   throw BenchError("raw TCP " + what + ": " + std::strerror(error));
@@ -140,7 +140,7 @@ class RawSender final : public RawEndpoint {
 
   void encodeHeader(uint64_t size) {
     header_.fill(std::byte{0});
-    std::memcpy(header_.data(), &kTag, sizeof kTag);
+    std::memcpy(header_.data(), &kRawTag, sizeof kRawTag);
     std::memcpy(header_.data() + 8, &size, sizeof size);
   }
 
@@ -240,7 +240,7 @@ class RawReceiver final : public RawEndpoint {
     std::memcpy(&tag, header_.data(), sizeof tag);
     std::memcpy(&size, header_.data() + 8, sizeof size);
     InMessage& message = ring_[known_ % kRawMaxInFlight];
-    if (tag != kTag || size > message.capacity) {
+    if (tag != kRawTag || size > message.capacity) {
       throw BenchError("raw TCP: header with tag " + std::to_string(tag) + " and size " + std::to_string(size) +
                        " does not fit the posted receive");
     }

@@ -9,3 +9,9 @@ add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor> $<$<COMPILE_LA
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-Wno-restrict>)
 endif()
+# In a unity build a test's fixture in an anonymous namespace sits in an included file, and g++ warns
+# that the test class TEST_F derives from it has internal linkage (-Wsubobject-linkage): harmless, as
+# every such class is local to its one translation unit anyway.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND RAILTUNE_UNITY_BUILD)
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-Wno-subobject-linkage>)
+endif()

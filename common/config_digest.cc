@@ -63,7 +63,7 @@ std::string fileBytes(const std::string& path) {
   return bytes.str();
 }
 
-std::string nonEmpty(EnvLookup env, const char* name) {
+std::string valueOrEmpty(EnvLookup env, const char* name) {
   std::optional<std::string> value = env(name);
   return value ? *value : std::string();
 }
@@ -71,9 +71,10 @@ std::string nonEmpty(EnvLookup env, const char* name) {
 }  // namespace
 
 DigestInputs digestInputsFromEnvironment(EnvLookup env) {
-  std::string rulesPath = nonEmpty(env, "RAILTUNE_TUNER_CONFIG");
-  if (rulesPath.empty()) rulesPath = nonEmpty(env, "NCCL_TUNER_CONFIG_FILE");
-  return DigestInputs{fileBytes(rulesPath), fileBytes(nonEmpty(env, "RAILTUNE_RAIL_MAP")), decisionEnvironment(env)};
+  std::string rulesPath = valueOrEmpty(env, "RAILTUNE_TUNER_CONFIG");
+  if (rulesPath.empty()) rulesPath = valueOrEmpty(env, "NCCL_TUNER_CONFIG_FILE");
+  return DigestInputs{fileBytes(rulesPath), fileBytes(valueOrEmpty(env, "RAILTUNE_RAIL_MAP")),
+                      decisionEnvironment(env)};
 }
 
 std::string digestHex(uint64_t digest) {

@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kMaxPlugins = NCCL_NET_MAX_PLUGINS;  // 16, two of them NCCL's internal IB and Socket
 constexpr int kInternalPlugins = 2;
-constexpr std::size_t kMaxNameLength = 255;
+constexpr std::size_t kMaxNetNameLength = 255;
 
 NetCandidate externalEntry(const std::string& name) {
   NetCandidate c;
@@ -66,11 +66,11 @@ std::vector<NetCandidate> Loader::openNetList() {
                                        " plugins, ignoring the rest"));
         break;
       }
-      if (name.size() + 1 <= kMaxNameLength) {
+      if (name.size() + 1 <= kMaxNetNameLength) {
         list.push_back(externalEntry(name));
       } else {
         netListLog_.push_back(infoLine("NCCL_NET_PLUGIN list contains a plugin name " + name + " longer than " +
-                                       std::to_string(kMaxNameLength) + " characters, ignoring it."));
+                                       std::to_string(kMaxNetNameLength) + " characters, ignoring it."));
       }
     }
   } else {

@@ -11,10 +11,10 @@ namespace railtune::emu {
 namespace {
 
 // NCCL copies names into a 255-byte buffer with snprintf: longer names are cut to 254 characters.
-constexpr std::size_t kMaxNameLength = 254;
+constexpr std::size_t kMaxPluginNameLength = 254;
 
 std::string truncated(std::string s) {
-  if (s.size() > kMaxNameLength) s.resize(kMaxNameLength);
+  if (s.size() > kMaxPluginNameLength) s.resize(kMaxPluginNameLength);
   return s;
 }
 

@@ -3,9 +3,7 @@
 #include "fabric/yaml_parts.h"
 
 namespace railtune::fabric::yaml {
-namespace {
-constexpr int kMaxIndex = 1 << 20;
-}
+namespace {}
 
 MapReader gpuReader(const YAML::Node& node, const std::string& file) {
   return MapReader(node, file, "gpu", {"index", "busId", "sm", "numa", "nvlinks", "c2cLinks", "c2cBwMBps", "model"});

@@ -6,8 +6,6 @@
 namespace railtune::fabric::yaml {
 namespace {
 
-constexpr int kMaxIndex = 1 << 20;  // bounds for counts and indices: far above any machine
-
 Cpu readCpu(const MapReader& map) {
   Cpu cpu;
   cpu.numa = map.integer("numa", 0, 0, kMaxIndex);

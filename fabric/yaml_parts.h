@@ -11,6 +11,8 @@
 
 namespace railtune::fabric::yaml {
 
+inline constexpr int kMaxIndex = 1 << 20;  // bounds for counts and indices: far above any machine
+
 MapReader gpuReader(const YAML::Node& node, const std::string& file);
 MapReader nicReader(const YAML::Node& node, const std::string& file);
 void readGpu(const MapReader& map, Gpu& gpu);  // the keys present overwrite `gpu`

@@ -8,10 +8,6 @@
 namespace railtune::ncclmodel {
 namespace {
 
-constexpr const char* kAlgoNames[kNumAlgorithms] = {"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
-                                                    "NVLSTree", "PAT"};
-constexpr const char* kProtoNames[kNumProtocols] = {"LL", "LL128", "Simple"};
-
 // LL128 is on by default only where NCCL trusts its 128-byte stores: the GPU-NIC path (up to PXN with
 // NCCL_LL128_C2C on SM90+, else up to PXB), NVLink within the node, uniform or SM90+ compute capabilities.
 bool ll128ByDefault(const ModelContext& m, Algorithm a) {

@@ -8,6 +8,12 @@ namespace railtune::ncclmodel {
 
 inline constexpr int kHwNvlink = 0, kHwPci = 1, kHwNet = 2;  // NCCL_HW_*
 
+// NCCL's ncclAlgoStr and ncclProtoStr, in Algorithm and Protocol order: the names NCCL_ALGO and
+// NCCL_PROTO list and the tuning log prints.
+inline constexpr const char* kAlgoNames[kNumAlgorithms] = {"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
+                                                           "NVLSTree", "PAT"};
+inline constexpr const char* kProtoNames[kNumProtocols] = {"LL", "LL128", "Simple"};
+
 struct ModelContext {
   ModelContext(NcclVersion v, const CommShape& s, const TopologyFacts& t, const CostModelConstants& c,
                const NcclKnobs& k);

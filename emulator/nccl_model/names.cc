@@ -4,15 +4,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "emulator/nccl_model/nccl_model.h"
+#include "emulator/nccl_model/model_internal.h"
 
 namespace railtune::ncclmodel {
 namespace {
 
 constexpr const char* kFuncNames[kNumCollectives] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
-constexpr const char* kAlgoNames[kNumAlgorithms] = {"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
-                                                    "NVLSTree", "PAT"};
-constexpr const char* kProtoNames[kNumProtocols] = {"LL", "LL128", "Simple"};
 constexpr const char* kPathNames[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
                                       "P2C", "PXN", "PHB", "SYS", "NET", "DIS"};
 constexpr int kNumPathTypes = static_cast<int>(sizeof(kPathNames) / sizeof(kPathNames[0]));

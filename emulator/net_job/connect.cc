@@ -146,7 +146,7 @@ struct Setup {
   }
 };
 
-void idle() {
+void pauseBetweenSetupPasses() {
   const timespec pause{0, 200'000};
   nanosleep(&pause, nullptr);
 }
@@ -174,7 +174,7 @@ RankLinks connectRank(const ConnectSpec& spec) {
     if (Clock::now() > spec.deadline)
       throw std::runtime_error("rank " + std::to_string(spec.rank) + ": connection setup timed out waiting for " +
                                setup.stillPending());
-    if (!setup.pass()) idle();
+    if (!setup.pass()) pauseBetweenSetupPasses();
   }
   return std::move(setup.links);
 }

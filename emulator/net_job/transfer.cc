@@ -59,7 +59,7 @@ std::string waitingOn(const std::vector<Progress>& all) {
 }
 
 // Yields the core when a pass moved nothing: ranks share few cores and must not starve each other.
-void idle() {
+void yieldCore() {
   const timespec pause{0, 20'000};
   nanosleep(&pause, nullptr);
 }
@@ -91,7 +91,7 @@ void runTransfers(std::span<const Transfer> transfers, const TransferOptions& op
     }
     if (!pending) return;
     if (Clock::now() > options.deadline) throw TimeoutError(what + ": timed out waiting on " + waitingOn(all));
-    if (!moved) idle();
+    if (!moved) yieldCore();
   }
 }
 

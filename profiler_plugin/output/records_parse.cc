@@ -13,7 +13,7 @@
 namespace railtune::profiler::output {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 using strict_json::FieldError;
 
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
@@ -64,7 +64,7 @@ TimingSource readTiming(ObjectReader& in) {
   throw FieldError(in.where("timing") + "expected kernel, proxy or enqueue");
 }
 
-void readNic(const json& object, const std::string& prefix, NetFlow* flow) {
+void readNic(const Json& object, const std::string& prefix, NetFlow* flow) {
   if (object.is_null()) return;
   ObjectReader in(object, prefix);
   flow->device = asInt(in.integer("device", -1, 1 << 20));
@@ -78,7 +78,7 @@ void readNic(const json& object, const std::string& prefix, NetFlow* flow) {
   }
 }
 
-NetFlow readFlow(const json& object, size_t index, bool withOutstanding) {
+NetFlow readFlow(const Json& object, size_t index, bool withOutstanding) {
   const std::string prefix = "flows[" + std::to_string(index) + "].";
   ObjectReader in(object, prefix);
   NetFlow flow;
@@ -103,13 +103,13 @@ NetFlow readFlow(const json& object, size_t index, bool withOutstanding) {
 }
 
 void readFlows(ObjectReader& in, bool withOutstanding, OperationRecord* r) {
-  const json& flows = in.field("flows");
+  const Json& flows = in.field("flows");
   if (!flows.is_array()) throw FieldError(in.where("flows") + "expected an array");
   if (flows.size() > kMaxFlowsPerRecord) {
     throw FieldError(in.where("flows") + "more than " + std::to_string(kMaxFlowsPerRecord) + " flows");
   }
   r->nFlows = 0;
-  for (const json& flow : flows) {
+  for (const Json& flow : flows) {
     r->flows[r->nFlows] = readFlow(flow, r->nFlows, withOutstanding);
     ++r->nFlows;
   }
@@ -182,10 +182,10 @@ void readDropped(ObjectReader& in, ParsedCollective* out) {
 void readHeader(ObjectReader& in, ParsedCollective* out) {
   out->header = true;
   out->record.kind = RecordKind::Lost;
-  const json& invisible = in.field("invisible");
+  const Json& invisible = in.field("invisible");
   if (!invisible.is_array() || invisible.size() > 64)
     throw FieldError(in.where("invisible") + "expected a list of texts");
-  for (const json& path : invisible) {
+  for (const Json& path : invisible) {
     if (!path.is_string() || path.get_ref<const std::string&>().size() > 256) {
       throw FieldError(in.where("invisible") + "expected a list of texts");
     }
@@ -193,7 +193,7 @@ void readHeader(ObjectReader& in, ParsedCollective* out) {
   out->record.start.realtimeNs = out->record.end.realtimeNs = in.integer("time_realtime_ns", 0);
 }
 
-ParsedCollective readCollective(const json& document) {
+ParsedCollective readCollective(const Json& document) {
   ParsedCollective out;
   ObjectReader in(document, "");
   readIdentity(in, kCollectivesSchema, &out.identity);
@@ -222,7 +222,7 @@ ParsedCollective readCollective(const json& document) {
   return out;
 }
 
-ParsedNet readNet(const json& document) {
+ParsedNet readNet(const Json& document) {
   ParsedNet out;
   ObjectReader in(document, "");
   readIdentity(in, kNetSchema, &out.identity);

@@ -9,19 +9,14 @@
 #include <set>
 
 #include "fabric/discover/nvml_source.h"
+#include "tests/discover/joined_lines.h"
 
 namespace rd = railtune::fabric::discover;
 
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string nvmlFixture(const std::string& name) {
   return std::string(RAILTUNE_NVML_FIXTURES) + "/" + name;
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const std::string& line : lines) text += line + "\n";
-  return text;
 }
 
 // Points the fake at a config for one test and restores the environment afterwards.
@@ -57,7 +52,7 @@ constexpr const char* kOneGb300 =
 }  // namespace
 
 TEST_F(FakeNvml, Gb300Tray) {
-  const rd::NvmlInventory inv = read(fixture("gb300-tray.json"));
+  const rd::NvmlInventory inv = read(nvmlFixture("gb300-tray.json"));
   ASSERT_TRUE(inv.loaded) << inv.error;
   EXPECT_EQ(inv.error, "");
   EXPECT_EQ(inv.library, RAILTUNE_FAKE_NVML);
@@ -88,7 +83,7 @@ TEST_F(FakeNvml, Gb300Tray) {
 }
 
 TEST_F(FakeNvml, Gb300TrayDegraded) {
-  const rd::NvmlInventory inv = read(fixture("gb300-tray-degraded.json"));
+  const rd::NvmlInventory inv = read(nvmlFixture("gb300-tray-degraded.json"));
   ASSERT_TRUE(inv.loaded) << inv.error;
   ASSERT_EQ(inv.gpus.size(), 4u);
   EXPECT_EQ(inv.gpus[1].nvlinksActive, 16);
@@ -100,7 +95,7 @@ TEST_F(FakeNvml, Gb300TrayDegraded) {
 }
 
 TEST_F(FakeNvml, DgxH100HasNoFabric) {
-  const rd::NvmlInventory inv = read(fixture("dgx-h100.json"));
+  const rd::NvmlInventory inv = read(nvmlFixture("dgx-h100.json"));
   ASSERT_TRUE(inv.loaded) << inv.error;
   EXPECT_EQ(inv.notes, std::vector<std::string>{}) << joined(inv.notes);
   ASSERT_EQ(inv.gpus.size(), 8u);
@@ -118,14 +113,14 @@ TEST_F(FakeNvml, DgxH100HasNoFabric) {
 
 TEST_F(FakeNvml, LibraryFromTheEnvironment) {
   ::setenv("RAILTUNE_NVML_LIBRARY", RAILTUNE_FAKE_NVML, 1);
-  const rd::NvmlInventory inv = read(fixture("dgx-h100.json"), "");
+  const rd::NvmlInventory inv = read(nvmlFixture("dgx-h100.json"), "");
   EXPECT_TRUE(inv.loaded) << inv.error;
   EXPECT_EQ(inv.library, RAILTUNE_FAKE_NVML);
   EXPECT_EQ(inv.gpus.size(), 8u);
 }
 
 TEST_F(FakeNvml, NotFound) {
-  const rd::NvmlInventory inv = read(fixture("gb300-tray.json"), "/nonexistent/libnvidia-ml.so.1");
+  const rd::NvmlInventory inv = read(nvmlFixture("gb300-tray.json"), "/nonexistent/libnvidia-ml.so.1");
   EXPECT_FALSE(inv.loaded);
   EXPECT_EQ(inv.error, "NVML not found (/nonexistent/libnvidia-ml.so.1): no NVIDIA driver on this host?");
   EXPECT_TRUE(inv.gpus.empty());

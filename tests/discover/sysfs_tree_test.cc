@@ -9,13 +9,14 @@
 #include <fstream>
 
 #include "fabric/discover/sysfs_source.h"
+#include "tests/discover/joined_lines.h"
 
 namespace rd = railtune::fabric::discover;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string sysfsFixture(const std::string& name) {
   return std::string(RAILTUNE_SYSFS_FIXTURES) + "/" + name;
 }
 
@@ -29,12 +30,6 @@ const rd::NetDevice& net(const rd::SysfsInventory& inv, const std::string& name)
   const auto it = std::find_if(inv.net.begin(), inv.net.end(), [&](const auto& d) { return d.name == name; });
   if (it == inv.net.end()) throw std::runtime_error("no netdev " + name);
   return *it;
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const std::string& line : lines) text += line + "\n";
-  return text;
 }
 
 // A scratch directory removed at the end of the test.
@@ -60,7 +55,7 @@ class SysfsScratch : public ::testing::Test {
 }  // namespace
 
 TEST(SysfsTree, Gb300OnePlane) {
-  const rd::SysfsInventory inv = rd::readSysfs(fixture("gb300-1plane"));
+  const rd::SysfsInventory inv = rd::readSysfs(sysfsFixture("gb300-1plane"));
   EXPECT_EQ(inv.notes, std::vector<std::string>{}) << joined(inv.notes);
   ASSERT_EQ(inv.rdma.size(), 5u);
   const char* busIds[] = {"0000:03:00.0", "0002:03:00.0", "0010:03:00.0", "0012:03:00.0"};
@@ -104,7 +99,7 @@ TEST(SysfsTree, Gb300OnePlane) {
 }
 
 TEST(SysfsTree, Gb300OnePlaneNetdevs) {
-  const rd::SysfsInventory inv = rd::readSysfs(fixture("gb300-1plane"));
+  const rd::SysfsInventory inv = rd::readSysfs(sysfsFixture("gb300-1plane"));
   ASSERT_EQ(inv.net.size(), 6u);
   const rd::NetDevice& ib = net(inv, "ibp3s0");
   EXPECT_EQ(ib.busId, "0000:03:00.0");
@@ -120,7 +115,7 @@ TEST(SysfsTree, Gb300OnePlaneNetdevs) {
 }
 
 TEST(SysfsTree, Gb300TwoPlanesShareTheImageGuid) {
-  const rd::SysfsInventory inv = rd::readSysfs(fixture("gb300-2plane"));
+  const rd::SysfsInventory inv = rd::readSysfs(sysfsFixture("gb300-2plane"));
   EXPECT_EQ(inv.notes, std::vector<std::string>{}) << joined(inv.notes);
   ASSERT_EQ(inv.rdma.size(), 9u);
   for (size_t nic = 0; nic < 4; ++nic) {
@@ -140,7 +135,7 @@ TEST(SysfsTree, Gb300TwoPlanesShareTheImageGuid) {
 }
 
 TEST(SysfsTree, RoceH100) {
-  const rd::SysfsInventory inv = rd::readSysfs(fixture("roce-h100"));
+  const rd::SysfsInventory inv = rd::readSysfs(sysfsFixture("roce-h100"));
   EXPECT_EQ(inv.notes, std::vector<std::string>{}) << joined(inv.notes);
   ASSERT_EQ(inv.rdma.size(), 8u);
   EXPECT_EQ(inv.rdma[7].name, "mlx5_11");
@@ -208,13 +203,14 @@ TEST_F(SysfsScratch, HugeAndUnreadableFilesAreBounded) {
 
 TEST(SysfsTree, ResolveStaysInsideTheRoot) {
   int error = 0;
-  const auto path = rd::resolveInRoot(fixture("gb300-1plane"), "sys/class/infiniband/mlx5_0/device/../../..", &error);
+  const auto path =
+      rd::resolveInRoot(sysfsFixture("gb300-1plane"), "sys/class/infiniband/mlx5_0/device/../../..", &error);
   ASSERT_TRUE(path) << error;
   EXPECT_EQ(*path, "/sys/devices/pci0000:00/0000:00:00.0");
-  const auto above = rd::resolveInRoot(fixture("gb300-1plane"), "../../../../../../../../sys", &error);
+  const auto above = rd::resolveInRoot(sysfsFixture("gb300-1plane"), "../../../../../../../../sys", &error);
   ASSERT_TRUE(above) << error;
   EXPECT_EQ(*above, "/sys");
-  EXPECT_FALSE(rd::resolveInRoot(fixture("gb300-1plane"), "sys/class/nothing", &error));
+  EXPECT_FALSE(rd::resolveInRoot(sysfsFixture("gb300-1plane"), "sys/class/nothing", &error));
   EXPECT_EQ(error, ENOENT);
 }
 

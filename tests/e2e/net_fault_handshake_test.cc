@@ -23,13 +23,6 @@ namespace {
 
 namespace wire = net::socket;
 
-constexpr int kVersion = 12;
-constexpr Millis kStepLimit(10000);
-constexpr Millis kFaultBound(5000);
-// A call that takes longer is taken to block. Generous for a loaded 2-core runner: a call that does
-// block on a stalled stray never returns at all, and the watchdog ends the test.
-constexpr Millis kNonBlocking(250);
-
 // A plain TCP socket of the test's own; closes on destruction.
 class RawSocket {
  public:

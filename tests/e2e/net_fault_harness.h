@@ -28,6 +28,13 @@ using Clock = std::chrono::steady_clock;
 using Millis = std::chrono::milliseconds;
 using Handle = std::array<std::byte, NCCL_NET_HANDLE_MAXSIZE>;
 
+// Bounds the fault tests share. Generous for a loaded 2-core runner: a call that does block on a
+// stalled peer never returns at all, and the watchdog ends the test.
+inline constexpr int kVersion = 12;         // the net ABI the fault tests bind
+inline constexpr Millis kStepLimit(10000);  // one step of a test: connect, a transfer, a close
+inline constexpr Millis kFaultBound(5000);  // from a fault to the error it causes
+inline constexpr Millis kNonBlocking(250);  // a call that takes longer is taken to block
+
 // Ends the whole process with a message if it is still alive after `seconds` (SIGALRM). One per
 // process at a time; a forked child sets its own, since alarms do not survive fork.
 class Watchdog {

@@ -12,9 +12,6 @@
 namespace railtune::testing::netfault {
 namespace {
 
-constexpr Millis kStepLimit(10000);
-constexpr Millis kNonBlocking(250);  // generous for a loaded runner; a blocking call never returns
-
 class NetMisuseTest : public NetFaultTest, public ::testing::WithParamInterface<int> {
  protected:
   void SetUp() override {

@@ -23,10 +23,8 @@
 namespace railtune::testing::netfault {
 namespace {
 
-constexpr int kVersion = 12;
 constexpr int kTimeoutSeconds = 2;
 constexpr Millis kDetectionBound(kTimeoutSeconds * 1000 + 3000);  // the timeout plus a few seconds
-constexpr Millis kStepLimit(10000);
 constexpr Millis kSlowness(kTimeoutSeconds * 1000 + 1500);
 
 bool haveIptables() {

@@ -13,9 +13,6 @@
 namespace railtune::testing::netfault {
 namespace {
 
-constexpr Millis kFaultBound(5000);
-constexpr Millis kStepLimit(10000);
-constexpr int kVersion = 12;
 constexpr uint64_t kMidTransfer = 1, kCloseNow = 2, kClosed = 3, kFinish = 4;
 
 enum class Fault { Kill, Close };

@@ -14,7 +14,6 @@ constexpr int kReceives = 150;
 constexpr size_t kReceivesInFlight = NCCL_NET_MAX_REQUESTS;
 constexpr size_t kSendsInFlight = 2 * NCCL_NET_MAX_REQUESTS;  // NCCL may have up to 32 x maxRecvs sends out
 constexpr Millis kTransferLimit(20000);
-constexpr Millis kStepLimit(10000);
 
 class NetVersionTest : public NetFaultTest, public ::testing::WithParamInterface<int> {
  protected:

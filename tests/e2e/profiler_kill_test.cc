@@ -24,20 +24,17 @@
 #include "emulator/profiler_sequence.h"
 #include "profiler_plugin/output/records.h"
 #include "tests/e2e/emulated_fixture.h"
+#include "tests/file_text.h"
 
 namespace railtune::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr unsigned kTestSeconds = 40;   // watchdog of the test (parent)
-constexpr unsigned kChildSeconds = 30;  // the child's own limit, should the parent die first
+constexpr unsigned kKillTestSeconds = 40;  // watchdog of the test (parent)
+constexpr unsigned kChildSeconds = 30;     // the child's own limit, should the parent die first
 
-std::string readFile(const fs::path& path) {
-  std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  return text.str();
-}
+using railtune::testing::readFile;
 
 // The child: a job that never finishes. Exit codes name what failed before the loop.
 // `pause` between operations: zero runs them back to back.
@@ -90,7 +87,7 @@ class ProfilerKillTest : public EmulatedTest {
  protected:
   void SetUp() override {
     EmulatedTest::SetUp();
-    alarm(kTestSeconds);
+    alarm(kKillTestSeconds);
     dir = fs::path(::testing::TempDir()) / ("railtune-kill-" + std::to_string(getpid()));
     fs::remove_all(dir);
     env.set("RAILTUNE_PROFILE_DIR", dir.string());

@@ -21,6 +21,7 @@
 #include "emulator/profiler_sequence.h"
 #include "profiler_plugin/output/records.h"
 #include "tests/e2e/emulated_fixture.h"
+#include "tests/file_text.h"
 
 namespace railtune::testing {
 namespace {
@@ -30,11 +31,7 @@ using emu::NcclBehaviour;
 
 constexpr unsigned kTestSeconds = 30;  // watchdog of each test
 
-std::string readFile(const fs::path& path) {
-  std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  return text.str();
-}
+using railtune::testing::readFile;
 
 // A Coll event as NCCL's launch describes it (one channel, ring, simple).
 ncclProfilerEventDescr_v6_t collDescr(uint64_t seq, int rank) {

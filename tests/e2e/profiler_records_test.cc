@@ -21,6 +21,7 @@
 #include "emulator/profiler_sequence.h"
 #include "profiler_plugin/output/records.h"
 #include "tests/e2e/emulated_fixture.h"
+#include "tests/file_text.h"
 
 namespace railtune::testing {
 namespace {
@@ -28,11 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using emu::NcclBehaviour;
 
-std::string readFile(const fs::path& path) {
-  std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  return text.str();
-}
+using railtune::testing::readFile;
 
 class ProfilerRecordsTest : public EmulatedTest, public ::testing::WithParamInterface<std::tuple<NcclBehaviour, int>> {
  protected:

@@ -5,15 +5,13 @@
 #include <map>
 
 #include "common/config_digest.h"
+#include "tests/unit/fake_env.h"
 
 namespace railtune {
 namespace {
 
-std::map<std::string, std::string> gEnv;
-std::optional<std::string> fakeEnv(const char* name) {
-  auto it = gEnv.find(name);
-  return it == gEnv.end() ? std::nullopt : std::optional<std::string>(it->second);
-}
+using testing::fakeEnv;
+using testing::fakeEnvVars;
 
 TEST(ConfigDigest, EveryPartCounts) {
   const DigestInputs base{"allreduce,0,65536,tree,ll,-1,-1,-1\n", "{\"schema\":\"railtune.rail_map.v1\"}", {}};
@@ -39,11 +37,12 @@ TEST(ConfigDigest, HexIsSixteenDigits) {
 }
 
 TEST(ConfigDigest, PerRankVariablesAreNotPartOfIt) {
-  gEnv = {{"NCCL_IB_HCA", "=mlx5_0:1"}, {"LOCAL_RANK", "3"}, {"RAILTUNE_HOST", "tray07"}, {"NCCL_PROTO", "^LL"}};
+  fakeEnvVars() = {
+      {"NCCL_IB_HCA", "=mlx5_0:1"}, {"LOCAL_RANK", "3"}, {"RAILTUNE_HOST", "tray07"}, {"NCCL_PROTO", "^LL"}};
   const auto env = decisionEnvironment(fakeEnv);
   ASSERT_EQ(env.size(), 1u);
   EXPECT_EQ(env[0].first, "NCCL_PROTO");
-  gEnv["NCCL_ALGO"] = "";  // set but empty counts as unset, as everywhere in railtune
+  fakeEnvVars()["NCCL_ALGO"] = "";  // set but empty counts as unset, as everywhere in railtune
   EXPECT_EQ(decisionEnvironment(fakeEnv).size(), 1u);
 }
 

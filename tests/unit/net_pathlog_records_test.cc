@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "net_plugin/pathlog/records.h"
+#include "tests/file_text.h"
 
 namespace railtune::net::pathlog {
 namespace {
@@ -86,12 +87,7 @@ std::vector<PathRecord> exampleRecords() {
   return records;
 }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using railtune::testing::readFile;
 
 void compareGolden(const std::string& path, const std::string& actual) {
   const char* update = std::getenv("RAILTUNE_UPDATE_GOLDEN");

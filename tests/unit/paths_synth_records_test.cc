@@ -18,6 +18,7 @@
 #include "cli/synth/truth.h"
 #include "cli/synth/write_files.h"
 #include "profiler_plugin/output/records.h"
+#include "tests/file_text.h"
 
 namespace railtune::cli::synth {
 namespace {
@@ -35,12 +36,7 @@ std::unique_ptr<SynthJob> smallJob(uint64_t seed = 3, int crossRail = 2, bool ne
   return makeSynthJob(o, loadRailMap(RAILTUNE_SYNTH_DATA "/four-small-racks.yaml", ""));
 }
 
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using railtune::testing::readFile;
 
 // A fresh scratch folder under the system's temporary folder, one per test process and name.
 fs::path scratch(const std::string& name) {

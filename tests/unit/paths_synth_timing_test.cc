@@ -13,7 +13,7 @@
 namespace railtune::cli::synth {
 namespace {
 
-std::unique_ptr<SynthJob> smallJob(uint64_t seed = 11) {
+std::unique_ptr<SynthJob> timingJob(uint64_t seed = 11) {
   SynthOptions o;
   o.ranks = 64;
   o.collectives = 60;
@@ -27,7 +27,7 @@ int64_t durationNs(const profiler::OperationRecord& r) {
 }
 
 TEST(PathsSynthTiming, OffendersAreOneRackOneTrayAndThreeRanksThatNeverOverlap) {
-  const auto job = smallJob();
+  const auto job = timingJob();
   const Offenders& off = job->offenders;
   ASSERT_EQ(off.list.size(), 5u);
   EXPECT_EQ(off.list[0].level, OffenderLevel::Rack);
@@ -42,7 +42,7 @@ TEST(PathsSynthTiming, OffendersAreOneRackOneTrayAndThreeRanksThatNeverOverlap) 
 }
 
 TEST(PathsSynthTiming, AStragglerHasTheShortestDurationInItsLateCollectives) {
-  const auto job = smallJob();
+  const auto job = timingJob();
   const int o = 4;  // the last straggler
   const int straggler = job->offenders.list[o].index;
   int late = 0;
@@ -66,7 +66,7 @@ TEST(PathsSynthTiming, AStragglerHasTheShortestDurationInItsLateCollectives) {
 }
 
 TEST(PathsSynthTiming, ASlowRackIsLateTogether) {
-  const auto job = smallJob();
+  const auto job = timingJob();
   const Offender& rack = job->offenders.list[0];
   for (size_t s = 0; s < job->timeline.collectives().size(); ++s) {
     const int64_t delay = job->offenders.delayNs(job->options.seed, 0, s);
@@ -80,7 +80,7 @@ TEST(PathsSynthTiming, ASlowRackIsLateTogether) {
 }
 
 TEST(PathsSynthTiming, HostClocksDisagreeByMoreThanACollectiveLastsButDurationsAgree) {
-  const auto job = smallJob();
+  const auto job = timingJob();
   int64_t low = 0, high = 0;
   for (size_t h = 0; h < job->placement.hosts.size(); ++h) {
     const int64_t offset = job->timeline.hostClock(static_cast<int>(h)).realtimeOffsetNs;
@@ -95,7 +95,7 @@ TEST(PathsSynthTiming, HostClocksDisagreeByMoreThanACollectiveLastsButDurationsA
 }
 
 TEST(PathsSynthTiming, TheSameSeedDecidesTheSameJobAndAnotherSeedAnother) {
-  const auto a = smallJob(5), b = smallJob(5), c = smallJob(6);
+  const auto a = timingJob(5), b = timingJob(5), c = timingJob(6);
   EXPECT_EQ(a->offenders.ofRank, b->offenders.ofRank);
   EXPECT_EQ(collectiveRecord(*a, 17, 9).start.realtimeNs, collectiveRecord(*b, 17, 9).start.realtimeNs);
   EXPECT_NE(a->offenders.ofRank, c->offenders.ofRank);

@@ -10,7 +10,7 @@ namespace {
 
 using namespace railtune::profiler::testing;
 
-constexpr int64_t kSecond = 1000000000;
+constexpr int64_t kSecondNs = 1000000000;
 
 TEST(ProfilerCaptureInFlight, AStuckCollectiveIsReportedWithItsOutstandingFlows) {
   RecordingSink sink;
@@ -26,14 +26,14 @@ TEST(ProfilerCaptureInFlight, AStuckCollectiveIsReportedWithItsOutstandingFlows)
   Event* stuck = engine.startEvent(proxyStepEvent(send, 1));  // never stops
   ASSERT_NE(stuck, nullptr);
   engine.stopEvent(recv);
-  advance(10 * kSecond);
+  advance(10 * kSecondNs);
   // A young operation is not reported.
   Event* young = engine.startEvent(collEvent("AllReduce", 8, "ncclFloat32", 1, 78));
   engine.stopEvent(young);
   ASSERT_NE(engine.startEvent(kernelChEvent(young, 0)), nullptr);
 
   std::vector<OperationRecord> out(4);
-  ASSERT_EQ(engine.incomplete(fakeClock(), 5 * kSecond, out), 1u);
+  ASSERT_EQ(engine.incomplete(fakeClock(), 5 * kSecondNs, out), 1u);
   const OperationRecord& hang = out[0];
   EXPECT_EQ(hang.kind, RecordKind::Hang);
   EXPECT_EQ(hang.seq, 77u);
@@ -58,9 +58,9 @@ TEST(ProfilerCaptureInFlight, OperationsWaitingOnlyForUnstartedEventsAreNotHangs
   engine.stopEvent(queued);
   Event* notEnqueued = engine.startEvent(collEvent("AllReduce", 8, "ncclFloat32", 2, 2));
   ASSERT_NE(notEnqueued, nullptr);
-  advance(60 * kSecond);
+  advance(60 * kSecondNs);
   std::vector<OperationRecord> out(1);
-  ASSERT_EQ(engine.incomplete(fakeClock(), kSecond, out), 1u) << "only the one never enqueued";
+  ASSERT_EQ(engine.incomplete(fakeClock(), kSecondNs, out), 1u) << "only the one never enqueued";
   EXPECT_EQ(out[0].seq, 2u);
 }
 
@@ -69,7 +69,7 @@ TEST(ProfilerCaptureInFlight, TheOldestComeFirstWhenTheSpanIsShort) {
   CaptureEngine engine(commOf(0, 2), testOptions(kDefaultProfileMask), &sink);
   for (uint64_t seq = 1; seq <= 3; ++seq) {
     ASSERT_NE(engine.startEvent(collEvent("AllReduce", 8, "ncclFloat32", 1, seq)), nullptr);
-    advance(kSecond);
+    advance(kSecondNs);
   }
   std::vector<OperationRecord> out(2);
   ASSERT_EQ(engine.incomplete(fakeClock(), 0, out), 2u);

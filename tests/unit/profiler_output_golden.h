@@ -9,14 +9,11 @@
 #include <sstream>
 #include <string>
 
+#include "tests/file_text.h"
+
 namespace railtune::profiler::testing {
 
-inline std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using railtune::testing::readFile;
 
 inline void compareGolden(const std::string& path, const std::string& actual) {
   const char* update = std::getenv("RAILTUNE_UPDATE_GOLDEN");

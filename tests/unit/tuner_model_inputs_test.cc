@@ -15,8 +15,8 @@ using testing::comm;
 using testing::railMap;
 using testing::Table;
 
-constexpr Collective kCollectives[] = {Collective::Broadcast, Collective::Reduce, Collective::AllGather,
-                                       Collective::ReduceScatter, Collective::AllReduce};
+constexpr Collective kAllCollectives[] = {Collective::Broadcast, Collective::Reduce, Collective::AllGather,
+                                          Collective::ReduceScatter, Collective::AllReduce};
 
 ModelInputs withMap(const CommInfo& c, const fabric::RailMap& map, BuildMessages& messages) {
   return makeModelInputs(c, nullptr, &map, FabricDefaults{}, messages);
@@ -26,7 +26,7 @@ ModelInputs withMap(const CommInfo& c, const fabric::RailMap& map, BuildMessages
 std::vector<std::tuple<int, int, double>> adviceGrid(const ModelInputs& in) {
   std::vector<std::tuple<int, int, double>> grid;
   Table table;
-  for (Collective c : kCollectives)
+  for (Collective c : kAllCollectives)
     for (int log = 3; log <= 34; ++log) {
       CollQuery q;
       q.collective = c;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/file_text.h"
 #include "tests/unit/shared_data.h"
 #include "tuner_plugin/rules/rule_index.h"
 #include "tuner_plugin/rules/rules_file.h"
@@ -16,12 +17,7 @@
 namespace railtune::tuner::rules {
 namespace {
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using railtune::testing::readFile;
 
 TEST(TunerRulesBytes, BytesPerRankPerCollective) {
   // NCCL passes elementSize * count for these: every rank holds the whole buffer.

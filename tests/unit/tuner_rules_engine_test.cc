@@ -19,7 +19,7 @@ namespace {
 
 using Table = float[kNumAlgorithms][kNumProtocols];
 
-void fillTable(Table& t) {
+void fillCosts(Table& t) {
   for (int a = 0; a < kNumAlgorithms; ++a)
     for (int p = 0; p < kNumProtocols; ++p) t[a][p] = 10.0f + static_cast<float>(a * 3 + p);
 }
@@ -96,13 +96,13 @@ TEST_F(ConfigEnv, FirstMatchingRuleBecomesNcclsPickWithItsChannels) {
   std::unique_ptr<Engine> engine = makeEngine(comm(16, 2), config, nullptr, Log("tuner"));
   EXPECT_STREQ(engine->name(), "rules (model advises)");
   Table t;
-  fillTable(t);
+  fillCosts(t);
   CollDecision decision;
   engine->decide({Collective::AllReduce, 4096, 1, false}, CostTableView(t), decision);
   EXPECT_EQ(t[NCCL_ALGO_TREE][NCCL_PROTO_LL], 0.0f);
   EXPECT_EQ(decision.nChannels, 0) << "channels -1 keeps NCCL's";
   // IGNORE on the first rule's cell: matching goes on to the next rule.
-  fillTable(t);
+  fillCosts(t);
   t[NCCL_ALGO_TREE][NCCL_PROTO_LL] = -1.0f;
   decision = {};
   engine->decide({Collective::AllReduce, 4096, 1, false}, CostTableView(t), decision);
@@ -111,7 +111,7 @@ TEST_F(ConfigEnv, FirstMatchingRuleBecomesNcclsPickWithItsChannels) {
   EXPECT_EQ(decision.nChannels, 8);
   // Nothing applies (size out of every range): table and channels untouched.
   Table before;
-  fillTable(t);
+  fillCosts(t);
   std::memcpy(before, t, sizeof(t));
   decision = {};
   engine->decide({Collective::AllReduce, 1 << 20, 1, false}, CostTableView(t), decision);
@@ -201,7 +201,7 @@ TEST_F(ConfigEnv, ModelModes) {
   setenv("RAILTUNE_TUNER_MODEL", "on", 1);
   std::unique_ptr<Engine> on = makeEngine(comm(144, 2), loadTunerConfig(), nullptr, Log("tuner"));
   EXPECT_STREQ(on->name(), "model");
-  fillTable(t);
+  fillCosts(t);
   on->decide(query, CostTableView(t), decision);
   int zeros = 0;
   for (auto& row : t)
@@ -213,12 +213,12 @@ TEST_F(ConfigEnv, ModelModes) {
   std::unique_ptr<Engine> advise = makeEngine(comm(144, 2), loadTunerConfig(), nullptr, Log("tuner"));
   EXPECT_STREQ(advise->name(), "NCCL (model advises)");
   for (size_t bytes = 8; bytes <= (size_t{1} << 32); bytes *= 2) {
-    fillTable(t);
+    fillCosts(t);
     std::memcpy(before, t, sizeof(t));
     advise->decide({Collective::AllReduce, bytes, 1, false}, CostTableView(t), decision);
     EXPECT_EQ(std::memcmp(before, t, sizeof(t)), 0) << "advice never changes NCCL's table";
   }
-  // fillTable makes Tree/LL NCCL's pick at every size; the model disagrees somewhere, and says so.
+  // fillCosts makes Tree/LL NCCL's pick at every size; the model disagrees somewhere, and says so.
   const std::string summary = advise->summary();
   EXPECT_NE(summary.find("AllReduce "), std::string::npos) << summary;
   EXPECT_NE(summary.find(": NCCL Tree/LL, model "), std::string::npos) << summary;

@@ -23,7 +23,7 @@ using testing::RandomCells;
 using testing::randomRuleSet;
 using testing::randomSize;
 
-bool anyCell(Algorithm, Protocol) {
+bool everyCellAllowed(Algorithm, Protocol) {
   return true;
 }
 
@@ -45,7 +45,7 @@ TEST(TunerRulesIndex, SkipsRulesWhoseCellNcclIgnoresAndContinues) {
   const RuleIndex index(set, RuleScope{});
   const auto noNvls = [](Algorithm a, Protocol) { return a != Algorithm::Nvls; };
   const auto nothing = [](Algorithm, Protocol) { return false; };
-  EXPECT_EQ(numberOf(index.lookup(Collective::AllReduce, 10, 1, 0, anyCell)), 1u);
+  EXPECT_EQ(numberOf(index.lookup(Collective::AllReduce, 10, 1, 0, everyCellAllowed)), 1u);
   EXPECT_EQ(numberOf(index.lookup(Collective::AllReduce, 10, 1, 0, noNvls)), 2u);
   EXPECT_EQ(numberOf(index.lookup(Collective::AllReduce, 10, 1, 0, nothing)), 0u);
   EXPECT_EQ(numberOf(linearLookup(set, RuleScope{}, Collective::AllReduce, 10, 1, 0, noNvls)), 2u);
@@ -63,10 +63,10 @@ TEST(TunerRulesIndex, LeavesOutRulesThatCanNeverWinAndMergesIntervals) {
   // what is left is [0, 99] (nothing), [100, 999] (rule 1) and [1000, max] (rules 1 and 3).
   EXPECT_EQ(index.intervalCount(Collective::AllReduce), 3u);
   const auto noRingLL = [](Algorithm a, Protocol p) { return a != Algorithm::Ring || p != Protocol::LL; };
-  EXPECT_EQ(numberOf(index.lookup(Collective::AllReduce, 5003, 2, 1, anyCell)), 1u);
+  EXPECT_EQ(numberOf(index.lookup(Collective::AllReduce, 5003, 2, 1, everyCellAllowed)), 1u);
   EXPECT_EQ(numberOf(index.lookup(Collective::AllReduce, 5003, 2, 1, noRingLL)), 0u);
   EXPECT_EQ(numberOf(index.lookup(Collective::AllReduce, 5003, 2, 0, noRingLL)), 3u);
-  EXPECT_EQ(numberOf(index.lookup(Collective::AllReduce, 50, 2, 0, anyCell)), 0u);
+  EXPECT_EQ(numberOf(index.lookup(Collective::AllReduce, 50, 2, 0, everyCellAllowed)), 0u);
   EXPECT_EQ(index.intervalCount(Collective::Reduce), 1u);
 }
 
@@ -84,7 +84,7 @@ TEST(TunerRulesIndex, PrefiltersOnCommunicatorWideKeys) {
   EXPECT_EQ(twoRacks.ruleCount(), 4u);
   const RuleIndex oneRack(set, RuleScope{72, 1, 1, 72, 72});
   EXPECT_EQ(oneRack.ruleCount(), 1u);
-  EXPECT_EQ(numberOf(oneRack.lookup(Collective::AllReduce, 1, 1, 0, anyCell)), 3u);
+  EXPECT_EQ(numberOf(oneRack.lookup(Collective::AllReduce, 1, 1, 0, everyCellAllowed)), 3u);
   // ranksPerDomain matches only when every domain has that many ranks.
   const RuleIndex uneven(set, RuleScope{144, 2, 2, 71, 73});
   EXPECT_EQ(uneven.ruleCount(), 3u);
@@ -103,11 +103,11 @@ TEST(TunerRulesIndex, BytesPerRankRulesFollowTheCollective) {
   const RuleIndex index(set, threeRanks);
   for (uint64_t n : {299u, 300u, 602u, 603u}) {
     const bool inGather = n >= 300 && n <= 602;  // floor(n / 3) in [100, 200]
-    EXPECT_EQ(index.lookup(Collective::AllGather, n, 1, 0, anyCell) != nullptr, inGather) << n;
-    EXPECT_EQ(index.lookup(Collective::ReduceScatter, n, 1, 0, anyCell) != nullptr, inGather) << n;
-    EXPECT_EQ(index.lookup(Collective::AllReduce, n, 1, 0, anyCell) != nullptr, false) << n;
+    EXPECT_EQ(index.lookup(Collective::AllGather, n, 1, 0, everyCellAllowed) != nullptr, inGather) << n;
+    EXPECT_EQ(index.lookup(Collective::ReduceScatter, n, 1, 0, everyCellAllowed) != nullptr, inGather) << n;
+    EXPECT_EQ(index.lookup(Collective::AllReduce, n, 1, 0, everyCellAllowed) != nullptr, false) << n;
   }
-  EXPECT_NE(index.lookup(Collective::Broadcast, 150, 1, 0, anyCell), nullptr);
+  EXPECT_NE(index.lookup(Collective::Broadcast, 150, 1, 0, everyCellAllowed), nullptr);
 }
 
 // The differential test: the index and the linear scan give the same rule for every query.
@@ -176,8 +176,8 @@ TEST(TunerRulesIndex, FallsBackToTheLinearScanBeyondTheMemoryBudget) {
 
 TEST(TunerRulesIndex, EmptyRuleSetsMatchNothing) {
   const RuleIndex index(RuleSet{}, RuleScope{});
-  EXPECT_EQ(index.lookup(Collective::AllReduce, 1, 1, 0, anyCell), nullptr);
-  EXPECT_EQ(index.lookup(static_cast<Collective>(9), 1, 1, 0, anyCell), nullptr);
+  EXPECT_EQ(index.lookup(Collective::AllReduce, 1, 1, 0, everyCellAllowed), nullptr);
+  EXPECT_EQ(index.lookup(static_cast<Collective>(9), 1, 1, 0, everyCellAllowed), nullptr);
 }
 
 TEST(TunerRulesIndex, LookupsDoNotAllocate) {

@@ -5,18 +5,14 @@
 #include <sstream>
 #include <string>
 
+#include "tests/file_text.h"
 #include "tuner_plugin/rules/json_positions.h"
 #include "tuner_plugin/rules/railtune_json.h"
 
 namespace railtune::tuner::rules {
 namespace {
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using railtune::testing::readFile;
 
 RulesResult json(const std::string& text) {
   return readRailtuneRules(text, "rules.json");
