@@ -8,8 +8,8 @@
 
 namespace railtune::emu {
 
-NetDriver::NetDriver(const Binding& binding, NcclBehaviour behaviour)
-    : binding_(binding), behaviour_(behaviour), version_(binding.kind == PluginKind::Net ? binding.version : 0) {}
+NetDriver::NetDriver(const Binding& binding)
+    : binding_(binding), version_(binding.kind == PluginKind::Net ? binding.version : 0) {}
 
 NetDriver::~NetDriver() = default;
 

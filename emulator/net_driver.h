@@ -18,7 +18,7 @@ namespace railtune::emu {
 
 class NetDriver {
  public:
-  NetDriver(const Binding& binding, NcclBehaviour behaviour);
+  explicit NetDriver(const Binding& binding);
   ~NetDriver();
   int version() const { return version_; }
   const char* pluginName() const;
@@ -62,7 +62,6 @@ class NetDriver {
   ncclResult_t violation(const std::string& call, const char* structName);
 
   Binding binding_;
-  NcclBehaviour behaviour_;
   int version_ = 0;
   void* context_ = nullptr;
   // v10's adapter keeps the communicator's config in the context and hands it to every connect.

@@ -126,7 +126,7 @@ bool deviceTypeAccepted(NetDriver& driver, std::vector<std::string>& log) {
 // NCCL's ncclNetPluginInit for an external entry; returns the driver when the entry is enabled.
 std::shared_ptr<NetDriver> initExternal(NcclBehaviour behaviour, NetCandidate& c, uint64_t commId, int trafficClass,
                                         std::vector<std::string>& log) {
-  auto driver = std::make_shared<NetDriver>(c.binding, behaviour);
+  auto driver = std::make_shared<NetDriver>(c.binding);
   // NCCL hands every net plugin its ncclProfilerCallback, which looks for a profiler at call time.
   bool initCompleted = driver->init(commId, trafficClass, pluginLogger(), netProfilerCallback) == ncclSuccess;
   bool ok = initCompleted;

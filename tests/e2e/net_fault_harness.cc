@@ -56,7 +56,7 @@ Watchdog::~Watchdog() {
 
 NetEndpoint::NetEndpoint(int version)
     : binding_(emu::Loader::bindVersion(emu::PluginKind::Net, pluginPath("net"), version)) {
-  if (binding_) driver_ = std::make_unique<emu::NetDriver>(binding_, emu::NcclBehaviour::V2_30);
+  if (binding_) driver_ = std::make_unique<emu::NetDriver>(binding_);
 }
 
 NetEndpoint::~NetEndpoint() {

@@ -61,7 +61,7 @@ class NetPathsTest : public EmulatedTest {
   void start(ncclProfilerCallback_t profiler = emu::idleProfilerCallback()) {
     const emu::Binding binding = emu::Loader::bindVersion(emu::PluginKind::Net, pluginPath("net"), 12);
     ASSERT_TRUE(binding);
-    driver = std::make_unique<emu::NetDriver>(binding, NcclBehaviour::V2_30);
+    driver = std::make_unique<emu::NetDriver>(binding);
     ASSERT_EQ(driver->init(0xc0ffee, NCCL_NET_TRAFFIC_CLASS_UNDEF, emu::pluginLogger(), profiler), ncclSuccess)
         << pluginLogText();
   }
@@ -335,7 +335,7 @@ TEST_F(NetPathsTest, ProfilerEventsNameTheNicOfEachTransfer) {
   setenv("NCCL_PROTO", "Simple", 1);
   const emu::Binding binding = emu::Loader::bindVersion(emu::PluginKind::Net, pluginPath("net"), 12);
   if (!binding) _exit(2);
-  emu::NetDriver child(binding, NcclBehaviour::V2_30);
+  emu::NetDriver child(binding);
   if (child.init(0x42, NCCL_NET_TRAFFIC_CLASS_UNDEF, emu::pluginLogger(), emu::idleProfilerCallback()) != ncclSuccess)
     _exit(3);
   void* send = nullptr;

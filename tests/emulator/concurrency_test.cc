@@ -22,7 +22,7 @@ TEST(Concurrency, OldNetPluginIsInitialisedOnceForManyCommunicators) {
   std::vector<ncclResult_t> results(kThreads, ncclInternalError);
   for (int t = 0; t < kThreads; t++) {
     threads.emplace_back([&, t] {
-      NetDriver d(b, NcclBehaviour::V2_30);
+      NetDriver d(b);
       results[static_cast<size_t>(t)] =
           d.init(kCommId + static_cast<uint64_t>(t), t, pluginLogger(), idleProfilerCallback());
       allInitialised.arrive_and_wait();

@@ -26,7 +26,7 @@ class NetEchoTest : public ::testing::TestWithParam<int> {
     ASSERT_TRUE(binding) << joined(binding.log);
     resetEcho(binding);
     echo = echoOf(binding);
-    driver = std::make_unique<NetDriver>(binding, NcclBehaviour::V2_30);
+    driver = std::make_unique<NetDriver>(binding);
     ASSERT_EQ(driver->init(kCommId, kTrafficClass, pluginLogger(), kProfCallback), ncclSuccess);
   }
   void TearDown() override {
@@ -66,7 +66,7 @@ TEST_P(NetEchoTest, InitArguments) {
 }
 
 TEST_P(NetEchoTest, OldAdaptersInitialiseThePluginOnce) {
-  NetDriver second(binding, NcclBehaviour::V2_30);
+  NetDriver second(binding);
   ASSERT_EQ(second.init(kCommId + 1, kTrafficClass, pluginLogger(), kProfCallback), ncclSuccess);
   EXPECT_EQ(countCalls(echo, "net.init"), version() >= 11 ? 2 : 1);
   second.finalize();

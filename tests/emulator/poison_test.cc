@@ -70,7 +70,7 @@ TEST_P(PoisonTest, WellBehavedPluginsLeaveNoViolation) {
 TEST_P(PoisonTest, NetPropertiesEveryVersion) {
   for (int v = 6; v <= 12; v++) {
     Binding b = Loader::bindVersion(PluginKind::Net, pluginPath("libnccl-net-poison-props.so"), v);
-    NetDriver d(b, behaviour());
+    NetDriver d(b);
     ASSERT_EQ(d.init(kCommId, -1, pluginLogger(), idleProfilerCallback()), ncclSuccess);
     ncclNetProperties_v12_t p{};
     EXPECT_EQ(d.getProperties(0, &p), ncclInternalError) << "v" << v;
@@ -89,12 +89,12 @@ TEST_P(PoisonTest, PoisonedPropertiesKeepTheNetPluginOut) {
 TEST_P(PoisonTest, NetConfigAndAttributes) {
   const int v = is230() ? 12 : 11;
   Binding cfg = Loader::bindVersion(PluginKind::Net, pluginPath("libnccl-net-poison-config.so"), v);
-  NetDriver c(cfg, behaviour());
+  NetDriver c(cfg);
   EXPECT_EQ(c.init(kCommId, -1, pluginLogger(), idleProfilerCallback()), ncclInternalError);
   EXPECT_TRUE(named(c.violations(), "net.init: plugin wrote past the end of ncclNetCommConfig_t"));
 
   Binding attr = Loader::bindVersion(PluginKind::Net, pluginPath("libnccl-net-poison-attr.so"), v);
-  NetDriver a(attr, behaviour());
+  NetDriver a(attr);
   ASSERT_EQ(a.init(kCommId, -1, pluginLogger(), idleProfilerCallback()), ncclSuccess);
   ncclNetAttr_v12_t at{};
   EXPECT_EQ(a.setNetAttr(&at), ncclInternalError);
