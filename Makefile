@@ -11,6 +11,8 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
+# More -D options for a build folder's first configure, e.g. CMAKE_ARGS=-DRAILTUNE_UNITY_BUILD=OFF.
+CMAKE_ARGS ?=
 DEMO_ARGS ?=
 
 ARM64_BUILD_DIR ?= build-arm64
@@ -28,7 +30,7 @@ deps:
 # Configure once; afterwards ninja re-runs cmake by itself when a CMakeLists.txt changes.
 configure: deps
 	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then \
-	  CC=gcc CXX=g++ cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release; \
+	  CC=gcc CXX=g++ cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS); \
 	fi
 
 build: configure
@@ -44,7 +46,7 @@ build-arm64:
 	@scripts/install-deps.sh arm64
 	@if [ ! -f $(ARM64_BUILD_DIR)/build.ninja ]; then \
 	  cmake -S . -B $(ARM64_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
-	    -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DRAILTUNE_BENCH=OFF -DRAILTUNE_TESTS=cross; \
+	    -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DRAILTUNE_BENCH=OFF -DRAILTUNE_TESTS=cross $(CMAKE_ARGS); \
 	fi
 	@ninja -C $(ARM64_BUILD_DIR) -j $(JOBS)
 
