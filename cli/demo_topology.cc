@@ -14,6 +14,7 @@
 
 #include "fabric/default_cluster.h"
 #include "fabric/diagnostics.h"
+#include "fabric/names.h"
 #include "fabric/rail_map.h"
 #include "fabric/rail_map_write.h"
 #include "fabric/validate.h"
@@ -36,8 +37,10 @@ class FileWriter {
  public:
   explicit FileWriter(fs::path root) : root_(std::move(root)) {}
 
+  // Throws std::invalid_argument (fabric::joinUnder) for a `relative` that would leave the root: a host
+  // named "../x" gets no file outside it even when validation was bypassed.
   fs::path write(const fs::path& relative, const std::string& text) {
-    const fs::path path = root_ / relative;
+    const fs::path path = fabric::joinUnder(root_, relative.string());
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     if (ec)

@@ -24,6 +24,7 @@ struct NetJobArgs {
   std::string railMap;
   size_t bytes = 1 << 20;
   int iterations = 2;
+  int warmup = 1;
   std::string collectives = "all";
   bool noMnnvl = false;
   std::string pathLogDir;
@@ -52,6 +53,7 @@ nj::JobOptions jobOptions(const NetJobArgs& a) {
   o.collectives = nj::parseCollectiveList(a.collectives);
   o.bytes = a.bytes;
   o.iterations = a.iterations;
+  o.warmup = a.warmup;
   o.mnnvl = !a.noMnnvl;
   o.pathLogDir = a.pathLogDir;
   const auto behaviour = emu::parseBehaviour(a.nccl);
@@ -93,7 +95,9 @@ Command addNetJobCommand(CLI::App& emu) {
   sub->add_option("--rail-map", a->railMap, "Rail map JSON (default: the built-in cluster's)")
       ->check(CLI::ExistingFile);
   sub->add_option("--bytes", a->bytes, "Bytes per rank")->capture_default_str();
-  sub->add_option("--iterations", a->iterations, "Iterations per collective")->capture_default_str();
+  sub->add_option("--iterations", a->iterations, "Timed iterations per collective")->capture_default_str();
+  sub->add_option("--warmup", a->warmup, "Untimed iterations per collective before a barrier and the timed ones")
+      ->capture_default_str();
   sub->add_option("--collectives", a->collectives,
                   "all, or a comma list of all-reduce, all-gather, reduce-scatter, all-to-all, tree")
       ->capture_default_str();

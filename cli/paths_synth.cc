@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "cli/paths.h"
 #include "cli/synth/rail_map_source.h"
@@ -83,9 +84,24 @@ void printPlan(const sy::SynthJob& job) {
   }
 }
 
+// A job larger than the cluster is refused before anything is placed, saying how to give a larger one:
+// the default cluster (2 racks, 144 GPUs) holds small jobs only.
+void requireEnoughGpus(const fabric::RailMap& map, int ranks) {
+  size_t gpus = 0;
+  for (const fabric::RailMapHost& host : map.hosts) gpus += host.gpus.size();
+  if (ranks <= 0 || static_cast<size_t>(ranks) <= gpus) return;
+  throw sy::SynthError(std::to_string(ranks) + " ranks need more GPUs than the rail map's " + std::to_string(gpus) +
+                       " (" + std::to_string(map.hosts.size()) +
+                       " hosts): place the job on a larger cluster with --fabric FILE or --rail-map FILE "
+                       "(railtune's source tree has bench/data/gb300-114-racks.yaml: 114 GB300 NVL72 racks, "
+                       "8,208 GPUs)");
+}
+
 int runSynth(SynthArgs args) {
   const auto started = std::chrono::steady_clock::now();
-  std::unique_ptr<sy::SynthJob> job = sy::makeSynthJob(args.job, sy::loadRailMap(args.fabric, args.railMap));
+  fabric::RailMap map = sy::loadRailMap(args.fabric, args.railMap);
+  requireEnoughGpus(map, args.job.ranks);
+  std::unique_ptr<sy::SynthJob> job = sy::makeSynthJob(args.job, std::move(map));
   bool anyNet = false;
   for (int r = 0; r < job->ranks() && !anyNet; ++r) anyNet = job->placement.hasNetPeers(r);
   if (!anyNet)

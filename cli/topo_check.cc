@@ -1,7 +1,8 @@
-// `railtune topo check [--fabric FILE] [--topo-file XML --rail-map JSON [--host NAME]]`: reads the
-// cluster description and runs every check on it: the fabric's own (fabric/validate.h), NCCL's XML
-// limits for every host, and, given a topology file and a rail map, whether their rails and planes
-// agree. Prints one `file:line:column: error: message` line per finding; exit 1 on any error.
+// `railtune topo check [--fabric FILE] [--rail-map JSON [--topo-file XML [--host NAME]]]`: reads the
+// cluster description and runs every check on it: every unknown or duplicated key, the fabric's own
+// checks (fabric/validate.h), NCCL's XML limits for every host; given a rail map, the rail map reader's
+// checks (what the plugins would refuse), and given a topology file as well, whether their rails and
+// planes agree. Prints one `file:line:column: error: message` line per finding; exit 1 on any error.
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "fabric/diagnostics.h"
 #include "fabric/rail_map.h"
 #include "fabric/validate.h"
+#include "fabric/yaml_reader.h"
 #include "topo_gen/nccl_xml.h"
 #include "topo_gen/nccl_xml_check.h"
 
@@ -42,6 +44,19 @@ fabric::Diagnostic fromReaderMessage(const std::string& what, const std::string&
   return d;
 }
 
+// The rail map through the reader the plugins use (fabric/rail_map.h), every problem it finds reported.
+bool readRailMapInto(const std::string& path, fabric::RailMap& railMap, fabric::Diagnostics& diagnostics) {
+  try {
+    railMap = fabric::readRailMapFile(path);
+    return true;
+  } catch (const fabric::RailMapError& e) {
+    for (const std::string& problem : e.problems()) diagnostics.add(fromReaderMessage(problem, path));
+  } catch (const std::exception& e) {
+    diagnostics.add(fromReaderMessage(e.what(), path));
+  }
+  return false;
+}
+
 void checkTopoFile(const CheckOptions& opts, fabric::Diagnostics& diagnostics) {
   fabric::Host topoHost;
   fabric::RailMap railMap;
@@ -51,23 +66,44 @@ void checkTopoFile(const CheckOptions& opts, fabric::Diagnostics& diagnostics) {
     diagnostics.add(fromReaderMessage(e.what(), opts.topoFile));
     return;
   }
-  try {
-    railMap = fabric::readRailMapFile(opts.railMap);
-  } catch (const std::exception& e) {
-    diagnostics.add(fromReaderMessage(e.what(), opts.railMap));
-    return;
-  }
+  if (!readRailMapInto(opts.railMap, railMap, diagnostics)) return;
   topo::checkTopoAgainstRailMap(topoHost, railMap, opts.host, {opts.topoFile, 0, 0}, diagnostics);
+}
+
+// A file given: unknown and duplicated keys are collected (all of them, reading goes on) and the model
+// is still checked; `readable` is false only when the file could not be read into a model at all.
+fabric::Fabric loadForCheck(const std::string& path, fabric::Diagnostics& diagnostics, bool& readable) {
+  const size_t before = diagnostics.errorCount();
+  if (path.empty()) {
+    fabric::Fabric model = loadFabricOption(path, diagnostics);
+    readable = diagnostics.errorCount() == before;
+    return model;
+  }
+  try {
+    readable = true;
+    return fabric::loadFabricFile(path, diagnostics);
+  } catch (const fabric::FabricError& e) {
+    diagnostics.add(e.diagnostic());
+    readable = false;
+    return {};
+  }
 }
 
 int runCheck(const CheckOptions& opts) {
   fabric::Diagnostics diagnostics;
-  const fabric::Fabric model = loadFabricOption(opts.fabric, diagnostics);
-  if (!diagnostics.hasErrors()) {
+  bool readable = false;
+  const fabric::Fabric model = loadForCheck(opts.fabric, diagnostics, readable);
+  if (readable) {
     fabric::validate(model, diagnostics);
     topo::checkNcclXmlLimits(model, diagnostics);
+    topo::checkPlaneGuids(model, diagnostics);
   }
-  if (!opts.topoFile.empty()) checkTopoFile(opts, diagnostics);
+  if (!opts.topoFile.empty()) {
+    checkTopoFile(opts, diagnostics);
+  } else if (!opts.railMap.empty()) {  // the rail map on its own: what the plugins would make of it
+    fabric::RailMap railMap;
+    readRailMapInto(opts.railMap, railMap, diagnostics);
+  }
   for (const fabric::Diagnostic& d : diagnostics.all()) std::cerr << d.str() << "\n";
   const size_t errors = diagnostics.errorCount();
   const std::string name = opts.fabric.empty() ? "the built-in default cluster" : opts.fabric;
@@ -87,7 +123,8 @@ Command addTopoCheckCommand(CLI::App& topo) {
   auto opts = std::make_shared<CheckOptions>();
   addFabricOption(*app, opts->fabric);
   CLI::Option* railMap =
-      app->add_option("--rail-map", opts->railMap, "rail map (JSON) the topology file must agree with")
+      app->add_option("--rail-map", opts->railMap,
+                      "rail map (JSON) to check as the plugins read it, and that --topo-file must agree with")
           ->check(CLI::ExistingFile);
   app->add_option("--topo-file", opts->topoFile, "NCCL topology XML to compare with --rail-map on rails and planes")
       ->check(CLI::ExistingFile)

@@ -88,6 +88,7 @@ void readHwloc(const DiscoverCliOptions& opts, ReadSources& src) {
   src.hwloc = opts.hwlocXml.empty() ? discover::readLiveHwloc(errors)
                                     : discover::readHwlocXml(readFile(opts.hwlocXml), opts.hwlocXml, errors);
   src.haveHwloc = errors.empty();
+  for (const std::string& w : src.hwloc.warnings) say(discover::Severity::Warning, "hwloc: " + w);
   for (const std::string& e : errors)
     say(opts.hwlocXml.empty() ? discover::Severity::Warning : discover::Severity::Error, "hwloc: " + e);
   if (!errors.empty() && !opts.hwlocXml.empty())

@@ -64,9 +64,15 @@ Command addTopoKueueCommand(CLI::App& topo) {
   auto common = std::make_shared<Common>();
   auto name = std::make_shared<std::string>();
   addCommonOptions(*app, *common);
+  auto apiVersion = std::make_shared<std::string>(topo::kKueueApiVersions[0]);
   app->add_option("--name", *name, "the Topology's name; default: the cluster's name");
+  app->add_option("--api-version", *apiVersion,
+                  "Kueue's API version: v1beta2 (Kueue 0.15 and later) or v1beta1 (deprecated, for older Kueue)")
+      ->check(CLI::IsMember({"v1beta2", "v1beta1"}))
+      ->capture_default_str();
   return {app, [=] {
-            return writeOutput(topo::kueueTopologyYaml(loadFabricOption(common->fabricPath), *name), common->outPath);
+            return writeOutput(topo::kueueTopologyYaml(loadFabricOption(common->fabricPath), *name, *apiVersion),
+                               common->outPath);
           }};
 }
 

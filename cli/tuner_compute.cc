@@ -278,6 +278,19 @@ size_t DecisionsReport::mismatches() const {
   return n;
 }
 
+// Without a rail map the model takes the hardware profile's NICs (gb300-nvl72: 4 ConnectX-8 of 800 Gb/s per
+// tray), not the model's built-in GB200 figure (400 Gb/s). The model counts one NIC per GPU, so a profile
+// with another ratio is given the NIC bandwidth each GPU's share comes to.
+namespace {
+tuner::model::FabricDefaults profileFabric(const Communicator& comm) {
+  tuner::model::FabricDefaults defaults;
+  if (comm.nicSpeedMbps <= 0 || comm.nicsPerHost <= 0 || comm.gpusPerHost <= 0) return defaults;
+  defaults.nicGbps = comm.nicSpeedMbps / 1000.0 * comm.nicsPerHost / comm.gpusPerHost;
+  defaults.gpusPerTray = comm.gpusPerHost;
+  return defaults;
+}
+}  // namespace
+
 DecisionsReport computeDecisions(const DecisionsRequest& request) {
   DecisionsReport report;
   report.comm = resolveCommunicator(request.comm);
@@ -307,7 +320,7 @@ DecisionsReport computeDecisions(const DecisionsRequest& request) {
     comm.nRanks = static_cast<size_t>(report.comm.shape.nRanks);
     comm.nNodes = static_cast<size_t>(report.comm.shape.nNodes);
     comm.nvl = tuner::NvlDomainInfo{report.comm.shape.nNodes, report.comm.ranksPerNode, report.comm.ranksPerNode};
-    model = tuner::model::fromRailMapFile(report.railMapPath, comm, &constants, {}, messages);
+    model = tuner::model::fromRailMapFile(report.railMapPath, comm, &constants, profileFabric(report.comm), messages);
     report.modelDescription = tuner::model::describeModel(*model);
     for (const std::string& error : messages.errors) report.warnings.push_back("model: " + error);
   }

@@ -1,6 +1,7 @@
 // `railtune tuner decisions --nodes N --ranks R [...]`: for each collective and size, NCCL's own pick
 // (emulated, or from NCCL's TUNING log) beside the pick NCCL makes after the real tuner plugin has seen
-// the same cost table, and why (tuner_compute.h). Exits 1 when the plugin disagrees with its rules.
+// the same cost table, and why (tuner_compute.h). Exits 1 when the rules cannot be used (a --config that
+// is missing or does not parse) or when the plugin disagrees with its rules.
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -108,9 +109,16 @@ int runDecisions(const DecisionsOptions& opts) {
   if (!opts.config.empty()) setenv("RAILTUNE_TUNER_CONFIG", opts.config.c_str(), 1);
   if (!opts.railMap.empty()) setenv("RAILTUNE_RAIL_MAP", opts.railMap.c_str(), 1);
   const DecisionsReport report = computeDecisions(request);
-  for (const std::string& warning : report.warnings) std::cerr << "railtune: warning: " << warning << "\n";
+  // Each warning once: the table and the JSON carry them (tuner_format.cc), the CSV has no place for them.
+  if (*format == DecisionsFormat::Csv)
+    for (const std::string& warning : report.warnings) std::cerr << "railtune: warning: " << warning << "\n";
   std::cout << formatDecisions(report, *format) << std::flush;
   if (!std::cout) return 1;
+  if (!report.rulesPath.empty() && !report.rulesUsable) {
+    std::cerr << "railtune: error: the tuner's rules " << report.rulesPath
+              << " cannot be used (see the warnings), so the plugin left every decision to NCCL\n";
+    return 1;
+  }
   if (const size_t n = report.mismatches()) {
     std::cerr << "railtune: MISMATCH: the plugin's result differs from what the rules say in " << n
               << " decision(s); see the reason column\n";

@@ -35,6 +35,8 @@ Communicator resolveCommunicator(const CommunicatorRequest& request) {
   comm.mnnvl = resolveMnnvl(request.mnnvl, *profile);
   comm.gpusPerHost = static_cast<int>(profile->gpus.size());
   comm.gpusPerDomain = comm.gpusPerHost * profile->trays;
+  comm.nicsPerHost = static_cast<int>(profile->nics.size());
+  comm.nicSpeedMbps = profile->nicSpeedMbps;
   comm.shape = ncclmodel::CommShape{request.ranks, request.nodes};
   comm.ranksPerNode = request.ranks / request.nodes;
   const int nodeCapacity = comm.mnnvl ? comm.gpusPerDomain : comm.gpusPerHost;

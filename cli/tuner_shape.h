@@ -22,6 +22,8 @@ struct Communicator {
   bool mnnvl = false;
   int gpusPerHost = 0;
   int gpusPerDomain = 0;
+  int nicsPerHost = 0;         // the profile's compute NICs per host
+  int nicSpeedMbps = 0;        // per NIC, all planes together (the profile's nicSpeedMbps)
   ncclmodel::CommShape shape;  // nRanks, nNodes as NCCL counts them
   int ranksPerNode = 0;        // = min and max ranks per NVLink domain
 };

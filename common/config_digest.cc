@@ -1,8 +1,9 @@
 #include "common/config_digest.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <utility>
+
+#include "common/regular_file.h"
 
 namespace railtune {
 namespace {
@@ -53,14 +54,12 @@ uint64_t configDigest(const DigestInputs& inputs) {
 namespace {
 
 // "" when the path is empty or the file cannot be read: a component that cannot read a file reports
-// that itself; the digest only has to be the same on ranks that see the same bytes.
+// that itself; the digest only has to be the same on ranks that see the same bytes. Read as the tuner
+// reads it (only a regular file, never blocking on a FIFO, the same cap), so both see the same bytes.
 std::string fileBytes(const std::string& path) {
   if (path.empty()) return {};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+  RegularFile file = readRegularFile(path, kMaxConfigFileBytes);
+  return file.ok() ? std::move(file.bytes) : std::string();
 }
 
 std::string valueOrEmpty(EnvLookup env, const char* name) {

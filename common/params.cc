@@ -19,6 +19,16 @@ constexpr const char* kFaultSites =
     "net.isend|net.irecv|net.iflush|net.test|net.close|net.finalize|net.setNetAttr|"
     "profiler.init|profiler.startEvent|profiler.stopEvent|profiler.recordEventState|profiler.finalize";
 
+// The ranges of the integer variables. Each reader takes its value as the table gives it; the
+// comments say where a bound comes from.
+constexpr int64_t kMaxHangTimeoutSeconds = 86400;  // a day: far from overflowing nanoseconds
+constexpr int64_t kMinSlots = 16;                  // at least one operation's worth of events
+constexpr int64_t kMaxSlots = 1 << 20;             // 32-bit slot indices, bounded memory per communicator
+constexpr int64_t kMaxNetStreams = 16;             // the socket transport's kMaxStreams (net_plugin/socket/)
+
+// Keep in sync with profiler_plugin/capture/mask.cc (a unit test there parses every one).
+constexpr const char* kProfileMaskNames = "coll|p2p|proxyop|proxystep|kernelch|netplugin|all|default|none";
+
 constexpr ParamSpec kParams[] = {
     {"RAILTUNE_STRICT", ParamType::Bool, "0", "all",
      "Turns railtune's safety nets into hard errors. With `0` (the default) a tuner whose initialisation fails "
@@ -26,61 +36,69 @@ constexpr ParamSpec kParams[] = {
      "a warning. With `1` a failed tuner initialisation is returned to NCCL as an error (NCCL then fails the "
      "communicator) and a digest mismatch fails the connection. Use `1` in CI and acceptance runs, `0` in "
      "production.",
-     ""},
+     "", 0, 0},
     {"RAILTUNE_HOST", ParamType::String, "", "all",
      "The host name written into every record (`host`). When unset, railtune uses `NCCL_HOSTID`, then the "
      "machine's hostname. Set it when pods share a hostname or when records must match a scheduler's node names.",
-     ""},
+     "", 0, 0},
     {"RAILTUNE_JOB_ID", ParamType::String, "", "all",
      "The job id written into every record (`job`). When unset, railtune uses `SLURM_JOB_ID`, then "
      "`RAILTUNE_K8S_JOB`, then `unknown`.",
-     ""},
+     "", 0, 0},
     {"RAILTUNE_K8S_JOB", ParamType::String, "", "all",
      "The Kubernetes job name, meant to be set from the pod's downward API in the job template. Used as the "
      "record's `job` when neither `RAILTUNE_JOB_ID` nor `SLURM_JOB_ID` is set.",
-     ""},
+     "", 0, 0},
     {"RAILTUNE_INJECT_FAULT", ParamType::List, "", "testing",
      "**Testing only; never set it in production.** A comma-separated list of entry points at which the "
      "plugins raise an internal failure on purpose, so that tests can check that each one is contained "
      "(see the failure table in the architecture document). It is read when a plugin initialises.",
-     kFaultSites},
+     kFaultSites, 0, 0},
     {"RAILTUNE_RAIL_MAP", ParamType::String, "", "all",
      "Path of the rail map (`railtune topo rail-map`, format [`railtune.rail_map.v1`](formats.md)): per host, "
      "which NIC, rail and plane serve each GPU. The plugins read this file and never the fabric YAML; a map "
-     "that does not parse is reported with the field and host at fault. Unset: no rail map.",
-     ""},
+     "that does not parse is reported with the field and host at fault. Only a regular file of at most 64 MiB is "
+     "read: a directory, a FIFO, a device or a socket is reported as unusable, never waited on. Unset: no rail "
+     "map.",
+     "", 0, 0},
     {"RAILTUNE_TUNER_CONFIG", ParamType::String, "", "tuner",
      "Path of the tuner's rules: railtune's JSON rules (`railtune.tuner-rules/1`) or NCCL's example-tuner CSV, "
      "told apart by content ([tuning.md](tuning.md)). Unset: `NCCL_TUNER_CONFIG_FILE`, NCCL's own variable for the "
-     "same CSV, is read instead. A file that cannot be read or parsed is reported once with file and line; the "
-     "tuner then leaves every decision to NCCL (an init error under `RAILTUNE_STRICT=1`).",
-     ""},
+     "same CSV, is read instead. Only a regular file of at most 64 MiB is read (a directory, a FIFO, a device or a "
+     "socket is a file that cannot be read). A file that cannot be read or parsed is reported with file and line, "
+     "at WARN once per process; the tuner then leaves every decision to NCCL (an init error under "
+     "`RAILTUNE_STRICT=1`).",
+     "", 0, 0},
     {"RAILTUNE_TUNER_MODEL", ParamType::Enum, "advise", "tuner",
      "What the tuner does with its cost model's pick when no rule applies. `off`: nothing. `advise` (the default): "
      "the pick is logged (NCCL_DEBUG_SUBSYS=TUNING) and shown by `railtune tuner decisions`, and NCCL's own "
      "choice stands. `on`: the pick is applied, within what NCCL enabled.",
-     "off|advise|on"},
+     "off|advise|on", 0, 0},
     {"RAILTUNE_PATH_LOG_DIR", ParamType::String, "", "net",
      "Directory of the net plugin's path log (format [`railtune.path_log.v1`](formats.md)): one JSONL file per "
-     "process, `<job>-<host>-<pid>.jsonl`, with a record per connection (which GPU, NIC, rail and plane talked to "
-     "which), periodic traffic snapshots and a record at close. Written by a background thread about once a "
-     "second; the data path never waits on it. The directory is created if missing. Unset: no path log.",
-     ""},
+     "process, `<job>-<host>-<pid>.<start>.jsonl` (`<start>`: the process's start time in hex, "
+     "[formats.md](formats.md#file-names-of-the-plugins-records)), with a record per connection (which GPU, NIC, "
+     "rail and plane talked to which), periodic traffic snapshots and a record at close. Written by a background "
+     "thread about once a second; the data path never waits on it. The directory is created with every missing "
+     "parent (mode 0755); one that cannot be made is one WARN and no path log. Unset: no path log.",
+     "", 0, 0},
     {"RAILTUNE_PROFILE_DIR", ParamType::String, "", "profiler",
      "Directory of the profiler's outputs ([profiler.md](profiler.md#outputs)), three files per process named "
-     "`<job>-<host>-<pid>.<kind>`: the collective log (`collectives.jsonl`, format "
+     "`<job>-<host>-<pid>.<start>.<kind>` (`<start>`: the process's start time in hex, "
+     "[formats.md](formats.md#file-names-of-the-plugins-records)): the collective log (`collectives.jsonl`, format "
      "[`railtune.profile.collectives.v1`](formats.md)), the network summary (`net.jsonl`, "
      "`railtune.profile.net.v1`) and a Chrome trace (`trace.json`, for Perfetto). Written by a background thread "
      "and flushed about once a second, so a killed job leaves every record up to the last flush. The directory is "
-     "created if missing. Unset: no files.",
-     ""},
+     "created with every missing parent (mode 0755); one that cannot be made is one WARN and no files. Unset: no "
+     "files.",
+     "", 0, 0},
     {"RAILTUNE_PROFILE_PROMETHEUS", ParamType::String, "", "profiler",
      "Path of a Prometheus textfile (node-exporter's textfile collector) the profiler rewrites atomically at each "
      "flush: operations, bytes, time and histograms of duration and bus bandwidth by operation and size bucket. "
      "`%p` in the path is replaced by the process id, so that the ranks of one host write one file each "
      "(`/var/lib/node_exporter/textfile/railtune-%p.prom`). Works with or without `RAILTUNE_PROFILE_DIR`. "
      "Unset: no textfile.",
-     ""},
+     "", 0, 0},
     {"RAILTUNE_HANG_TIMEOUT", ParamType::Int, "300", "profiler",
      "Seconds after which the profiler's hang watchdog reports a collective or P2p operation that is still "
      "incomplete: one WARN naming the communicator, sequence number, operation, and the channels, peers and NICs "
@@ -90,7 +108,7 @@ constexpr ParamSpec kParams[] = {
      "lower the framework's timeout, set this below it. `0` turns the hang check off (the watchdog's thread still "
      "closes operations by age and writes loss notices once a second); values outside 0..86400 are rejected with "
      "a WARN and the default is used. Checked once a second.",
-     ""},
+     "", 0, kMaxHangTimeoutSeconds},
     {"RAILTUNE_PROFILE_MASK", ParamType::List, "default", "profiler",
      "Which NCCL profiler events the profiler asks for, as a comma-separated list of names (case-insensitive): "
      "`coll`, `p2p`, `proxyop`, `proxystep`, `kernelch`, `netplugin`, `all` (the six), `default`, `none`. The "
@@ -99,59 +117,59 @@ constexpr ParamSpec kParams[] = {
      "channel and peer (one event per network step), `netplugin` the NIC of each flow (one event per transfer). "
      "NCCL also generates each requested event's parents. An unknown name is a WARN and the default is used "
      "([profiler.md](profiler.md#capture)).",
-     ""},
+     kProfileMaskNames, 0, 0},
     {"RAILTUNE_PROFILE_OPERATIONS", ParamType::Int, "256", "profiler",
      "Collectives and P2p operations each communicator can track at once (from enqueue to completion), 16 to "
      "1048576, allocated when the communicator is created (about 0.2 KiB each). When all are in use, a new "
      "operation is not recorded and is counted in the next record's `events_dropped`; the job is never held up.",
-     ""},
+     "", kMinSlots, kMaxSlots},
     {"RAILTUNE_PROFILE_EVENTS", ParamType::Int, "4096", "profiler",
      "ProxyOp, ProxyStep and KernelCh events each communicator can hold at once, 16 to 1048576, allocated when the "
      "communicator is created (about 0.2 KiB each). A ProxyOp's slot is kept until its operation's record is "
      "built. When all are in use, an event is dropped (NCCL is told so and carries on) and counted in the next "
      "record's `events_dropped`.",
-     ""},
+     "", kMinSlots, kMaxSlots},
     {"RAILTUNE_NET_TRANSPORT", ParamType::Enum, "auto", "net",
      "Whether the net plugin carries the job's traffic. `auto` (the default): over TCP sockets only on a host "
      "without an ACTIVE RDMA port; where one is active the plugin steps aside (one WARN) so that NCCL uses its "
      "faster IB transport. `socket`: over TCP sockets even where RDMA is active. `none`: always step aside. "
      "A value outside these also steps aside, with a WARN naming it ([net.md](net.md)).",
-     "auto|socket|none"},
+     "auto|socket|none", 0, 0},
     {"RAILTUNE_NET_STREAMS", ParamType::Int, "2", "net",
      "TCP streams per connection of the socket transport (1 to 16), the socket analogue of QPs per connection. A "
      "message is cut into 512 KiB chunks dealt round-robin over the streams, so a message of one chunk or less "
      "travels whole on the first stream and only large messages spread over all of them. A value outside 1..16 is "
      "a WARN and the default is used.",
-     ""},
+     "", 1, kMaxNetStreams},
     {"RAILTUNE_NET_TIMEOUT", ParamType::Int, "20", "net",
      "Seconds after which a peer that stopped answering fails its connection (TCP keepalive and "
      "`TCP_USER_TIMEOUT`, armed only while data is pending, so a slow but healthy peer is never cut). A peer that "
      "closes or resets fails the connection at once. A value below 1 or above 3600 is a WARN and the default is "
      "used.",
-     ""},
+     "", 1, 3600},
     {"RAILTUNE_NET_SYSFS_ROOT", ParamType::String, "", "testing",
      "**Testing only.** A directory used instead of `/` when the net plugin reads `/sys/class/infiniband` and "
      "`/sys/class/net` (whether an RDMA port is active, which devices exist), so that tests can run the plugin "
      "on a fake sysfs tree.",
-     ""},
+     "", 0, 0},
     {"RAILTUNE_NET_ADDRESS_FILE", ParamType::String, "", "testing",
      "**Testing only.** An address file (`<interface> <IPv4 address>` per line, [net.md](net.md)) the net plugin "
      "reads instead of asking the kernel for interface addresses, so that emulated hosts can give each NIC of the "
      "rail map its own loopback address.",
-     ""},
+     "", 0, 0},
     {"RAILTUNE_NET_FAULT_MISBIND", ParamType::String, "", "testing",
      "**Testing and demonstration only.** `FROM:TO`, two device names of this host: connections NCCL asks for on "
      "device FROM leave through device TO, as if the NIC were miswired. The path log then shows TO's rail as the "
      "actual rail and `rail_match: false`, and the plugin WARNs about each such connection.",
-     ""},
+     "", 0, 0},
     {"RAILTUNE_HWLOC_LIBRARY", ParamType::String, "", "cli",
      "Path of the hwloc library to load instead of libhwloc.so.15 (`railtune topo discover` reads the live "
      "topology through it; it must be hwloc 2.x). Unset: libhwloc.so.15, then libhwloc.so.",
-     ""},
+     "", 0, 0},
     {"RAILTUNE_NVML_LIBRARY", ParamType::String, "", "cli",
      "Path of the NVML library to load instead of libnvidia-ml.so.1 (`railtune topo discover` reads GPU "
      "fabric info, NVLink and C2C state through it; the tests point it at a fake). Unset: libnvidia-ml.so.1.",
-     ""},
+     "", 0, 0},
 };
 
 bool equalsIgnoreCase(const std::string& a, const char* b) {
@@ -192,6 +210,15 @@ bool isAllowed(const ParamSpec& spec, const std::string& value) {
   if (spec.allowed == nullptr || spec.allowed[0] == '\0') return true;
   const auto values = allowedValues(spec.allowed);
   return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+// A List item as the table spells it, matched without regard to case; nullopt when not allowed.
+std::optional<std::string> allowedItem(const ParamSpec& spec, const std::string& item) {
+  if (spec.allowed == nullptr || spec.allowed[0] == '\0') return item;
+  for (const std::string& value : allowedValues(spec.allowed)) {
+    if (equalsIgnoreCase(item, value.c_str())) return value;
+  }
+  return std::nullopt;
 }
 
 std::string rejection(const char* name, const std::string& raw, const std::string& why) {
@@ -305,7 +332,12 @@ ParamValue<int64_t> readInt(const char* name, EnvLookup env) {
   if (!raw) return v;
   int64_t parsed = 0;
   if (!parseIntText(*raw, &parsed)) {
-    v.error = rejection(name, *raw, "expected an integer");
+    v.error = rejection(name, *raw,
+                        "expected an integer from " + std::to_string(spec->low) + " to " + std::to_string(spec->high));
+    return v;
+  }
+  if (parsed < spec->low || parsed > spec->high) {
+    v.error = rejection(name, *raw, "outside " + std::to_string(spec->low) + ".." + std::to_string(spec->high));
     return v;
   }
   v.value = parsed;
@@ -337,11 +369,13 @@ ParamValue<std::vector<std::string>> readList(const char* name, EnvLookup env) {
   v.value = splitList(spec->defaultValue);
   if (!raw) return v;
   std::vector<std::string> items = splitList(*raw);
-  for (const std::string& item : items) {
-    if (!isAllowed(*spec, item)) {
+  for (std::string& item : items) {
+    std::optional<std::string> known = allowedItem(*spec, item);
+    if (!known) {
       v.error = rejection(name, *raw, "unknown item '" + item + "'; allowed: " + spec->allowed);
       return v;
     }
+    item = std::move(*known);
   }
   v.value = std::move(items);
   v.fromDefault = false;

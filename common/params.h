@@ -20,6 +20,8 @@ struct ParamSpec {
   const char* component;     // "all", "tuner", "net", "profiler", "cli", "testing"
   const char* doc;           // one paragraph, Markdown
   const char* allowed;       // Enum: '|'-separated values; List: '|'-separated allowed items or ""
+  int64_t low;               // Int: the smallest accepted value (0 for the other types)
+  int64_t high;              // Int: the largest accepted value (0 for the other types)
 };
 
 std::span<const ParamSpec> allParams();
@@ -30,6 +32,8 @@ using EnvLookup = std::optional<std::string> (*)(const char* name);
 std::optional<std::string> processEnv(const char* name);
 
 // A parsed value or the reason it was rejected ("RAILTUNE_STRICT='maybe': expected 0/1/true/false").
+// Every rule a value must meet is in its row of the table (type, Enum values, List items, Int range),
+// so the plugins and `railtune config` accept and reject exactly the same values.
 template <typename T>
 struct ParamValue {
   T value{};
@@ -44,8 +48,9 @@ bool parseIntText(const std::string& text, int64_t* out);
 std::vector<std::string> splitList(const std::string& text);  // comma-separated, trimmed, empties dropped
 
 ParamValue<bool> readBool(const char* name, EnvLookup env = processEnv);
-ParamValue<int64_t> readInt(const char* name, EnvLookup env = processEnv);
+ParamValue<int64_t> readInt(const char* name, EnvLookup env = processEnv);         // range checked too
 ParamValue<std::string> readString(const char* name, EnvLookup env = processEnv);  // Enum checked too
+// Items are matched against the allowed ones without regard to case and returned as the table spells them.
 ParamValue<std::vector<std::string>> readList(const char* name, EnvLookup env = processEnv);
 
 // docs/config.md as generated from the table.

@@ -44,12 +44,24 @@ struct RailMap {
   const RailMapHost* findHost(const std::string& name) const;
 };
 
+// A rail map that cannot be used. problems() lists every problem found, each "source:line:column:
+// message" (or "source: message" where no position applies); what() is the first one, with a count
+// of the others.
 class RailMapError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit RailMapError(const std::string& what) : std::runtime_error(what), problems_{what} {}
+  explicit RailMapError(std::vector<std::string> problems);
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
 };
 
-// Parses rail-map JSON; `source` (a path) prefixes every message. Throws RailMapError.
+// Parses rail-map JSON; `source` (a path) prefixes every message. Throws RailMapError. Besides the
+// shape (fields, types, no unknown or duplicated key), it checks the values: rails >= 1, every rail and
+// plane within the map's counts, PCI bus ids "dddd:bb:dd.f", HCA names within NCCL's IB device name
+// length, host and domain names valid DNS-1123 names (fabric/names.h), no NUL in any string. The
+// plugins and `railtune topo check --rail-map` all read through it.
 RailMap parseRailMap(const std::string& text, const std::string& source);
 RailMap readRailMapFile(const std::string& path);
 

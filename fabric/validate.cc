@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "fabric/names.h"
 #include "fabric/profiles.h"
 
 namespace railtune::fabric {
@@ -18,6 +19,22 @@ void checkHostNames(const Fabric& fabric, Diagnostics& out) {
     if (!fresh)
       out.error(host.loc, "host '" + host.name + "' is declared twice (first at " + it->second->loc.str() + ")");
   }
+}
+
+// Host and domain names become Kubernetes node and object names and file names under an output
+// folder; a rack name is a label value (fabric/names.h, docs/fabric.md "Names").
+void checkNames(const Fabric& fabric, Diagnostics& out) {
+  for (const NvlDomain& domain : fabric.domains) {
+    if (const std::string why = dnsSubdomainProblem(domain.name); !why.empty())
+      out.error(domain.loc, "domain name '" + printableName(domain.name) + "' " + why);
+    if (domain.rack.empty() || domain.rack == domain.name) continue;
+    if (const std::string why = labelValueProblem(domain.rack); !why.empty())
+      out.error(domain.loc,
+                "domain " + printableName(domain.name) + ": rack '" + printableName(domain.rack) + "' " + why);
+  }
+  for (const Host& host : fabric.hosts)
+    if (const std::string why = dnsSubdomainProblem(host.name); !why.empty())
+      out.error(host.loc, "host name '" + printableName(host.name) + "' " + why);
 }
 
 void checkBusIds(const Host& host, Diagnostics& out) {
@@ -121,6 +138,7 @@ void checkLeaves(const Fabric& fabric, Diagnostics& out) {
 }  // namespace
 
 void validate(const Fabric& fabric, Diagnostics& out) {
+  checkNames(fabric, out);
   checkHostNames(fabric, out);
   for (const Host& host : fabric.hosts) {
     checkBusIds(host, out);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "fabric/model.h"
 
@@ -16,7 +17,21 @@ std::string preview(const YAML::Node& node) {
   return "'" + text + "'";
 }
 
+thread_local Diagnostics* tKeyProblems = nullptr;  // CollectKeyProblems
+
+void keyProblem(const SourceLoc& loc, const std::string& message) {
+  if (tKeyProblems == nullptr) throw FabricError(loc, message);
+  tKeyProblems->error(loc, message);
+}
+
 }  // namespace
+
+CollectKeyProblems::CollectKeyProblems(Diagnostics& out) : previous_(tKeyProblems) {
+  tKeyProblems = &out;
+}
+CollectKeyProblems::~CollectKeyProblems() {
+  tKeyProblems = previous_;
+}
 
 SourceLoc locOf(const std::string& file, const YAML::Node& node) {
   const YAML::Mark mark = node.Mark();
@@ -28,14 +43,25 @@ MapReader::MapReader(const YAML::Node& node, std::string file, std::string what,
                      std::initializer_list<const char*> allowed)
     : node_(node), file_(std::move(file)), what_(std::move(what)) {
   if (!node_.IsMap()) throw FabricError(yaml::locOf(file_, node_), what_ + ": expected a map, got " + preview(node_));
+  std::map<std::string, SourceLoc> seen;
   for (const auto& entry : node_) {
     const YAML::Node& key = entry.first;
+    if (key.IsScalar()) {
+      // yaml-cpp keeps both of two equal keys and node[key] finds the first: refuse to pick one.
+      const auto [first, fresh] = seen.emplace(key.Scalar(), yaml::locOf(file_, key));
+      if (!fresh) {
+        keyProblem(yaml::locOf(file_, key), what_ + ": duplicate key " + preview(key) + " (first at " +
+                                                std::to_string(first->second.line) + ":" +
+                                                std::to_string(first->second.column) + ")");
+        continue;
+      }
+    }
     const bool known = key.IsScalar() && std::any_of(allowed.begin(), allowed.end(),
                                                      [&](const char* name) { return key.Scalar() == name; });
     if (known) continue;
     std::string list;
     for (const char* name : allowed) list += (list.empty() ? "" : ", ") + std::string(name);
-    throw FabricError(yaml::locOf(file_, key), what_ + ": unknown key " + preview(key) + " (known: " + list + ")");
+    keyProblem(yaml::locOf(file_, key), what_ + ": unknown key " + preview(key) + " (known: " + list + ")");
   }
 }
 

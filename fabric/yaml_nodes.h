@@ -1,6 +1,6 @@
 // Typed, position-aware access to the maps of a cluster description (yaml-cpp). Every failure
-// throws FabricError at the offending key or value's file:line:column; unknown keys are errors so
-// a misspelt key never silently falls back to a default.
+// throws FabricError at the offending key or value's file:line:column; unknown and duplicated keys are
+// errors so a misspelt or repeated key never silently falls back to a default or to one of two values.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -15,6 +15,20 @@
 namespace railtune::fabric::yaml {
 
 SourceLoc locOf(const std::string& file, const YAML::Node& node);
+
+// While one is alive on this thread, MapReader records unknown and duplicated keys in `out` and the
+// reading goes on with the first of two duplicated keys, so that `railtune topo check` reports every
+// such key in one run; without one, the first such key throws FabricError.
+class CollectKeyProblems {
+ public:
+  explicit CollectKeyProblems(Diagnostics& out);
+  ~CollectKeyProblems();
+  CollectKeyProblems(const CollectKeyProblems&) = delete;
+  CollectKeyProblems& operator=(const CollectKeyProblems&) = delete;
+
+ private:
+  Diagnostics* previous_;
+};
 
 class MapReader {
  public:

@@ -37,4 +37,14 @@ Fabric loadFabricFile(const std::string& path) {
   return readFabricYaml(text.str(), path);
 }
 
+Fabric readFabricYaml(const std::string& text, const std::string& file, Diagnostics& keyProblems) {
+  const yaml::CollectKeyProblems collect(keyProblems);
+  return readFabricYaml(text, file);
+}
+
+Fabric loadFabricFile(const std::string& path, Diagnostics& keyProblems) {
+  const yaml::CollectKeyProblems collect(keyProblems);
+  return loadFabricFile(path);
+}
+
 }  // namespace railtune::fabric

@@ -16,4 +16,10 @@ Fabric readFabricYaml(const std::string& text, const std::string& file);
 // Reads `path` (errors name it); what `--fabric FILE` options call.
 Fabric loadFabricFile(const std::string& path);
 
+// The same, but unknown and duplicated keys go to `keyProblems` (every one, each at its
+// file:line:column) and the reading goes on without them; any other error still throws FabricError.
+// What `railtune topo check` calls, to report every such key in one run.
+Fabric readFabricYaml(const std::string& text, const std::string& file, Diagnostics& keyProblems);
+Fabric loadFabricFile(const std::string& path, Diagnostics& keyProblems);
+
 }  // namespace railtune::fabric

@@ -2,6 +2,7 @@
 // options. Everything here runs once per process, at the first init; a problem that would make
 // the job slower or wrong steps aside (init fails with one WARN, NCCL moves on to its own transport),
 // a bad tuning value is a WARN and its default.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -17,18 +18,19 @@
 namespace railtune::net {
 namespace {
 
-int boundedParam(const char* name, int64_t low, int64_t high, int fallback, const Log& log) {
+// An integer variable within its range in the parameter table (common/params.cc), else its default
+// with one WARN naming the variable, the value and the range.
+int intParam(const char* name, const Log& log) {
   const ParamValue<int64_t> value = readInt(name);
-  if (!value.ok()) {
-    RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s; using %d", value.error.c_str(), fallback);
-    return fallback;
-  }
-  if (value.value < low || value.value > high) {
-    RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s=%lld is outside %lld..%lld; using %d", name,
-            static_cast<long long>(value.value), static_cast<long long>(low), static_cast<long long>(high), fallback);
-    return fallback;
-  }
+  if (!value.ok())
+    RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s; using %lld", value.error.c_str(), static_cast<long long>(value.value));
   return static_cast<int>(value.value);
+}
+
+bool boolParam(const char* name, const Log& log) {
+  const ParamValue<bool> value = readBool(name);
+  if (!value.ok()) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s; using %d", value.error.c_str(), value.value ? 1 : 0);
+  return value.value;
 }
 
 std::string stringParam(const char* name) {
@@ -108,9 +110,10 @@ std::unique_ptr<Engine> makeEngine(const EngineOptions& engineOptions, const Log
   PluginOptions options;
   options.identity = resolveIdentity();
   options.digest = configDigest(digestInputsFromEnvironment());
-  options.strict = readBool("RAILTUNE_STRICT").value;
-  options.socket.streams = boundedParam("RAILTUNE_NET_STREAMS", 1, socket::kMaxStreams, 2, log);
-  options.socket.timeoutSeconds = boundedParam("RAILTUNE_NET_TIMEOUT", 1, 3600, 20, log);
+  options.strict = boolParam("RAILTUNE_STRICT", log);
+  // The table's range of RAILTUNE_NET_STREAMS is 1..kMaxStreams; min() only guards against the two drifting.
+  options.socket.streams = std::min(intParam("RAILTUNE_NET_STREAMS", log), socket::kMaxStreams);
+  options.socket.timeoutSeconds = intParam("RAILTUNE_NET_TIMEOUT", log);
   options.railMap = std::move(railMap);
   options.railMapHost = options.identity.host;
   options.misbind = misbindFault(devices, log);

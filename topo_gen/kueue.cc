@@ -1,5 +1,7 @@
 #include "topo_gen/kueue.h"
 
+#include <stdexcept>
+
 #include "topo_gen/sched_common.h"
 
 namespace railtune::topo {
@@ -20,11 +22,14 @@ std::vector<std::string> kueueLevels(const fabric::Fabric& fabric) {
   return levels;
 }
 
-std::string kueueTopologyYaml(const fabric::Fabric& fabric, const std::string& name) {
+std::string kueueTopologyYaml(const fabric::Fabric& fabric, const std::string& name, const std::string& apiVersion) {
+  bool known = false;
+  for (const char* version : kKueueApiVersions) known = known || apiVersion == version;
+  if (!known) throw std::invalid_argument("Kueue API version '" + apiVersion + "': expected v1beta2 or v1beta1");
   const std::string objectName = name.empty() ? fabric.name : name;
   requireObjectName(objectName, "Kueue Topology name");
-  std::string yaml = "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata:\n  name: " + yamlQuote(objectName) +
-                     "\nspec:\n  levels:\n";
+  std::string yaml = "apiVersion: kueue.x-k8s.io/" + apiVersion +
+                     "\nkind: Topology\nmetadata:\n  name: " + yamlQuote(objectName) + "\nspec:\n  levels:\n";
   for (const std::string& level : kueueLevels(fabric)) yaml += "    - nodeLabel: " + yamlQuote(level) + "\n";
   return yaml;
 }

@@ -6,15 +6,23 @@
 //    the file, so a written gdr="1" would claim GPUDirect RDMA without checking). The other GPUs of the host
 //    reach NCCL through the local all-gather, each from its own process; a fixed rank in a shared file would
 //    be wrong for every job but one.
-//  - Each GPU sits under a synthetic PCI switch (`ffff:ff:NN.0`, the form Azure's published files use)
-//    together with the NICs whose nearestGpu it is, so NCCL sees GPU and NIC at PIX distance, as on the
-//    CX8/CX7 switches of GB200/GB300 trays and DGX boards.
+//  - A GPU without C2C (DGX boards) sits under a synthetic PCI switch (`ffff:ff:NN.0`, the form Azure's
+//    published files use) together with the NICs whose nearestGpu it is, so NCCL sees GPU and NIC at PIX
+//    distance, as on the boards' PCIe switches.
+//  - A GPU with C2C (GB200/GB300: Grace-Blackwell) is written as NCCL's own dump writes it: its PCI function
+//    directly under its Grace `<cpu>` (NCCL's sysfs walk, src/graph/xml.cc:761-777, stops at the root
+//    complex and adds no bridge for a root port), and its NICs directly under the `<cpu>` of their NUMA
+//    node too, since they hang off Grace's PCIe. NCCL then joins GPU and Grace by the `<c2c>` link
+//    (src/graph/topo.cc:905-944) and rates the GPU-to-NIC path P2C (C2C + PHB, src/graph/paths.cc:203-207
+//    and 794-808), which is what enables GPUDirect RDMA there (NCCL_NET_GDR_C2C, paths.cc:464-511). NICs
+//    follow in the order of their nearest GPU, which is how the reader pairs them back.
 //  - One `<nvlink target="fffffff:ff:ff.0" tclass="0x068000">` with the GPU's link count: NCCL folds every
 //    NVSwitch target into one NVS node anyway, and on NVL72 the switches are outside the host.
 //  - `<net>` has name (the HCA, which NCCL's IB transport and railtune's net plugin both report, so NCCL
 //    can find it and rewrite dev), dev (the NIC's position on the host), speed, port, guid, rail, plane.
 #include "topo_gen/nccl_xml.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
@@ -118,10 +126,28 @@ std::string bridgeBusId(int gpuIndex) {
   return buf;
 }
 
+// The GPU a NIC shares a (synthetic) PCI switch with: its nearest GPU when that GPU has no C2C link.
+const Gpu* switchGpu(const Host& host, const Nic& nic) {
+  for (const Gpu& gpu : host.gpus)
+    if (gpu.index == nic.nearestGpu && gpu.c2cLinks == 0) return &gpu;
+  return nullptr;
+}
+
+// Position of the NIC's nearest GPU in the host's GPU list; NICs with none come last.
+size_t nearestGpuOrder(const Host& host, const Nic& nic) {
+  for (size_t g = 0; g < host.gpus.size(); ++g)
+    if (host.gpus[g].index == nic.nearestGpu) return g;
+  return host.gpus.size();
+}
+
 void addCpuChildren(const Host& host, const Cpu& cpu, XmlElement& cpuElem) {
   for (const Gpu& gpu : host.gpus) {
     if (gpu.numa != cpu.numa) continue;
     requireBusId(host, "GPU " + std::to_string(gpu.index), gpu.busId);
+    if (gpu.c2cLinks > 0) {
+      cpuElem.children.push_back(gpuPci(gpu));
+      continue;
+    }
     XmlElement& bridge = cpuElem.child("pci");
     bridge.attr("busid", bridgeBusId(gpu.index)).attr("class", "0x060400");
     bridge.attr("vendor", "0x0000").attr("device", "0x0000");
@@ -133,14 +159,13 @@ void addCpuChildren(const Host& host, const Cpu& cpu, XmlElement& cpuElem) {
       if (host.nics[i].nearestGpu == gpu.index) near.push_back(i);
     addNics(host, near, bridge);
   }
-  // NICs with no GPU on their switch hang off the CPU of their NUMA node.
+  // NICs with no GPU on their switch hang off the CPU of their NUMA node, in the order of their nearest GPU.
   std::vector<size_t> loose;
-  for (size_t i = 0; i < host.nics.size(); ++i) {
-    const Nic& nic = host.nics[i];
-    bool placed = false;
-    for (const Gpu& gpu : host.gpus) placed = placed || gpu.index == nic.nearestGpu;
-    if (!placed && nic.numa == cpu.numa) loose.push_back(i);
-  }
+  for (size_t i = 0; i < host.nics.size(); ++i)
+    if (switchGpu(host, host.nics[i]) == nullptr && host.nics[i].numa == cpu.numa) loose.push_back(i);
+  std::stable_sort(loose.begin(), loose.end(), [&host](size_t a, size_t b) {
+    return nearestGpuOrder(host, host.nics[a]) < nearestGpuOrder(host, host.nics[b]);
+  });
   addNics(host, loose, cpuElem);
 }
 
@@ -156,9 +181,7 @@ void requirePlaced(const Host& host) {
       throw std::invalid_argument("host " + host.name + ": GPU " + std::to_string(gpu.index) + " is on NUMA node " +
                                   std::to_string(gpu.numa) + ", which has no CPU");
   for (const Nic& nic : host.nics) {
-    bool underGpu = false;
-    for (const Gpu& gpu : host.gpus) underGpu = underGpu || gpu.index == nic.nearestGpu;
-    if (!underGpu && !hasCpu(host, nic.numa))
+    if (switchGpu(host, nic) == nullptr && !hasCpu(host, nic.numa))
       throw std::invalid_argument("host " + host.name + ": NIC " + nic.hca + " is on NUMA node " +
                                   std::to_string(nic.numa) + ", which has no CPU");
   }

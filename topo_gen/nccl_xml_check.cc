@@ -1,5 +1,6 @@
 #include "topo_gen/nccl_xml_check.h"
 
+#include <cstdio>
 #include <stdexcept>
 #include <vector>
 
@@ -34,6 +35,29 @@ void checkNcclXmlLimits(const fabric::Fabric& fabric, fabric::Diagnostics& out) 
         out.error(host.loc, "host " + host.name + ": NCCL topology XML: " + v);
     } catch (const std::invalid_argument& e) {
       out.error(host.loc, std::string("NCCL topology XML: ") + e.what());
+    }
+  }
+}
+
+void checkPlaneGuids(const fabric::Fabric& fabric, fabric::Diagnostics& out) {
+  for (const fabric::Host& host : fabric.hosts) {
+    for (const fabric::Nic& nic : host.nics) {
+      if (nic.plane < 0) continue;
+      const std::string what = "host " + host.name + ": NIC " + nic.hca + " (rail " + std::to_string(nic.rail) +
+                               ", plane " + std::to_string(nic.plane) + ")";
+      if (nic.guid == 0) {
+        out.error(nic.loc.file.empty() ? host.loc : nic.loc,
+                  what +
+                      " has no guid: NCCL keys the NIC ASIC on the topology file's guid and would take the "
+                      "planes for separate NICs; run `railtune topo discover` or set the NIC's guid");
+        continue;
+      }
+      for (const fabric::Nic& other : host.nics)
+        if (&other != &nic && other.rail == nic.rail && other.plane >= 0 && other.plane < nic.plane &&
+            other.guid != 0 && other.guid != nic.guid)
+          out.error(nic.loc.file.empty() ? host.loc : nic.loc,
+                    what + " has a guid other than its plane " + std::to_string(other.plane) + " (" + other.hca +
+                        "): the planes of one NIC share the ASIC's system image GUID");
     }
   }
 }
@@ -78,11 +102,21 @@ void checkTopoFileAgainstRailMap(const std::string& topoPath, const std::string&
   try {
     railMap = fabric::readRailMapFile(railMapPath);
   } catch (const fabric::RailMapError& e) {
-    // RailMapError's text starts with the path; the diagnostic's position carries it instead.
-    const std::string text = e.what();
-    const std::string prefix = railMapPath + ": ";
-    return out.error(fabric::SourceLoc{railMapPath, 0, 0},
-                     text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text);
+    // Each problem reads "PATH:LINE:COLUMN: reason" or "PATH: reason"; the diagnostic carries the position.
+    for (const std::string& problem : e.problems()) {
+      fabric::SourceLoc loc{railMapPath, 0, 0};
+      std::string text = problem;
+      if (text.rfind(railMapPath + ":", 0) == 0) {
+        text = text.substr(railMapPath.size() + 1);
+        int used = 0;
+        if (std::sscanf(text.c_str(), "%d:%d: %n", &loc.line, &loc.column, &used) == 2 && used > 0)
+          text = text.substr(static_cast<size_t>(used));
+        else if (text.rfind(' ', 0) == 0)
+          text = text.substr(1);
+      }
+      out.error(loc, text);
+    }
+    return;
   }
   checkTopoAgainstRailMap(topoHost, railMap, hostName, fabric::SourceLoc{topoPath, 0, 0}, out);
 }

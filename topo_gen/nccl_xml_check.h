@@ -17,6 +17,13 @@ namespace railtune::topo {
 // Reported at the host's declaration.
 void checkNcclXmlLimits(const fabric::Fabric& fabric, fabric::Diagnostics& out);
 
+// For every host with multi-plane NICs (plane >= 0): each plane device needs the NIC ASIC's GUID, and the
+// planes of one NIC (same rail) must share it. NCCL keys a NIC ASIC on the topology file's `guid` (topo.cc:
+// net.asic, else a per-device id) and shares bandwidth between devices of one ASIC and port (search.cc);
+// without it the two planes look like two NICs. Profiles leave GUIDs unknown (0): discovery or an override
+// fills them. Reported at each NIC's declaration.
+void checkPlaneGuids(const fabric::Fabric& fabric, fabric::Diagnostics& out);
+
 // `topoHost` is a topology file read back (readNcclXml); `hostName` names its entry in the rail map
 // ("" = the file's <system name>). Reports NICs whose rail or plane differ, NICs the file has and the map
 // lacks, and the other way round. Reported at `topoFile` (the topology file's path).

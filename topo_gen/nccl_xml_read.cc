@@ -7,6 +7,7 @@
 #include <charconv>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "topo_gen/nccl_xml.h"
 
@@ -33,6 +34,7 @@ class Reader {
   int intAttr(const pugi::xml_node& node, const char* attr, int fallback) const;
   void readCpu(const pugi::xml_node& cpu);
   void readPci(const pugi::xml_node& pci, int numa);
+  void pairC2cNics(const std::vector<size_t>& gpus, const std::vector<size_t>& nics);
   void readGpu(const pugi::xml_node& pci, const std::string& busId, int numa);
   void readNic(const pugi::xml_node& nic, const std::string& busId, const std::string& cls, int numa);
 
@@ -149,9 +151,31 @@ void Reader::readCpu(const pugi::xml_node& cpu) {
     fail(cpu, "familyid and modelid must be CPU family and model numbers (>= 0) for " + out.vendor);
   out.affinity = cpu.attribute("affinity").value();
   host_.cpus.push_back(out);
+  std::vector<size_t> c2cGpus, cpuNics;
   for (const pugi::xml_node& c : cpu.children()) {
+    const size_t gpus = host_.gpus.size(), nics = host_.nics.size();
     if (std::string_view(c.name()) == "pci") readPci(c, out.numa);
     if (std::string_view(c.name()) == "nic") readNic(c, "", "", out.numa);
+    const std::string_view cls = std::string_view(c.name()) == "pci" ? c.attribute("class").value() : "";
+    if (cls.rfind("0x03", 0) == 0 && host_.gpus.size() == gpus + 1 && host_.gpus.back().c2cLinks > 0)
+      c2cGpus.push_back(gpus);
+    for (size_t i = nics; cls.rfind("0x02", 0) == 0 && i < host_.nics.size(); ++i) cpuNics.push_back(i);
+  }
+  pairC2cNics(c2cGpus, cpuNics);
+}
+
+// GPUs that reach Grace over C2C and NICs on Grace's PCIe are both children of the <cpu>: nothing in NCCL's
+// tree pairs them. As discovery does (docs/fabric.md, "Nearest GPU"), the k-th NIC of the CPU (the planes
+// of one NIC, PCI functions of one device, count once) serves the k-th C2C GPU; the writer emits them so.
+void Reader::pairC2cNics(const std::vector<size_t>& gpus, const std::vector<size_t>& nics) {
+  size_t k = 0;
+  std::string device;
+  for (size_t i : nics) {
+    fabric::Nic& nic = host_.nics[i];
+    const std::string dev = nic.busId.substr(0, nic.busId.size() - 2);  // dddd:bb:dd of dddd:bb:dd.f
+    if (!device.empty() && dev != device) ++k;
+    device = dev;
+    if (nic.nearestGpu < 0 && k < gpus.size()) nic.nearestGpu = host_.gpus[gpus[k]].index;
   }
 }
 

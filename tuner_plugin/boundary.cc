@@ -14,6 +14,7 @@
 #include "common/fault.h"
 #include "common/log.h"
 #include "common/params.h"
+#include "tuner_plugin/config_report.h"
 #include "tuner_plugin/engine.h"
 #include "tuner_plugin/tuner_config.h"
 
@@ -41,26 +42,64 @@ struct TunerContext {
   int abiVersion = 0;
 };
 
-// Configuration problems found in init; each was already logged with its one WARN.
+// Configuration problems found in init; each was already logged.
 struct ConfigReport {
   bool strict = false;
   int problems = 0;
 };
+
+// Whether this process has not yet printed `problem` at WARN (config_report.h). Out of memory: WARN
+// anyway. Called from the boundary's catch handlers too, so it never throws.
+bool firstInProcess(const char* problem) noexcept {
+  try {
+    return firstReportOf(problem);
+  } catch (...) {
+    return true;
+  }
+}
+
+// A configuration problem is the same for every communicator of the process: its WARN is printed once
+// per process, later communicators log it at INFO. Under RAILTUNE_STRICT=1 the init fails, and every
+// failing init says why at WARN.
+void reportConfigProblem(const Log& log, unsigned long flags, bool strict, const std::string& text) {
+  if (strict || firstInProcess(text.c_str())) {
+    RT_WARN(log, flags, "%s", text.c_str());
+  } else {
+    RT_INFO(log, flags, "%s (reported at WARN once per process)", text.c_str());
+  }
+}
 
 ConfigReport readConfiguration(const Log& log) {
   ConfigReport report;
   const ParamValue<bool> strict = readBool("RAILTUNE_STRICT");
   report.strict = strict.value;
   if (!strict.ok()) {
-    RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", strict.error.c_str());
+    reportConfigProblem(log, NCCL_INIT | NCCL_ENV, false, strict.error);
     ++report.problems;
   }
   const std::string faultError = armFaultsFromEnvironment();
   if (!faultError.empty()) {
-    RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", faultError.c_str());
+    reportConfigProblem(log, NCCL_INIT | NCCL_ENV, report.strict, faultError);
     ++report.problems;
   }
   return report;
+}
+
+// A bad variable or a rules file that cannot be read or parsed, as opposed to an internal failure
+// (reported for each communicator it hits).
+class TunerConfigurationProblem : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+TunerConfig loadConfigurationOrThrowProblem() {
+  try {
+    return loadTunerConfig();  // throws naming variable, file and line
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw TunerConfigurationProblem(e.what());
+  }
 }
 
 CommInfo describeComm(const InitCall& call) {
@@ -93,19 +132,26 @@ std::unique_ptr<TunerContext> buildContext(const InitCall& call, const Log& log)
   ctx->abiVersion = call.abiVersion;
   ctx->comm = describeComm(call);
   injectFaultAt(FaultSite::TunerInit);
-  const TunerConfig config = loadTunerConfig();  // throws naming variable, file and line
+  const TunerConfig config = loadConfigurationOrThrowProblem();
   ctx->configText = config.describe();
   ctx->engine = makeEngine(ctx->comm, config, reinterpret_cast<const CostModelConstants*>(call.constants), log);
   tuneConstants(*ctx->engine, call.constants);
   return ctx;
 }
 
-ncclResult_t initFailed(const InitCall& call, const Log& log, bool strict, const char* reason) {
+ncclResult_t initFailed(const InitCall& call, const Log& log, bool strict, const char* reason,
+                        bool configurationProblem = false) {
   if (strict) {
     RT_WARN(log, NCCL_INIT | kFlags, "init failed: %s; RAILTUNE_STRICT=1, so NCCL fails the communicator", reason);
     return ncclInternalError;
   }
-  RT_WARN(log, NCCL_INIT | kFlags, "init failed: %s; NCCL keeps its own tuning for this communicator", reason);
+  if (!configurationProblem || firstInProcess(reason)) {
+    RT_WARN(log, NCCL_INIT | kFlags, "init failed: %s; NCCL keeps its own tuning for this communicator", reason);
+  } else {
+    RT_INFO(log, NCCL_INIT | kFlags,
+            "init failed: %s; NCCL keeps its own tuning for this communicator (reported at WARN once per process)",
+            reason);
+  }
   auto* ctx = new (std::nothrow) TunerContext(log);  // may be NULL: a NULL context also means "NCCL decides"
   if (ctx != nullptr) {
     ctx->abiVersion = call.abiVersion;
@@ -167,6 +213,8 @@ ncclResult_t init(const InitCall& call) noexcept {
             ctx->configText.c_str());
     *call.context = ctx.release();
     return ncclSuccess;
+  } catch (const TunerConfigurationProblem& e) {
+    return initFailed(call, log, config.strict, e.what(), true);
   } catch (const std::exception& e) {
     return initFailed(call, log, config.strict, e.what());
   } catch (...) {

@@ -2,20 +2,19 @@
 
 #include <sys/stat.h>
 
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "common/config_digest.h"
 #include "common/params.h"
+#include "common/regular_file.h"
 #include "fabric/rail_map.h"
 #include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune::tuner {
 namespace {
-
-constexpr size_t kMaxConfigBytes = 64u << 20;  // the rules reader's own limit
 
 struct FileStamp {
   off_t size = -1;
@@ -38,17 +37,6 @@ FileStamp stampOf(const std::string& path) {
   return {st.st_size, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
 }
 
-std::string readBounded(const std::string& path, const char* variable) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error(std::string(variable) + "=" + path + ": cannot read the file");
-  std::string bytes(kMaxConfigBytes + 1, '\0');
-  file.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  bytes.resize(static_cast<size_t>(file.gcount()));
-  if (bytes.size() > kMaxConfigBytes)
-    throw std::runtime_error(std::string(variable) + "=" + path + ": larger than 64 MiB");
-  return bytes;
-}
-
 // The parsed rules and their bytes, from the cache when the file has not changed.
 CachedRules loadRules(const std::string& path, const char* variable) {
   const FileStamp stamp = stampOf(path);
@@ -57,7 +45,11 @@ CachedRules loadRules(const std::string& path, const char* variable) {
     return it->second;
   CachedRules loaded;
   loaded.stamp = stamp;
-  loaded.bytes = readBounded(path, variable);
+  // Only a regular file is read (common/regular_file.h): a directory, a FIFO (which would block NCCL's
+  // init forever), a device or a socket is the same bad configuration as a missing file.
+  RegularFile file = readRegularFile(path, kMaxConfigFileBytes);
+  if (!file.ok()) throw std::runtime_error(std::string(variable) + "=" + file.describe());
+  loaded.bytes = std::move(file.bytes);
   rules::RulesResult result = rules::readRules(loaded.bytes, path);
   if (!result.ok()) throw std::runtime_error(std::string(variable) + ": " + result.describeErrors());
   loaded.rules = std::make_shared<const rules::RuleSet>(std::move(result.ruleSet));
@@ -91,8 +83,14 @@ CachedRailMap loadRailMap(const std::string& path) {
     return it->second;
   CachedRailMap loaded;
   loaded.stamp = stamp;
+  RegularFile file = readRegularFile(path, kMaxConfigFileBytes);  // as the rules: regular files only
+  if (!file.ok()) {
+    loaded.error = file.describe();
+    gRailMaps[path] = loaded;
+    return loaded;
+  }
+  loaded.bytes = std::move(file.bytes);
   try {
-    loaded.bytes = readBounded(path, "RAILTUNE_RAIL_MAP");
     loaded.map = std::make_shared<const fabric::RailMap>(fabric::parseRailMap(loaded.bytes, path));
   } catch (const std::exception& e) {  // the digest still covers whatever bytes were read
     loaded.error = e.what();

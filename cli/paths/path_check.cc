@@ -115,6 +115,7 @@ CheckReport checkPaths(const JobPaths& job, const fabric::RailMap* railMap) {
   detail::findAsymmetricRails(job, logical, &report.findings);
   detail::findUnusedRails(job, map, &report.findings);
   detail::findMissingHosts(job, &report.findings);
+  detail::findNeverClosed(job, &report.unclosed, &report.findings);
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
   return report;

@@ -1,8 +1,8 @@
 // `railtune paths check`: what one job's joined path logs say about its use of the fabric, measured
 // against the intended rail plan (the writers' expected rails, and the rail map when one is given).
 // Severities (docs/paths.md): a connection on the wrong rail and a configuration digest mismatch are
-// violations (the command exits non-zero); unused rails, asymmetric rail counts between two hosts and
-// hosts referenced but not logged are notes.
+// violations (the command exits non-zero); unused rails, asymmetric rail counts between two hosts,
+// hosts referenced but not logged and connections never closed are notes.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,7 @@ enum class FindingKind {
   AsymmetricRails,  // host A uses rail R towards host B a different number of times than B towards A
   UnusedRail,       // a rail of the plan that carried no connection in this job
   MissingHost,      // a host peers name whose own path log is absent
+  NeverClosed,      // a process's connections without a close record (killed, or still running)
 };
 
 struct Finding {
@@ -51,12 +52,23 @@ struct NicUse {
   uint64_t bytesSent = 0, bytesReceived = 0;
 };
 
+// A process with connections that have a connect record but no close record: NCCL closes every
+// connection when a communicator is destroyed or aborted, so the process was killed, or was still
+// running when the logs were collected. lastHeardUs: the time_us of its latest record of any kind.
+struct UnclosedProcess {
+  std::string host;
+  int pid = 0;
+  int open = 0, connections = 0;  // connections without a close record, of all it logged
+  int64_t lastHeardUs = 0;
+};
+
 struct CheckReport {
   std::string job;
   int hosts = 0, connections = 0;
-  std::vector<RailUse> rails;     // rail, then plane order
-  std::vector<NicUse> nics;       // host, then HCA order
-  std::vector<Finding> findings;  // violations first
+  std::vector<RailUse> rails;             // rail, then plane order
+  std::vector<NicUse> nics;               // host, then HCA order
+  std::vector<Finding> findings;          // violations first
+  std::vector<UnclosedProcess> unclosed;  // host, then pid order
   int violations() const;
 };
 

@@ -30,5 +30,7 @@ void findDigestMismatches(const JobPaths& job, const std::vector<Logical>& logic
 void findAsymmetricRails(const JobPaths& job, const std::vector<Logical>& logical, std::vector<Finding>* findings);
 void findUnusedRails(const JobPaths& job, const RailMapIndex& map, std::vector<Finding>* findings);
 void findMissingHosts(const JobPaths& job, std::vector<Finding>* findings);
+// Notes: per process, the connections it never closed and when it was last heard of.
+void findNeverClosed(const JobPaths& job, std::vector<UnclosedProcess>* unclosed, std::vector<Finding>* findings);
 
 }  // namespace railtune::cli::paths::detail

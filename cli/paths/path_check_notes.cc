@@ -1,5 +1,8 @@
-// The check's notes: asymmetric rail counts between two hosts, unused rails, hosts that logged nothing
-// (path_check_internal.h). None of them fails the check.
+// The check's notes: asymmetric rail counts between two hosts, unused rails, hosts that logged nothing,
+// connections never closed (path_check_internal.h). None of them fails the check.
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <map>
 #include <set>
 #include <tuple>
@@ -22,6 +25,26 @@ const ConnectionEnd& receiverEnd(const JobPaths& job, const Logical& l) {
 
 std::string times(int count) {
   return std::to_string(count) + (count == 1 ? " connection" : " connections");
+}
+
+// "2026-12-02T05:41:07.123Z": a record's time_us (microseconds since the epoch, UTC).
+std::string utcTimeText(int64_t timeUs) {
+  const auto seconds = static_cast<time_t>(timeUs / 1000000);
+  std::tm tm{};
+  if (timeUs < 0 || ::gmtime_r(&seconds, &tm) == nullptr) return "time_us " + std::to_string(timeUs);
+  char text[40];
+  std::snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(timeUs % 1000000 / 1000));
+  return text;
+}
+
+// "12.5 s before", "at the time of": how long before the job's last record a process fell silent.
+std::string silenceText(int64_t lastHeardUs, int64_t jobLastUs) {
+  if (lastHeardUs >= jobLastUs) return "at the job's last record";
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.3f s before the job's last record",
+                static_cast<double>(jobLastUs - lastHeardUs) / 1e6);
+  return text;
 }
 
 }  // namespace
@@ -98,6 +121,44 @@ void findMissingHosts(const JobPaths& job, std::vector<Finding>* findings) {
                                     (n == 1 ? " names it as its peer (its end is unchecked)"
                                             : " name it as their peer (its ends are unchecked)"),
                                 std::move(connections), host, "", -1});
+  }
+}
+
+// NCCL's proxy closes a connection's end when its communicator is destroyed or aborted (nccl
+// src/transport/net.cc:1240 closeSend in sendProxyFree, :1291 closeRecv in recvProxyFree), and the net
+// plugin writes a close record then. A connection with a connect record and no close therefore belongs
+// to a process that was killed, crashed, or was still running when the logs were collected: its
+// counters are those of its last snapshot (0 B when it had none). One note per process, with when it
+// was last heard of.
+void findNeverClosed(const JobPaths& job, std::vector<UnclosedProcess>* unclosed, std::vector<Finding>* findings) {
+  struct Process {
+    UnclosedProcess summary;
+    std::vector<long> open;
+  };
+  std::map<std::pair<std::string, int>, Process> processes;
+  int64_t jobLast = 0;
+  for (size_t i = 0; i < job.connections.size(); ++i) {
+    const Connection& c = job.connections[i];
+    jobLast = std::max(jobLast, c.lastTimeUs);
+    Process& p = processes[{c.local.host, c.local.pid}];
+    p.summary.host = c.local.host, p.summary.pid = c.local.pid;
+    ++p.summary.connections;
+    p.summary.lastHeardUs = std::max(p.summary.lastHeardUs, c.lastTimeUs);
+    if (!c.closed) p.open.push_back(static_cast<long>(i));
+  }
+  for (auto& [key, p] : processes) {
+    if (p.open.empty()) continue;
+    p.summary.open = static_cast<int>(p.open.size());
+    const UnclosedProcess& s = p.summary;
+    const std::string& first = job.connections[static_cast<size_t>(p.open.front())].source;
+    findings->push_back(Finding{Severity::Note, FindingKind::NeverClosed,
+                                "never closed: pid " + std::to_string(s.pid) + " on " + s.host + " left " +
+                                    std::to_string(s.open) + " of " + times(s.connections) +
+                                    " without a close record (first at " + first + "); last heard of at " +
+                                    utcTimeText(s.lastHeardUs) + ", " + silenceText(s.lastHeardUs, jobLast) +
+                                    ": killed, or still running when the logs were collected",
+                                std::move(p.open), s.host, "", -1});
+    unclosed->push_back(s);
   }
 }
 

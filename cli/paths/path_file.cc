@@ -1,14 +1,12 @@
 // One file of a log folder: what kind it is, then its records, line by line (path_file.h).
 #include "cli/paths/path_file.h"
 
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/paths/log_lines.h"
 #include "cli/paths/path_fast_parse.h"
 #include "net_plugin/pathlog/records.h"
 
@@ -144,64 +142,96 @@ bool blank(std::string_view line) {
   return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
+// A file's lines in order, from memory or streamed: the kind from the first line with a schema, then
+// every record. Lines before the first readable one are reported only once the file turns out to be a
+// path log.
+class PathLogLines {
+ public:
+  explicit PathLogLines(const std::string& path) { file_.path = path; }
+
+  // False once the file is known not to be a path log (nothing more to read).
+  bool take(std::string_view line, int number, size_t readable) {
+    if (blank(line)) return true;
+    content_ = true;
+    if (!known_) {
+      const std::string schema = schemaOf(line);
+      if (!schema.empty()) {
+        known_ = true;
+        file_.kind = kindOfSchema(schema);
+        if (file_.kind != FileKind::PathLog) {
+          file_.detail = schema;
+          file_.badLines.clear();
+          return false;
+        }
+      }
+    }
+    parseLine(file_, line.data(), line.size(), readable, number, scratch_);
+    return true;
+  }
+
+  // A line over the cap (logio::kMaxLineBytes) was skipped unread.
+  void tooLong(int number, size_t bytes) {
+    content_ = true;
+    file_.badLines.push_back({file_.path + ":" + std::to_string(number) + ":1", logio::tooLongMessage(bytes)});
+  }
+
+  FileRecords finish() {
+    if (!known_) file_.badLines.clear();
+    if (!content_) file_.kind = FileKind::Empty;
+    return std::move(file_);
+  }
+
+ private:
+  FileRecords file_;
+  bool known_ = false, content_ = false;
+  pl::ParsedRecord scratch_;
+};
+
 }  // namespace
 
 FileRecords parsePathLogText(const std::string& path, const char* text, size_t size) {
-  FileRecords file;
-  file.path = path;
+  PathLogLines lines(path);
   if (isKnownOtherOutput(path)) {
+    FileRecords file = lines.finish();
     file.kind = FileKind::OtherRailtune;
     return file;
   }
-  bool known = false, content = false;
-  pl::ParsedRecord scratch;
   int lineNumber = 0;
   for (size_t start = 0; start < size;) {
     const char* end = static_cast<const char*>(std::memchr(text + start, '\n', size - start));
     const size_t stop = end == nullptr ? size : static_cast<size_t>(end - text);
     const std::string_view line(text + start, stop - start);
     ++lineNumber;
-    content = content || !blank(line);
-    if (!known && !blank(line)) {
-      const std::string schema = schemaOf(line);
-      if (!schema.empty()) {
-        known = true;
-        file.kind = kindOfSchema(schema);
-        if (file.kind != FileKind::PathLog) {
-          file.detail = schema;
-          file.badLines.clear();
-          return file;
-        }
-      }
+    if (line.size() > logio::kMaxLineBytes) {
+      lines.tooLong(lineNumber, line.size());
+    } else if (!lines.take(line, lineNumber, size - start + kLinePadding)) {
+      break;
     }
-    // Lines before the first readable one are reported only once the file turns out to be a path log.
-    if (!blank(line)) parseLine(file, line.data(), line.size(), size - start + kLinePadding, lineNumber, scratch);
     start = stop + 1;
   }
-  if (!known) file.badLines.clear();
-  if (!content) file.kind = FileKind::Empty;
-  return file;
+  return lines.finish();
 }
 
+// Streamed (logio::forEachLine): a file costs one block of memory, whatever its size.
 FileRecords readPathLogFile(const std::string& path) {
-  FileRecords file;
-  file.path = path;
-  std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!in || std::fseek(in.get(), 0, SEEK_END) != 0) {
-    file.kind = FileKind::Unreadable;
-    file.detail = std::strerror(errno);
-    return file;
+  if (isKnownOtherOutput(path)) return parsePathLogText(path, "", 0);
+  PathLogLines lines(path);
+  logio::LineHandlers handlers;
+  handlers.line = [&lines](std::string_view line, int number, size_t readable) {
+    return lines.take(line, number, readable);
+  };
+  handlers.tooLong = [&lines](int number, size_t bytes) { lines.tooLong(number, bytes); };
+  const logio::ReadOutcome outcome = logio::forEachLine(path, kLinePadding, handlers);
+  FileRecords file = lines.finish();
+  if (!outcome.error.empty()) {  // what was read is dropped: a file that cannot be read is named whole
+    FileRecords unreadable;
+    unreadable.path = path;
+    unreadable.kind = FileKind::Unreadable;
+    const std::string prefix = path + ": ";
+    unreadable.detail = outcome.error.starts_with(prefix) ? outcome.error.substr(prefix.size()) : outcome.error;
+    return unreadable;
   }
-  const long size = std::ftell(in.get());
-  std::rewind(in.get());
-  std::string bytes(static_cast<size_t>(size < 0 ? 0 : size) + kLinePadding, '\0');
-  const size_t got = std::fread(bytes.data(), 1, bytes.size() - kLinePadding, in.get());
-  if (size < 0 || std::ferror(in.get()) || got != bytes.size() - kLinePadding) {
-    file.kind = FileKind::Unreadable;
-    file.detail = size < 0 ? std::strerror(errno) : "read error";
-    return file;
-  }
-  return parsePathLogText(path, bytes.data(), got);
+  return file;
 }
 
 }  // namespace railtune::cli::paths::detail

@@ -53,6 +53,7 @@ class JobJoin {
                          paths_.connections[static_cast<size_t>(it->second)].source + "); this one is skipped"});
       return;
     }
+    record.connection.lastTimeUs = record.connection.connectTimeUs;
     paths_.connections.push_back(std::move(record.connection));
     latest_.push_back(Latest{});
   }
@@ -69,6 +70,7 @@ class JobJoin {
     }
     Connection& c = paths_.connections[static_cast<size_t>(it->second)];
     Latest& latest = latest_[static_cast<size_t>(it->second)];
+    c.lastTimeUs = std::max(c.lastTimeUs, record.timeUs);  // when its writer was last heard of
     if (record.close && c.closed) {
       addDiagnostic({at(file, record.line), "second close record of connection " + std::to_string(record.conn) +
                                                 " (pid " + std::to_string(owner.pid) + " on " + owner.host +

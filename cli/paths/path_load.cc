@@ -3,39 +3,28 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
-#include <stdexcept>
-#include <system_error>
+#include <string_view>
 #include <thread>
 
+#include "cli/paths/log_folder.h"
 #include "cli/paths/path_file.h"
 #include "cli/paths/path_join.h"
 
 namespace railtune::cli::paths {
 namespace {
 
-namespace fs = std::filesystem;
 using detail::FileKind;
 using detail::FileRecords;
 
-// Every regular file below `dir`, sorted, so that messages and connection order do not depend on the
-// order the file system lists them in.
+// Every regular file below `dir` (symbolic links followed once, log_folder.h), sorted, so that messages
+// and connection order do not depend on the order the file system lists them in. What the walk passed
+// over (FIFOs, devices, link loops, folders it could not read) is named in the folder's diagnostics.
 std::vector<std::string> listFiles(const std::string& dir, std::vector<InputDiagnostic>* diagnostics) {
-  std::error_code error;
-  if (!fs::is_directory(dir, error))
-    throw std::runtime_error(dir + ": not a folder" + (error ? ": " + error.message() : ""));
-  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, error);
-  if (error) throw std::runtime_error(dir + ": cannot read the folder: " + error.message());
+  const logio::FolderWalk walk = logio::walkLogFolders({dir}, [](std::string_view) { return true; });
+  for (const logio::WalkNote& note : walk.notes) diagnostics->push_back({note.path, note.message});
   std::vector<std::string> files;
-  for (const fs::recursive_directory_iterator end; it != end; it.increment(error)) {
-    if (error) {
-      diagnostics->push_back({dir, "cannot read part of the folder: " + error.message()});
-      break;
-    }
-    std::error_code typeError;
-    if (it->is_regular_file(typeError)) files.push_back(it->path().string());
-  }
-  std::sort(files.begin(), files.end());
+  files.reserve(walk.files.size());
+  for (const logio::WalkedFile& file : walk.files) files.push_back(file.path);
   return files;
 }
 
@@ -74,7 +63,7 @@ void describeOthers(const std::vector<FileRecords>& files, std::vector<InputDiag
       case FileKind::Empty:  // a process that never logged a connection (an NVLink-only rank): nothing to say
         break;
       case FileKind::Unreadable:
-        diagnostics->push_back({file.path, "cannot read: " + file.detail});
+        diagnostics->push_back({file.path, file.detail});  // "cannot open: Permission denied"
         break;
     }
   }

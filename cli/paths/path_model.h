@@ -54,6 +54,7 @@ struct Connection {
   ConnectionTraffic traffic;
   bool closed = false;        // a close record was read
   int64_t connectTimeUs = 0;  // the connect record's time_us
+  int64_t lastTimeUs = 0;     // time_us of its latest record (connect, snapshot or close)
   std::string source;         // "FILE:LINE" of the connect record, for messages
   long peerIndex = -1;        // index in JobPaths::connections of the other end's record; -1: not logged
 };

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cli/paths/path_render.h"
+#include "cli/paths/path_render_ends.h"
 #include "cli/paths/path_render_style.h"
 
 namespace railtune::cli::paths {
@@ -33,6 +34,13 @@ std::string edgeStyle(int rail, uint64_t bytes, bool violation, const std::strin
          "];\n";
 }
 
+// The correctly wired end of a violation whose other end is misbound: its rail's colour, solid.
+std::string wiredStyle(const RenderHost& host, const LinkEnd& e, uint64_t bytes) {
+  const RenderNic& nic = host.nics[static_cast<size_t>(e.nic)];
+  return " [color=" + quoted(style::railColour(nic.rail)) + ", penwidth=" + style::fixed1(style::strokeWidth(bytes)) +
+         ", tooltip=" + quoted(host.name + " " + nic.hca + ": wired as the rail map says") + "];\n";
+}
+
 std::string hostCluster(const RenderHost& host, int rack, int index) {
   const std::string id = hostId(rack, index);
   std::string s = "    subgraph " + quoted("cluster_" + id) +
@@ -53,19 +61,32 @@ std::string hostCluster(const RenderHost& host, int rack, int index) {
 std::string linkChain(const PathGraph& graph, const RenderLink& l) {
   const auto& from = graph.racks[static_cast<size_t>(l.from.rack)].hosts[static_cast<size_t>(l.from.host)];
   const auto& to = graph.racks[static_cast<size_t>(l.to.rack)].hosts[static_cast<size_t>(l.to.host)];
-  std::string chain = "  ";
-  if (l.from.gpu >= 0) chain += hostId(l.from.rack, l.from.host) + "g" + std::to_string(l.from.gpu) + " -- ";
-  chain += nicId(l.from) + " -- s" + std::to_string(l.from.switchIndex);
-  if (l.from.switchIndex != l.to.switchIndex) chain += " -- spine -- s" + std::to_string(l.to.switchIndex);
-  chain += " -- " + nicId(l.to);
-  if (l.to.gpu >= 0) chain += " -- " + hostId(l.to.rack, l.to.host) + "g" + std::to_string(l.to.gpu);
+  // GPU -- NIC -- switch | -- spine -- switch | -- NIC -- GPU: a violation with one misbound end
+  // (path_render_ends.h) is red up to the other end's switch, and that end keeps its rail's colour.
+  std::string fromEnd, middle, toEnd;
+  if (l.from.gpu >= 0) fromEnd += hostId(l.from.rack, l.from.host) + "g" + std::to_string(l.from.gpu) + " -- ";
+  fromEnd += nicId(l.from) + " -- s" + std::to_string(l.from.switchIndex);
+  if (l.from.switchIndex != l.to.switchIndex) middle = " -- spine -- s" + std::to_string(l.to.switchIndex);
+  toEnd = " -- " + nicId(l.to);
+  if (l.to.gpu >= 0) toEnd += " -- " + hostId(l.to.rack, l.to.host) + "g" + std::to_string(l.to.gpu);
+  const RedPart red = redPart(graph, l);
+  std::string chain = "  ", wired;
+  if (red == RedPart::FromEnd) {
+    chain += fromEnd + middle;
+    wired = "  s" + std::to_string(l.to.switchIndex) + toEnd + wiredStyle(to, l.to, l.bytes);
+  } else if (red == RedPart::ToEnd) {
+    chain += "s" + std::to_string(l.from.switchIndex) + middle + toEnd;
+    wired = "  " + fromEnd + wiredStyle(from, l.from, l.bytes);
+  } else {
+    chain += fromEnd + middle + toEnd;
+  }
   std::string tooltip = from.name + " " + from.nics[static_cast<size_t>(l.from.nic)].hca + " rank " +
                         std::to_string(l.from.rank) + " -> " + to.name + " " +
                         to.nics[static_cast<size_t>(l.to.nic)].hca + " rank " + std::to_string(l.to.rank) + ": " +
                         style::bytesText(l.bytes) + ", " + std::to_string(l.messages) + " messages";
   if (l.crossRail) tooltip += ", VIOLATION cross-rail";
   if (l.digestMismatch) tooltip += ", VIOLATION digest mismatch";
-  return "  // connection record " + std::to_string(l.connection) + "\n" + chain +
+  return "  // connection record " + std::to_string(l.connection) + "\n" + wired + chain +
          edgeStyle(l.rail, l.bytes, l.violation(), tooltip);
 }
 

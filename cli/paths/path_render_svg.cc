@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "cli/paths/path_render.h"
+#include "cli/paths/path_render_ends.h"
 #include "cli/paths/path_render_layout.h"
 #include "cli/paths/path_render_style.h"
 #include "cli/paths/path_render_svg_parts.h"
@@ -16,6 +17,13 @@ namespace railtune::cli::paths {
 namespace {
 
 using svg::attr;
+
+// A link's path in three pieces, so that a violation can be drawn red on one side of a rail switch only:
+// fromEnd (GPU, NIC, up to its rail switch), middle (over the spine to the other switch; empty on one
+// switch) and toEnd (down to the peer's NIC and GPU); atFromSwitch/atToSwitch start a path at a switch.
+struct LinkPath {
+  std::string fromEnd, middle, toEnd, atFromSwitch, atToSwitch;
+};
 
 struct DetailWriter {
   const PathGraph& graph;
@@ -34,7 +42,8 @@ struct DetailWriter {
   void link(const RenderLink& l);
   void devices();
   void switches();
-  std::string pathOf(const RenderLink& l) const;
+  LinkPath pathOf(const RenderLink& l) const;
+  std::string wiredEnd(const RenderLink& l, const LinkPath& p, RedPart red) const;
   std::string endText(const LinkEnd& e) const;
   std::map<std::tuple<int, int, int>, std::set<int>> ranksByGpu() const;  // (rack, host, GPU) -> ranks
 };
@@ -76,7 +85,7 @@ void DetailWriter::bindings() {
   out += "</g>\n";
 }
 
-std::string DetailWriter::pathOf(const RenderLink& l) const {
+LinkPath DetailWriter::pathOf(const RenderLink& l) const {
   // The two directions between the same NICs would cover each other exactly (and two dashed violations
   // would look solid): the one running against rack and host order is drawn a few pixels aside.
   const int shift = std::pair(l.from.rack, l.from.host) > std::pair(l.to.rack, l.to.host) ? 5 : 0;
@@ -85,23 +94,26 @@ std::string DetailWriter::pathOf(const RenderLink& l) const {
   const Box& b = place(l.to).nics[static_cast<size_t>(l.to.nic)];
   const Box& sa = layout.switches[static_cast<size_t>(l.from.switchIndex)];
   const Box& sb = layout.switches[static_cast<size_t>(l.to.switchIndex)];
-  std::string d = "M" + at(a.cx(), a.cy());
+  LinkPath p;
+  p.fromEnd = "M" + at(a.cx(), a.cy());
   if (l.from.gpu >= 0) {
     const Box& g = place(l.from).gpus[static_cast<size_t>(l.from.gpu)];
-    d = "M" + at(g.cx(), g.cy()) + " L" + at(a.cx(), a.cy());
+    p.fromEnd = "M" + at(g.cx(), g.cy()) + " L" + at(a.cx(), a.cy());
   }
   const int midA = (a.cy() + sa.cy()) / 2, midB = (b.cy() + sb.cy()) / 2;
-  d += " C" + at(a.cx(), midA) + " " + at(sa.cx(), midA) + " " + at(sa.cx(), sa.cy());
+  p.fromEnd += " C" + at(a.cx(), midA) + " " + at(sa.cx(), midA) + " " + at(sa.cx(), sa.cy());
   if (l.from.switchIndex != l.to.switchIndex) {
     const int spine = layout.spineBar.cy();
-    d += " L" + at(sa.cx(), spine) + " L" + at(sb.cx(), spine) + " L" + at(sb.cx(), sb.cy());
+    p.middle = " L" + at(sa.cx(), spine) + " L" + at(sb.cx(), spine) + " L" + at(sb.cx(), sb.cy());
   }
-  d += " C" + at(sb.cx(), midB) + " " + at(b.cx(), midB) + " " + at(b.cx(), b.cy());
+  p.toEnd = " C" + at(sb.cx(), midB) + " " + at(b.cx(), midB) + " " + at(b.cx(), b.cy());
   if (l.to.gpu >= 0) {
     const Box& g = place(l.to).gpus[static_cast<size_t>(l.to.gpu)];
-    d += " L" + at(g.cx(), g.cy());
+    p.toEnd += " L" + at(g.cx(), g.cy());
   }
-  return d;
+  p.atFromSwitch = "M" + at(sa.cx(), sa.cy());
+  p.atToSwitch = "M" + at(sb.cx(), sb.cy());
+  return p;
 }
 
 std::string DetailWriter::endText(const LinkEnd& e) const {
@@ -114,15 +126,37 @@ std::string DetailWriter::endText(const LinkEnd& e) const {
   return s;
 }
 
+// A violation with one misbound end (path_render_ends.h): the correctly wired end's part is drawn first,
+// in its rail's colour and outside the `.link` class (one `.link` per connection), the red part over it.
+std::string DetailWriter::wiredEnd(const RenderLink& l, const LinkPath& p, RedPart red) const {
+  if (red != RedPart::FromEnd && red != RedPart::ToEnd) return "";
+  const LinkEnd& e = red == RedPart::FromEnd ? l.to : l.from;
+  const RenderHost& h = host(e);
+  const int rail = h.nics[static_cast<size_t>(e.nic)].rail;
+  return "<path class=\"link-wired-end\"" + attr("d", red == RedPart::FromEnd ? p.atToSwitch + p.toEnd : p.fromEnd) +
+         attr("fill", "none") + attr("stroke", style::railColour(rail)) +
+         attr("stroke-width", style::fixed1(style::strokeWidth(l.bytes))) + attr("data-conn", l.connection) +
+         attr("data-host", h.name) + attr("data-nic", h.nics[static_cast<size_t>(e.nic)].hca) + "><title>" +
+         style::xmlEscape(endText(e) + ": wired as the rail map says") + "</title></path>\n";
+}
+
 void DetailWriter::link(const RenderLink& l) {
   const RenderHost &from = host(l.from), &to = host(l.to);
   const bool bad = l.violation();
+  const RedPart red = redPart(graph, l);
+  const LinkPath p = pathOf(l);
+  const std::string d = red == RedPart::FromEnd ? p.fromEnd + p.middle
+                        : red == RedPart::ToEnd ? p.atFromSwitch + p.middle + p.toEnd
+                                                : p.fromEnd + p.middle + p.toEnd;
+  out += wiredEnd(l, p, red);
   const double width = bad ? std::max(style::strokeWidth(l.bytes), 2.5) : style::strokeWidth(l.bytes);
   std::string title = endText(l.from) + "\n\u2192 " + endText(l.to) + "\n" + style::bytesText(l.bytes) + " (" +
                       std::to_string(l.bytes) + " bytes), " + std::to_string(l.messages) + " messages";
   if (l.crossRail) title += "\nVIOLATION: cross-rail";
+  if (red == RedPart::FromEnd) title += " (misbound: " + endText(l.from) + ")";
+  if (red == RedPart::ToEnd) title += " (misbound: " + endText(l.to) + ")";
   if (l.digestMismatch) title += "\nVIOLATION: configuration digest mismatch";
-  out += "<path" + attr("class", bad ? "link violation" : "link") + attr("d", pathOf(l)) +
+  out += "<path" + attr("class", bad ? "link violation" : "link") + attr("d", d) +
          attr("stroke", bad ? style::kViolationColour : style::railColour(l.rail)) +
          attr("stroke-width", style::fixed1(width));
   if (bad) out += attr("stroke-dasharray", "8 5");

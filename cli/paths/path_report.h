@@ -37,7 +37,8 @@ std::string renderCheckJson(const std::vector<CheckedJob>& jobs, const std::vect
 std::string renderDiagnostics(const std::vector<CheckedJob>& jobs,
                               const std::vector<InputDiagnostic>& folderDiagnostics, size_t limit = 20);
 
-// "violation"/"note"; "cross_rail", "digest_mismatch", "asymmetric_rails", "unused_rail", "missing_host".
+// "violation"/"note"; "cross_rail", "digest_mismatch", "asymmetric_rails", "unused_rail", "missing_host",
+// "never_closed".
 const char* severityName(Severity severity);
 const char* findingKindName(FindingKind kind);
 

@@ -45,6 +45,13 @@ json jobJson(const CheckedJob& job) {
                     {"bytes_received", n.bytesReceived}});
   json findings = json::array();
   for (const Finding& f : r.findings) findings.push_back(findingJson(f, job.paths));
+  json unclosed = json::array();
+  for (const UnclosedProcess& p : r.unclosed)
+    unclosed.push_back({{"host", p.host},
+                        {"pid", p.pid},
+                        {"open_connections", p.open},
+                        {"connections", p.connections},
+                        {"last_heard_us", p.lastHeardUs}});
   const int violations = r.violations();
   return {
       {"job", r.job},
@@ -55,6 +62,7 @@ json jobJson(const CheckedJob& job) {
       {"rails", std::move(rails)},
       {"nics", std::move(nics)},
       {"findings", std::move(findings)},
+      {"unclosed", std::move(unclosed)},
       {"diagnostics", diagnosticsJson(job.paths != nullptr ? job.paths->diagnostics : std::vector<InputDiagnostic>{})}};
 }
 
@@ -76,6 +84,8 @@ const char* findingKindName(FindingKind kind) {
       return "unused_rail";
     case FindingKind::MissingHost:
       return "missing_host";
+    case FindingKind::NeverClosed:
+      return "never_closed";
   }
   return "unknown";
 }

@@ -8,6 +8,10 @@
 namespace railtune::cli::profile {
 
 void reportProblems(const ProfileLogs& logs, std::ostream& err) {
+  for (const std::string& note : logs.inputNotes) err << "warning: " << note << "\n";
+  if (logs.unreadableFiles > 0)
+    err << logs.unreadableFiles << " file" << (logs.unreadableFiles == 1 ? "" : "s")
+        << " could not be read; the rest was analysed\n";
   for (const std::string& problem : logs.problems.first) err << problem << "\n";
   if (logs.problems.count > 0)
     err << logs.problems.count << " bad line" << (logs.problems.count == 1 ? "" : "s") << " skipped"

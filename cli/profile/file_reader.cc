@@ -29,9 +29,12 @@ class FileReader {
       : path_(path), pathLogs_(pathLogs), maxProblems_(maxProblems) {}
 
   FileResult run() {
-    const std::string error = forEachLine(path_, FastCollectiveReader::paddingBytes(),
-                                          [this](std::string_view line, int number) { return onLine(line, number); });
-    if (!error.empty()) problem(error);
+    const logio::ReadOutcome outcome = forEachLine(
+        path_, FastCollectiveReader::paddingBytes(),
+        [this](std::string_view line, int number) { return onLine(line, number); },
+        [this](int number, size_t bytes) { tooLong(number, bytes); });
+    // A file that cannot be opened or read is a file lost, not a bad line.
+    result_.unreadable = outcome.error;
     return std::move(result_);
   }
 
@@ -54,6 +57,12 @@ class FileReader {
         return false;
     }
     return false;
+  }
+
+  // Counted as a bad line like any other the readers refuse; the line is never held whole.
+  void tooLong(int number, size_t bytes) {
+    if (result_.kind == LogKind::Unknown) ++unknownLines_;
+    problem(path_ + ":" + std::to_string(number) + ":1: " + logio::tooLongMessage(bytes));
   }
 
   // The first line with a schema decides; lines before it that are not JSON are bad lines. A file

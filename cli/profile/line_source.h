@@ -1,6 +1,7 @@
-// Lines of a file read in large blocks into a buffer with simdjson's padding behind every line, so the
-// fast reader can parse a line where it lies. Memory stays at one block per reading thread however
-// large the file.
+// The profile readers' view of a folder and a file, over the walk and the streaming line reader that
+// `railtune paths` shares (cli/paths/log_folder.h, log_lines.h): lines read in large blocks with
+// simdjson's padding behind every line, so the fast reader can parse a line where it lies; memory stays
+// at one block per reading thread however large the file, and a line over the cap is skipped.
 #pragma once
 
 #include <cstddef>
@@ -9,16 +10,24 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/paths/log_lines.h"
+
 namespace railtune::cli::profile {
 
 // Calls onLine(line, lineNumber) for every line (without its newline; a last line without one
 // included); stops early when onLine returns false. At least `padding` readable bytes follow each
-// line. Returns "" or a message naming the file when it cannot be opened or read.
-std::string forEachLine(const std::string& path, size_t padding,
-                        const std::function<bool(std::string_view, int)>& onLine);
+// line. onTooLong(lineNumber, bytes) for a line over logio::kMaxLineBytes (skipped).
+logio::ReadOutcome forEachLine(const std::string& path, size_t padding,
+                               const std::function<bool(std::string_view, int)>& onLine,
+                               const std::function<void(int, size_t)>& onTooLong);
 
-// Every regular file under the folders (recursively) whose name ends in ".jsonl", sorted. Throws
-// std::runtime_error naming a folder that cannot be listed.
-std::vector<std::string> listJsonlFiles(const std::vector<std::string>& folders);
+struct JsonlFiles {
+  std::vector<std::string> files;  // sorted, each file once
+  std::vector<std::string> notes;  // "PATH: reason" for what was passed over (FIFOs, loops, unreadable folders)
+};
+
+// Every non-empty regular file under the folders (recursively, symbolic links followed once) whose name
+// ends in ".jsonl". Throws std::runtime_error naming a folder given that cannot be listed.
+JsonlFiles listJsonlFiles(const std::vector<std::string>& folders);
 
 }  // namespace railtune::cli::profile

@@ -34,7 +34,12 @@ class Merger {
   explicit Merger(ProfileLogs* logs) : logs_(logs), jobs_(&logs->jobs), hosts_(&logs->hosts), ops_(&logs->ops) {}
 
   void add(FileResult&& file, size_t maxProblems) {
-    countFile(file.kind);
+    if (!file.unreadable.empty()) {
+      ++logs_->unreadableFiles;
+      logs_->inputNotes.push_back(std::move(file.unreadable));
+    } else {
+      countFile(file.kind);
+    }
     std::vector<uint32_t> streamIds, opIds;
     for (const FileStream& s : file.streams) streamIds.push_back(streamOf(s));
     for (const std::string& op : file.ops) opIds.push_back(ops_(op));
@@ -122,7 +127,8 @@ class Merger {
 }  // namespace
 
 ProfileLogs readProfileLogs(const ReadOptions& options) {
-  const std::vector<std::string> files = listJsonlFiles(options.folders);
+  JsonlFiles listed = listJsonlFiles(options.folders);
+  const std::vector<std::string>& files = listed.files;
   std::vector<FileResult> results(files.size());
   std::atomic<size_t> next{0};
   auto work = [&]() {
@@ -137,6 +143,7 @@ ProfileLogs readProfileLogs(const ReadOptions& options) {
   for (std::thread& thread : pool) thread.join();
 
   ProfileLogs logs;
+  logs.inputNotes = std::move(listed.notes);
   size_t total = 0;
   for (const FileResult& r : results) total += r.samples.size();
   logs.samples.reserve(total);

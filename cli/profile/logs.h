@@ -100,6 +100,10 @@ struct ProfileLogs {
   std::vector<PathEnd> pathEnds;
   ReadProblems problems;
   size_t collectiveFiles = 0, netFiles = 0, pathLogFiles = 0, skippedFiles = 0;
+  // Files that could not be opened or read (counted here, not as bad lines or skipped files), and what
+  // the folder walk passed over (FIFOs, devices, link loops, unreadable folders): "PATH: reason" each.
+  size_t unreadableFiles = 0;
+  std::vector<std::string> inputNotes;
   uint64_t p2pRecords = 0, droppedNotices = 0, recordsDropped = 0;
   // Lines the fast reader left to the strict one and the strict one accepted (hangs, escapes...).
   uint64_t strictLines = 0;
@@ -112,8 +116,9 @@ struct ReadOptions {
   size_t maxProblems = 20;
 };
 
-// Reads every *.jsonl file under the folders, classified by the schema of its first parseable line.
-// Throws std::runtime_error only when a folder cannot be listed.
+// Reads every *.jsonl file under the folders (symbolic links followed once; cli/paths/log_folder.h),
+// classified by the schema of its first parseable line. Throws std::runtime_error only when a folder
+// given cannot be listed.
 ProfileLogs readProfileLogs(const ReadOptions& options);
 
 // Which kind of file the schema of its first parseable line says it is.

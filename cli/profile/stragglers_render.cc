@@ -198,6 +198,9 @@ void offenderTable(const JobStragglers& job, const StragglerOptions& options, st
                     fixed(share(o) * 100.0, 1) + "%", fixed(o.medianLatenessUs, 1), fixed(o.p90LatenessUs, 1),
                     fixed(o.medianArrivalLatenessUs, 1)});
   out << columns(rows, "  ");
+  out << "  late: collectives late / taken part in; median_us, p90_us: lateness in the collectives it was late\n"
+         "  in (the collective's median duration minus the rank's), median and 90th percentile; arrival_us:\n"
+         "  median arrival lateness with host clocks corrected (the secondary signal); times in microseconds\n";
 }
 
 void collectiveTable(const JobStragglers& job, size_t top, std::ostringstream& out) {
@@ -219,6 +222,9 @@ void collectiveTable(const JobStragglers& job, size_t top, std::ostringstream& o
                     c.host, fixed(c.latenessUs, 1), fixed(c.arrivalLatenessUs, 1), groups.empty() ? "-" : groups});
   }
   out << columns(rows, "  ");
+  out << "  median_us: the collective's median duration; late: late ranks / ranks; latest: the rank with the\n"
+         "  largest lateness, on host; lateness_us, arrival_us: its lateness and arrival lateness; groups: the\n"
+         "  racks and trays late as a whole; times in microseconds\n";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // search speeds changed between the two.
 #include "emulator/nccl_model/graph_data.h"
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -137,6 +138,89 @@ GraphShape Reader::shape(const Json& root, const Json& node, const std::string& 
   return s;
 }
 
+// ---- Partial NVL72 racks under MNNVL ------------------------------------------------------------------
+// With MNNVL every GPU of a communicator inside one NVL72 rack is on one NCCL node, whatever the count:
+// 8 GPUs on 2 trays, 36 on 9. The data files give the two ends, one tray (4) and the full rack (72); the
+// shapes for every 4k GPUs in between (k = 2..17) are derived here, from NCCL's search rules:
+//  - ring and tree: every GPU reaches the NVSwitches through its own 18 NVLinks, so a GPU's load per
+//    channel, and with it the search's speed and channel count, does not depend on how many GPUs take
+//    part (src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels); comm->nChannels and nvlsChannels
+//    (24 on one node with SM100, src/transport/nvls.cc:157,211) neither. Taken from the full rack.
+//  - NVLS: ncclTopoCompute sets maxChannels = minChannels = min(NCCL_MAX_NVLS_ARITY 32, GPUs) on one
+//    node (search.cc:1126-1138); ncclTopoSearchTryNvls (search.cc:410) loads each GPU's NVLink with bw per
+//    channel and the channel's head with 2 x bw, so (channels + 1) x bw <= 18 x SM100_NVLINK_BW 40.1
+//    (src/graph/topo.h) = 721.8 GB/s: bwIntra is the largest speed of sm100SpeedArrayIntra under that
+//    bound (2.28.9 search.cc:986, 2.30.7 search.cc:1063; 2.30 added 45). Pass 2 then raises bwInter
+//    alone, one speed at a time, while it is below 2 x bwIntra (search.cc:1274-1277); no link carries
+//    bwInter on one node, so each step succeeds.
+// The rule is applied only where it reproduces the file's own values at both ends (4 and 72 GPUs), for
+// both NCCL versions: a profile whose data it does not explain gets no derived shapes.
+constexpr float kSm100NvlinkBwPerGpu = 18 * 40.1f;
+constexpr int kNcclMaxNvlsArity = 32;
+
+const std::vector<float>& sm100SpeedsIntra(NcclVersion v) {
+  static const std::vector<float> v228 = {90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18};
+  static const std::vector<float> v230 = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+  return v == NcclVersion::V2_28 ? v228 : v230;
+}
+
+Graph partialRackNvls(int gpus, const Graph& rack, NcclVersion v) {
+  Graph g = rack;  // link types, pattern, sameChannels and latency are those of every one-node NVLS graph
+  g.nChannels = std::min(kNcclMaxNvlsArity, gpus);
+  const std::vector<float>& speeds = sm100SpeedsIntra(v);
+  size_t i = 0;
+  while (i + 1 < speeds.size() && static_cast<float>(g.nChannels + 1) * speeds[i] > kSm100NvlinkBwPerGpu) ++i;
+  g.bwIntra = g.bwInter = speeds[i];
+  while (i > 0 && g.bwInter < 2 * g.bwIntra) g.bwInter = speeds[--i];
+  return g;
+}
+
+bool sameGraph(const Graph& a, const Graph& b) {
+  return a.nChannels == b.nChannels && a.bwIntra == b.bwIntra && a.bwInter == b.bwInter && a.typeIntra == b.typeIntra &&
+         a.typeInter == b.typeInter && a.pattern == b.pattern && a.sameChannels == b.sameChannels &&
+         a.latencyInter == b.latencyInter;
+}
+
+const GraphShape* oneNodeShape(const GraphData& data, int ranks) {
+  for (const GraphShape& s : data.shapes)
+    if (s.ranksPerNode == ranks && s.minNodes == 1 && s.maxNodes == 1) return &s;
+  return nullptr;
+}
+
+bool ruleExplains(const GraphShape& tray, const GraphShape& rack) {
+  for (NcclVersion v : {NcclVersion::V2_28, NcclVersion::V2_30}) {
+    const TopologyFacts &t = tray.factsFor(v), &r = rack.factsFor(v);
+    if (t.minCompCap < 100 || !t.nvlsSupport || !r.nvlsSupport || t.nChannels != r.nChannels ||
+        t.nvlsChannels != r.nvlsChannels || !sameGraph(t.ring, r.ring) || !sameGraph(t.tree, r.tree) ||
+        !sameGraph(partialRackNvls(4, r.nvls, v), t.nvls) || !sameGraph(partialRackNvls(72, r.nvls, v), r.nvls))
+      return false;
+  }
+  return true;
+}
+
+void addPartialRacks(GraphData& data) {
+  const GraphShape* tray = oneNodeShape(data, 4);
+  const GraphShape* rack = oneNodeShape(data, 72);
+  if (tray == nullptr || rack == nullptr || !ruleExplains(*tray, *rack)) return;
+  std::vector<GraphShape> derived;
+  for (int gpus = 8; gpus < 72; gpus += 4) {
+    bool covered = false;
+    for (const GraphShape& s : data.shapes) covered = covered || s.covers(CommShape{gpus, 1});
+    if (covered) continue;
+    GraphShape s = *rack;
+    s.name = "partial-rack-mnnvl-" + std::to_string(gpus);
+    s.description = std::to_string(gpus) + " GPUs of one NVL72 rack with MNNVL, one NCCL node (NVLS graph derived " +
+                    "from NCCL's search rules, emulator/nccl_model/graph_data.cc)";
+    s.ranksPerNode = gpus;
+    for (NcclVersion v : {NcclVersion::V2_28, NcclVersion::V2_30})
+      s.facts[v == NcclVersion::V2_28 ? 0 : 1].nvls = partialRackNvls(gpus, rack->factsFor(v).nvls, v);
+    derived.push_back(std::move(s));
+  }
+  const auto at =
+      std::find_if(data.shapes.begin(), data.shapes.end(), [rack](const GraphShape& s) { return &s == rack; });
+  data.shapes.insert(at, derived.begin(), derived.end());
+}
+
 }  // namespace
 
 bool GraphShape::covers(const CommShape& s) const {
@@ -172,6 +256,7 @@ GraphData parseGraphData(const std::string& text, const std::string& origin) {
   if (!shapes.is_array() || shapes.empty()) r.fail("/shapes", "must be a non-empty array");
   for (size_t i = 0; i < shapes.size(); i++)
     data.shapes.push_back(r.shape(root, shapes[i], "/shapes/" + std::to_string(i)));
+  addPartialRacks(data);
   return data;
 }
 

@@ -18,7 +18,7 @@ __attribute__((format(printf, 1, 2))) std::string format(const char* fmt, ...) {
 
 std::string collectiveRows(const JobOptions& options, const JobResult& result) {
   std::string out = format("%-15s %12s %6s %14s %12s  %s\n", "collective", "bytes/rank", "iters", "time/iter (us)",
-                           "algbw (GB/s)", "verified");
+                           "emu GB/s", "verified");
   for (Collective c : options.collectives) {
     double slowest = 0;
     size_t verified = 0;
@@ -58,7 +58,13 @@ std::string formatJobReport(const JobOptions& options, const JobResult& result) 
                            behaviourName(options.behaviour));
   for (const std::string& note : result.plan.notes) out += "note: " + note + "\n";
   if (result.ok()) {  // a failed job's tables would be partial: its errors say what happened
-    out += "\n" + collectiveRows(options, result) + "\n" + rankRows(result);
+    out += "\n" + collectiveRows(options, result);
+    out += format(
+        "time/iter and emu GB/s: the emulator's speed, not the plugin's: the slowest rank's wall time per timed\n"
+        "iteration, after %d warm-up iteration(s) and a barrier of all ranks, with every byte generated, hashed and\n"
+        "checked by the emulator on this machine's CPUs (%d ranks here). The plugin's own speed: bench_net_socket.\n",
+        options.warmup, static_cast<int>(result.plan.ranks.size()));
+    out += "\n" + rankRows(result);
     out += format("\n%d connection(s) over the net plugin", result.pluginConnections());
     int nvlink = 0;
     for (const RankResult& r : result.ranks) nvlink += r.nvlinkSends;

@@ -81,6 +81,7 @@ JobResult runJob(const JobOptions& options) {
   requireSingleThreaded();
   if (options.bytes == 0) throw std::runtime_error("--bytes must be at least 1");
   if (options.iterations < 1) throw std::runtime_error("--iterations must be at least 1");
+  if (options.warmup < 0) throw std::runtime_error("--warmup must be at least 0");
   if (options.collectives.empty()) throw std::runtime_error("no collective to run");
   if (options.chunkBytes == 0 || options.chunkBytes > (size_t{1} << 30))
     throw std::runtime_error("--chunk-bytes must be 1 .. 1073741824 (NCCL's largest net message)");

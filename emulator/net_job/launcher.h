@@ -26,7 +26,8 @@ struct JobOptions {
   std::string railMapPath;  // "": the embedded default cluster's rail map
   std::vector<Collective> collectives;
   size_t bytes = 1 << 20;  // per rank
-  int iterations = 2;
+  int iterations = 2;      // timed
+  int warmup = 1;          // untimed iterations per collective first, then a barrier of all ranks
   bool mnnvl = true;
   std::string pluginPath;  // libnccl-net-railtune.so (NCCL_NET_PLUGIN for every rank)
   NcclBehaviour behaviour = NcclBehaviour::V2_30;

@@ -95,6 +95,7 @@ void redirectStderr(const JobResult& job, int rank) {
     spec.collectives = options.collectives;
     spec.bytes = options.bytes;
     spec.iterations = options.iterations;
+    spec.warmup = options.warmup;
     spec.mnnvl = options.mnnvl;
     spec.handleDir = (fs::path(job.jobDir) / "handles").string();
     spec.nvlinkName = prefix;

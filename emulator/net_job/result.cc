@@ -16,7 +16,8 @@ std::string renderResult(const RankResult& r) {
                            {"bytes", c.bytes},
                            {"iterations", c.iterations},
                            {"seconds", c.seconds},
-                           {"verified_bytes", c.verifiedBytes}});
+                           {"verified_bytes", c.verifiedBytes},
+                           {"warmup", c.warmup}});
   const json out = {{"rank", r.rank},
                     {"pid", r.pid},
                     {"host", r.host},
@@ -55,7 +56,7 @@ RankResult readResultFile(const std::string& path) {
     for (const json& c : j.at("collectives"))
       r.collectives.push_back({c.at("collective").get<std::string>(), c.at("bytes").get<size_t>(),
                                c.at("iterations").get<int>(), c.at("seconds").get<double>(),
-                               c.at("verified_bytes").get<size_t>()});
+                               c.at("verified_bytes").get<size_t>(), c.at("warmup").get<int>()});
     r.error = j.at("error").get<std::string>();
     r.failedAtUs = j.at("failed_at_us").get<int64_t>();
     r.pluginWarnings = j.at("plugin_warnings").get<std::vector<std::string>>();

@@ -12,8 +12,9 @@ struct CollectiveResult {
   std::string collective;  // collectiveName()
   size_t bytes = 0;        // per rank, as asked
   int iterations = 0;
-  double seconds = 0;        // this rank's wall time over all iterations
-  size_t verifiedBytes = 0;  // received and checked, all iterations
+  double seconds = 0;        // this rank's wall time over the timed iterations
+  size_t verifiedBytes = 0;  // received and checked, timed iterations
+  int warmup = 0;            // untimed iterations run first, followed by a barrier of all ranks
 };
 
 struct RankResult {

@@ -1,7 +1,10 @@
 #include "emulator/net_job/worker.h"
 
+#include <time.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -82,6 +85,30 @@ std::unique_ptr<RankProfiler> startProfiler(const WorkerSpec& spec, const RankRe
   return std::make_unique<RankProfiler>(spec.behaviour, identity);
 }
 
+// Every rank of the job reaches this point before any goes on: a file per rank in the handle folder,
+// polled until all are there or the deadline passes. Timing starts after it, so that a rank's clock
+// does not count the others' start-up (process start, plugin load, connection set-up).
+void rankBarrier(const WorkerSpec& spec, const std::string& name) {
+  const std::string prefix = spec.handleDir + "/barrier-" + name + "-";
+  {
+    std::ofstream mark(prefix + std::to_string(spec.rank));
+    if (!mark) throw std::runtime_error("cannot write " + prefix + std::to_string(spec.rank));
+  }
+  const int nRanks = static_cast<int>(spec.plan->ranks.size());
+  int next = 0;  // ranks below it have arrived
+  while (next < nRanks) {
+    if (std::filesystem::exists(prefix + std::to_string(next))) {
+      ++next;
+      continue;
+    }
+    if (Clock::now() > spec.transfer.deadline)
+      throw TimeoutError("rank " + std::to_string(spec.rank) + ", barrier before timing " + name + ": rank " +
+                         std::to_string(next) + " did not arrive before the job's timeout");
+    const timespec pause{0, 500'000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
 void runAll(const WorkerSpec& spec, const RankLinks& links, RankProfiler* profiler, RankResult& result) {
   CollectiveContext ctx;
   ctx.rank = spec.rank;
@@ -92,7 +119,10 @@ void runAll(const WorkerSpec& spec, const RankLinks& links, RankProfiler* profil
   for (const auto& [peer, link] : links.recvFrom) ctx.recvFrom[peer] = link.get();
   ctx.transfer = spec.transfer;
   for (Collective c : spec.collectives) {
-    CollectiveResult out{collectiveName(c), spec.bytes, spec.iterations, 0, 0};
+    CollectiveResult out{collectiveName(c), spec.bytes, spec.iterations, 0, 0, spec.warmup};
+    // Warm-up iterations: untimed, not profiled, numbered after the timed ones (their own data pattern).
+    for (int i = 0; i < spec.warmup; ++i) runCollective(c, ctx, spec.bytes, spec.iterations + i);
+    rankBarrier(spec, collectiveName(c));
     const Clock::time_point start = Clock::now();
     for (int i = 0; i < spec.iterations; ++i)
       out.verifiedBytes +=

@@ -22,6 +22,7 @@ struct WorkerSpec {
   std::vector<Collective> collectives;
   size_t bytes = 0;
   int iterations = 1;
+  int warmup = 1;  // untimed iterations per collective before the barrier and the timed ones
   bool mnnvl = true;
   std::string handleDir;
   std::string nvlinkName;

@@ -7,7 +7,9 @@
 // A file that is not an hwloc 2.x/3.0 topology yields an empty topology and one error; a bad element
 // (a PCI device without a valid bus id, an unparsable pci_type or cpuset) is skipped with an error
 // naming `source:line:column`, so that one run reports every problem. A caller must treat a
-// non-empty error list as "do not trust this topology".
+// non-empty error list as "do not trust this topology". Two devices with one bus id (two host bridges
+// numbering their buses alike) are an error when both are GPUs or NICs; one that is neither is left out
+// with a line in HwlocTopology::warnings instead.
 #pragma once
 
 #include <cstddef>

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -65,6 +66,7 @@ class Reader {
   std::string bridgeKey(pugi::xml_node object);
   void readPciDevice(pugi::xml_node object, const Context& ctx);
   void readOsDevices(pugi::xml_node pci, HwlocPciDevice& device);
+  bool keepDuplicate(pugi::xml_node object, const std::string& busId, uint16_t classId, ptrdiff_t firstAt);
   void error(pugi::xml_node node, const std::string& what) { errorAt(node.offset_debug(), what); }
   void errorAt(ptrdiff_t offset, const std::string& what);
   std::string where(ptrdiff_t offset);
@@ -270,16 +272,13 @@ void Reader::readPciDevice(pugi::xml_node object, const Context& ctx) {
     return;
   }
   const auto [seen, fresh] = busIdsSeen_.emplace(*busId, object.offset_debug());
-  if (!fresh) {
-    error(object, "PCIDev " + *busId + " appears twice (first at " + where(seen->second) + ")");
-    return;
-  }
   const auto type = parsePciType(object.attribute("pci_type").value());
   if (!type) {
     error(object, "PCIDev " + *busId + ": pci_type \"" + object.attribute("pci_type").value() +
                       "\" is not \"CCCC [VVVV:DDDD] [SVVV:SDDD] rev progif\"");
     return;
   }
+  if (!fresh && !keepDuplicate(object, *busId, type->classId, seen->second)) return;
   HwlocPciDevice device;
   device.busId = *busId;
   device.classId = type->classId;
@@ -296,6 +295,48 @@ void Reader::readPciDevice(pugi::xml_node object, const Context& ctx) {
   device.upstream = upstream_;
   readOsDevices(object, device);
   topo_.pciDevices.push_back(std::move(device));
+}
+
+// Discovery uses GPUs (display/3D controllers) and NICs (network controllers) only.
+bool isDiscoveredKind(uint16_t classId) {
+  return (classId >> 8) == 0x03 || (classId >> 8) == 0x02;
+}
+
+std::string pciClassText(uint16_t classId) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04x", static_cast<unsigned>(classId));
+  return text;
+}
+
+// Machines with several host bridges in PCI domain 0 can number a bus from 0 under each of them, so a
+// real export can hold two devices with one bus id (hwloc's own test set has a SATA controller and a
+// ConnectX-4 both at 0000:04:00.0). Bus ids name GPUs and NICs everywhere else (NVML, sysfs, NCCL), so
+// two GPUs or NICs sharing one stay an error, as do two devices under one host bridge (a broken export); a
+// device that is neither GPU nor NIC is dropped with a warning and discovery goes on. Returns whether the
+// device at `object` is to be read.
+bool Reader::keepDuplicate(pugi::xml_node object, const std::string& busId, uint16_t classId, ptrdiff_t firstAt) {
+  const auto first = std::find_if(topo_.pciDevices.begin(), topo_.pciDevices.end(),
+                                  [&busId](const HwlocPciDevice& d) { return d.busId == busId; });
+  const bool firstUsed = first != topo_.pciDevices.end() && isDiscoveredKind(first->classId);
+  const bool sameHostBridge = first != topo_.pciDevices.end() && !first->upstream.empty() && !upstream_.empty() &&
+                              first->upstream.front() == upstream_.front();
+  if ((isDiscoveredKind(classId) && firstUsed) || sameHostBridge) {
+    error(object, "PCIDev " + busId + " appears twice (first at " + where(firstAt) + ")");
+    return false;
+  }
+  const std::string here = where(object.offset_debug());
+  if (!isDiscoveredKind(classId)) {
+    topo_.warnings.push_back(here + ": PCIDev " + busId + " (class " + pciClassText(classId) +
+                             ", neither GPU nor NIC) has the bus id of the device at " + where(firstAt) +
+                             "; this one is left out");
+    return false;
+  }
+  if (first != topo_.pciDevices.end()) {
+    topo_.warnings.push_back(where(firstAt) + ": PCIDev " + busId + " (class " + pciClassText(first->classId) +
+                             ", neither GPU nor NIC) has the bus id of the device at " + here + "; it is left out");
+    topo_.pciDevices.erase(first);
+  }
+  return true;
 }
 
 void Reader::readOsDevices(pugi::xml_node pci, HwlocPciDevice& device) {

@@ -58,6 +58,7 @@ struct HwlocTopology {
   std::vector<HwlocPackage> packages;
   std::vector<HwlocNuma> numas;
   std::vector<HwlocPciDevice> pciDevices;  // in document order
+  std::vector<std::string> warnings;       // "source:line:column: ..." for what was left out but is no error
 };
 
 // ---- sysfs (sysfs_source.h) ----------------------------------------------------------------------

@@ -7,8 +7,9 @@
 #include <netinet/in.h>
 
 #include <cstring>
-#include <fstream>
 #include <sstream>
+
+#include "common/regular_file.h"
 
 namespace railtune::net {
 namespace {
@@ -57,12 +58,12 @@ AddressTable parseAddressFile(const std::string& text, const std::string& source
   return table;
 }
 
+// Only a regular file of at most 1 MiB is read (common/regular_file.h): a FIFO would block the net
+// plugin's init forever.
 AddressTable readAddressFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw AddressFileError(path + ": cannot open the address file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseAddressFile(text.str(), path);
+  const RegularFile file = readRegularFile(path, kMaxAddressFileBytes);
+  if (!file.ok()) throw AddressFileError(path + ": cannot use the address file: " + file.reason);
+  return parseAddressFile(file.bytes, path);
 }
 
 AddressTable readLiveAddresses() {

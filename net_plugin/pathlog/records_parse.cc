@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_duplicate_keys.h"
 #include "common/strict_json.h"
 #include "net_plugin/pathlog/records.h"
 #include "net_plugin/pathlog/records_internal.h"
@@ -130,7 +131,10 @@ ParsedRecord readRecord(const json& document) {
 
 ParseResult parseRecord(std::string_view line, const std::string& file, int lineNumber) {
   ParseResult result;
-  result.parsed = strict_json::parseLine<ParsedRecord>(line, file, lineNumber, kMaxDepth, readRecord, &result.error);
+  // A repeated key is refused: nlohmann would keep the last, and a repeated "pid" makes a phantom
+  // connection of another process.
+  result.parsed =
+      strict_json::parseLineUniqueKeys<ParsedRecord>(line, file, lineNumber, kMaxDepth, readRecord, &result.error);
   return result;
 }
 

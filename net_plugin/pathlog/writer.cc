@@ -23,26 +23,28 @@ int64_t nowUs() noexcept {
   return static_cast<int64_t>(now.tv_sec) * 1000000 + now.tv_nsec / 1000;
 }
 
-int openLog(const std::string& directory, const std::string& path) {
-  if (mkdir(directory.c_str(), 0755) != 0 && errno != EEXIST) {
-    throw std::runtime_error("cannot create directory " + directory + ": " + std::strerror(errno));
-  }
-  return openForAppend(path);
-}
-
 }  // namespace
 
-std::string pathLogFileName(const Identity& identity) {
-  return recordFileStem(identity) + ".jsonl";
+std::string pathLogFileName(const Identity& identity, std::string_view tag) {
+  return recordFileStem(identity, tag) + ".jsonl";
 }
 
 PathLogWriter::PathLogWriter(WriterOptions options, const Log& log)
     : options_(std::move(options)),
       log_(log),
-      path_(options_.directory + "/" + pathLogFileName(options_.identity)),
-      fd_(openLog(options_.directory, path_)),
       queue_(options_.capacity),
       lastSnapshot_(std::chrono::steady_clock::now()) {
+  // The folder and its missing parents are made; the file is this process's alone (record_files.h).
+  const int folder = openRecordFolder(options_.directory);
+  try {
+    const ClaimedFile file = claimRecordFile(folder, options_.directory, options_.identity, ".jsonl");
+    fd_ = file.fd;
+    path_ = options_.directory + "/" + pathLogFileName(options_.identity, file.tag);
+  } catch (...) {
+    close(folder);
+    throw;
+  }
+  close(folder);
   thread_ = std::thread([this] { run(); });
 }
 

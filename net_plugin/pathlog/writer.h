@@ -1,5 +1,5 @@
-// PathLogWriter: the one file of path log records a process writes, <job>-<host>-<pid>.jsonl under
-// RAILTUNE_PATH_LOG_DIR, and the background thread that writes it.
+// PathLogWriter: the one file of path log records a process writes, <job>-<host>-<pid>.<start>.jsonl
+// under RAILTUNE_PATH_LOG_DIR (common/record_files.h), and the background thread that writes it.
 //
 // The data path and the connection setup call record(), which only pushes onto a bounded queue: it
 // never blocks, never allocates and never touches the file. When the queue is full the record is
@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "common/bounded_queue.h"
@@ -32,20 +33,22 @@
 namespace railtune::net::pathlog {
 
 struct WriterOptions {
-  std::string directory;  // created (one level) when missing
+  std::string directory;  // created, with its missing parents, when missing
   Identity identity;
   size_t capacity = 1024;  // queued records before record() drops
   std::chrono::milliseconds flushInterval{1000};
   std::chrono::milliseconds snapshotInterval{10000};
 };
 
-// "<job>-<host>-<pid>.jsonl", with every character outside [A-Za-z0-9._-] replaced by '_' so that a
-// job or host name cannot leave the directory or make an awkward file name.
-std::string pathLogFileName(const Identity& identity);
+// "<job>-<host>-<pid>.<tag>.jsonl" ("<job>-<host>-<pid>.jsonl" without a tag, as earlier versions
+// named it), with every character outside [A-Za-z0-9._-] replaced by '_' so that a job or host name
+// cannot leave the directory or make an awkward file name.
+std::string pathLogFileName(const Identity& identity, std::string_view tag = "");
 
 class PathLogWriter {
  public:
-  // Opens the file for appending and starts the writer thread. Throws std::runtime_error naming
+  // Creates the folder (and its missing parents), opens a file of this process's own for appending
+  // (claimRecordFile) and starts the writer thread. Throws std::runtime_error naming the folder or
   // the file and the system's reason when it cannot.
   explicit PathLogWriter(WriterOptions options, const Log& log = Log("net"));
   ~PathLogWriter();

@@ -6,20 +6,11 @@
 namespace railtune::profiler {
 namespace {
 
-// Pool sizes: at least enough for one operation's worth of events, at most what 32-bit slot indices
-// and a sane amount of memory per communicator allow.
-constexpr int64_t kMinSlots = 16;
-constexpr int64_t kMaxSlots = 1 << 20;
-
+// A pool size within the range of the parameter table (common/params.cc: 16 slots, enough for one
+// operation's worth of events, to 2^20, what 32-bit slot indices and sane memory allow), else the default.
 uint32_t readSlots(const char* name, EnvLookup env, std::vector<std::string>& errors) {
-  ParamValue<int64_t> value = readInt(name, env);
-  if (!value.ok()) {
-    errors.push_back(value.error + "; using the default");
-  } else if (value.value < kMinSlots || value.value > kMaxSlots) {
-    errors.push_back(std::string(name) + "=" + std::to_string(value.value) + ": expected " + std::to_string(kMinSlots) +
-                     ".." + std::to_string(kMaxSlots) + "; using the default");
-    value = readInt(name, nullptr);
-  }
+  const ParamValue<int64_t> value = readInt(name, env);
+  if (!value.ok()) errors.push_back(value.error + "; using the default");
   return static_cast<uint32_t>(value.value);
 }
 

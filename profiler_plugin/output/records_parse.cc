@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_duplicate_keys.h"
 #include "common/strict_json.h"
 #include "profiler_plugin/output/records.h"
 #include "profiler_plugin/output/records_internal.h"
@@ -253,14 +254,15 @@ DroppedNotice droppedNoticeOf(const ParsedCollective& parsed) {
 
 CollectiveLineResult parseCollectiveLine(std::string_view line, const std::string& file, int lineNumber) {
   CollectiveLineResult result;
-  result.parsed =
-      strict_json::parseLine<ParsedCollective>(line, file, lineNumber, kMaxDepth, readCollective, &result.error);
+  result.parsed = strict_json::parseLineUniqueKeys<ParsedCollective>(line, file, lineNumber, kMaxDepth, readCollective,
+                                                                     &result.error);
   return result;
 }
 
 NetLineResult parseNetLine(std::string_view line, const std::string& file, int lineNumber) {
   NetLineResult result;
-  result.parsed = strict_json::parseLine<ParsedNet>(line, file, lineNumber, kMaxDepth, readNet, &result.error);
+  result.parsed =
+      strict_json::parseLineUniqueKeys<ParsedNet>(line, file, lineNumber, kMaxDepth, readNet, &result.error);
   return result;
 }
 

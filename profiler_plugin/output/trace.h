@@ -1,4 +1,4 @@
-// The Chrome trace of one process (`<job>-<host>-<pid>.trace.json`), in the JSON array format that
+// The Chrome trace of one process (`<job>-<host>-<pid>.<start>.trace.json`), in the JSON array format that
 // Perfetto and chrome://tracing open: "[", then events separated by ",", then "]" at shutdown. A
 // killed job leaves the array without its closing bracket, which both viewers accept, so events are
 // only ever appended and a flush never has to rewrite anything.

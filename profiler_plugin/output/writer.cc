@@ -49,13 +49,16 @@ bool reopenTrace(int fd, const std::string& path) {
   return size > 2;
 }
 
+const char* profileSuffix(ProfileFile file) {
+  return file == ProfileFile::Collectives ? ".collectives.jsonl"
+         : file == ProfileFile::Net       ? ".net.jsonl"
+                                          : ".trace.json";
+}
+
 }  // namespace
 
-std::string profileFileName(const Identity& identity, ProfileFile file) {
-  const char* suffix = file == ProfileFile::Collectives ? ".collectives.jsonl"
-                       : file == ProfileFile::Net       ? ".net.jsonl"
-                                                        : ".trace.json";
-  return recordFileStem(identity) + suffix;
+std::string profileFileName(const Identity& identity, ProfileFile file, std::string_view tag) {
+  return recordFileStem(identity, tag) + profileSuffix(file);
 }
 
 std::string expandPid(const std::string& pattern, int pid) {
@@ -102,20 +105,31 @@ ProfileWriter::~ProfileWriter() {
   }
 }
 
+// The folder and its missing parents are made (record_files.h). The collective log is claimed as this
+// process's own (a name no other live writer uses); the other two files take the same tag.
 void ProfileWriter::openFiles() {
   if (options_.directory.empty()) return;
-  if (mkdir(options_.directory.c_str(), 0755) != 0 && errno != EEXIST) {
-    throw std::runtime_error("cannot create directory " + options_.directory + ": " + std::strerror(errno));
+  const std::string& folder = options_.directory;
+  const int folderFd = openRecordFolder(folder);
+  try {
+    const ClaimedFile claimed =
+        claimRecordFile(folderFd, folder, options_.identity, profileSuffix(ProfileFile::Collectives));
+    collectivesFd_ = claimed.fd;
+    tag_ = claimed.tag;
+    netFd_ = openForAppendAt(folderFd, folder, profileFileName(options_.identity, ProfileFile::Net, tag_));
+    // Readable: reopenTrace reads its tail.
+    traceFd_ = openForAppendAt(folderFd, folder, profileFileName(options_.identity, ProfileFile::Trace, tag_), true);
+  } catch (...) {
+    close(folderFd);
+    throw;
   }
-  collectivesFd_ = openForAppend(path(ProfileFile::Collectives));
-  netFd_ = openForAppend(path(ProfileFile::Net));
-  traceFd_ = openForAppend(path(ProfileFile::Trace), /*readable=*/true);  // reopenTrace reads its tail
+  close(folderFd);
   if (reopenTrace(traceFd_, path(ProfileFile::Trace))) traceRenderer_.continueExisting();
 }
 
 std::string ProfileWriter::path(ProfileFile file) const {
   if (options_.directory.empty()) return "";
-  return options_.directory + "/" + profileFileName(options_.identity, file);
+  return options_.directory + "/" + profileFileName(options_.identity, file, tag_);
 }
 
 std::unique_ptr<ProfileWriter> ProfileWriter::fromEnvironment(const Log& log, EnvLookup env) {

@@ -1,6 +1,7 @@
 // ProfileWriter: the profiler's one writer per process. It implements RecordSink: the capture (on
 // NCCL's threads) pushes completed records and the hang watchdog pushes hang records; a background
-// thread renders them into the files under RAILTUNE_PROFILE_DIR, named <job>-<host>-<pid>.<kind>:
+// thread renders them into the files under RAILTUNE_PROFILE_DIR, named <job>-<host>-<pid>.<start>.<kind>
+// (common/record_files.h: <start> keeps apart processes with the same job, host and pid):
 //   collectives.jsonl  the collective log (railtune.profile.collectives.v1)
 //   net.jsonl          the network summary (railtune.profile.net.v1)
 //   trace.json         the Chrome trace (trace.h)
@@ -33,6 +34,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <sys/types.h>
@@ -49,7 +51,7 @@
 namespace railtune::profiler::output {
 
 struct ProfileOptions {
-  std::string directory;       // "" : no files (a Prometheus textfile alone); created (one level) if missing
+  std::string directory;       // "" : no files (a Prometheus textfile alone); created with its parents if missing
   std::string prometheusPath;  // "" : no textfile
   Identity identity;
   size_t capacity = 1024;  // queued records before push() drops; 5.7 KiB each
@@ -64,17 +66,18 @@ struct ProfileOptions {
 
 enum class ProfileFile { Collectives, Net, Trace };
 
-// "<job>-<host>-<pid>.collectives.jsonl" (".net.jsonl", ".trace.json"), every character outside
+// "<job>-<host>-<pid>.<tag>.collectives.jsonl" (".net.jsonl", ".trace.json"; without a tag
+// "<job>-<host>-<pid>.collectives.jsonl", as earlier versions named them), every character outside
 // [A-Za-z0-9._-] replaced by '_' as in the path log's names.
-std::string profileFileName(const Identity& identity, ProfileFile file);
+std::string profileFileName(const Identity& identity, ProfileFile file, std::string_view tag = "");
 
 // RAILTUNE_PROFILE_PROMETHEUS's value with every "%p" replaced by the process id.
 std::string expandPid(const std::string& pattern, int pid);
 
 class ProfileWriter final : public RecordSink {
  public:
-  // Opens the files and starts the thread. Throws std::runtime_error naming the file and the
-  // system's reason when a file cannot be opened.
+  // Creates the folder (and its missing parents), opens the files and starts the thread. Throws
+  // std::runtime_error naming the folder or file and the system's reason when one cannot be made.
   explicit ProfileWriter(ProfileOptions options, const Log& log = Log("profiler"));
   ~ProfileWriter() override;
   ProfileWriter(const ProfileWriter&) = delete;
@@ -118,6 +121,7 @@ class ProfileWriter final : public RecordSink {
   ProfileOptions options_;
   Log log_;
   int collectivesFd_ = -1, netFd_ = -1, traceFd_ = -1;
+  std::string tag_;  // the tag in the files' names (claimRecordFile)
   BoundedQueue<OperationRecord> queue_;
   std::atomic<uint64_t> droppedUnreported_{0};
   std::atomic<uint64_t> droppedTotal_{0};

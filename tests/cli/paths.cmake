@@ -71,3 +71,32 @@ set_tests_properties(${_paths_tests} PROPERTIES FIXTURES_REQUIRED paths_check_jo
                      ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:")
 set_tests_properties(cli.paths_check_bad_rail_map_from_env PROPERTIES ENVIRONMENT_MODIFICATION
                      "RAILTUNE_RAIL_MAP=set:${_paths_data}/README.md")
+
+# What a folder can hold besides logs, and a killed job: the misbound logs without their close records
+# (killed/), and a folder holding only a symbolic link to them beside a FIFO and a link to /dev/zero
+# (linked/): the FIFO must not block the command, and each is named once.
+set(_paths_input ${CMAKE_CURRENT_BINARY_DIR}/paths_input)
+add_test(NAME cli.paths_check_input_setup
+         COMMAND bash -c "rm -rf \"$1\" && mkdir -p \"$1/killed\" \"$1/linked\" && for f in \"$0\"/*.jsonl; do grep -v '\"record\":\"close\"' \"$f\" >\"$1/killed/$(basename \"$f\")\"; done && ln -s \"$0\" \"$1/linked/logs\" && mkfifo \"$1/linked/pipe.jsonl\" && ln -s /dev/zero \"$1/linked/zero.jsonl\""
+                 ${_paths_data}/misbound ${_paths_input})
+set_tests_properties(cli.paths_check_input_setup PROPERTIES FIXTURES_SETUP paths_check_input)
+add_test(NAME cli.paths_check_killed_job
+         COMMAND ${_paths_expect} 1
+                 "never closed: pid 15600 on rack00-tray00 left 3 of 3 connections without a close record \\(first at .*killed/net-job-rack00-tray00-15600.jsonl:[0-9]+\\); last heard of at 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T"
+                 "killed, or still running when the logs were collected"
+                 -- ${_railtune} paths check ${_paths_input}/killed)
+add_test(NAME cli.paths_check_json_killed
+         COMMAND ${_paths_json} ${_railtune} ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_paths_schema}
+                 ${_paths_input}/killed.json 1 ${_paths_input}/killed)
+add_test(NAME cli.paths_check_json_killed_unclosed
+         COMMAND ${_paths_expect} 1 "\"kind\": \"never_closed\"" "\"open_connections\": 3," "\"last_heard_us\": [0-9]{16}"
+                 -- ${_railtune} paths check ${_paths_input}/killed --json)
+add_test(NAME cli.paths_check_linked_folder
+         COMMAND ${_paths_expect} 1 "^job net-job: 4 hosts logged, 4 connections, 3 violations, 2 notes"
+                 "warning: .*linked/pipe.jsonl: a FIFO, not a log file; skipped"
+                 "warning: .*linked/zero.jsonl: a character device \\(through a symbolic link\\), not a log file; skipped"
+                 -- ${_railtune} paths check ${_paths_input}/linked)
+set_tests_properties(cli.paths_check_killed_job cli.paths_check_json_killed cli.paths_check_json_killed_unclosed
+                     cli.paths_check_linked_folder
+                     PROPERTIES FIXTURES_REQUIRED paths_check_input ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:"
+                     TIMEOUT 60)

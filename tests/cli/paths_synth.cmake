@@ -19,6 +19,21 @@ endfunction()
 set(_synth_out ${CMAKE_CURRENT_BINARY_DIR}/paths_synth_unused)
 synth_expect(too_many_ranks fail "65 ranks need more GPUs than the rail map's 64 \\(16 hosts\\)" --
              ${_railtune} paths synth --ranks 65 --fabric ${_synth_data}/four-small-racks.yaml --out ${_synth_out})
+# The default cluster holds 144 GPUs: a larger job is refused with the way to give a larger cluster, and
+# the cluster the README names holds the 8,192 ranks of its example (8,208 GPUs), 512 with room to spare.
+synth_expect(default_cluster_too_small fail
+             "512 ranks need more GPUs than the rail map's 144 \\(36 hosts\\): place the job on a larger cluster with --fabric FILE"
+             "bench/data/gb300-114-racks.yaml" -- ${_railtune} paths synth --ranks 512 --out ${_synth_out})
+synth_expect(large_cluster_holds_8208 fail "8209 ranks need more GPUs than the rail map's 8208 \\(2052 hosts\\)" --
+             ${_railtune} paths synth --ranks 8209 --fabric ${PROJECT_SOURCE_DIR}/bench/data/gb300-114-racks.yaml
+             --out ${_synth_out})
+set(_synth_512 ${CMAKE_CURRENT_BINARY_DIR}/paths_synth_512)
+add_test(NAME cli.paths_synth_512_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${_synth_512})
+synth_expect(large_cluster_512 ok "^job synth-512: 512 ranks on 128 hosts in 8 racks" --
+             ${_railtune} paths synth --ranks 512 --fabric ${PROJECT_SOURCE_DIR}/bench/data/gb300-114-racks.yaml
+             --collectives 2 --connections-per-rank 2 --out ${_synth_512})
+set_tests_properties(cli.paths_synth_512_clean PROPERTIES FIXTURES_SETUP synth_512)
+set_tests_properties(cli.paths_synth_large_cluster_512 PROPERTIES FIXTURES_REQUIRED synth_512)
 synth_expect(odd_connections fail "--connections-per-rank 31: expected an even number" --
              ${_railtune} paths synth --ranks 16 --connections-per-rank 31 --out ${_synth_out})
 synth_expect(one_rack_slow fail "--slow-racks 1: the job has 1 racks outside the other offenders" --

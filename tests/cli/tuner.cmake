@@ -39,6 +39,9 @@ tuner_expect(missing_plugin fail "tuner plugin not found: .*/no-such-tuner.so" -
              ${_railtune} tuner decisions --nodes 1 --ranks 4 --plugin ${CMAKE_CURRENT_BINARY_DIR}/no-such-tuner.so)
 tuner_expect(not_a_tuner fail "binds no tuner from .*libnccl-tuner-nosym.so" --
              ${_railtune} tuner decisions --nodes 1 --ranks 4 --plugin ${RAILTUNE_TEST_PLUGIN_DIR}/libnccl-tuner-nosym.so)
+# A partial rack with MNNVL (8 GPUs on 2 trays): one NCCL node of 8 ranks, graph data derived from the profile's.
+tuner_expect(partial_rack ok "^railtune tuner decisions: gb300-nvl72, 8 ranks on 1 node" "^AllReduce +4K " --
+             ${_railtune} tuner decisions --nodes 1 --ranks 8 --collectives AllReduce --max-bytes 64K --config ${_tuner_rules})
 tuner_expect(ranks_not_divisible fail "--ranks 145 is not divisible by --nodes 2" --
              ${_railtune} tuner decisions --nodes 2 --ranks 145)
 tuner_expect(too_many_ranks_per_node fail "72 ranks per node, but a node of gb300-nvl72 without MNNVL \\(a host\\) has 4 GPUs"
@@ -52,11 +55,18 @@ tuner_expect(empty_size_range fail "no power of two between --min-bytes 5 and --
              ${_railtune} tuner decisions --nodes 1 --ranks 4 --min-bytes 5 --max-bytes 7)
 tuner_expect(unknown_collective fail "unknown collective 'AllToAll'" --
              ${_railtune} tuner decisions --nodes 1 --ranks 4 --collectives AllReduce,AllToAll)
-# A rules file the plugin rejects: its failure behaviour (pass-through and one WARN) shows as reason NCCL.
-tuner_expect(bad_config ok "warning: plugin: WARN .*init failed: .*tuner_decisions_bad_rules.csv:3:.*ringg"
+# A rules file the plugin rejects: its failure behaviour (pass-through and one WARN) shows as reason NCCL,
+# and the command exits 1, since the rules column is not what was asked for.
+tuner_expect(bad_config fail "warning: plugin: WARN .*init failed: .*tuner_decisions_bad_rules.csv:3:.*ringg"
              "warning: rules: .*tuner_decisions_bad_rules.csv:3:.*ringg" "^AllReduce +128K .* NCCL$" --
              ${_railtune} tuner decisions --nodes 1 --ranks 4 --collectives AllReduce
              --config ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_bad_rules.csv)
+# A directory as --config: the plugin and the command judge it alike (one reader, common/regular_file.h):
+# not a regular file, so the plugin passes NCCL's choice through with one WARN saying so.
+tuner_expect(config_directory fail
+             "warning: plugin: WARN .*init failed: RAILTUNE_TUNER_CONFIG=.*/tests/cli: is a directory, not a regular file"
+             "warning: rules: .*/tests/cli: is a directory, not a regular file" "^AllReduce +128K .* NCCL$" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 4 --collectives AllReduce --config ${CMAKE_CURRENT_SOURCE_DIR})
 tuner_expect(tuning_log ok "^NCCL column: +NCCL 2.30 TUNING log .*dgx-h100-one-host-2.30.log" "^AllReduce +16G +NVLS +Simple +16 +NVLS +Simple +16 +[A-Za-z]+ +[A-Za-z0-9]+ +NCCL$" --
              ${_railtune} tuner decisions --profile dgx-h100 --nodes 1 --ranks 8
              --nccl-tuning-log ${_tuner_logs}/dgx-h100-one-host-2.30.log)
@@ -64,6 +74,12 @@ tuner_expect(bad_tuning_log fail "truncated-row.log:[0-9]+:" -- ${_railtune} tun
              --nodes 1 --ranks 8 --nccl-tuning-log ${_tuner_logs}/truncated-row.log)
 tuner_expect(nccl_228 ok "emulated NCCL 2.28" "ncclTunerPlugin_v5" --
              ${_railtune} tuner decisions --nodes 1 --ranks 4 --nccl 2.28 --collectives Broadcast)
+
+# A --config that is missing or does not parse: exit 1, each warning once in every format.
+add_test(NAME cli.tuner_decisions_unusable_config
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_config.sh ${_railtune}
+                 ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_bad_rules.csv ${CMAKE_CURRENT_BINARY_DIR}/tuner_decisions_config)
+list(APPEND _tuner_tests cli.tuner_decisions_unusable_config)
 
 # The JSON golden is the format's documented example; both fit the schema.
 add_test(NAME cli.tuner_decisions_example_current

@@ -113,6 +113,21 @@ TEST_F(TunerDecisionsWithRules, PluginThatIgnoresTheRulesIsAMismatch) {
   EXPECT_EQ(doc["decisions"][0]["reason"]["kind"], "mismatch");
 }
 
+// Without a rail map the model takes the profile's NICs: 4 ConnectX-8 of 800 Gb/s per GB300 tray, 4
+// ConnectX-7 of 400 Gb/s per GB200 tray (not the model's built-in 400 Gb/s for every profile).
+TEST_F(TunerDecisionsWithRules, ModelTakesTheProfilesNicsWithoutARailMap) {
+  const DecisionsReport gb300 = computeDecisions(twoRacks(RAILTUNE_TEST_TUNER_PLUGIN));
+  EXPECT_NE(gb300.modelDescription.find("network 100.0 GB/s per GPU (4 rails x 800 Gb/s / 4 GPUs per host"),
+            std::string::npos)
+      << gb300.modelDescription;
+  DecisionsRequest request = twoRacks(RAILTUNE_TEST_TUNER_PLUGIN);
+  request.comm.profile = "gb200-nvl72";
+  const DecisionsReport gb200 = computeDecisions(request);
+  EXPECT_NE(gb200.modelDescription.find("network 50.0 GB/s per GPU (4 rails x 400 Gb/s / 4 GPUs per host"),
+            std::string::npos)
+      << gb200.modelDescription;
+}
+
 TEST_F(TunerDecisionsWithRules, UnreadableRulesLeaveNcclsChoice) {
   setenv("RAILTUNE_TUNER_CONFIG", RAILTUNE_TEST_TUNER_BAD_RULES, 1);
   const DecisionsReport report = computeDecisions(twoRacks(RAILTUNE_TEST_TUNER_PLUGIN));

@@ -26,6 +26,12 @@ railtune_discover_test(gb200_hwloc3_only gb300-tray.json ${_expect} ok "0010:03:
                        "NICs from hwloc only" "no NVML: sm, NVLink and C2C counts are profile gb200-nvl72's"
                        -- ${_rt} topo discover --host gb200-t0 --hwloc-xml hwloc/gb200-tray-synthetic.xml --sysfs-root cli
                        --no-nvml --profile gb200-nvl72)
+# Two devices at one bus id under two host bridges (a SATA controller and a ConnectX-4, as in a real hwloc 2
+# export): the one that is neither GPU nor NIC is a warning, and discovery goes on.
+railtune_discover_test(shared_bus_id_warning gb300-tray.json ${_expect} ok
+                       "warning: hwloc: .*PCIDev 0000:04:00.0 \\(class 0106, neither GPU nor NIC\\)" "index: 0, busId: \"0000:05:00.0\""
+                       -- ${_rt} topo discover --host odd-bus --hwloc-xml hwloc/shared-bus-id-two-host-bridges.xml
+                       --sysfs-root cli --no-nvml)
 # A real hwloc export of others, read in place from the shared data folder; without it, a skip that says so.
 set(_dgx2 ${RAILTUNE_SHARED_DATA_DIR}/hwloc/hwloc3-nvidia-dgx2-nvml-nvswitch.xml)
 if(EXISTS ${_dgx2})

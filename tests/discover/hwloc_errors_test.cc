@@ -80,6 +80,40 @@ TEST(HwlocErrors, BadPciDevicesAreSkippedWithTheirPlace) {
   EXPECT_EQ(topo.pciDevices[0].numa, 0);
 }
 
+// A real hwloc 2 export can hold a SATA controller and a ConnectX-4 at one bus id under two host bridges: the
+// device that is neither GPU nor NIC is left out with a warning, and the rest is read.
+TEST(HwlocErrors, AnOddDeviceSharingABusIdIsAWarning) {
+  const std::string path = fixturePath("shared-bus-id-two-host-bridges.xml");
+  const auto [topo, errors] = loadFixture("shared-bus-id-two-host-bridges.xml");
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  ASSERT_EQ(topo.pciDevices.size(), 2u);
+  EXPECT_EQ(topo.pciDevices[0].classId, 0x0302);
+  EXPECT_EQ(topo.pciDevices[1].busId, "0000:04:00.0");
+  EXPECT_EQ(topo.pciDevices[1].classId, 0x0207);
+  EXPECT_EQ(topo.pciDevices[1].numa, 1);
+  ASSERT_EQ(topo.warnings.size(), 1u);
+  EXPECT_EQ(topo.warnings[0], path +
+                                  ":12:9: PCIDev 0000:04:00.0 (class 0106, neither GPU nor NIC) has the bus id of the "
+                                  "device at " +
+                                  path + ":26:9; it is left out");
+  // The odd device second: it is the one left out.
+  const std::string nicFirst =
+      pciDev("0000:04:00.0") + "<object type=\"PCIDev\" pci_busid=\"0000:04:00.0\" pci_type=\"0106 [8086:3a22]\"/>\n";
+  const auto r = read(topologyWith(nicFirst));
+  EXPECT_TRUE(r.errors.empty());
+  ASSERT_EQ(r.topo.pciDevices.size(), 1u);
+  EXPECT_EQ(r.topo.pciDevices[0].classId, 0x0207);
+  ASSERT_EQ(r.topo.warnings.size(), 1u);
+  EXPECT_EQ(r.topo.warnings[0],
+            "in.xml:6:1: PCIDev 0000:04:00.0 (class 0106, neither GPU nor NIC) has the bus id of "
+            "the device at in.xml:5:1; this one is left out");
+  // Under one host bridge the same pair is a broken export, still an error.
+  const auto oneBridge =
+      read(topologyWith("<object type=\"Bridge\" gp_index=\"9\" bridge_type=\"0-1\">\n" + nicFirst + "</object>\n"));
+  ASSERT_EQ(oneBridge.errors.size(), 1u);
+  EXPECT_EQ(oneBridge.errors[0], "in.xml:7:1: PCIDev 0000:04:00.0 appears twice (first at in.xml:6:1)");
+}
+
 TEST(HwlocErrors, AttributeProblemsNameTheElement) {
   const std::string dup = pciDev("0000:04:00.0") + pciDev("0000:04:00.0");
   EXPECT_EQ(read(topologyWith(dup)).errors.at(0),

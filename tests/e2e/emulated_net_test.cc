@@ -7,6 +7,7 @@
 //     init is survived.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -88,6 +89,28 @@ TEST_P(EmulatedNetSelectionTest, WithoutRdmaRailtuneCarriesTheTraffic) {
   EXPECT_GE(props.maxRecvs, 8);
   EXPECT_TRUE(pluginWarnings().empty()) << pluginLogText();
   EXPECT_EQ(selection.driver->finalize(), ncclSuccess);
+}
+
+// Every variable the net plugin reads is checked by the parameter table's rules: a bad value is one WARN
+// naming it, and its default is used (RAILTUNE_STRICT=garbage used to be 0 without a word).
+TEST_P(EmulatedNetSelectionTest, BadValuesAreOneWarningEachAndTheDefaultIsUsed) {
+  env.set("RAILTUNE_NET_SYSFS_ROOT", hostWithoutRdma());
+  env.set("RAILTUNE_STRICT", "garbage");
+  env.set("RAILTUNE_NET_STREAMS", "1000");
+  env.set("RAILTUNE_NET_TIMEOUT", "-5");
+  emu::NetSelection selection = select();
+  EXPECT_EQ(selection.chosenName, "railtune") << joined(selection.log) << pluginLogText();
+  const std::vector<std::string> warnings = pluginWarnings();
+  for (const char* expected : {"RAILTUNE_STRICT='garbage': expected 0/1/true/false/yes/no/on/off; using 0",
+                               "RAILTUNE_NET_STREAMS='1000': outside 1..16; using 2",
+                               "RAILTUNE_NET_TIMEOUT='-5': outside 1..3600; using 20"}) {
+    const auto count = std::count_if(warnings.begin(), warnings.end(), [expected](const std::string& w) {
+      return w.find(expected) != std::string::npos;
+    });
+    EXPECT_EQ(count, 1) << expected << "\n" << pluginLogText();
+  }
+  EXPECT_NE(pluginLogText().find("2 streams per connection, timeout 20 s"), std::string::npos) << pluginLogText();
+  if (selection.driver != nullptr) EXPECT_EQ(selection.driver->finalize(), ncclSuccess);
 }
 
 TEST_P(EmulatedNetSelectionTest, TransportNoneStepsAside) {

@@ -97,6 +97,40 @@ TEST_F(NetJobTest, FourRanksOverTwoRacksRunEveryCollective) {
   for (const auto& c : logs.connects) EXPECT_FALSE(railMismatch(c.record)) << describeConnection(c, rankOfPid(result));
 }
 
+// Timing starts after one untimed warm-up iteration and a barrier of all ranks (a file per rank in the job
+// folder), and the report says the figure is the emulator's, not the plugin's.
+TEST_F(NetJobTest, TimingFollowsAWarmUpAndABarrierAndIsLabelledTheEmulators) {
+  JobOptions o = options(4, 2, smallMap());
+  o.collectives = {Collective::AllReduce, Collective::TreeAllReduce};
+  o.jobDir = (dir_ / "job").string();  // kept, to look at the barrier's marks
+  const JobResult result = run(o);
+  ASSERT_EQ(result.ranks.size(), 4u);
+  for (const RankResult& r : result.ranks) {
+    ASSERT_EQ(r.collectives.size(), 2u);
+    for (const CollectiveResult& c : r.collectives) {
+      EXPECT_EQ(c.warmup, 1) << r.rank << " " << c.collective;
+      EXPECT_EQ(c.iterations, 2);
+    }
+  }
+  for (const char* collective : {"all-reduce", "tree"})
+    for (int rank = 0; rank < 4; ++rank)
+      EXPECT_TRUE(
+          fs::exists(dir_ / "job" / "handles" / ("barrier-" + std::string(collective) + "-" + std::to_string(rank))))
+          << collective << " " << rank;
+  const std::string report = formatJobReport(o, result);
+  EXPECT_NE(report.find("emu GB/s"), std::string::npos) << report;
+  EXPECT_EQ(report.find("algbw"), std::string::npos) << report;
+  EXPECT_NE(report.find("the emulator's speed, not the plugin's"), std::string::npos) << report;
+  EXPECT_NE(report.find("after 1 warm-up iteration(s) and a barrier of all ranks"), std::string::npos) << report;
+  // Without warm-up the timed iterations still verify every byte.
+  o.warmup = 0;
+  o.jobDir.clear();
+  const JobResult cold = run(o);
+  for (size_t i = 0; i < cold.ranks.size(); ++i)
+    for (size_t c = 0; c < cold.ranks[i].collectives.size(); ++c)
+      EXPECT_EQ(cold.ranks[i].collectives[c].verifiedBytes, result.ranks[i].collectives[c].verifiedBytes);
+}
+
 TEST_F(NetJobTest, MnnvlKeepsOneDomainOffThePlugin) {
   JobOptions o = options(4, 0, smallMap());  // two trays of one NVLink domain
   const JobResult withMnnvl = run(o);
@@ -269,6 +303,9 @@ TEST_F(NetJobTest, DemoFindsTheInjectedCrossRailConnections) {
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(problems, 0) << out;
   EXPECT_NE(out.find("16 ranks over 2 racks"), std::string::npos) << out;
+  EXPECT_NE(out.find("Net plugin paths (an emulated job)"), std::string::npos) << out;
+  EXPECT_NE(out.find("the emulator's speed, not the plugin's"), std::string::npos) << out;
+  EXPECT_NE(out.find("Net plugin speed: not measured by the demo"), std::string::npos) << out;
   EXPECT_NE(out.find("Expected finding: `railtune paths check` exits 1"), std::string::npos) << out;
   EXPECT_NE(out.find("sends through mlx5_1 (rail 1)"), std::string::npos) << "the misbound NIC, named\n" << out;
   EXPECT_FALSE(readPathLogs((dir_ / "net" / "paths").string()).connects.empty());

@@ -25,6 +25,7 @@
 #include "profiler_plugin/output/records.h"
 #include "tests/e2e/emulated_fixture.h"
 #include "tests/file_text.h"
+#include "tests/record_file_name.h"
 
 namespace railtune::testing {
 namespace {
@@ -106,7 +107,7 @@ class ProfilerKillTest : public EmulatedTest {
     EmulatedTest::TearDown();
   }
   fs::path file(const std::string& kind) const {
-    return dir / ("killed-gb300-r00-t00-" + std::to_string(child) + "." + kind);
+    return railtune::testing::findRecordFile(dir, "killed-gb300-r00-t00-" + std::to_string(child), kind);
   }
   // Waits until the collective log has been written by more than one flush: its size seen twice,
   // growing. An empty string then, else what went wrong (the child ended, or `limit` passed).

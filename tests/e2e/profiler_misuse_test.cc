@@ -22,6 +22,7 @@
 #include "profiler_plugin/output/records.h"
 #include "tests/e2e/emulated_fixture.h"
 #include "tests/file_text.h"
+#include "tests/record_file_name.h"
 
 namespace railtune::testing {
 namespace {
@@ -87,9 +88,12 @@ class ProfilerMisuseTest : public EmulatedTest {
     return emu::Loader::bindVersion(emu::PluginKind::Profiler, pluginPath("profiler"), version);
   }
   fs::path collectivesFile() const {
-    return dir / ("misuse-gb300-r00-t00-" + std::to_string(getpid()) + ".collectives.jsonl");
+    return railtune::testing::findRecordFile(dir, "misuse-gb300-r00-t00-" + std::to_string(getpid()),
+                                             "collectives.jsonl");
   }
-  fs::path traceFile() const { return dir / ("misuse-gb300-r00-t00-" + std::to_string(getpid()) + ".trace.json"); }
+  fs::path traceFile() const {
+    return railtune::testing::findRecordFile(dir, "misuse-gb300-r00-t00-" + std::to_string(getpid()), "trace.json");
+  }
   std::vector<profiler::output::ParsedCollective> records() {
     const auto parsed = profiler::output::parseCollectiveRecords(readFile(collectivesFile()), "collectives");
     EXPECT_TRUE(parsed.error.empty()) << parsed.error;

@@ -19,6 +19,7 @@
 #include "emulator/profiler_sequence.h"
 #include "profiler_plugin/output/records.h"
 #include "tests/e2e/emulated_fixture.h"
+#include "tests/record_file_name.h"
 
 namespace railtune::testing {
 namespace {
@@ -199,7 +200,8 @@ class ProfilerOrdersTest : public EmulatedTest,
     return cases.at(std::get<1>(GetParam()));
   }
   fs::path collectives() const {
-    return dir / ("orders-gb300-r00-t00-" + std::to_string(getpid()) + ".collectives.jsonl");
+    return railtune::testing::findRecordFile(dir, "orders-gb300-r00-t00-" + std::to_string(getpid()),
+                                             "collectives.jsonl");
   }
   fs::path dir;
   emu::Binding binding;

@@ -22,6 +22,7 @@
 #include "profiler_plugin/output/records.h"
 #include "tests/e2e/emulated_fixture.h"
 #include "tests/file_text.h"
+#include "tests/record_file_name.h"
 
 namespace railtune::testing {
 namespace {
@@ -51,7 +52,7 @@ class ProfilerRecordsTest : public EmulatedTest, public ::testing::WithParamInte
   }
   int version() const { return std::get<1>(GetParam()); }
   fs::path file(const std::string& kind) const {
-    return dir / ("profile-test-gb300-r00-t00-" + std::to_string(getpid()) + "." + kind);
+    return railtune::testing::findRecordFile(dir, "profile-test-gb300-r00-t00-" + std::to_string(getpid()), kind);
   }
   void expectHangAnalysed();
   fs::path dir;

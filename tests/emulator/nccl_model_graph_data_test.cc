@@ -2,6 +2,9 @@
 // do not overlap, and bad files fail with the file and JSON path named.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <tuple>
+
 #include "emulator/nccl_model/graph_data.h"
 
 namespace railtune::ncclmodel {
@@ -48,6 +51,41 @@ TEST(NcclGraphData, ShapesDoNotOverlapAndFactsAreSane) {
       }
     }
   }
+}
+
+// Partial racks under MNNVL (8 GPUs on 2 trays is a published GB300 measurement): every 4k GPUs of one
+// NVL72 rack is one NCCL node with a shape, its NVLS graph derived from NCCL's search rules.
+TEST(NcclGraphData, EveryFourGpusOfOneNvl72RackOnOneNode) {
+  // GPUs -> NVLS channels, bwIntra, bwInter: (channels + 1) x bwIntra <= 721.8 GB/s, bwInter raised to 2 x bwIntra.
+  const std::map<int, std::tuple<int, float, float>> nvls = {
+      {8, {8, 80.0f, 90.0f}},   {12, {12, 50.0f, 90.0f}}, {16, {16, 40.0f, 80.0f}},
+      {20, {20, 30.0f, 60.0f}}, {24, {24, 24.0f, 50.0f}}, {28, {28, 24.0f, 50.0f}},
+      {32, {32, 20.0f, 40.0f}}, {36, {32, 20.0f, 40.0f}}, {68, {32, 20.0f, 40.0f}}};
+  for (const char* profile : {"gb300-nvl72", "gb200-nvl72"}) {
+    const GraphData& d = builtinGraphData(profile);
+    const GraphShape& rack = d.shapeFor(CommShape{72, 1});
+    for (int gpus = 4; gpus <= 72; gpus += 4) {
+      SCOPED_TRACE(std::string(profile) + " " + std::to_string(gpus));
+      const GraphShape& s = d.shapeFor(CommShape{gpus, 1});
+      if (gpus > 4 && gpus < 72) EXPECT_EQ(s.name, "partial-rack-mnnvl-" + std::to_string(gpus));
+      for (NcclVersion v : {NcclVersion::V2_28, NcclVersion::V2_30}) {
+        const TopologyFacts& t = s.factsFor(v);
+        EXPECT_FLOAT_EQ(t.ring.bwIntra, rack.factsFor(v).ring.bwIntra);
+        EXPECT_FLOAT_EQ(t.tree.bwIntra, rack.factsFor(v).tree.bwIntra);
+        EXPECT_EQ(t.nvlsChannels, 24);
+        EXPECT_TRUE(t.nvlsSupport);
+        EXPECT_EQ(t.nvls.nChannels, std::min(32, gpus));
+        EXPECT_LE(static_cast<float>(t.nvls.nChannels + 1) * t.nvls.bwIntra, 721.8f);
+        const auto it = nvls.find(gpus);
+        if (it == nvls.end()) continue;
+        EXPECT_EQ(t.nvls.nChannels, std::get<0>(it->second));
+        EXPECT_FLOAT_EQ(t.nvls.bwIntra, std::get<1>(it->second));
+        EXPECT_FLOAT_EQ(t.nvls.bwInter, std::get<2>(it->second));
+      }
+    }
+    EXPECT_THROW(d.shapeFor(CommShape{6, 1}), GraphDataError);  // not a multiple of 4: no tray holds 1.5 x 4
+  }
+  EXPECT_THROW(builtinGraphData("dgx-h100").shapeFor(CommShape{4, 1}), GraphDataError);  // DGX: no derivation
 }
 
 TEST(NcclGraphData, VersionSpecificValues) {

@@ -50,6 +50,64 @@ TEST(NcclXmlProfiles, Gb300TwoPlaneHostMatchesGolden) {
                writeNcclXml(expandProfile("gb300-nvl72", 1, 4, 2).hosts.front()));
 }
 
+// GB200/GB300: the GPU reaches Grace over C2C and the NIC hangs off Grace's PCIe. NCCL's own dump puts both
+// PCI functions directly under the <cpu>, with no bridge between GPU and NIC (no PIX path that does not exist).
+TEST(NcclXmlProfiles, C2cGpusAndTheirNicsHangOffGraceWithoutABridge) {
+  for (const char* profile : {"gb200-nvl72", "gb300-nvl72"}) {
+    SCOPED_TRACE(profile);
+    const fabric::Host host = expandProfile(profile, 1, -1, -1).hosts.front();
+    const XmlElement root = buildNcclXml(host);
+    ASSERT_EQ(root.children.size(), 2u);
+    for (const XmlElement& cpu : root.children) {
+      ASSERT_EQ(cpu.children.size(), 4u);  // 2 GPUs, then their 2 NICs
+      for (size_t i = 0; i < cpu.children.size(); ++i) {
+        const XmlElement& pci = cpu.children[i];
+        const std::string cls = pci.attrs.at(1).second;
+        EXPECT_EQ(cls, i < 2 ? "0x030200" : "0x020700") << pci.attrs.at(0).second;
+        EXPECT_EQ(pci.children.at(0).name, i < 2 ? "gpu" : "nic");
+      }
+    }
+    EXPECT_EQ(writeNcclXml(host).find("ffff:ff:"), std::string::npos);
+    const fabric::Host back = readNcclXml(writeNcclXml(host), "host.xml");
+    ASSERT_EQ(back.nics.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) EXPECT_EQ(back.nics[i].nearestGpu, host.nics[i].nearestGpu) << i;
+  }
+}
+
+TEST(NcclXmlProfiles, DgxGpusKeepTheirPcieSwitch) {
+  const XmlElement root = buildNcclXml(expandProfile("dgx-h100", 1, -1, -1).hosts.front());
+  const XmlElement& bridge = root.children.at(0).children.at(0);
+  EXPECT_EQ(bridge.attrs.at(1).second, "0x060400");
+  EXPECT_EQ(bridge.children.at(0).children.at(0).name, "gpu");
+  EXPECT_EQ(bridge.children.at(1).children.at(0).name, "nic");
+}
+
+TEST(NcclXmlProfiles, TwoPlaneNicsNeedTheAsicGuid) {
+  fabric::Fabric f = expandProfile("gb300-nvl72", 1, 4, 2);
+  fabric::Diagnostics missing;
+  checkPlaneGuids(f, missing);
+  ASSERT_EQ(missing.all().size(), f.hosts.size() * 8);
+  EXPECT_NE(missing.all().front().message.find("NIC mlx5_0 (rail 0, plane 0) has no guid"), std::string::npos)
+      << missing.all().front().message;
+  for (fabric::Host& host : f.hosts)
+    for (fabric::Nic& nic : host.nics) nic.guid = 0xb83fd20300a10000ULL + static_cast<uint64_t>(nic.rail);
+  fabric::Diagnostics shared;
+  checkPlaneGuids(f, shared);
+  EXPECT_TRUE(shared.all().empty());
+  EXPECT_NE(writeNcclXml(f.hosts.front())
+                .find(R"(<net name="mlx5_1" dev="1" speed="400000" port="1" guid="0xb83fd20300a10000")"),
+            std::string::npos);
+  f.hosts.front().nics.at(1).guid += 0x100;  // rail 0, plane 1
+  fabric::Diagnostics differ;
+  checkPlaneGuids(f, differ);
+  ASSERT_EQ(differ.all().size(), 1u);
+  EXPECT_NE(differ.all().front().message.find("has a guid other than its plane 0 (mlx5_0)"), std::string::npos)
+      << differ.all().front().message;
+  fabric::Diagnostics singlePlane;
+  checkPlaneGuids(expandProfile("gb300-nvl72", 1, 4, -1), singlePlane);
+  EXPECT_TRUE(singlePlane.all().empty());
+}
+
 TEST(NcclXmlProfiles, RailMapOfGb300TwoRacksMatchesGolden) {
   expectGolden("tests/data/golden/rail_map/profile-gb300-nvl72.json", fabric::writeRailMap(gb300()));
 }

@@ -82,15 +82,32 @@ TEST(RailMapReader, ReadsTheWritersGoldenFile) {
   EXPECT_EQ(map.findHost("rack02-tray00"), nullptr);
 }
 
+// "m.json:1:23: reason" -> "m.json: reason": the one-line documents below have positions of no interest.
+std::string withoutPosition(const std::string& message) {
+  const size_t colon = message.find(':', std::string("m.json").size());
+  const size_t end = message.find(": ", std::string("m.json").size());
+  if (message.rfind("m.json:", 0) != 0 || colon == std::string::npos || end == std::string::npos) return message;
+  return "m.json" + message.substr(end);
+}
+
 std::string rejection(const std::function<void(nlohmann::json&)>& edit) {
   nlohmann::json doc = nlohmann::json::parse(readText(sourcePath(kDgxGolden)));
   edit(doc);
   try {
     parseRailMap(doc.dump(), "m.json");
   } catch (const RailMapError& e) {
-    return e.what();
+    return withoutPosition(e.problems().front());
   }
   return "accepted";
+}
+
+std::vector<std::string> problemsOf(const std::string& text) {
+  try {
+    parseRailMap(text, "m.json");
+  } catch (const RailMapError& e) {
+    return e.problems();
+  }
+  return {};
 }
 
 TEST(RailMapReader, IsStrict) {
@@ -115,6 +132,116 @@ TEST(RailMapReader, IsStrict) {
   // Found by fuzz_rail_map: a number nlohmann cannot hold is its out_of_range, not a parse_error.
   EXPECT_THROW(parseRailMap("{\"rails\": 1e11111111}", "m.json"), RailMapError);
   EXPECT_THROW(readRailMapFile(sourcePath("docs/formats/no-such.json")), RailMapError);
+}
+
+// A small map, one value per line, so that each problem's line is easy to read off.
+const char* kSmallMap = R"({
+  "schema": "railtune.rail_map.v1",
+  "cluster": "c",
+  "rails": 4,
+  "planes": 1,
+  "hosts": [
+    {
+      "name": "h1",
+      "domain": "d1",
+      "gpus": [
+        {
+          "index": 0,
+          "bus_id": "0000:1b:00.0",
+          "nics": [
+            {"hca": "mlx5_0", "netdev": "ib0", "bus_id": "0000:18:00.0", "port": 1, "rail": 0, "plane": -1}
+          ]
+        }
+      ]
+    }
+  ]
+}
+)";
+
+std::string edited(const std::string& from, const std::string& to) {
+  std::string text = kSmallMap;
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(RailMapValidation, AcceptsTheSmallMap) {
+  EXPECT_EQ(problemsOf(kSmallMap), std::vector<std::string>{});
+  EXPECT_EQ(parseRailMap(kSmallMap, "m.json").hosts.at(0).gpus.at(0).nics.at(0).hca, "mlx5_0");
+}
+
+TEST(RailMapValidation, RejectsZeroRailsAtItsPosition) {
+  EXPECT_EQ(problemsOf(edited("\"rails\": 4", "\"rails\": 0")),
+            std::vector<std::string>{"m.json:4:12: top level: field 'rails' must be an integer >= 1"});
+}
+
+TEST(RailMapValidation, RejectsARailOrPlaneOutOfRange) {
+  EXPECT_EQ(
+      problemsOf(edited("\"rail\": 0", "\"rail\": 99")),
+      std::vector<std::string>{"m.json:15:93: host h1 gpus[0] nics[0]: field 'rail' is 99 but the map has 4 rails "
+                               "(0 to 3)"});
+  EXPECT_EQ(problemsOf(edited("\"plane\": -1", "\"plane\": 1")),
+            std::vector<std::string>{"m.json:15:105: host h1 gpus[0] nics[0]: field 'plane' is 1 but the map has 1 "
+                                     "plane(s) (-1, or 0 to 0)"});
+}
+
+TEST(RailMapValidation, RejectsMalformedBusIds) {
+  EXPECT_EQ(problemsOf(edited("0000:1b:00.0", "zzzz:zz:zz.z")),
+            std::vector<std::string>{"m.json:13:21: host h1 gpus[0]: field 'bus_id' 'zzzz:zz:zz.z' is not a PCI bus id "
+                                     "(dddd:bb:dd.f, lowercase hex)"});
+  EXPECT_EQ(problemsOf(edited("0000:18:00.0", "0000:18:00.8")).size(), 1u);  // function 0-7
+  EXPECT_EQ(problemsOf(edited("0000:18:00.0", "0000:18:20.0")).size(), 1u);  // device 00-1f
+  EXPECT_EQ(problemsOf(edited("0000:18:00.0", "0000:18:00.0 ")).size(), 1u);
+  EXPECT_EQ(problemsOf(edited("0000:18:00.0", "")), std::vector<std::string>{});  // a NIC's may be unknown
+}
+
+TEST(RailMapValidation, RejectsHcaNamesLongerThanNcclTakes) {
+  const std::vector<std::string> found = problemsOf(edited("mlx5_0", std::string(600, 'm')));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rfind("m.json:15:21: host h1 gpus[0] nics[0]: field 'hca' 'mmmm", 0), 0u) << found[0];
+  EXPECT_NE(found[0].find("... (600 bytes)' is longer than NCCL's 63 characters"), std::string::npos) << found[0];
+  EXPECT_EQ(problemsOf(edited("mlx5_0", std::string(63, 'm'))), std::vector<std::string>{});
+  EXPECT_EQ(problemsOf(edited("mlx5_0", std::string(64, 'm'))).size(), 1u);
+  EXPECT_EQ(problemsOf(edited("mlx5_0", "mlx5_0:1")).size(), 1u);
+}
+
+TEST(RailMapValidation, RejectsHostAndDomainNamesThatAreNotDnsNames) {
+  EXPECT_EQ(problemsOf(edited("\"h1\"", "\"../../x\"")),
+            std::vector<std::string>{"m.json:8:15: hosts[0]: field 'name' '../../x' has an empty part between dots"});
+  EXPECT_EQ(problemsOf(edited("\"d1\"", "\"Rack/1\"")).size(), 1u);
+  EXPECT_EQ(problemsOf(edited("\"h1\"", "\"H1\"")).size(), 1u);
+}
+
+TEST(RailMapValidation, RejectsNulInsideAnyString) {
+  EXPECT_EQ(problemsOf(edited("\"h1\"", "\"h1\\u0000x\"")),
+            std::vector<std::string>{"m.json:8:15: hosts[0]: field 'name' contains a NUL character: 'h1\\x00x'"});
+  EXPECT_EQ(problemsOf(edited("\"cluster\": \"c\"", "\"cluster\": \"c\\u0000\"")),
+            std::vector<std::string>{"m.json:3:14: top level: field 'cluster' contains a NUL character: 'c\\x00'"});
+  EXPECT_EQ(problemsOf(edited("\"ib0\"", "\"ib\\u00000\"")).size(), 2u);  // NUL, and not an interface name
+}
+
+TEST(RailMapValidation, RejectsADuplicatedKeyAtItsPosition) {
+  EXPECT_EQ(problemsOf(edited("\"rails\": 4,", "\"rails\": 4, \"rails\": 2,")),
+            std::vector<std::string>{"m.json:4:15: duplicate key \"rails\""});
+  EXPECT_EQ(problemsOf(edited("\"port\": 1,", "\"port\": 1, \"port\": 2,")),
+            std::vector<std::string>{"m.json:15:85: duplicate key \"port\""});
+}
+
+TEST(RailMapValidation, ReportsEveryProblemInOneRun) {
+  std::string text = edited("\"rail\": 0", "\"rail\": 9");
+  text.replace(text.find("0000:1b:00.0"), 12, "zzzz:zz:zz.z");
+  text.replace(text.find("\"domain\""), 8, "\"extra\": 1, \"domain\"");
+  const std::vector<std::string> found = problemsOf(text);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0], "m.json:9:7: hosts[0]: unknown field 'extra'");
+  EXPECT_NE(found[1].find("field 'bus_id' 'zzzz:zz:zz.z'"), std::string::npos) << found[1];
+  EXPECT_NE(found[2].find("field 'rail' is 9"), std::string::npos) << found[2];
+  try {
+    parseRailMap(text, "m.json");
+  } catch (const RailMapError& e) {
+    EXPECT_EQ(std::string(e.what()), found[0] + " (and 2 more problems)");
+  }
 }
 
 TEST(TopoAgainstRailMap, AgreesWithItsOwnOutputAndReportsEachDisagreement) {
@@ -183,7 +310,7 @@ TEST(TopoAgainstRailMap, ChecksFilesAndReportsTheirParseErrorsAtTheirPosition) {
   Diagnostics badMapFound;
   topo::checkTopoFileAgainstRailMap(goodPath, badMap, "", badMapFound);
   ASSERT_EQ(badMapFound.all().size(), 1u);
-  EXPECT_EQ(badMapFound.all()[0].str(), badMap + ": error: top level: field 'schema' must be a string");
+  EXPECT_EQ(badMapFound.all()[0].str(), badMap + ":1:12: error: top level: field 'schema' must be a string");
 }
 
 }  // namespace

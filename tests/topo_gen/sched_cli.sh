@@ -20,6 +20,10 @@ same labels-topograph.json topo labels --compat topograph
 same labels.sh topo labels --format kubectl
 same hypernodes.yaml topo hypernodes
 same kueue.yaml topo kueue
+same kueue-v1beta1.yaml topo kueue --api-version v1beta1
+"$railtune" topo kueue --api-version v1 > /dev/null 2> "$work/err"
+[ $? -ne 0 ] || fail "topo kueue --api-version v1 exited 0"
+grep -q "v1 not in {v1beta2,v1beta1}\|v1beta2" "$work/err" || fail "unclear --api-version message: $(cat "$work/err")"
 same slurm-block.conf topo slurm
 same slurm-tree.conf topo slurm --plugin tree
 paths="--topo-file /etc/railtune/topo/{host}.xml --rail-map /etc/railtune/rail-map.json --plugin-dir /opt/railtune/lib"

@@ -59,6 +59,7 @@ TEST_F(SchedGolden, Labels) {
 TEST_F(SchedGolden, HyperNodesAndKueue) {
   expectGolden("hypernodes.yaml", hyperNodesYaml(hyperNodes(fabric_)));
   expectGolden("kueue.yaml", kueueTopologyYaml(fabric_));
+  expectGolden("kueue-v1beta1.yaml", kueueTopologyYaml(fabric_, "", "v1beta1"));
 }
 
 TEST_F(SchedGolden, Slurm) {

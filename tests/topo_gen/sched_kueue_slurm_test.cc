@@ -99,7 +99,7 @@ TEST(SchedSlurm, NamesThatWouldBreakTheFileAreRejected) {
 TEST(SchedKueue, LevelsCoarsestFirstByOurLabels) {
   const fabric::Fabric fabric = test::smallCluster(2, 2, 1);
   const YAML::Node doc = YAML::Load(kueueTopologyYaml(fabric));
-  EXPECT_EQ(doc["apiVersion"].as<std::string>(), "kueue.x-k8s.io/v1beta1");
+  EXPECT_EQ(doc["apiVersion"].as<std::string>(), "kueue.x-k8s.io/v1beta2");
   EXPECT_EQ(doc["kind"].as<std::string>(), "Topology");
   EXPECT_EQ(doc["metadata"]["name"].as<std::string>(), "sched-test");
   const YAML::Node levels = doc["spec"]["levels"];
@@ -108,6 +108,22 @@ TEST(SchedKueue, LevelsCoarsestFirstByOurLabels) {
   EXPECT_EQ(levels[1]["nodeLabel"].as<std::string>(), "railtune.io/rail-group");
   EXPECT_EQ(levels[2]["nodeLabel"].as<std::string>(), "railtune.io/nvlink-domain");
   EXPECT_EQ(levels[3]["nodeLabel"].as<std::string>(), "kubernetes.io/hostname");
+}
+
+// Kueue serves v1beta2 (the default) since 0.15; v1beta1, deprecated, for older Kueue. Same spec.
+TEST(SchedKueue, ApiVersionIsV1beta2ByDefaultOrV1beta1OnRequest) {
+  const fabric::Fabric fabric = test::smallCluster(2, 2, 1);
+  const std::string v2 = kueueTopologyYaml(fabric, "", "v1beta2");
+  EXPECT_EQ(v2, kueueTopologyYaml(fabric));
+  const std::string v1 = kueueTopologyYaml(fabric, "", "v1beta1");
+  EXPECT_EQ(YAML::Load(v1)["apiVersion"].as<std::string>(), "kueue.x-k8s.io/v1beta1");
+  EXPECT_EQ(v1.substr(v1.find('\n')), v2.substr(v2.find('\n'))) << "only apiVersion differs";
+  try {
+    kueueTopologyYaml(fabric, "", "v1");
+    ADD_FAILURE() << "v1 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "Kueue API version 'v1': expected v1beta2 or v1beta1");
+  }
 }
 
 TEST(SchedKueue, LevelsSomeHostLacksAreLeftOut) {

@@ -37,3 +37,7 @@ add_test(NAME topo_gen.cli_rail_map_schema
          COMMAND sh -c "\"$1\" topo rail-map --out \"$2\" && /usr/bin/python3 \"$3\" \"$4\" \"$2\"" rail_map
                  ${_railtune} ${CMAKE_CURRENT_BINARY_DIR}/cli-rail-map.json
                  ${CMAKE_CURRENT_SOURCE_DIR}/rail_map_schema_check.py ${PROJECT_SOURCE_DIR}/docs/formats/rail-map.schema.json)
+# Two-plane NICs without the ASIC's guid: NCCL would take the planes for separate NICs (docs/fabric.md).
+add_test(NAME topo_gen.cli_check_two_planes_without_guid
+         COMMAND ${_expect} fail "NIC mlx5_0 \\(rail 0, plane 0\\) has no guid"
+                 -- ${_railtune} topo check --fabric ${PROJECT_SOURCE_DIR}/tests/data/synth/two-planes.yaml)

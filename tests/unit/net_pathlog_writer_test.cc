@@ -1,8 +1,10 @@
 // PathLogWriter (net_plugin/pathlog/writer.h): file naming, identity fields, drop-on-full with the
 // loss reported in the next record, periodic flush (bounded wait), snapshots of moving counters only,
-// shutdown flush, records surviving SIGKILL, concurrent producers, and record() allocating nothing on
-// the caller's thread.
+// shutdown flush, records surviving SIGKILL, concurrent producers, record() allocating nothing on
+// the caller's thread, a folder made with its missing parents (one WARN when it cannot be), and two
+// writers of one job, host and pid (two PID namespaces) in files of their own.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,8 +19,11 @@
 #include <thread>
 #include <vector>
 
+#include "common/record_files.h"
 #include "net_plugin/pathlog/writer.h"
+#include "tests/record_file_name.h"
 #include "tests/unit/fake_env.h"
+#include "tests/unit/log_capture.h"
 
 // Counts allocations per thread, so that a test can assert that record() made none. TSan's runtime
 // defines operator new itself (a second definition does not link): under TSan that test skips.
@@ -125,6 +130,8 @@ TEST_F(NetPathlogWriter, NamesTheFileAfterJobHostAndPid) {
   EXPECT_EQ(pathLogFileName(Identity{"tray-07", "48213", 99}), "48213-tray-07-99.jsonl");
   EXPECT_EQ(pathLogFileName(Identity{"a/b c", "../x", 1}), ".._x-a_b_c-1.jsonl");
   EXPECT_EQ(pathLogFileName(Identity{"..", "", 1}), "unknown-_-1.jsonl");
+  EXPECT_EQ(pathLogFileName(Identity{"tray-07", "48213", 99}, "1a2b3c"), "48213-tray-07-99.1a2b3c.jsonl");
+  EXPECT_EQ(pathLogFileName(Identity{"tray-07", "48213", 99}, "1a2b3c_9f0e"), "48213-tray-07-99.1a2b3c_9f0e.jsonl");
 }
 
 TEST_F(NetPathlogWriter, UnsetDirectoryMeansNoLog) {
@@ -148,7 +155,8 @@ TEST_F(NetPathlogWriter, EnvironmentGivesDirectoryAndIdentityFields) {
   env["RAILTUNE_HOST"] = "tray 5";
   auto writer = PathLogWriter::fromEnvironment(Log("net"), railtune::testing::fakeEnv);
   ASSERT_NE(writer, nullptr);
-  EXPECT_EQ(writer->path(), (dir_ / ("job_7-tray_5-" + std::to_string(getpid()) + ".jsonl")).string());
+  EXPECT_EQ(writer->path(),
+            (dir_ / ("job_7-tray_5-" + std::to_string(getpid()) + "." + processStartTag() + ".jsonl")).string());
   ASSERT_TRUE(writer->record(connectRecord(writer->newConnection())));
   writer->shutdown();
   const auto records = readLog(writer->path());
@@ -202,7 +210,8 @@ TEST_F(NetPathlogWriter, AJobKilledWithSigkillLeavesItsRecords) {
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  const auto records = readLog((dir_ / pathLogFileName(Identity{"node-a", "job-1", 4242})).string());
+  // The child's own start time is in the name: found by job, host and pid.
+  const auto records = readLog(railtune::testing::findRecordFile(dir_, "job-1-node-a-4242", "jsonl").string());
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].record.kind, RecordKind::Connect);
   EXPECT_EQ(records[1].record.kind, RecordKind::Snapshot);
@@ -286,6 +295,58 @@ TEST_F(NetPathlogWriter, ConcurrentProducersLoseNothingUncounted) {
   }
   EXPECT_EQ(reportedDrops, writer.droppedTotal());
   EXPECT_EQ(connects + reportedDrops, 2000u);
+}
+
+// Two processes with the same job, host and pid (two PID namespaces sharing the folder), here two
+// writers of one identity at once: each writes a file of its own, no WARN.
+TEST_F(NetPathlogWriter, TwoWritersOfOneIdentityWriteFilesOfTheirOwn) {
+  railtune::testing::LogCapture::instance().clear();
+  const Log log("net", railtune::testing::captureLogger);
+  PathLogWriter first(options(1h), log);
+  PathLogWriter second(options(1h), log);
+  const std::string stem = (dir_ / "job-1-node-a-4242.").string() + processStartTag();
+  EXPECT_EQ(first.path(), stem + ".jsonl");
+  ASSERT_NE(second.path(), first.path());
+  EXPECT_EQ(second.path().rfind(stem + "_", 0), 0u) << second.path();
+  first.record(connectRecord(1));
+  second.record(connectRecord(2));
+  second.record(connectRecord(3));
+  first.shutdown();
+  second.shutdown();
+  EXPECT_EQ(readLog(first.path()).size(), 1u);
+  EXPECT_EQ(readLog(second.path()).size(), 2u);
+  EXPECT_TRUE(railtune::testing::LogCapture::instance().warnings().empty())
+      << railtune::testing::LogCapture::instance().dump();
+}
+
+TEST_F(NetPathlogWriter, AFolderWithMissingParentsIsCreated) {
+  const mode_t mask = umask(022);
+  railtune::testing::fakeEnvVars()["RAILTUNE_PATH_LOG_DIR"] = (dir_ / "var/log/railtune/paths").string();
+  auto writer = PathLogWriter::fromEnvironment(Log("net"), railtune::testing::fakeEnv);
+  umask(mask);
+  ASSERT_NE(writer, nullptr);
+  writer->record(connectRecord(1));
+  writer->shutdown();
+  EXPECT_EQ(readLog(writer->path()).size(), 1u);
+  for (const char* folder : {"var", "var/log", "var/log/railtune", "var/log/railtune/paths"}) {
+    EXPECT_EQ(fs::status(dir_ / folder).permissions(), fs::perms(0755)) << folder;
+  }
+}
+
+TEST_F(NetPathlogWriter, AFileWhereAFolderBelongsIsOneWarnAndNoLog) {
+  fs::create_directories(dir_);
+  std::ofstream(dir_ / "file") << "in the way";
+  const std::string folder = (dir_ / "file" / "paths").string();
+  railtune::testing::fakeEnvVars()["RAILTUNE_PATH_LOG_DIR"] = folder;
+  railtune::testing::LogCapture::instance().clear();
+  const Log log("net", railtune::testing::captureLogger);
+  EXPECT_EQ(PathLogWriter::fromEnvironment(log, railtune::testing::fakeEnv), nullptr);
+  const auto warnings = railtune::testing::LogCapture::instance().warnings();
+  ASSERT_EQ(warnings.size(), 1u) << railtune::testing::LogCapture::instance().dump();
+  EXPECT_NE(warnings[0].text.find("cannot create folder " + folder + ": " + (dir_ / "file").string() + ": "),
+            std::string::npos)
+      << warnings[0].text;
+  EXPECT_NE(warnings[0].text.find("no path log"), std::string::npos) << warnings[0].text;
 }
 
 }  // namespace

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/unit/fake_env.h"
 
@@ -122,6 +125,81 @@ TEST_F(ParamsTest, ListItemsAreCheckedAgainstTheAllowedSet) {
   EXPECT_TRUE(sites.value.empty()) << "a rejected list must not be half-applied";
   EXPECT_NE(sites.error.find("RAILTUNE_INJECT_FAULT"), std::string::npos);
   EXPECT_NE(sites.error.find("tuner.bogus"), std::string::npos) << sites.error;
+}
+
+// The ranges the plugins and `railtune config` share, named here so that changing one is deliberate.
+TEST_F(ParamsTest, EveryIntegerVariableHasTheRangeItsReaderNeeds) {
+  const std::map<std::string, std::pair<int64_t, int64_t>> expected = {
+      {"RAILTUNE_HANG_TIMEOUT", {0, 86400}},      {"RAILTUNE_PROFILE_OPERATIONS", {16, 1 << 20}},
+      {"RAILTUNE_PROFILE_EVENTS", {16, 1 << 20}}, {"RAILTUNE_NET_STREAMS", {1, 16}},
+      {"RAILTUNE_NET_TIMEOUT", {1, 3600}},
+  };
+  size_t integers = 0;
+  for (const ParamSpec& spec : allParams()) {
+    if (spec.type != ParamType::Int) {
+      EXPECT_EQ(spec.low, 0) << spec.name;
+      EXPECT_EQ(spec.high, 0) << spec.name;
+      continue;
+    }
+    ++integers;
+    const auto it = expected.find(spec.name);
+    ASSERT_NE(it, expected.end()) << spec.name << " has no expected range here";
+    EXPECT_EQ(std::pair(spec.low, spec.high), it->second) << spec.name;
+    int64_t defaultValue = -1;
+    ASSERT_TRUE(parseIntText(spec.defaultValue, &defaultValue)) << spec.name;
+    EXPECT_GE(defaultValue, spec.low) << spec.name;
+    EXPECT_LE(defaultValue, spec.high) << spec.name;
+  }
+  EXPECT_EQ(integers, expected.size());
+}
+
+// Below, at and above each end of every range: the ends are accepted, one past them is rejected with a
+// message naming the variable, the value and the range, and the default is kept.
+TEST_F(ParamsTest, IntegersOutsideTheirRangeAreRejectedAndKeepTheDefault) {
+  for (const ParamSpec& spec : allParams()) {
+    if (spec.type != ParamType::Int) continue;
+    int64_t defaultValue = 0;
+    ASSERT_TRUE(parseIntText(spec.defaultValue, &defaultValue));
+    for (const int64_t value : {spec.low - 1, spec.low, spec.low + 1, spec.high - 1, spec.high, spec.high + 1}) {
+      fakeEnvVars()[spec.name] = std::to_string(value);
+      const ParamValue<int64_t> read = readInt(spec.name, fakeEnv);
+      const bool inside = value >= spec.low && value <= spec.high;
+      EXPECT_EQ(read.ok(), inside) << spec.name << "=" << value << ": " << read.error;
+      EXPECT_EQ(read.value, inside ? value : defaultValue) << spec.name << "=" << value;
+      EXPECT_EQ(read.fromDefault, !inside) << spec.name << "=" << value;
+      if (!inside) {
+        const std::string want = std::string(spec.name) + "='" + std::to_string(value) + "': outside " +
+                                 std::to_string(spec.low) + ".." + std::to_string(spec.high);
+        EXPECT_EQ(read.error, want);
+      }
+    }
+    fakeEnvVars().erase(spec.name);
+  }
+}
+
+TEST_F(ParamsTest, AnIntegerThatDoesNotParseNamesTheRange) {
+  fakeEnvVars()["RAILTUNE_NET_STREAMS"] = "many";
+  const ParamValue<int64_t> streams = readInt("RAILTUNE_NET_STREAMS", fakeEnv);
+  EXPECT_EQ(streams.error, "RAILTUNE_NET_STREAMS='many': expected an integer from 1 to 16");
+  EXPECT_EQ(streams.value, 2);
+}
+
+TEST_F(ParamsTest, ListItemsIgnoreCaseAndComeBackAsTheTableSpellsThem) {
+  fakeEnvVars()["RAILTUNE_PROFILE_MASK"] = "Coll, PROXYSTEP";
+  ParamValue<std::vector<std::string>> mask = readList("RAILTUNE_PROFILE_MASK", fakeEnv);
+  EXPECT_TRUE(mask.ok()) << mask.error;
+  EXPECT_EQ(mask.value, (std::vector<std::string>{"coll", "proxystep"}));
+
+  fakeEnvVars()["RAILTUNE_INJECT_FAULT"] = "TUNER.GETCOLLINFO";
+  const ParamValue<std::vector<std::string>> sites = readList("RAILTUNE_INJECT_FAULT", fakeEnv);
+  EXPECT_EQ(sites.value, (std::vector<std::string>{"tuner.getCollInfo"})) << sites.error;
+
+  fakeEnvVars()["RAILTUNE_PROFILE_MASK"] = "garbage";
+  mask = readList("RAILTUNE_PROFILE_MASK", fakeEnv);
+  EXPECT_FALSE(mask.ok());
+  EXPECT_EQ(mask.value, (std::vector<std::string>{"default"}));
+  EXPECT_NE(mask.error.find("RAILTUNE_PROFILE_MASK='garbage': unknown item 'garbage'"), std::string::npos)
+      << mask.error;
 }
 
 TEST_F(ParamsTest, ReadingWithTheWrongTypeOrAnUnknownNameIsAnError) {

@@ -4,7 +4,8 @@ add_executable(paths_tests
   ${CMAKE_CURRENT_LIST_DIR}/paths_load_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/paths_check_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/paths_report_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/paths_fast_parse_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/paths_fast_parse_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/paths_log_input_test.cc)
 target_link_libraries(paths_tests PRIVATE railtune_paths GTest::gtest_main)
 target_compile_definitions(paths_tests PRIVATE
   RAILTUNE_PATH_LOG_EXAMPLE="${PROJECT_SOURCE_DIR}/docs/formats/path-log.example.jsonl"

@@ -34,6 +34,7 @@ void addPair(JobPaths& job, const ConnectionEnd& from, const ConnectionEnd& to, 
   recv.remote.gpu = -1;
   recv.expectedRail = toExpected == -2 ? to.gpu : toExpected;
   recv.traffic.bytesReceived = 1000;
+  send.closed = recv.closed = true;  // a job that ended cleanly (findNeverClosed: PathsCheck.NeverClosed...)
   const long index = static_cast<long>(job.connections.size());
   send.source = "s:" + std::to_string(index);
   recv.source = "r:" + std::to_string(index + 1);
@@ -230,6 +231,44 @@ TEST(PathsCheck, ViolationsComeFirst) {
   ASSERT_GE(report.findings.size(), 2u);
   EXPECT_EQ(report.findings[0].severity, Severity::Violation);
   EXPECT_EQ(report.findings.back().severity, Severity::Note);
+}
+
+// A killed job: connect records only, no close. Each process is named once with the connections it
+// left open and the time of its last record; a process whose connections all closed is not named.
+TEST(PathsCheck, NeverClosedConnectionsNameTheProcessAndWhenItWasLastHeardOf) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 2, 0, 0));
+  addPair(job, end("b", 2, 2, 1, 1), end("a", 1, 1, 1, 1));
+  for (size_t i = 0; i < job.connections.size(); ++i) job.connections[i].lastTimeUs = 1764480000000000 + 1000 * i;
+  // b's two records (indexes 1 and 2) never closed; b was last heard of at index 2's time.
+  job.connections[1].closed = job.connections[2].closed = false;
+  job.connections[1].traffic = job.connections[2].traffic = ConnectionTraffic{};
+  job.connections[3].lastTimeUs = 1764480002500000;  // a's last record, 2.498 s after b's
+  const CheckReport report = checkPaths(job, nullptr);
+  const auto notes = ofKind(report, FindingKind::NeverClosed);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0]->severity, Severity::Note);
+  EXPECT_EQ(notes[0]->host, "b");
+  EXPECT_EQ(notes[0]->connections, (std::vector<long>{1, 2}));
+  EXPECT_EQ(notes[0]->message,
+            "never closed: pid 2 on b left 2 of 2 connections without a close record (first at r:1); last heard "
+            "of at 2025-11-30T05:20:00.002Z, 2.498 s before the job's last record: killed, or still running when "
+            "the logs were collected");
+  ASSERT_EQ(report.unclosed.size(), 1u);
+  EXPECT_EQ(report.unclosed[0].host, "b");
+  EXPECT_EQ(report.unclosed[0].pid, 2);
+  EXPECT_EQ(report.unclosed[0].open, 2);
+  EXPECT_EQ(report.unclosed[0].connections, 2);
+  EXPECT_EQ(report.unclosed[0].lastHeardUs, 1764480000002000);
+  EXPECT_EQ(report.violations(), 0);
+}
+
+TEST(PathsCheck, AJobThatClosedEverythingHasNoNeverClosedNote) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 2, 0, 0));
+  const CheckReport report = checkPaths(job, nullptr);
+  EXPECT_TRUE(ofKind(report, FindingKind::NeverClosed).empty());
+  EXPECT_TRUE(report.unclosed.empty());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // loadPathLogs (cli/paths/path_load.h): folder walk, file kinds, bad lines, jobs, connections, pairing.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -161,6 +162,30 @@ TEST(PathsLoad, OtherFilesAreSkippedSilentlyAndForeignOnesNamed) {
   EXPECT_EQ(loaded.diagnostics[0].where, dir.str() + "/notes.txt");
   EXPECT_EQ(loaded.diagnostics[0].message, "not a path log (no line is a JSON record with a schema); skipped");
   EXPECT_EQ(loaded.jobs.at(0).connections.size(), 4u);
+}
+
+// Earlier versions named a path log "<job>-<host>-<pid>.jsonl"; now the process's start time follows
+// the pid ("<job>-<host>-<pid>.<start>.jsonl", "<start>_<4 hex digits>" beside another process of the
+// same job, host and pid). Both are read and joined; the profiler's tagged files are skipped silently.
+TEST(PathsLoad, OldAndTaggedFileNamesAreReadAlike) {
+  const TempFolder dir("names");
+  writeTwoHostJob(dir);
+  const std::string tagged = dir.str() + "/48213-" + kB.host + "-" + std::to_string(kB.pid) + ".1a2b3c_9f0e.jsonl";
+  std::filesystem::rename(dir.path() / fileName("48213", kB), tagged);
+  dir.write("48213-gb300-r01-t01-100.1a2b3c.trace.json", "[\n]\n");
+  dir.write("48213-gb300-r01-t01-100.1a2b3c.collectives.jsonl", "{\"schema\":\"railtune.profile.collectives.v1\"}\n");
+  const LoadedPaths loaded = loadPathLogs(dir.str(), {});
+  EXPECT_TRUE(loaded.diagnostics.empty()) << ::testing::PrintToString(wheres(loaded.diagnostics));
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  const JobPaths& job = loaded.jobs.front();
+  EXPECT_EQ(job.hosts, (std::vector<std::string>{kA.host, kB.host}));
+  ASSERT_EQ(job.connections.size(), 4u);
+  size_t fromTagged = 0;
+  for (const auto& c : job.connections) {
+    EXPECT_GE(c.peerIndex, 0) << c.source;
+    fromTagged += c.source.rfind(tagged + ":", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(fromTagged, 2u);
 }
 
 TEST(PathsLoad, JobsAreSeparatedAndCanBeChosen) {

@@ -6,6 +6,7 @@
 
 #include <pugixml.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -76,6 +77,44 @@ TEST(PathsRenderContent, DetailDrawsEveryConnectionOnceAndMarksTheViolations) {
   EXPECT_NE(svg.find("VIOLATION: cross-rail"), std::string::npos);
   EXPECT_NE(svg.find("x9<tspan class=\"muted\"> (no path log)"), std::string::npos);
   EXPECT_EQ(svg.find("data-conn=\"1\""), std::string::npos);  // the receive side of a pair is not drawn again
+}
+
+// The `d` attribute of the first element that starts with `opening` and names connection `conn`.
+std::string pathData(const std::string& svg, const std::string& opening, int conn) {
+  for (size_t at = svg.find(opening); at != std::string::npos; at = svg.find(opening, at + 1)) {
+    const std::string element = svg.substr(at, svg.find('>', at) - at);
+    if (element.find("data-conn=\"" + std::to_string(conn) + "\"") == std::string::npos) continue;
+    const size_t d = element.find(" d=\"") + 4;
+    return element.substr(d, element.find('"', d) - d);
+  }
+  return "";
+}
+
+// Connection 2: a2 GPU 0, misbound to mlx5_1 (rail 1), sends to b1 GPU 0 on mlx5_0 (rail 0), which is wired
+// as the rail map says. Only the misbound end is red: the red path stops at b1's rail switch, and b1's NIC
+// and GPU are drawn in rail 0's colour. Connection 4, a digest mismatch, is red from end to end.
+TEST(PathsRenderContent, OnlyTheMisboundEndOfACrossRailConnectionIsRed) {
+  const std::string svg = render(RenderFormat::Svg, 32);
+  EXPECT_EQ(count(svg, "class=\"link-wired-end\""), 1u);
+  EXPECT_NE(svg.find("<path class=\"link-wired-end\" d=\""), std::string::npos);
+  EXPECT_NE(svg.find("stroke=\"#0072b2\" stroke-width=\"5.8\" data-conn=\"2\" data-host=\"b1\" data-nic=\"mlx5_0\""),
+            std::string::npos)
+      << svg;
+  const std::string red = pathData(svg, "<path class=\"link violation\"", 2);
+  const std::string wired = pathData(svg, "<path class=\"link-wired-end\"", 2);
+  ASSERT_FALSE(red.empty());
+  ASSERT_FALSE(wired.empty());
+  const std::string lastPoint = red.substr(red.rfind(' ', red.rfind(' ') - 1) + 2);  // "L585 533" -> "585 533"
+  EXPECT_EQ(wired.rfind("M" + lastPoint, 0), 0u)
+      << "the wired end starts where the red part stops: " << red << " / " << wired;
+  EXPECT_EQ(red.find(" C"), red.rfind(" C")) << "the red part has one curve (GPU-NIC-switch), not the peer's: " << red;
+  const std::string mismatch = pathData(svg, "<path class=\"link violation\"", 4);
+  EXPECT_EQ(std::count(mismatch.begin(), mismatch.end(), 'C'), 2) << "a digest mismatch is red whole: " << mismatch;
+
+  const std::string dot = render(RenderFormat::Dot, 32);
+  EXPECT_NE(dot.find("  r0h1g0 -- r0h1n1 -- s1 -- spine -- s0 [color=\"#d00000\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("  s0 -- r1h0n0 -- r1h0g0 [color=\"#0072b2\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("  r1h0g1 -- r1h0n1 -- s1 -- r0h0n1 [color=\"#d00000\""), std::string::npos) << dot;
 }
 
 TEST(PathsRenderContent, RacksViewMarksRacksWithViolations) {

@@ -58,6 +58,31 @@ TEST(ProfileGolden, Stragglers) {
                renderStragglersTable(analyseStragglers(logs, nullptr, options), options, 3));
 }
 
+// Every column of the two tables whose name does not explain itself (times, counts out of a total, the
+// latest rank, the groups) is explained under its table, before the next table starts.
+TEST(ProfileStragglersTable, EveryTableHasALegendOfItsColumns) {
+  syn::JobSpec spec;
+  spec.job = "legend";
+  spec.ranks = 16, spec.ranksPerTray = 4, spec.traysPerRack = 2, spec.collectives = 12;
+  spec.injected = {{syn::Injected::Level::Rank, 1, 150, 1.0}};
+  TempDir dir;
+  syn::writeJob(spec, dir.path(), 2);
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  const StragglerOptions options;
+  const std::string table = renderStragglersTable(analyseStragglers(logs, nullptr, options), options, 5);
+  const size_t offenders = table.find("\n  level  ");
+  const size_t collectives = table.find("\n  comm  ");
+  ASSERT_NE(offenders, std::string::npos) << table;
+  ASSERT_NE(collectives, std::string::npos) << table;
+  const std::string offenderPart = table.substr(offenders, collectives - offenders);
+  const std::string collectivePart = table.substr(collectives);
+  for (const char* column : {"late:", "median_us,", "p90_us:", "arrival_us:", "microseconds"})
+    EXPECT_NE(offenderPart.find(std::string(" ") + column), std::string::npos) << column << "\n" << table;
+  for (const char* column :
+       {"median_us:", "late:", "latest:", "lateness_us,", "arrival_us:", "groups:", "microseconds"})
+    EXPECT_NE(collectivePart.find(std::string(" ") + column), std::string::npos) << column << "\n" << table;
+}
+
 // The stalled ring as files: the CLI tests run `railtune profile hangs` on them.
 TEST(ProfileGolden, RingHangFixtureAndReport) {
   const std::string fixture = kData + "/ring-hang";

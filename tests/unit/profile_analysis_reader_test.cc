@@ -77,7 +77,7 @@ TEST(ProfileReader, FastPathRejectsWhatTheStrictReaderRejects) {
       replaced("\"duration_us\":5123.456", "\"duration_us\":5123.457"),  // derived field disagrees
       replaced("\"seq\":17", "\"seq\":17,\"extra\":1"),                  // unknown key
       replaced("\"seq\":17", "\"seq\":-17"),                             // a count below zero
-      replaced("\"rank\":3", "\"rank\":3,\"rank\":4"),  // duplicate key (the strict reader takes the last)
+      replaced("\"rank\":3", "\"rank\":3,\"rank\":4"),  // duplicate key (the strict reader refuses it too)
       replaced("\"comm\":\"5d3c0f1e2a4b6c7d\"", "\"comm\":\"5D3C0F1E2A4B6C7D\""),
       replaced("\"rank\":3", "\"rank\":144"),  // not below nranks
   };
@@ -128,6 +128,20 @@ TEST(ProfileReader, ReadsTheGoldenExampleWithEveryRecordKind) {
   EXPECT_EQ(logs.losses[1].rank, 3);
   EXPECT_EQ(logs.losses[1].operationsDropped, 2u);
   EXPECT_EQ(logs.losses[1].eventsDropped, 42u);  // 40 in the notice, 2 on its AllGather
+  EXPECT_EQ(logs.jobs, std::vector<std::string>{"48213"});
+}
+
+// The profiler's files now carry the process's start time after the pid
+// ("<job>-<host>-<pid>.<start>.collectives.jsonl"); earlier versions' names (the test above) are read
+// alike, and the trace beside them is not a log.
+TEST(ProfileReader, ReadsTaggedFileNames) {
+  TempDir dir;
+  dir.write("48213-gb300-r01-t05-4121.1a2b3c_9f0e.collectives.jsonl", testing::joinLines(goldenLines()));
+  dir.write("48213-gb300-r01-t05-4121.1a2b3c_9f0e.trace.json", "[\n]\n");
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  EXPECT_EQ(logs.problems.count, 0u) << (logs.problems.first.empty() ? "" : logs.problems.first[0]);
+  EXPECT_EQ(logs.collectiveFiles, 1u);
+  EXPECT_EQ(logs.samples.size(), 3u);
   EXPECT_EQ(logs.jobs, std::vector<std::string>{"48213"});
 }
 

@@ -2,6 +2,11 @@
 // NetPlugin descriptor decoding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/params.h"
 #include "net_plugin/profiler_event.h"
 #include "profiler_plugin/capture/make_capture.h"
 #include "profiler_plugin/capture/mask.h"
@@ -60,12 +65,23 @@ TEST(ProfilerCaptureSettings, BadValuesNameTheVariableAndFallBackToDefaults) {
   const CaptureSettings settings = readCaptureSettings(fakeEnv);
   ASSERT_EQ(settings.errors.size(), 3u);
   EXPECT_NE(settings.errors[0].find("RAILTUNE_PROFILE_MASK"), std::string::npos);
-  EXPECT_NE(settings.errors[1].find("RAILTUNE_PROFILE_OPERATIONS=3"), std::string::npos);
+  EXPECT_NE(settings.errors[1].find("RAILTUNE_PROFILE_OPERATIONS='3': outside 16..1048576"), std::string::npos);
   EXPECT_NE(settings.errors[2].find("RAILTUNE_PROFILE_EVENTS='many'"), std::string::npos);
   EXPECT_EQ(settings.options.mask, kDefaultProfileMask);
   EXPECT_EQ(settings.options.operationSlots, 256u);
   EXPECT_EQ(settings.options.eventSlots, 4096u);
   fakeEnvVars().clear();
+}
+
+// The parameter table lists the names `railtune config` accepts; each must be one the parser knows.
+TEST(ProfilerCaptureSettings, EveryNameTheParameterTableAllowsParses) {
+  const ParamSpec* spec = findParam("RAILTUNE_PROFILE_MASK");
+  ASSERT_NE(spec, nullptr);
+  std::string names = spec->allowed;
+  std::replace(names.begin(), names.end(), '|', ',');
+  const std::vector<std::string> items = splitList(names);
+  EXPECT_EQ(items.size(), 9u) << names;
+  for (const std::string& item : items) EXPECT_EQ(parseProfileMask({item}).error, "") << item;
 }
 
 TEST(ProfilerCaptureSettings, TheFactoryTakesKernelEventsFromTheAbiVersion) {

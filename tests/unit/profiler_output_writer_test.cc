@@ -3,9 +3,11 @@
 // failing disk retried without torn or lost-uncounted lines, periodic flush (bounded wait),
 // flushNow for the watchdog,
 // shutdown flush, records surviving SIGKILL, a trace that parses after shutdown and continues when
-// the plugin is loaded again, the Prometheus textfile, concurrent producers, and push() allocating
-// nothing on the caller's thread.
+// the plugin is loaded again, the Prometheus textfile, concurrent producers, push() allocating
+// nothing on the caller's thread, a folder made with its missing parents (one WARN when it cannot be),
+// and two writers of one job, host and pid (two PID namespaces) in files of their own.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,10 +23,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/record_files.h"
 #include "profiler_plugin/output/records.h"
 #include "profiler_plugin/output/writer.h"
+#include "tests/record_file_name.h"
 #include "tests/unit/allocation_counter.h"
 #include "tests/unit/fake_env.h"
+#include "tests/unit/log_capture.h"
 #include "tests/unit/profiler_output_examples.h"
 #include "tests/unit/profiler_output_golden.h"
 
@@ -89,6 +94,8 @@ TEST_F(ProfilerOutputWriter, NamesTheFilesAfterJobHostAndPid) {
   EXPECT_EQ(profileFileName(identity, ProfileFile::Trace), "48213-tray-07-99.trace.json");
   EXPECT_EQ(profileFileName(Identity{"a/b c", "../x", 1}, ProfileFile::Net), ".._x-a_b_c-1.net.jsonl");
   EXPECT_EQ(profileFileName(Identity{"..", "", 1}, ProfileFile::Trace), "unknown-_-1.trace.json");
+  EXPECT_EQ(profileFileName(identity, ProfileFile::Collectives, "1a2b3c"), "48213-tray-07-99.1a2b3c.collectives.jsonl");
+  EXPECT_EQ(profileFileName(identity, ProfileFile::Trace, "1a2b3c_9f0e"), "48213-tray-07-99.1a2b3c_9f0e.trace.json");
   EXPECT_EQ(expandPid("/textfile/railtune-%p.prom", 77), "/textfile/railtune-77.prom");
   EXPECT_EQ(expandPid("%p%p%", 5), "55%");
 }
@@ -116,7 +123,7 @@ TEST_F(ProfilerOutputWriter, EnvironmentGivesFilesAndIdentityFields) {
   auto writer = ProfileWriter::fromEnvironment(Log("profiler"), railtune::testing::fakeEnv);
   ASSERT_NE(writer, nullptr);
   const std::string stem = (dir_ / ("job_7-tray_5-" + std::to_string(getpid()))).string();
-  EXPECT_EQ(writer->path(ProfileFile::Collectives), stem + ".collectives.jsonl");
+  EXPECT_EQ(writer->path(ProfileFile::Collectives), stem + "." + processStartTag() + ".collectives.jsonl");
   EXPECT_EQ(writer->prometheusPath(), (dir_ / ("rt-" + std::to_string(getpid()) + ".prom")).string());
   ASSERT_TRUE(writer->push(exampleRecords()[0]));
   writer->shutdown();
@@ -213,8 +220,10 @@ TEST_F(ProfilerOutputWriter, ALoadedAgainWriterContinuesTheSameFiles) {
   }
   ProfileWriter empty(options(1h));
   empty.shutdown();
-  const std::string tracePath =
-      (dir_ / profileFileName(Identity{"node-a", "job-1", 4242}, ProfileFile::Trace)).string();
+  const std::string tracePath = empty.path(ProfileFile::Trace);
+  EXPECT_EQ(
+      tracePath,
+      (dir_ / profileFileName(Identity{"node-a", "job-1", 4242}, ProfileFile::Trace, processStartTag())).string());
   const nlohmann::json trace = nlohmann::json::parse(readFile(tracePath));
   size_t operations = 0;
   for (const nlohmann::json& e : trace) operations += e.value("cat", "") == "collective" ? 1 : 0;
@@ -238,9 +247,10 @@ TEST_F(ProfilerOutputWriter, AJobKilledWithSigkillLeavesItsRecords) {
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  const Identity identity{"node-a", "job-1", 4242};
-  EXPECT_EQ(readLog((dir_ / profileFileName(identity, ProfileFile::Collectives)).string()).size(), 5u);
-  const std::string trace = readFile((dir_ / profileFileName(identity, ProfileFile::Trace)).string());
+  // The child's own start time is in the names: found by job, host and pid.
+  EXPECT_EQ(readLog(railtune::testing::findRecordFile(dir_, "job-1-node-a-4242", "collectives.jsonl").string()).size(),
+            5u);
+  const std::string trace = readFile(railtune::testing::findRecordFile(dir_, "job-1-node-a-4242", "trace.json"));
   EXPECT_FALSE(nlohmann::json::accept(trace)) << "closed by a dead process?";
   EXPECT_TRUE(nlohmann::json::parse(trace + "]").is_array()) << "not the array form a viewer opens";
 }
@@ -459,6 +469,64 @@ TEST_F(ProfilerOutputWriter, FlushNowSaysWhenTheDiskFails) {
   disk->full = false;
   EXPECT_TRUE(writer.flushNow(5s));
   EXPECT_EQ(readLog(writer.path(ProfileFile::Collectives)).size(), 1u);
+}
+
+// Two processes with the same job, host and pid (two PID namespaces sharing the folder), here two
+// writers of one identity at once: each writes files of its own, each trace a JSON array, no WARN.
+TEST_F(ProfilerOutputWriter, TwoWritersOfOneIdentityWriteFilesOfTheirOwn) {
+  railtune::testing::LogCapture::instance().clear();
+  const Log log("profiler", railtune::testing::captureLogger);
+  ProfileWriter first(options(1h), log);
+  ProfileWriter second(options(1h), log);
+  const std::string stem = (dir_ / "job-1-node-a-4242.").string() + processStartTag();
+  EXPECT_EQ(first.path(ProfileFile::Collectives), stem + ".collectives.jsonl");
+  ASSERT_NE(second.path(ProfileFile::Collectives), first.path(ProfileFile::Collectives));
+  EXPECT_EQ(second.path(ProfileFile::Collectives).rfind(stem + "_", 0), 0u) << second.path(ProfileFile::Collectives);
+  EXPECT_EQ(second.path(ProfileFile::Trace).rfind(stem + "_", 0), 0u) << second.path(ProfileFile::Trace);
+  first.push(exampleRecords()[0]);
+  second.push(exampleRecords()[1]);
+  second.push(exampleRecords()[2]);
+  first.shutdown();
+  second.shutdown();
+  EXPECT_EQ(readLog(first.path(ProfileFile::Collectives)).size(), 1u);
+  EXPECT_EQ(readLog(second.path(ProfileFile::Collectives)).size(), 2u);
+  for (const ProfileWriter* writer : {&first, &second}) {
+    const std::string trace = readFile(writer->path(ProfileFile::Trace));
+    ASSERT_TRUE(nlohmann::json::accept(trace)) << writer->path(ProfileFile::Trace) << ":\n" << trace;
+    EXPECT_TRUE(nlohmann::json::parse(trace).is_array());
+  }
+  EXPECT_TRUE(railtune::testing::LogCapture::instance().warnings().empty())
+      << railtune::testing::LogCapture::instance().dump();
+}
+
+TEST_F(ProfilerOutputWriter, AFolderWithMissingParentsIsCreated) {
+  const mode_t mask = umask(022);
+  railtune::testing::fakeEnvVars()["RAILTUNE_PROFILE_DIR"] = (dir_ / "var/log/railtune/profile").string();
+  auto writer = ProfileWriter::fromEnvironment(Log("profiler"), railtune::testing::fakeEnv);
+  umask(mask);
+  ASSERT_NE(writer, nullptr);
+  writer->push(exampleRecords()[0]);
+  writer->shutdown();
+  EXPECT_EQ(readLog(writer->path(ProfileFile::Collectives)).size(), 1u);
+  for (const char* folder : {"var", "var/log", "var/log/railtune", "var/log/railtune/profile"}) {
+    EXPECT_EQ(fs::status(dir_ / folder).permissions(), fs::perms(0755)) << folder;
+  }
+}
+
+TEST_F(ProfilerOutputWriter, AFileWhereAFolderBelongsIsOneWarnAndNoOutput) {
+  fs::create_directories(dir_);
+  std::ofstream(dir_ / "file") << "in the way";
+  const std::string folder = (dir_ / "file" / "profile").string();
+  railtune::testing::fakeEnvVars()["RAILTUNE_PROFILE_DIR"] = folder;
+  railtune::testing::LogCapture::instance().clear();
+  const Log log("profiler", railtune::testing::captureLogger);
+  EXPECT_EQ(ProfileWriter::fromEnvironment(log, railtune::testing::fakeEnv), nullptr);
+  const auto warnings = railtune::testing::LogCapture::instance().warnings();
+  ASSERT_EQ(warnings.size(), 1u) << railtune::testing::LogCapture::instance().dump();
+  EXPECT_NE(warnings[0].text.find("cannot create folder " + folder + ": " + (dir_ / "file").string() + ": "),
+            std::string::npos)
+      << warnings[0].text;
+  EXPECT_NE(warnings[0].text.find("no profile output"), std::string::npos) << warnings[0].text;
 }
 
 }  // namespace

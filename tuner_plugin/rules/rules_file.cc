@@ -1,15 +1,13 @@
 #include "tuner_plugin/rules/rules_file.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <memory>
-
+#include "common/regular_file.h"
 #include "tuner_plugin/rules/nccl_csv.h"
 #include "tuner_plugin/rules/railtune_json.h"
 
 namespace railtune::tuner::rules {
 namespace {
+
+static_assert(kMaxFileBytes == kMaxConfigFileBytes, "the tuner, the digest and the CLI read rules with one cap");
 
 RulesResult failure(const std::string& path, const std::string& message) {
   RulesResult result;
@@ -17,10 +15,6 @@ RulesResult failure(const std::string& path, const std::string& message) {
   result.errors.push_back({path, 0, 0, message});
   return result;
 }
-
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
 
 }  // namespace
 
@@ -36,19 +30,9 @@ RulesResult readRules(std::string_view text, const std::string& sourceName) {
 }
 
 RulesResult readRulesFile(const std::string& path) {
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
-  if (!file) return failure(path, std::string("cannot open: ") + std::strerror(errno));
-  std::string text;
-  char buffer[65536];
-  while (true) {
-    const size_t n = std::fread(buffer, 1, sizeof buffer, file.get());
-    if (text.size() + n > kMaxFileBytes)
-      return failure(path, "larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB");
-    text.append(buffer, n);
-    if (n < sizeof buffer) break;
-  }
-  if (std::ferror(file.get())) return failure(path, std::string("read error: ") + std::strerror(errno));
-  return readRules(text, path);
+  const RegularFile file = readRegularFile(path, kMaxFileBytes);  // only a regular file; never blocks on a FIFO
+  if (!file.ok()) return failure(path, file.reason);
+  return readRules(file.bytes, path);
 }
 
 }  // namespace railtune::tuner::rules
