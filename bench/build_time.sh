@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Full-build time of one configuration with and without unity builds, side by side in the same run
-# (docs/performance.md, "Build time"). Each build starts from an empty folder with the compiler cache
+# (docs/performance.md, "CI time"). Each build starts from an empty folder with the compiler cache
 # off, as on a fresh CI clone.
 #   bench/build_time.sh [release|asan|tsan] [jobs]
 # Prints one line per build: wall seconds, CPU seconds (user+sys of the build and its children), steps.

@@ -3,7 +3,6 @@
 #include "fabric/yaml_parts.h"
 
 namespace railtune::fabric::yaml {
-namespace {}
 
 MapReader gpuReader(const YAML::Node& node, const std::string& file) {
   return MapReader(node, file, "gpu", {"index", "busId", "sm", "numa", "nvlinks", "c2cLinks", "c2cBwMBps", "model"});

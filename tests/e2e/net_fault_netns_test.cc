@@ -62,6 +62,8 @@ bool dropConnection(const Handle& handle) {
 }
 
 // A healthy receiver: posts a receive for the whole message and keeps driving it.
+constexpr uint64_t kSending = 9;  // the sender to its receiver: "my isend is next"
+
 int drivingReceiver(Control& control, Millis before) {
   NetEndpoint endpoint(kVersion);
   if (endpoint.init() != ncclSuccess) return 2;
@@ -71,6 +73,9 @@ int drivingReceiver(Control& control, Millis before) {
   control.send(handle.data(), handle.size());
   void* recv = nullptr;
   if (acceptFrom(endpoint.net(), listen, &recv, kStepLimit) != ncclSuccess || recv == nullptr) return 4;
+  // Slow from the moment the sender sends, not from the accept: the sender's own set-up (seconds
+  // under a sanitizer) must not eat into the wait the test is about.
+  if (control.receiveWord(kStepLimit, "the sender's start") != kSending) return 8;
   usleep(static_cast<useconds_t>(before.count() * 1000));  // slow: the sender waits on it meanwhile
   std::vector<std::byte> data(bytesBeyondSocketBuffers());
   void* buffers[1] = {data.data()};
@@ -121,6 +126,7 @@ SendReport sendThrough(Control& receiver, bool cut, Millis delay) {
   takeWarnings();
   std::vector<std::byte> data(bytesBeyondSocketBuffers(), std::byte{0x6b});
   void* request = nullptr;
+  receiver.sendWord(kSending);
   if (endpoint.net().isend(send, data.data(), data.size(), 0, nullptr, nullptr, &request) != ncclSuccess) {
     report.failure = "isend failed";
     return report;
@@ -224,6 +230,7 @@ TEST_F(NetSilentLossTest, ASlowSenderIsNotCut) {
   EXPECT_EQ(outcome.result, ncclSuccess);
   EXPECT_TRUE(outcome.done);
   EXPECT_GE(outcome.elapsed, kSlowness - Millis(500)) << "the sender was not slow: the test proves nothing";
+  EXPECT_EQ(sender.control().receiveWord(kStepLimit, "the sender's start"), kSending);
   EXPECT_EQ(std::count(data.begin(), data.end(), std::byte{0x6b}), static_cast<std::ptrdiff_t>(data.size()));
   EXPECT_EQ(sender.wait(kStepLimit), std::optional<int>(0));
   EXPECT_EQ(endpoint.net().closeRecv(recv), ncclSuccess);

@@ -17,10 +17,9 @@ namespace railtune::tuner::model {
 namespace {
 
 using testing::inputs;
+using testing::kAllCollectives;
 using testing::Table;
 
-constexpr Collective kCollectives[] = {Collective::Broadcast, Collective::Reduce, Collective::AllGather,
-                                       Collective::ReduceScatter, Collective::AllReduce};
 constexpr Algorithm kAlgorithms[] = {Algorithm::Tree,         Algorithm::Ring, Algorithm::CollNetDirect,
                                      Algorithm::CollNetChain, Algorithm::Nvls, Algorithm::NvlsTree,
                                      Algorithm::Pat};
@@ -58,7 +57,7 @@ TEST(TunerModelAdvise, RandomIgnoreMasksAreRespected) {
       Table table;
       for (int i = 0; i < 15; ++i)  // 5 modelled algorithms x 3 protocols, in index order of kAlgorithms
         if (mask & (1u << i)) table.cells[i / 3 < 2 ? i / 3 : i / 3 + 2][i % 3] = -1.0f;
-      for (Collective c : kCollectives) {
+      for (Collective c : kAllCollectives) {
         const auto advice = advise(in, query(c, size_t{1} << (mask % 34)), table.view());
         EXPECT_TRUE(!advice || table.view().available(advice->algorithm, advice->protocol));
       }
@@ -83,7 +82,7 @@ bool forbidden(Collective c, Algorithm a, Protocol p, size_t nRanks, size_t nNod
 TEST(TunerModelAdvise, AlgorithmConditionsPerCollective) {
   for (const auto& [nRanks, nNodes] : kShapes) {
     const ModelInputs in = inputs(nRanks, nNodes);
-    for (Collective c : kCollectives) {
+    for (Collective c : kAllCollectives) {
       for (Algorithm a : kAlgorithms) {
         for (Protocol p : kProtocols) {
           SCOPED_TRACE(std::to_string(nRanks) + "/" + std::to_string(nNodes) + " " + collectiveName(c) + " " +
@@ -118,7 +117,7 @@ TEST(TunerModelAdvise, CollNetIsNeverAdvisedEvenWhenNcclOffersItAtZero) {
 TEST(TunerModelAdvise, MoreBytesNeverTakeLessTime) {
   for (const auto& [nRanks, nNodes] : kShapes) {
     const ModelInputs in = inputs(nRanks, nNodes);
-    for (Collective c : kCollectives)
+    for (Collective c : kAllCollectives)
       for (Algorithm a : kAlgorithms)
         for (Protocol p : kProtocols) {
           double previous = -1.0;
@@ -130,7 +129,7 @@ TEST(TunerModelAdvise, MoreBytesNeverTakeLessTime) {
           }
         }
     Table table;
-    for (Collective c : kCollectives) {
+    for (Collective c : kAllCollectives) {
       double previous = -1.0;
       for (int log = 0; log <= 36; ++log) {
         const auto advice = advise(in, query(c, size_t{1} << log), table.view());
@@ -159,7 +158,7 @@ TEST(TunerModelAdvise, NoHeapAllocationPerCall) {
   const size_t before = gAllocations.load();
   size_t advised = 0;
   for (const ModelInputs& in : all)
-    for (Collective c : kCollectives)
+    for (Collective c : kAllCollectives)
       for (int log = 0; log <= 34; ++log) advised += advise(in, query(c, size_t{1} << log), table.view()).has_value();
   EXPECT_EQ(gAllocations.load(), before);
   EXPECT_EQ(advised, all.size() * 5 * 35);

@@ -12,11 +12,9 @@ namespace railtune::tuner::model {
 namespace {
 
 using testing::comm;
+using testing::kAllCollectives;
 using testing::railMap;
 using testing::Table;
-
-constexpr Collective kAllCollectives[] = {Collective::Broadcast, Collective::Reduce, Collective::AllGather,
-                                          Collective::ReduceScatter, Collective::AllReduce};
 
 ModelInputs withMap(const CommInfo& c, const fabric::RailMap& map, BuildMessages& messages) {
   return makeModelInputs(c, nullptr, &map, FabricDefaults{}, messages);

@@ -14,6 +14,10 @@
 
 namespace railtune::tuner::model::testing {
 
+// Every collective NCCL asks the tuner about, in NCCL's ncclFunc_t order.
+inline constexpr Collective kAllCollectives[] = {Collective::Broadcast, Collective::Reduce, Collective::AllGather,
+                                                 Collective::ReduceScatter, Collective::AllReduce};
+
 inline CommInfo comm(size_t nRanks, size_t nNodes) {
   CommInfo c;
   c.nRanks = nRanks;
