@@ -32,7 +32,7 @@ std::string utcTimeText(int64_t timeUs) {
   const auto seconds = static_cast<time_t>(timeUs / 1000000);
   std::tm tm{};
   if (timeUs < 0 || ::gmtime_r(&seconds, &tm) == nullptr) return "time_us " + std::to_string(timeUs);
-  char text[40];
+  char text[96];  // room for any int fields, so the compiler sees no truncation
   std::snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                 tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(timeUs % 1000000 / 1000));
   return text;

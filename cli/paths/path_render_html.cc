@@ -51,6 +51,8 @@ const char* kindName(FindingKind kind) {
       return "unused rail";
     case FindingKind::MissingHost:
       return "missing host";
+    case FindingKind::NeverClosed:
+      return "never closed";
   }
   return "?";
 }

@@ -110,7 +110,9 @@ TEST_P(EmulatedNetSelectionTest, BadValuesAreOneWarningEachAndTheDefaultIsUsed) 
     EXPECT_EQ(count, 1) << expected << "\n" << pluginLogText();
   }
   EXPECT_NE(pluginLogText().find("2 streams per connection, timeout 20 s"), std::string::npos) << pluginLogText();
-  if (selection.driver != nullptr) EXPECT_EQ(selection.driver->finalize(), ncclSuccess);
+  if (selection.driver != nullptr) {
+    EXPECT_EQ(selection.driver->finalize(), ncclSuccess);
+  }
 }
 
 TEST_P(EmulatedNetSelectionTest, TransportNoneStepsAside) {

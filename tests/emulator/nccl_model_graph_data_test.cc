@@ -67,7 +67,9 @@ TEST(NcclGraphData, EveryFourGpusOfOneNvl72RackOnOneNode) {
     for (int gpus = 4; gpus <= 72; gpus += 4) {
       SCOPED_TRACE(std::string(profile) + " " + std::to_string(gpus));
       const GraphShape& s = d.shapeFor(CommShape{gpus, 1});
-      if (gpus > 4 && gpus < 72) EXPECT_EQ(s.name, "partial-rack-mnnvl-" + std::to_string(gpus));
+      if (gpus > 4 && gpus < 72) {
+        EXPECT_EQ(s.name, "partial-rack-mnnvl-" + std::to_string(gpus));
+      }
       for (NcclVersion v : {NcclVersion::V2_28, NcclVersion::V2_30}) {
         const TopologyFacts& t = s.factsFor(v);
         EXPECT_FLOAT_EQ(t.ring.bwIntra, rack.factsFor(v).ring.bwIntra);

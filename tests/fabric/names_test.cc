@@ -11,11 +11,10 @@
 #include "fabric/names.h"
 #include "fabric/validate.h"
 #include "fabric/yaml_reader.h"
+#include "tests/fabric/fabric_test_data.h"
 
 namespace railtune::fabric {
 namespace {
-
-const std::string kData = RAILTUNE_FABRIC_TEST_DATA;  // tests/data/fabric
 
 TEST(Names, DnsSubdomainNames) {
   EXPECT_EQ(dnsSubdomainProblem("rack00-tray17"), "");
@@ -62,16 +61,16 @@ TEST(Names, JoinUnderKeepsEveryFileInsideItsFolder) {
 }
 
 TEST(Names, ValidateReportsHostAndDomainNamesButTakesUppercaseRacks) {
-  const Fabric f = loadFabricFile(kData + "/bad_names.yaml");
+  const Fabric f = loadFabricFile(kFabricData + "/bad_names.yaml");
   Diagnostics d;
   validate(f, d);
   std::vector<std::string> found;
   for (const Diagnostic& diagnostic : d.all()) found.push_back(diagnostic.str());
   const std::vector<std::string> want = {
-      kData +
+      kFabricData +
           "/bad_names.yaml:5:5: error: domain name 'Nvl0' may hold only lowercase letters, digits, '-' and '.' "
           "(a DNS-1123 name, as Kubernetes nodes have)",
-      kData + "/bad_names.yaml:8:9: error: host name '../../../escaped' has an empty part between dots"};
+      kFabricData + "/bad_names.yaml:8:9: error: host name '../../../escaped' has an empty part between dots"};
   EXPECT_EQ(found, want);
 }
 
@@ -97,10 +96,10 @@ TEST(YamlKeys, ADuplicatedKeyIsRefusedAtItsPosition) {
 
 TEST(YamlKeys, TopoCheckModeCollectsEveryUnknownAndDuplicatedKey) {
   Diagnostics keys;
-  const Fabric f = loadFabricFile(kData + "/unknown_keys.yaml", keys);
+  const Fabric f = loadFabricFile(kFabricData + "/unknown_keys.yaml", keys);
   std::vector<std::string> found;
   for (const Diagnostic& diagnostic : keys.all()) found.push_back(diagnostic.str());
-  const std::string file = kData + "/unknown_keys.yaml";
+  const std::string file = kFabricData + "/unknown_keys.yaml";
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].rfind(file + ":8:9: error: host: unknown key 'colour'", 0), 0u) << found[0];
   EXPECT_EQ(found[1], file + ":13:78: error: nic: duplicate key 'rail' (first at 13:69)");
@@ -109,7 +108,7 @@ TEST(YamlKeys, TopoCheckModeCollectsEveryUnknownAndDuplicatedKey) {
   ASSERT_EQ(f.hosts.size(), 1u);
   EXPECT_EQ(f.hosts[0].nics.at(0).rail, 0);
   // Without a collector the first one throws, as before.
-  EXPECT_THROW(loadFabricFile(kData + "/unknown_keys.yaml"), FabricError);
+  EXPECT_THROW(loadFabricFile(kFabricData + "/unknown_keys.yaml"), FabricError);
 }
 
 }  // namespace

@@ -6,11 +6,11 @@
 #include "fabric/default_cluster.h"
 #include "fabric/validate.h"
 #include "fabric/yaml_reader.h"
+#include "tests/fabric/fabric_test_data.h"
 
 namespace railtune::fabric {
 namespace {
 
-const std::string kData = RAILTUNE_FABRIC_TEST_DATA;   // tests/data/fabric
 const std::string kExample = RAILTUNE_FABRIC_EXAMPLE;  // docs/formats/fabric.example.yaml
 
 // The error reading `text` raises, as "line:column: message".
@@ -83,7 +83,7 @@ overrides:
 }
 
 TEST(Full, SmallClusterFromTheTestData) {
-  const Fabric f = loadFabricFile(kData + "/full_small.yaml");
+  const Fabric f = loadFabricFile(kFabricData + "/full_small.yaml");
   ASSERT_EQ(f.hosts.size(), 2u);
   EXPECT_EQ(f.domains[0].cliqueId, "0x1a2b.7");
   EXPECT_EQ(f.domains[0].railGroup, "rg0");
@@ -131,7 +131,7 @@ TEST(Errors, NameTheKeyAndItsPosition) {
 
 TEST(Errors, UnreadableFile) {
   try {
-    loadFabricFile(kData + "/does-not-exist.yaml");
+    loadFabricFile(kFabricData + "/does-not-exist.yaml");
     FAIL();
   } catch (const FabricError& e) {
     EXPECT_NE(std::string(e.what()).find("does-not-exist.yaml: error: cannot read"), std::string::npos);

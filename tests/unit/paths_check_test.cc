@@ -209,6 +209,7 @@ TEST(PathsCheck, MissingHostIsANote) {
   send.local = end("a", 1, 0, 0, 0);
   send.remote = end("b", 2, 4, 0, -1);
   send.expectedRail = 0;
+  send.closed = true;  // a finished job: the only note is the missing host
   job.connections.push_back(send);
   const CheckReport report = checkPaths(job, nullptr);
   ASSERT_EQ(report.findings.size(), 1u);

@@ -3,6 +3,7 @@
 // clear message for a file where a folder belongs; the process's start-time tag; a file claimed by one
 // writer alone, continued by a later load of the plugin in the same process.
 #include "common/record_files.h"
+#include "tests/file_text.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -110,8 +111,7 @@ TEST_F(RecordFiles, AForeignSymlinkInAStickyWorldWritableFolderIsRefused) {
 }
 
 TEST_F(RecordFiles, TheStartTagIsThisProcessStartTimeInHex) {
-  std::ifstream in("/proc/self/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = railtune::testing::readFile("/proc/self/stat");
   if (text.empty()) GTEST_SKIP() << "no /proc/self/stat";
   std::istringstream fields(text.substr(text.rfind(')') + 2));  // from field 3, the state, on
   std::string field;
