@@ -2,6 +2,7 @@
 // library call its `railtune topo ...` subcommand makes, so the demo shows what those subcommands
 // print for the built-in cluster (or the `--fabric` file).
 #include "cli/demo_topology.h"
+#include "common/regular_file.h"
 
 #include <cstdio>
 #include <exception>
@@ -142,11 +143,9 @@ std::string checkReport(const fabric::Diagnostics& diagnostics, const std::strin
 }
 
 std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw std::runtime_error("cannot read " + path);
-  return text.str();
+  const RegularFile file = readRegularFile(path, kMaxInputFileBytes);
+  if (!file.ok()) throw std::runtime_error("cannot read " + file.describe());
+  return file.bytes;
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ std::string nothingFound(const CheckArgs& args, const rp::LoadedPaths& loaded) {
   std::string text =
       args.job.empty() ? "no path log in " + args.logDir : "no path log of job " + args.job + " in " + args.logDir;
   text +=
-      " (expected files named <job>-<host>-<pid>.jsonl with schema railtune.path_log.v1, as the net plugin "
+      " (expected files named <job>-<host>-<pid>.<start>.jsonl with schema railtune.path_log.v1, as the net plugin "
       "writes under RAILTUNE_PATH_LOG_DIR)";
   if (!loaded.diagnostics.empty()) text += "; see the warnings above";
   return text;

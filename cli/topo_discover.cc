@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/topo.h"
 #include "common/identity.h"
+#include "common/regular_file.h"
 #include "fabric/discover/assemble.h"
 #include "fabric/discover/hwloc_source.h"
 #include "fabric/discover/nvml_source.h"
@@ -51,11 +52,9 @@ void say(discover::Severity severity, const std::string& text) {
 }
 
 std::string readFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot read " + path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
+  const RegularFile file = readRegularFile(path, kMaxInputFileBytes);
+  if (!file.ok()) throw std::runtime_error("cannot read " + file.describe());
+  return file.bytes;
 }
 
 // The node's nvidia.com/gpu.clique label ("" when absent) from `kubectl get node NAME -o json` or a

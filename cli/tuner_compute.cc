@@ -3,6 +3,7 @@
 #include "tuner_plugin/model/advise.h"
 #include "tuner_plugin/model/model_inputs.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -78,7 +79,13 @@ ExpectedRules readExpectedRules(const Communicator& comm, DecisionsReport& repor
   if (report.rulesPath.empty()) return expected;
   const tuner::rules::RulesResult result = tuner::rules::readRulesFile(report.rulesPath);
   if (!result.ok()) {
-    for (const tuner::rules::RuleError& e : result.errors) report.warnings.push_back("rules: " + e.describe());
+    // The plugin's own WARN usually names the same error already: say each fact once.
+    for (const tuner::rules::RuleError& e : result.errors) {
+      const std::string text = e.describe();
+      const bool told = std::any_of(report.warnings.begin(), report.warnings.end(),
+                                    [&](const std::string& w) { return w.find(text) != std::string::npos; });
+      if (!told) report.warnings.push_back("rules: " + text);
+    }
     report.warnings.push_back("rules: " + report.rulesPath +
                               " cannot be used, so the plugin leaves every decision to NCCL");
     return expected;

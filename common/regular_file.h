@@ -16,6 +16,8 @@ namespace railtune {
 // that the tuner, the net plugin's digest and the CLI read exactly the same bytes.
 inline constexpr size_t kMaxConfigFileBytes = size_t{64} << 20;  // rules files and rail maps: 64 MiB
 inline constexpr size_t kMaxAddressFileBytes = size_t{1} << 20;  // the net plugin's address file: 1 MiB
+// What the CLI reads whole: cluster descriptions, topology and hwloc files, NCCL logs: 1 GiB.
+inline constexpr size_t kMaxInputFileBytes = size_t{1} << 30;
 
 struct RegularFile {
   std::string path;

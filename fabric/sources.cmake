@@ -30,4 +30,4 @@ target_link_libraries(railtune_fabric PRIVATE railtune_yaml_cpp)
 add_library(railtune_fabric_yaml STATIC yaml_reader.cc yaml_nodes.cc yaml_elements.cc yaml_full.cc yaml_compact.cc yaml_write.cc
                                        merge.cc
                                        default_cluster.cc)
-target_link_libraries(railtune_fabric_yaml PUBLIC railtune_fabric PRIVATE railtune_yaml_cpp)
+target_link_libraries(railtune_fabric_yaml PUBLIC railtune_fabric railtune_common PRIVATE railtune_yaml_cpp)

@@ -2,6 +2,7 @@
 // under `domains` is the full form, a number the compact one) and turns every yaml-cpp failure into
 // a FabricError at the position yaml-cpp reports.
 #include "fabric/yaml_reader.h"
+#include "common/regular_file.h"
 
 #include <fstream>
 #include <sstream>
@@ -29,12 +30,9 @@ Fabric readFabricYaml(const std::string& text, const std::string& file) {
 }
 
 Fabric loadFabricFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FabricError(SourceLoc{path, 0, 0}, "cannot read the cluster description");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw FabricError(SourceLoc{path, 0, 0}, "cannot read the cluster description");
-  return readFabricYaml(text.str(), path);
+  const RegularFile file = readRegularFile(path, kMaxInputFileBytes);
+  if (!file.ok()) throw FabricError(SourceLoc{path, 0, 0}, "cannot read the cluster description: " + file.reason);
+  return readFabricYaml(file.bytes, path);
 }
 
 Fabric readFabricYaml(const std::string& text, const std::string& file, Diagnostics& keyProblems) {

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/regular_file.h"
 #include "topo_gen/nccl_xml.h"
 
 namespace railtune::topo {
@@ -281,11 +282,9 @@ Host readNcclXml(const std::string& text, const std::string& source) {
 }
 
 Host readNcclXmlFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw NcclXmlError(fabric::SourceLoc{path, 0, 0}, "cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return readNcclXml(text.str(), path);
+  const RegularFile file = readRegularFile(path, kMaxInputFileBytes);
+  if (!file.ok()) throw NcclXmlError(fabric::SourceLoc{path, 0, 0}, file.reason);
+  return readNcclXml(file.bytes, path);
 }
 
 }  // namespace railtune::topo

@@ -28,4 +28,4 @@ add_library(railtune_nccl_model STATIC
   nccl_model/graph_data.cc
   nccl_model/tuning_log.cc
   nccl_model/emulated_nccl.cc)
-target_link_libraries(railtune_nccl_model PUBLIC railtune_emulator PRIVATE nlohmann_json::nlohmann_json)
+target_link_libraries(railtune_nccl_model PUBLIC railtune_emulator PRIVATE nlohmann_json::nlohmann_json railtune_common)

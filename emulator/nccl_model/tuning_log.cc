@@ -1,5 +1,6 @@
 // Reader of NCCL's NCCL_DEBUG_SUBSYS=TUNING model table (see tuning_log.h for the format).
 #include "emulator/nccl_model/tuning_log.h"
+#include "common/regular_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -199,11 +200,9 @@ std::vector<TuningTable> parseTuningLog(const std::string& text, const std::stri
 }
 
 TuningTable readTuningLogFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TuningLogError(path + ": cannot open the NCCL TUNING log");
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::vector<TuningTable> tables = parseTuningLog(text.str(), path);
+  const RegularFile file = readRegularFile(path, kMaxInputFileBytes);
+  if (!file.ok()) throw TuningLogError(file.describe() + " (the NCCL TUNING log)");
+  std::vector<TuningTable> tables = parseTuningLog(file.bytes, path);
   if (tables.empty())
     throw TuningLogError(path + ": no NCCL TUNING table (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING)");
   return tables.front();

@@ -32,7 +32,7 @@ struct JobOptions {
   std::string pluginPath;  // libnccl-net-railtune.so (NCCL_NET_PLUGIN for every rank)
   NcclBehaviour behaviour = NcclBehaviour::V2_30;
   std::string pathLogDir;         // "": none; else RAILTUNE_PATH_LOG_DIR for every rank
-  std::string jobId = "net-job";  // RAILTUNE_JOB_ID: path log files are <job>-<host>-<pid>.jsonl
+  std::string jobId = "net-job";  // RAILTUNE_JOB_ID: path log files are <job>-<host>-<pid>.<start>.jsonl
   std::string profileDir;         // "": no profiler; else RAILTUNE_PROFILE_DIR for every rank
   std::string profilerPath;       // libnccl-profiler-railtune.so (NCCL_PROFILER_PLUGIN) with profileDir
   int faultRank = -1;

@@ -122,7 +122,7 @@ std::string formatProfileSummary(const ProfileSummary& summary, const fs::path& 
   std::string nics;
   for (const std::string& nic : summary.nics) nics += (nics.empty() ? "" : ", ") + nic;
   text += "  NICs in the network summaries (from railtune's net plugin events): " + (nics.empty() ? "none" : nics) +
-          "\n  Files per rank process: <job>-<host>-<pid>.collectives.jsonl (one record per collective),\n"
+          "\n  Files per rank process: <job>-<host>-<pid>.<start>.collectives.jsonl (one record per collective),\n"
           "  .net.jsonl (its network flows per peer and NIC), .trace.json (open in https://ui.perfetto.dev)\n";
   return text;
 }

@@ -2,6 +2,10 @@
 #include "net_plugin/devices/device_list.h"
 
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/identity.h"
 #include "fabric/rail_map.h"
@@ -71,7 +75,15 @@ bool devicesFromRailMap(const DeviceInputs& in, DeviceList* out) {
   const ParamValue<std::string> path = readString("RAILTUNE_RAIL_MAP", in.options.env);
   if (!path.ok()) throw std::runtime_error(path.error);
   if (path.value.empty()) return out->notes.push_back("no rail map (RAILTUNE_RAIL_MAP unset)"), false;
-  const fabric::RailMap map = fabric::readRailMapFile(path.value);
+  const fabric::RailMap map = [&] {
+    try {
+      return fabric::readRailMapFile(path.value);
+    } catch (const fabric::RailMapError& e) {  // the message names the file; say which variable named it
+      std::vector<std::string> problems = e.problems();
+      for (std::string& problem : problems) problem.insert(0, "RAILTUNE_RAIL_MAP: ");
+      throw fabric::RailMapError(std::move(problems));
+    }
+  }();
   const std::string host = resolveIdentity(in.options.env).host;
   const fabric::RailMapHost* entry = map.findHost(host);
   if (entry == nullptr) {

@@ -43,9 +43,9 @@ paths_check(damaged_input 1 "warning: .*mixed/net-job-rack00-tray01-15604.jsonl:
             -- ${_railtune} paths check ${_paths_data}/mixed)
 paths_check(one_job 0 "^job other: 1 host logged" "missing host: rack01-tray00 wrote no path log"
             -- ${_railtune} paths check ${_paths_data}/mixed --job other)
-paths_check(unknown_job 2 "no path log of job nope in .*/mixed \\(expected files named <job>-<host>-<pid>.jsonl"
+paths_check(unknown_job 2 "no path log of job nope in .*/mixed \\(expected files named <job>-<host>-<pid>.<start>.jsonl"
             -- ${_railtune} paths check ${_paths_data}/mixed --job nope)
-paths_check(empty_folder 2 "no path log in .*/empty \\(expected files named <job>-<host>-<pid>.jsonl with schema railtune.path_log.v1"
+paths_check(empty_folder 2 "no path log in .*/empty \\(expected files named <job>-<host>-<pid>.<start>.jsonl with schema railtune.path_log.v1"
             -- ${_railtune} paths check ${_paths_out}/empty)
 paths_check(missing_folder 2 "paths check: .*/no-such-logs: not a folder"
             -- ${_railtune} paths check ${_paths_out}/no-such-logs)

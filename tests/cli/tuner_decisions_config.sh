@@ -29,6 +29,9 @@ for file in "$bad" "$work/no-such-rules.csv"; do
     [ -s "$work/warnings" ] || fail "$file, $format: no warning"
     grep -q "$(basename "$file")" "$work/warnings" || fail "$file, $format: no warning names the file"
     [ -z "$(sort "$work/warnings" | uniq -d)" ] || fail "$file, $format: a warning printed twice"
+    # The same fact in two words (the plugin's WARN and the command's own reading) is a repeat too.
+    told=$(grep -cE "No such file or directory|$(basename "$file"):[0-9]+:" "$work/warnings")
+    [ "$told" -eq 1 ] || fail "$file, $format: the file's error told $told times, expected once"
     if [ "$format" != csv ] && grep -q 'warning: ' "$work/err"; then
       fail "$file, $format: warnings on standard error as well as in the output"
     fi

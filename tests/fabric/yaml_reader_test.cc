@@ -1,7 +1,12 @@
 // The cluster description reader (fabric/yaml_reader.h) and the embedded default cluster.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
+#include <utility>
 
 #include "fabric/default_cluster.h"
 #include "fabric/validate.h"
@@ -136,6 +141,28 @@ TEST(Errors, UnreadableFile) {
   } catch (const FabricError& e) {
     EXPECT_NE(std::string(e.what()).find("does-not-exist.yaml: error: cannot read"), std::string::npos);
   }
+}
+
+// A FIFO where the description belongs is refused at once (it would otherwise block the reader forever),
+// and so is a folder: only a regular file is read (common/regular_file.h).
+TEST(Errors, AFifoOrAFolderIsNoDescription) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("railtune-fabric-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string fifo = (dir / "fabric.yaml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const auto& [path, what] :
+       {std::pair{fifo, std::string("is a FIFO")}, std::pair{dir.string(), std::string("is a directory")}}) {
+    try {
+      loadFabricFile(path);
+      ADD_FAILURE() << path;
+    } catch (const FabricError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ": error: cannot read the cluster description: " + what),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
