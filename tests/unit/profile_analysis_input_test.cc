@@ -14,6 +14,7 @@
 #include "profiler_plugin/output/records.h"
 #include "tests/unit/profile_analysis_ring.h"
 #include "tests/unit/profile_analysis_test_support.h"
+#include "tests/unprivileged.h"
 
 namespace railtune::cli::profile {
 namespace {
@@ -93,16 +94,23 @@ TEST(ProfileInput, FifosDevicesAndLoopsAreNotedAndNeverOpened) {
 }
 
 TEST(ProfileInput, AnUnreadableFileIsAFileLostNotABadLine) {
-  if (::geteuid() == 0) GTEST_SKIP() << "running as root: permissions do not stop reading";
   TempDir dir;
   dir.write("ring-0.collectives.jsonl", testing::joinLines(testing::ringLines(0, 0, 2)));
   const std::string locked = dir.write("ring-1.collectives.jsonl", testing::joinLines(testing::ringLines(1, 0, 2)));
   ASSERT_EQ(::chmod(locked.c_str(), 0), 0);
-  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
-  EXPECT_EQ(logs.unreadableFiles, 1u);
-  EXPECT_EQ(logs.problems.count, 0u);
-  EXPECT_EQ(logs.skippedFiles, 0u);
-  EXPECT_TRUE(noteHas(logs, locked + ": cannot open: Permission denied"));
+  railtune::testing::openToNobody(dir.path());  // as root, the reading runs as nobody (tests/unprivileged.h)
+  std::string why;
+  const auto seen = railtune::testing::runUnprivileged(
+      [&] {
+        const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+        std::string text = "unreadable " + std::to_string(logs.unreadableFiles) + ", bad lines " +
+                           std::to_string(logs.problems.count) + ", skipped " + std::to_string(logs.skippedFiles);
+        if (noteHas(logs, locked + ": cannot open: Permission denied")) text += ", the note names it";
+        return text;
+      },
+      &why);
+  ASSERT_TRUE(seen.has_value()) << why;
+  EXPECT_EQ(*seen, "unreadable 1, bad lines 0, skipped 0, the note names it");
 }
 
 TEST(ProfileInput, ALineOverTheCapIsOneBadLineAndTheRestIsRead) {

@@ -19,6 +19,7 @@
 #include "common/regular_file.h"
 #include "fabric/rail_map.h"
 #include "tests/unit/fake_env.h"
+#include "tests/unprivileged.h"
 #include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune {
@@ -133,10 +134,13 @@ TEST_F(RegularFileTest, OverTheCapIsRefusedAtTheCapIsRead) {
 }
 
 TEST_F(RegularFileTest, AnUnreadableFileNamesTheSystemError) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads a file of mode 000";
   const std::string path = write("unreadable", "x");
   ASSERT_EQ(::chmod(path.c_str(), 0), 0);
-  EXPECT_EQ(readRegularFile(path, kMaxConfigFileBytes).reason, "cannot open: Permission denied");
+  testing::openToNobody(dir_.string());  // as root, the read runs as nobody (tests/unprivileged.h)
+  std::string why;
+  const auto reason = testing::runUnprivileged([&] { return readRegularFile(path, kMaxConfigFileBytes).reason; }, &why);
+  ASSERT_TRUE(reason.has_value()) << why;
+  EXPECT_EQ(*reason, "cannot open: Permission denied");
 }
 
 TEST(RegularFileNames, EveryKindOfFileHasItsName) {
