@@ -8,8 +8,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/regular_file.h"
 #include "emulator/net_job/launcher_internal.h"
 #include "fabric/default_cluster.h"
+#include "fabric/names.h"
 #include "fabric/rail_map_write.h"
 
 namespace railtune::emu::netjob {
@@ -57,18 +59,16 @@ void prepareJobDir(const std::string& dir, const std::string& railMap, const Job
   fs::create_directories(fs::path(dir) / "handles", ec);
   if (ec) throw std::runtime_error("cannot create folders in " + dir + ": " + ec.message());
   for (const PlannedHost& host : plan.hosts)
-    writeFile(fs::path(dir) / "addresses" / (host.name + ".txt"), addressFileText(host));
+    writeFile(fabric::joinUnder(fs::path(dir) / "addresses", host.name + ".txt"), addressFileText(host));
 }
 
 }  // namespace
 
 std::string railMapText(const std::string& path) {
   if (path.empty()) return fabric::writeRailMap(fabric::loadDefaultCluster());
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read rail map " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const RegularFile file = readRegularFile(path, kMaxConfigFileBytes);
+  if (!file.ok()) throw std::runtime_error("cannot read rail map " + file.describe());
+  return file.bytes;
 }
 
 int JobResult::pluginConnections() const {

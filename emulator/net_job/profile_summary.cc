@@ -27,8 +27,12 @@ int pidOf(const std::string& name, const std::string& kind) {
   const std::string stem = name.substr(0, name.size() - kind.size());
   const size_t dash = stem.rfind('-');
   if (dash == std::string::npos) throw std::runtime_error(name + ": not a profiler file name (<job>-<host>-<pid>)");
+  // "<pid>" or, since the start tag, "<pid>.<start>": the digits before the dot.
+  const std::string pid = stem.substr(dash + 1, stem.find('.', dash) - dash - 1);
+  if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos)
+    throw std::runtime_error(name + ": no pid before " + kind);
   try {
-    return std::stoi(stem.substr(dash + 1));
+    return std::stoi(pid);
   } catch (const std::exception&) {
     throw std::runtime_error(name + ": no pid before " + kind);
   }
