@@ -4,6 +4,7 @@
 // meaningless (a missing field, a value of the wrong type). Positions are found by a second pass over
 // the text, run only when there is something to report.
 #include "fabric/rail_map.h"
+#include "common/json_read_tracker.h"
 
 #include <algorithm>
 #include <fstream>
@@ -27,36 +28,6 @@ using nlohmann::json;
 constexpr size_t kMaxHcaName = 63;
 // NCCL's interface names are MAX_IF_NAME_SIZE = 16 bytes with the NUL (src/include/socket.h:27), as Linux's.
 constexpr size_t kMaxNetdevName = 15;
-
-// A char iterator that publishes how far nlohmann's lexer has read. The lexer pulls one character at a
-// time and never looks back, so at each SAX event this is the end of the token just read (one character
-// further after a number). The same technique as the tuner rules' positioned reader.
-class ReadTracker {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  ReadTracker(const char* at, const char** readUpTo) : at_(at), readUpTo_(readUpTo) {}
-  reference operator*() const { return *at_; }
-  ReadTracker& operator++() {
-    *readUpTo_ = ++at_;
-    return *this;
-  }
-  ReadTracker operator++(int) {
-    ReadTracker before = *this;
-    ++*this;
-    return before;
-  }
-  bool operator==(const ReadTracker& other) const { return at_ == other.at_; }
-  bool operator!=(const ReadTracker& other) const { return at_ != other.at_; }
-
- private:
-  const char* at_;
-  const char** readUpTo_;
-};
 
 // SAX events forwarded to nlohmann's DOM builder (when `doc` is given), a duplicated key rejected at its
 // offset, and the offsets of the values and keys whose JSON pointers are in `wanted` recorded.
@@ -408,8 +379,8 @@ std::vector<std::string> locate(const std::vector<Problem>& problems, std::strin
     wanted.insert(parentOf(p.pointer));  // where a member is missing, the enclosing object
   }
   RailMapSax sax(text, nullptr, &wanted);
-  (void)json::sax_parse(ReadTracker(text.data(), sax.readUpTo()),
-                        ReadTracker(text.data() + text.size(), sax.readUpTo()), &sax);
+  (void)json::sax_parse(JsonReadTracker(text.data(), sax.readUpTo()),
+                        JsonReadTracker(text.data() + text.size(), sax.readUpTo()), &sax);
   std::vector<size_t> lineStarts{0};  // a big map can have thousands of problems: find lines by bisection
   for (size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n') lineStarts.push_back(i + 1);
@@ -451,8 +422,8 @@ RailMap parseRailMap(const std::string& text, const std::string& source) {
   RailMapSax sax(text, &doc, nullptr);
   bool ok = false;
   try {
-    ok = json::sax_parse(ReadTracker(text.data(), sax.readUpTo()),
-                         ReadTracker(text.data() + text.size(), sax.readUpTo()), &sax);
+    ok = json::sax_parse(JsonReadTracker(text.data(), sax.readUpTo()),
+                         JsonReadTracker(text.data() + text.size(), sax.readUpTo()), &sax);
   } catch (const std::exception& e) {  // nlohmann reports through parse_error; this is a safety net
     throw RailMapError(source + ": not JSON: " + e.what());
   }

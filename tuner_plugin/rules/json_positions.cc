@@ -1,4 +1,5 @@
 #include "tuner_plugin/rules/json_positions.h"
+#include "common/json_read_tracker.h"
 
 #include <algorithm>
 #include <iterator>
@@ -8,37 +9,6 @@ namespace railtune::tuner::rules {
 namespace {
 
 using nlohmann::json;
-
-// A char iterator that publishes how far nlohmann's lexer has read: the lexer pulls one character
-// at a time and never looks back, so at each SAX event this is the end of the token just read (one
-// character further after a number, whose end the lexer finds by reading past it).
-class TrackingIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  TrackingIterator(const char* at, const char** readUpTo) : at_(at), readUpTo_(readUpTo) {}
-  reference operator*() const { return *at_; }
-  TrackingIterator& operator++() {
-    ++at_;
-    *readUpTo_ = at_;
-    return *this;
-  }
-  TrackingIterator operator++(int) {
-    TrackingIterator before = *this;
-    ++*this;
-    return before;
-  }
-  bool operator==(const TrackingIterator& other) const { return at_ == other.at_; }
-  bool operator!=(const TrackingIterator& other) const { return at_ != other.at_; }
-
- private:
-  const char* at_;
-  const char** readUpTo_;
-};
 
 class PositionedSax {
  public:
@@ -181,8 +151,8 @@ bool PositionedSax::parse_error(std::size_t position, const std::string&, const 
 PosParseResult parsePositioned(std::string_view text) {
   PosParseResult result;
   PositionedSax sax(text, result);
-  const TrackingIterator first(text.data(), sax.readUpTo());
-  const TrackingIterator last(text.data() + text.size(), sax.readUpTo());
+  const JsonReadTracker first(text.data(), sax.readUpTo());
+  const JsonReadTracker last(text.data() + text.size(), sax.readUpTo());
   try {
     result.ok = json::sax_parse(first, last, &sax);
   } catch (const std::exception& e) {  // nlohmann reports through parse_error; this is a safety net
