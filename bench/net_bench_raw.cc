@@ -1,5 +1,5 @@
 // See net_bench_raw.h. Written from the wire rule alone (header on stream 0, chunk j on stream
-// j mod N); it shares no code with net_plugin/socket/.
+// j mod N); it shares no code with net_plugin/transports/socket/.
 #include "bench/net_bench_raw.h"
 
 #include <arpa/inet.h>

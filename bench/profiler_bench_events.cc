@@ -7,7 +7,7 @@
 #include <chrono>
 #include <vector>
 
-#include "net_plugin/profiler_event.h"
+#include "formats/net_event.h"
 
 namespace railtune::bench {
 namespace {
@@ -52,7 +52,7 @@ class Stopwatch {
   std::vector<double> perPairNs_;
 };
 
-// What railtune's net plugin hands NCCL for a transfer (net_plugin/profiler_event.h).
+// What railtune's net plugin hands NCCL for a transfer (formats/net_event.h).
 railtuneNetEventDescr_v1_t netDescr(bool send) {
   railtuneNetEventDescr_v1_t d{};
   d.type = send ? railtuneNetEventSend : railtuneNetEventRecv;

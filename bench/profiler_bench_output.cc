@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "bench/profiler_bench_table.h"  // ProfilerBenchError
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 #include "profiler_plugin/output/trace.h"
 #include "profiler_plugin/output/writer.h"
 #include "tests/unit/profiler_output_examples.h"
@@ -33,7 +33,7 @@ uint64_t numberAfter(const std::string& line, const std::string& key) {
 }
 
 namespace po = railtune::profiler::output;
-using railtune::profiler::OperationRecord;
+using railtune::formats::profile::OperationRecord;
 
 // The example AllReduce (4 flows on 2 channels) or Broadcast (none).
 OperationRecord benchRecord(int flows) {
@@ -84,10 +84,10 @@ void renderAppender(benchmark::State& state, int flows) {
   const double start = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
   for (auto _ : state) {
     ++record.seq;
-    po::appendCollectiveLine(&collectives, identity, record);
+    railtune::formats::profile::appendCollectiveLine(&collectives, identity, record);
     collectives += '\n';
     if (record.nFlows > 0) {
-      po::appendNetLine(&net, identity, record);
+      railtune::formats::profile::appendNetLine(&net, identity, record);
       net += '\n';
     }
     trace.append(record, &events);

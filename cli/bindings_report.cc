@@ -41,7 +41,7 @@ NcclBindings bindRailtunePlugins(emu::NcclBehaviour nccl, const PluginFiles& fil
 
 nlohmann::json bindingRecord(const NcclBindings& all, const emu::Binding& binding, const Identity& id) {
   nlohmann::json record{
-      {"schema", kBindingsSchema},
+      {"schema", formats::kBindingsSchema},
       {"job", id.job},
       {"host", id.host},
       {"pid", id.pid},

@@ -9,10 +9,9 @@
 #include "cli/plugin_files.h"
 #include "common/identity.h"
 #include "emulator/loader.h"
+#include "formats/schemas.h"
 
 namespace railtune::cli {
-
-inline constexpr const char* kBindingsSchema = "railtune.bindings.v1";
 
 struct NcclBindings {
   emu::NcclBehaviour nccl = emu::NcclBehaviour::V2_30;

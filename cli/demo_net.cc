@@ -31,12 +31,12 @@ struct Fault {
 };
 
 Fault chooseFault(const nj::JobOptions& options) {
-  const fabric::RailMap map = fabric::parseRailMap(nj::railMapText(options.railMapPath), "default rail map");
+  const formats::RailMap map = formats::parseRailMap(nj::railMapText(options.railMapPath), "default rail map");
   const nj::JobPlan plan = nj::makePlan(map, options.placement);
   for (const auto& [a, b] : nj::edgesFor(options.collectives, plan.ranks, options.mnnvl)) {
     if (nj::overNvlink(plan.ranks[static_cast<size_t>(a)], plan.ranks[static_cast<size_t>(b)], options.mnnvl)) continue;
     const nj::RankPlace& r = plan.ranks[static_cast<size_t>(a)];
-    const fabric::RailMapHost* host = map.findHost(plan.hosts[static_cast<size_t>(r.hostIndex)].name);
+    const formats::RailMapHost* host = map.findHost(plan.hosts[static_cast<size_t>(r.hostIndex)].name);
     const auto& other = host->gpus[static_cast<size_t>((r.gpu + 1) % static_cast<int>(host->gpus.size()))];
     return Fault{a, r.hca, other.nics.front().hca};
   }
@@ -56,7 +56,7 @@ bool aboutRank(const paths::Finding& finding, const paths::JobPaths& job, int ra
 // check must fail on the injected misbinding and on nothing else: every violation is a cross-rail
 // connection of the misbound rank.
 int checkAndRender(const fs::path& dir, const nj::JobOptions& options, int faultRank) {
-  const fabric::RailMap map = fabric::parseRailMap(nj::railMapText(options.railMapPath), "default rail map");
+  const formats::RailMap map = formats::parseRailMap(nj::railMapText(options.railMapPath), "default rail map");
   const paths::LoadedPaths loaded = paths::loadPathLogs(options.pathLogDir, {.job = options.jobId});
   if (loaded.jobs.size() != 1) {
     std::fprintf(stderr, "railtune demo: expected the path logs of job %s in %s\n", options.jobId.c_str(),

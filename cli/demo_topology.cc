@@ -15,11 +15,11 @@
 
 #include "fabric/default_cluster.h"
 #include "fabric/diagnostics.h"
-#include "fabric/names.h"
-#include "fabric/rail_map.h"
 #include "fabric/rail_map_write.h"
 #include "fabric/validate.h"
 #include "fabric/yaml_reader.h"
+#include "formats/names.h"
+#include "formats/rail_map.h"
 #include "topo_gen/hypernodes.h"
 #include "topo_gen/kueue.h"
 #include "topo_gen/labels.h"
@@ -38,10 +38,10 @@ class FileWriter {
  public:
   explicit FileWriter(fs::path root) : root_(std::move(root)) {}
 
-  // Throws std::invalid_argument (fabric::joinUnder) for a `relative` that would leave the root: a host
+  // Throws std::invalid_argument (formats::joinUnder) for a `relative` that would leave the root: a host
   // named "../x" gets no file outside it even when validation was bypassed.
   fs::path write(const fs::path& relative, const std::string& text) {
-    const fs::path path = fabric::joinUnder(root_, relative.string());
+    const fs::path path = formats::joinUnder(root_, relative.string());
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     if (ec)
@@ -105,9 +105,9 @@ void addReadError(const std::exception& e, const std::string& path, fabric::Diag
 // re-reading its 2.7 MB per host took over a minute.
 void checkWrittenOutputs(const fabric::Fabric& model, const fs::path& root, fabric::Diagnostics& diagnostics) {
   const std::string railMapPath = (root / "rail-map.json").string();
-  fabric::RailMap railMap;
+  formats::RailMap railMap;
   try {
-    railMap = fabric::readRailMapFile(railMapPath);
+    railMap = formats::readRailMapFile(railMapPath);
   } catch (const std::exception& e) {
     addReadError(e, railMapPath, diagnostics);
     return;

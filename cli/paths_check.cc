@@ -12,7 +12,7 @@
 #include "cli/paths/path_load.h"
 #include "cli/paths/path_report.h"
 #include "cli/rail_map_option.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli {
 namespace {
@@ -32,7 +32,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::optional<fabric::RailMap> loadRailMap(const CheckArgs& args) {
+std::optional<formats::RailMap> loadRailMap(const CheckArgs& args) {
   try {
     return railMapFromOptionOrEnv(args.railMap);
   } catch (const std::exception& e) {  // names the file and the field, or the variable
@@ -52,7 +52,7 @@ std::string nothingFound(const CheckArgs& args, const rp::LoadedPaths& loaded) {
 
 int runCheck(const CheckArgs& args) {
   if (args.logDir.empty()) throw UsageError("LOGDIR is required: the folder the job's path logs were written to");
-  const std::optional<fabric::RailMap> railMap = loadRailMap(args);
+  const std::optional<formats::RailMap> railMap = loadRailMap(args);
   rp::LoadOptions options;
   if (!args.job.empty()) options.job = args.job;
   rp::LoadedPaths loaded;

@@ -15,7 +15,7 @@
 #include "cli/paths/path_load.h"
 #include "cli/paths/path_render.h"
 #include "cli/rail_map_option.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli {
 namespace {
@@ -64,14 +64,14 @@ const rp::JobPaths& chooseJob(const rp::LoadedPaths& loaded, const RenderArgs& a
 
 int runRender(const RenderArgs& args) {
   const rp::RenderOptions options{chooseFormat(args), args.maxHosts};
-  const std::optional<fabric::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+  const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
   rp::LoadOptions loadOptions;
   if (!args.job.empty()) loadOptions.job = args.job;
   const rp::LoadedPaths loaded = rp::loadPathLogs(args.logDir, loadOptions);
   printDiagnostics(loaded.diagnostics);
   const rp::JobPaths& job = chooseJob(loaded, args);
   printDiagnostics(job.diagnostics);
-  const fabric::RailMap* map = railMap ? &*railMap : nullptr;
+  const formats::RailMap* map = railMap ? &*railMap : nullptr;
   const rp::CheckReport report = rp::checkPaths(job, map);
   const rp::PathGraph graph = rp::buildPathGraph(job, report, map);
   const std::string text = rp::renderPaths(graph, report, options);

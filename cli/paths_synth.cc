@@ -86,9 +86,9 @@ void printPlan(const sy::SynthJob& job) {
 
 // A job larger than the cluster is refused before anything is placed, saying how to give a larger one:
 // the default cluster (2 racks, 144 GPUs) holds small jobs only.
-void requireEnoughGpus(const fabric::RailMap& map, int ranks) {
+void requireEnoughGpus(const formats::RailMap& map, int ranks) {
   size_t gpus = 0;
-  for (const fabric::RailMapHost& host : map.hosts) gpus += host.gpus.size();
+  for (const formats::RailMapHost& host : map.hosts) gpus += host.gpus.size();
   if (ranks <= 0 || static_cast<size_t>(ranks) <= gpus) return;
   throw sy::SynthError(std::to_string(ranks) + " ranks need more GPUs than the rail map's " + std::to_string(gpus) +
                        " (" + std::to_string(map.hosts.size()) +
@@ -99,7 +99,7 @@ void requireEnoughGpus(const fabric::RailMap& map, int ranks) {
 
 int runSynth(SynthArgs args) {
   const auto started = std::chrono::steady_clock::now();
-  fabric::RailMap map = sy::loadRailMap(args.fabric, args.railMap);
+  formats::RailMap map = sy::loadRailMap(args.fabric, args.railMap);
   requireEnoughGpus(map, args.job.ranks);
   std::unique_ptr<sy::SynthJob> job = sy::makeSynthJob(args.job, std::move(map));
   bool anyNet = false;

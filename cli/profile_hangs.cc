@@ -28,7 +28,7 @@ struct HangArgs {
 
 int runHangs(const HangArgs& args) {
   try {
-    const std::optional<fabric::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+    const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
     pa::ReadOptions read;
     read.folders = args.logDirs;
     read.folders.insert(read.folders.end(), args.pathLogDirs.begin(), args.pathLogDirs.end());

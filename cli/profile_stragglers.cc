@@ -29,7 +29,7 @@ struct StragglerArgs {
 
 int runStragglers(const StragglerArgs& args) {
   try {
-    const std::optional<fabric::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+    const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
     pa::ReadOptions read;
     read.folders = args.logDirs;
     const pa::ProfileLogs logs = pa::readProfileLogs(read);

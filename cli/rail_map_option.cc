@@ -6,7 +6,7 @@
 
 namespace railtune::cli {
 
-std::optional<fabric::RailMap> railMapFromOptionOrEnv(const std::string& path) {
+std::optional<formats::RailMap> railMapFromOptionOrEnv(const std::string& path) {
   std::string chosen = path;
   if (chosen.empty()) {
     const ParamValue<std::string> fromEnv = readString("RAILTUNE_RAIL_MAP");
@@ -14,7 +14,7 @@ std::optional<fabric::RailMap> railMapFromOptionOrEnv(const std::string& path) {
     chosen = fromEnv.value;
   }
   if (chosen.empty()) return std::nullopt;
-  return fabric::readRailMapFile(chosen);
+  return formats::readRailMapFile(chosen);
 }
 
 }  // namespace railtune::cli

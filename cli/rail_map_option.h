@@ -5,12 +5,12 @@
 #include <optional>
 #include <string>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli {
 
-// Throws fabric::RailMapError naming the file and the field when the file is bad, and
+// Throws formats::RailMapError naming the file and the field when the file is bad, and
 // std::invalid_argument naming the variable when RAILTUNE_RAIL_MAP's value is rejected.
-std::optional<fabric::RailMap> railMapFromOptionOrEnv(const std::string& path);
+std::optional<formats::RailMap> railMapFromOptionOrEnv(const std::string& path);
 
 }  // namespace railtune::cli

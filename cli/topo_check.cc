@@ -11,9 +11,9 @@
 #include "cli/commands.h"
 #include "cli/topo.h"
 #include "fabric/diagnostics.h"
-#include "fabric/rail_map.h"
 #include "fabric/validate.h"
 #include "fabric/yaml_reader.h"
+#include "formats/rail_map.h"
 #include "topo_gen/nccl_xml.h"
 #include "topo_gen/nccl_xml_check.h"
 
@@ -44,12 +44,12 @@ fabric::Diagnostic fromReaderMessage(const std::string& what, const std::string&
   return d;
 }
 
-// The rail map through the reader the plugins use (fabric/rail_map.h), every problem it finds reported.
-bool readRailMapInto(const std::string& path, fabric::RailMap& railMap, fabric::Diagnostics& diagnostics) {
+// The rail map through the reader the plugins use (formats/rail_map.h), every problem it finds reported.
+bool readRailMapInto(const std::string& path, formats::RailMap& railMap, fabric::Diagnostics& diagnostics) {
   try {
-    railMap = fabric::readRailMapFile(path);
+    railMap = formats::readRailMapFile(path);
     return true;
-  } catch (const fabric::RailMapError& e) {
+  } catch (const formats::RailMapError& e) {
     for (const std::string& problem : e.problems()) diagnostics.add(fromReaderMessage(problem, path));
   } catch (const std::exception& e) {
     diagnostics.add(fromReaderMessage(e.what(), path));
@@ -59,7 +59,7 @@ bool readRailMapInto(const std::string& path, fabric::RailMap& railMap, fabric::
 
 void checkTopoFile(const CheckOptions& opts, fabric::Diagnostics& diagnostics) {
   fabric::Host topoHost;
-  fabric::RailMap railMap;
+  formats::RailMap railMap;
   try {
     topoHost = topo::readNcclXmlFile(opts.topoFile);
   } catch (const std::exception& e) {
@@ -101,7 +101,7 @@ int runCheck(const CheckOptions& opts) {
   if (!opts.topoFile.empty()) {
     checkTopoFile(opts, diagnostics);
   } else if (!opts.railMap.empty()) {  // the rail map on its own: what the plugins would make of it
-    fabric::RailMap railMap;
+    formats::RailMap railMap;
     readRailMapInto(opts.railMap, railMap, diagnostics);
   }
   for (const fabric::Diagnostic& d : diagnostics.all()) std::cerr << d.str() << "\n";

@@ -165,7 +165,7 @@ Json stringOrNull(const std::string& s) {
 
 Json headerJson(const DecisionsReport& r) {
   Json j;
-  j["schema"] = kTunerDecisionsSchema;
+  j["schema"] = formats::kTunerDecisionsSchema;
   j["communicator"] =
       Json{{"profile", r.comm.profile}, {"nRanks", r.comm.shape.nRanks},     {"nNodes", r.comm.shape.nNodes},
            {"mnnvl", r.comm.mnnvl},     {"nvlDomains", r.comm.shape.nNodes}, {"ranksPerDomain", r.comm.ranksPerNode}};

@@ -7,12 +7,11 @@
 #include <string>
 
 #include "cli/tuner_rows.h"
+#include "formats/schemas.h"
 
 namespace railtune::cli {
 
 enum class DecisionsFormat { Table, Csv, Json };
-
-inline constexpr const char* kTunerDecisionsSchema = "railtune.tuner-decisions/1";
 
 std::optional<DecisionsFormat> parseDecisionsFormat(const std::string& name);  // "table", "csv", "json"
 std::string formatDecisions(const DecisionsReport& report, DecisionsFormat format);

@@ -24,7 +24,7 @@ constexpr const char* kFaultSites =
 constexpr int64_t kMaxHangTimeoutSeconds = 86400;  // a day: far from overflowing nanoseconds
 constexpr int64_t kMinSlots = 16;                  // at least one operation's worth of events
 constexpr int64_t kMaxSlots = 1 << 20;             // 32-bit slot indices, bounded memory per communicator
-constexpr int64_t kMaxNetStreams = 16;             // the socket transport's kMaxStreams (net_plugin/socket/)
+constexpr int64_t kMaxNetStreams = 16;             // the socket transport's kMaxStreams (net_plugin/transports/socket/)
 
 // Keep in sync with profiler_plugin/capture/mask.cc (a unit test there parses every one).
 constexpr const char* kProfileMaskNames = "coll|p2p|proxyop|proxystep|kernelch|netplugin|all|default|none";

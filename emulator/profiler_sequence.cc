@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "net_plugin/profiler_event.h"
+#include "formats/net_event.h"
 
 namespace railtune::emu {
 

@@ -3,7 +3,7 @@
 // CollApi/P2pApi, KernelLaunch; v5+) from the application thread, the Group and Coll/P2p task events
 // at launch, then from the proxy thread the ProxyOp events per channel and peer, their ProxySteps with
 // their states, the net plugin's NetPlugin events under the steps (railtune's own descriptor,
-// net_plugin/profiler_event.h) and the KernelCh events per channel (v3+; GPU timers from v4).
+// formats/net_event.h) and the KernelCh events per channel (v3+; GPU timers from v4).
 //
 // Descriptors are built as the newest version and the driver narrows them for the bound version,
 // dropping what that version does not know, exactly as NCCL's adapters do; the activation mask

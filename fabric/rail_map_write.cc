@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::fabric {
 namespace {
@@ -51,7 +51,7 @@ ordered hostRecord(const Host& host) {
 std::string writeRailMap(const Fabric& fabric) {
   ordered hosts = ordered::array();
   for (const Host& host : fabric.hosts) hosts.push_back(hostRecord(host));
-  const ordered doc{{"schema", kRailMapSchema},
+  const ordered doc{{"schema", formats::kRailMapSchema},
                     {"cluster", fabric.name},
                     {"rails", fabric.network.rails},
                     {"planes", fabric.network.planes},

@@ -1,4 +1,4 @@
-// Writes the rail map (fabric/rail_map.h, docs/formats.md) for every host of a fabric model.
+// Writes the rail map (formats/rail_map.h, docs/formats.md) for every host of a fabric model.
 #pragma once
 
 #include <string>

@@ -1,7 +1,7 @@
 # railtune_fabric (model, hardware profiles, expansion, validation) and railtune_fabric_yaml (the
 # cluster-description reader and the embedded default cluster). Both are CLI side: they parse YAML
 # with yaml-cpp (railtune_yaml_cpp, cmake/CliLibraries.cmake; the plugins read the rail map through
-# railtune_fabric_io instead).
+# railtune_formats instead).
 
 # The profiles and the default cluster are YAML data files compiled into the binary, so the CLI needs
 # no installed data. Editing one re-runs CMake (CMAKE_CONFIGURE_DEPENDS), which regenerates the header.

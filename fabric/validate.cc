@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "fabric/names.h"
 #include "fabric/profiles.h"
+#include "formats/names.h"
 
 namespace railtune::fabric {
 namespace {
@@ -22,19 +22,19 @@ void checkHostNames(const Fabric& fabric, Diagnostics& out) {
 }
 
 // Host and domain names become Kubernetes node and object names and file names under an output
-// folder; a rack name is a label value (fabric/names.h, docs/fabric.md "Names").
+// folder; a rack name is a label value (formats/names.h, docs/fabric.md "Names").
 void checkNames(const Fabric& fabric, Diagnostics& out) {
   for (const NvlDomain& domain : fabric.domains) {
-    if (const std::string why = dnsSubdomainProblem(domain.name); !why.empty())
-      out.error(domain.loc, "domain name '" + printableName(domain.name) + "' " + why);
+    if (const std::string why = formats::dnsSubdomainProblem(domain.name); !why.empty())
+      out.error(domain.loc, "domain name '" + formats::printableName(domain.name) + "' " + why);
     if (domain.rack.empty() || domain.rack == domain.name) continue;
-    if (const std::string why = labelValueProblem(domain.rack); !why.empty())
-      out.error(domain.loc,
-                "domain " + printableName(domain.name) + ": rack '" + printableName(domain.rack) + "' " + why);
+    if (const std::string why = formats::labelValueProblem(domain.rack); !why.empty())
+      out.error(domain.loc, "domain " + formats::printableName(domain.name) + ": rack '" +
+                                formats::printableName(domain.rack) + "' " + why);
   }
   for (const Host& host : fabric.hosts)
-    if (const std::string why = dnsSubdomainProblem(host.name); !why.empty())
-      out.error(host.loc, "host name '" + printableName(host.name) + "' " + why);
+    if (const std::string why = formats::dnsSubdomainProblem(host.name); !why.empty())
+      out.error(host.loc, "host name '" + formats::printableName(host.name) + "' " + why);
 }
 
 void checkBusIds(const Host& host, Diagnostics& out) {

@@ -8,9 +8,9 @@
 namespace railtune::fabric {
 
 // Appends to `out`: host and domain names that are not DNS-1123 names and rack names that are not
-// Kubernetes label values (fabric/names.h), duplicate host names, duplicate PCI bus ids on a host, NICs without a rail,
-// rails or planes that differ between hosts, GPUs with fewer NVLinks than their profile, domains in
-// two rail groups (or in none), and missing leaves for a (rail group, rail, plane).
+// Kubernetes label values (formats/names.h), duplicate host names, duplicate PCI bus ids on a host, NICs without a
+// rail, rails or planes that differ between hosts, GPUs with fewer NVLinks than their profile, domains in two rail
+// groups (or in none), and missing leaves for a (rail group, rail, plane).
 void validate(const Fabric& fabric, Diagnostics& out);
 
 }  // namespace railtune::fabric

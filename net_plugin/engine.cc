@@ -9,7 +9,7 @@
 
 #include "common/config_digest.h"
 #include "common/identity.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "net_plugin/devices/device_list.h"
 #include "net_plugin/devices/step_aside.h"
 #include "net_plugin/engine.h"
@@ -80,9 +80,9 @@ std::vector<NetDevice> usableDevices(DeviceList list, const Log& log) {
   return usable;
 }
 
-std::shared_ptr<const fabric::RailMap> railMapFor(const std::string& path) {
+std::shared_ptr<const formats::RailMap> railMapFor(const std::string& path) {
   if (path.empty()) return nullptr;
-  return std::make_shared<const fabric::RailMap>(fabric::readRailMapFile(path));
+  return std::make_shared<const formats::RailMap>(formats::readRailMapFile(path));
 }
 
 }  // namespace
@@ -98,7 +98,7 @@ std::unique_ptr<Engine> makeEngine(const EngineOptions& engineOptions, const Log
   listOptions.root = root;
   listOptions.addressFile = stringParam("RAILTUNE_NET_ADDRESS_FILE");
   std::vector<NetDevice> devices;
-  std::shared_ptr<const fabric::RailMap> railMap;
+  std::shared_ptr<const formats::RailMap> railMap;
   try {
     devices = usableDevices(buildDeviceList(listOptions), log);
     railMap = railMapFor(stringParam("RAILTUNE_RAIL_MAP"));

@@ -1,13 +1,13 @@
 // See plugin_connection.h.
 #include "net_plugin/plugin_connection.h"
 
-#include "net_plugin/profiler_event.h"
+#include "formats/net_event.h"
 
 namespace railtune::net {
 
 void* Connection::started(void* parentHandle, size_t bytes) noexcept {
   railtuneNetEventDescr_v1_t event{};
-  event.type = record.direction == pathlog::Direction::Send ? railtuneNetEventSend : railtuneNetEventRecv;
+  event.type = record.direction == formats::path_log::Direction::Send ? railtuneNetEventSend : railtuneNetEventRecv;
   event.connection = record.connection;
   event.device = record.local.device;
   event.hca = hca.c_str();

@@ -6,22 +6,22 @@
 #include <memory>
 #include <string>
 
+#include "formats/path_log.h"
 #include "net_plugin/engine.h"
 #include "net_plugin/pathlog/counters.h"
-#include "net_plugin/pathlog/records.h"
-#include "net_plugin/socket/socket_engine.h"
+#include "net_plugin/transports/transport.h"
 
 namespace railtune::net {
 
-class Connection final : public socket::TransferObserver {
+class Connection final : public TransferObserver {
  public:
   Connection() : counters(std::make_shared<pathlog::ConnectionCounters>()) {}
 
-  // Profiler events (net v10+): railtune's own event type, see profiler_event.h.
+  // Profiler events (net v10+): railtune's own event type, see formats/net_event.h.
   void* started(void* parentHandle, size_t bytes) noexcept override;
   void stopped(void* event) noexcept override;
 
-  pathlog::PathRecord record;  // the connect record; its rank fields are set by the first transfer
+  formats::path_log::PathRecord record;  // the connect record; its rank fields are set by the first transfer
   std::shared_ptr<pathlog::ConnectionCounters> counters;
   bool announced = false;  // the connect record was queued
   ProfilerCallback profiler = nullptr;

@@ -3,7 +3,7 @@
 // transfer names the rank) before handing over to the transport.
 #include <string>
 
-#include "net_plugin/pathlog/handshake.h"
+#include "formats/handshake.h"
 #include "net_plugin/plugin_connection.h"
 #include "net_plugin/plugin_engine.h"
 #include "net_plugin/served_gpu.h"
@@ -11,7 +11,7 @@
 namespace railtune::net {
 namespace {
 
-std::string peerName(const pathlog::HandshakeHeader& peer) {
+std::string peerName(const formats::path_log::HandshakeHeader& peer) {
   return peer.host + " pid " + std::to_string(peer.pid);
 }
 
@@ -22,17 +22,17 @@ std::string railText(int rail) {
 }  // namespace
 
 void* PluginEngine::adopt(void* comm, int vdev, bool send, std::optional<uint64_t> commId) {
-  const socket::SocketEngine::ConnectionFacts facts = transport_->describe(comm);
+  const Transport::ConnectionFacts facts = transport_->describe(comm);
   const auto closeTransport = [&] {
     send ? transport_->closeSend(static_cast<SendComm*>(comm)) : transport_->closeRecv(static_cast<RecvComm*>(comm));
   };
-  const pathlog::HandshakeDecode decoded = pathlog::decodeHandshake(facts.peerPreamble);
+  const formats::path_log::HandshakeDecode decoded = formats::path_log::decodeHandshake(facts.peerPreamble);
   if (!decoded.header) {
     closeTransport();
     throw NetError(ErrorKind::Remote, facts.peer, vdev, "handshake: " + decoded.error);
   }
-  const pathlog::HandshakeHeader& peer = *decoded.header;
-  const pathlog::DigestComparison digest = pathlog::compareDigests(options_.digest, peer);
+  const formats::path_log::HandshakeHeader& peer = *decoded.header;
+  const formats::path_log::DigestComparison digest = formats::path_log::compareDigests(options_.digest, peer);
   if (!digest.match && options_.strict) {
     closeTransport();
     throw NetError(ErrorKind::Remote, peerName(peer), vdev, digest.text + "; RAILTUNE_STRICT=1 fails the connection");
@@ -47,12 +47,12 @@ void* PluginEngine::adopt(void* comm, int vdev, bool send, std::optional<uint64_
   const ServedGpu gpu =
       resolveServedGpu(options_.cudaBusId ? options_.cudaBusId() : currentCudaBusId(), host_, options_.env);
   auto connection = std::make_unique<Connection>();
-  pathlog::PathRecord& record = connection->record;
-  record.kind = pathlog::RecordKind::Connect;
+  formats::path_log::PathRecord& record = connection->record;
+  record.kind = formats::path_log::RecordKind::Connect;
   record.connection = options_.pathLog ? options_.pathLog->newConnection() : 0;
   record.comm = commId;
-  record.direction = send ? pathlog::Direction::Send : pathlog::Direction::Recv;
-  record.transport.assign("socket");
+  record.direction = send ? formats::path_log::Direction::Send : formats::path_log::Direction::Recv;
+  record.transport.assign(transport_->name());
   record.streams = facts.streams;
   record.local.device = vdev;
   record.local.hca.assign(actual.name);
@@ -61,7 +61,7 @@ void* PluginEngine::adopt(void* comm, int vdev, bool send, std::optional<uint64_
   record.local.plane = actual.plane;
   record.local.gpu = gpu.index;
   record.expectedRail = expectedRail(host_, gpu.index);
-  pathlog::describePeer(peer, options_.digest, &record);
+  formats::path_log::describePeer(peer, options_.digest, &record);
   connection->hca = actual.name;
   connection->netdev = actual.netdev;
   connection->peerHost = peer.host;
@@ -82,8 +82,8 @@ void* PluginEngine::adopt(void* comm, int vdev, bool send, std::optional<uint64_
   }
 
   Connection* raw = connection.get();
-  transport_->attach(comm, socket::Attachments{options_.pathLog ? raw->counters.get() : nullptr,
-                                               options_.profiler ? raw : nullptr, raw});
+  transport_->attach(
+      comm, Attachments{options_.pathLog ? raw->counters.get() : nullptr, options_.profiler ? raw : nullptr, raw});
   std::lock_guard lock(setupMutex_);
   connections_[comm] = std::move(connection);
   return comm;
@@ -93,7 +93,7 @@ void* PluginEngine::adopt(void* comm, int vdev, bool send, std::optional<uint64_
 // this rank and a receive names the peer's.
 void PluginEngine::announce(Connection& connection, int tag) {
   connection.announced = true;
-  if (connection.record.direction == pathlog::Direction::Send) {
+  if (connection.record.direction == formats::path_log::Direction::Send) {
     connection.record.rank = tag;
   } else {
     connection.record.remote.rank = tag;
@@ -113,11 +113,11 @@ void PluginEngine::close(void* comm, bool send) {
       connections_.erase(it);
     }
   }
-  if (connection) transport_->attach(comm, socket::Attachments{});  // the closed shell keeps no pointer to it
+  if (connection) transport_->attach(comm, Attachments{});  // the closed shell keeps no pointer to it
   if (!connection || !options_.pathLog) return;
   if (!connection->announced) options_.pathLog->record(connection->record, connection->counters);
-  pathlog::PathRecord closing;
-  closing.kind = pathlog::RecordKind::Close;
+  formats::path_log::PathRecord closing;
+  closing.kind = formats::path_log::RecordKind::Close;
   closing.connection = connection->record.connection;
   closing.comm = connection->record.comm;
   closing.rank = connection->record.rank;

@@ -6,14 +6,12 @@
 
 #include <cstring>
 
-#include "net_plugin/pathlog/handshake.h"
+#include "formats/handshake.h"
 #include "net_plugin/plugin_connection.h"
 #include "net_plugin/served_gpu.h"
 
 namespace railtune::net {
 namespace {
-
-static_assert(socket::kPreambleBytes == pathlog::kHandshakeBytes, "the handshake header travels as the preamble");
 
 constexpr int kWarningsBeforeQuiet = 4;  // per kind of finding; the path log keeps every one
 
@@ -28,7 +26,7 @@ TransportLimits socketLimits(const socket::SocketEngineOptions& options) {
 }
 
 std::vector<std::byte> preambleFor(const NetDevice& device, int index, const PluginOptions& options) {
-  pathlog::HandshakeHeader header;
+  formats::path_log::HandshakeHeader header;
   header.host = options.identity.host;
   header.pid = options.identity.pid;
   header.device = index;
@@ -36,7 +34,7 @@ std::vector<std::byte> preambleFor(const NetDevice& device, int index, const Plu
   header.rail = device.rail;
   header.plane = device.plane;
   header.digest = options.digest;
-  const pathlog::HandshakeBytes bytes = pathlog::encodeHandshake(header);
+  const formats::path_log::HandshakeBytes bytes = formats::path_log::encodeHandshake(header);
   return std::vector<std::byte>(bytes.begin(), bytes.end());
 }
 

@@ -1,5 +1,5 @@
 // PluginEngine: what NCCL talks to when railtune carries the traffic. It owns the device table
-// (virtual devices, NIC fusion), the transport (sockets today; verbs will sit beside it), and what
+// (virtual devices, NIC fusion), one transport (transports/transport.h: sockets today), and what
 // the plugin adds on top of any transport:
 //   - the handshake header each connection sends in its preamble, and the checks on the peer's
 //     (a peer that is not railtune fails the connection; a configuration digest that differs is a
@@ -7,7 +7,7 @@
 //   - the rail check: the actual rail of the NIC a connection leaves through against the rail the
 //     rail map gives the GPU it serves (served_gpu.h); a mismatch is a WARN and is marked in the log;
 //   - the path log records of each connection and its traffic counters;
-//   - profiler events naming the NIC of every transfer (profiler_event.h).
+//   - profiler events naming the NIC of every transfer (formats/net_event.h).
 // See docs/net.md.
 #pragma once
 
@@ -24,11 +24,12 @@
 
 #include "common/identity.h"
 #include "common/log.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "net_plugin/devices/device_table.h"
 #include "net_plugin/engine.h"
 #include "net_plugin/pathlog/writer.h"
-#include "net_plugin/socket/socket_engine.h"
+#include "net_plugin/transports/socket/socket_engine.h"
+#include "net_plugin/transports/transport.h"
 
 namespace railtune::net {
 
@@ -37,7 +38,7 @@ struct PluginOptions {
   uint64_t digest = 0;  // common/config_digest.h, computed at init
   bool strict = false;  // RAILTUNE_STRICT: a digest mismatch fails the connection
   socket::SocketEngineOptions socket;
-  std::shared_ptr<const fabric::RailMap> railMap;   // NULL: none
+  std::shared_ptr<const formats::RailMap> railMap;  // NULL: none
   std::string railMapHost;                          // this host's name in it
   std::optional<std::pair<int, int>> misbind;       // physical device FROM leaves through TO (a fault, for tests)
   std::unique_ptr<pathlog::PathLogWriter> pathLog;  // NULL: no path log
@@ -56,7 +57,7 @@ class PluginEngine final : public Engine {
   PluginEngine(const PluginEngine&) = delete;
   PluginEngine& operator=(const PluginEngine&) = delete;
 
-  const char* name() const override { return "socket"; }
+  const char* name() const override { return transport_->name(); }
   int deviceCount() override { return table_.count(); }
   DeviceProperties properties(int dev) override { return table_.properties(dev); }
   int makeVirtualDevice(std::span<const int> members, size_t maxMembers) override;
@@ -88,10 +89,10 @@ class PluginEngine final : public Engine {
 
   Log log_;
   PluginOptions options_;
-  const fabric::RailMapHost* host_ = nullptr;  // into options_.railMap
+  const formats::RailMapHost* host_ = nullptr;  // into options_.railMap
   DeviceTable table_;
-  std::unique_ptr<socket::SocketEngine> transport_;
-  std::mutex setupMutex_;  // listeners_ and connections_: setup and close only
+  std::unique_ptr<Transport> transport_;  // the socket transport today (docs/net.md)
+  std::mutex setupMutex_;                 // listeners_ and connections_: setup and close only
   std::map<void*, ListenerInfo> listeners_;
   std::map<void*, std::unique_ptr<Connection>> connections_;
   std::atomic<int> railWarnings_{0}, digestWarnings_{0};

@@ -70,12 +70,12 @@ bool sameBusId(const std::string& a, const std::string& b) {
   return fa && fb && *fa == *fb;
 }
 
-ServedGpu resolveServedGpu(const std::optional<std::string>& busId, const fabric::RailMapHost* host, EnvLookup env) {
+ServedGpu resolveServedGpu(const std::optional<std::string>& busId, const formats::RailMapHost* host, EnvLookup env) {
   ServedGpu served;
   if (busId) {
     served.source = "CUDA device " + *busId;
     if (host == nullptr) return served;
-    for (const fabric::RailMapGpu& gpu : host->gpus) {
+    for (const formats::RailMapGpu& gpu : host->gpus) {
       if (sameBusId(gpu.busId, *busId)) {
         served.index = gpu.index;
         return served;
@@ -99,9 +99,9 @@ ServedGpu resolveServedGpu(const std::optional<std::string>& busId, const fabric
   return served;
 }
 
-int expectedRail(const fabric::RailMapHost* host, int gpuIndex) {
+int expectedRail(const formats::RailMapHost* host, int gpuIndex) {
   if (host == nullptr || gpuIndex < 0) return -1;
-  for (const fabric::RailMapGpu& gpu : host->gpus) {
+  for (const formats::RailMapGpu& gpu : host->gpus) {
     if (gpu.index == gpuIndex) return gpu.nics.empty() ? -1 : gpu.nics.front().rail;
   }
   return -1;

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "common/params.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::net {
 
@@ -32,10 +32,10 @@ bool sameBusId(const std::string& a, const std::string& b);
 
 // `busId`: currentCudaBusId() (passed in so tests need no CUDA). `host`: this host's rail map entry,
 // or NULL.
-ServedGpu resolveServedGpu(const std::optional<std::string>& busId, const fabric::RailMapHost* host,
+ServedGpu resolveServedGpu(const std::optional<std::string>& busId, const formats::RailMapHost* host,
                            EnvLookup env = processEnv);
 
 // The rail of the GPU's first NIC in the rail map; -1 when the GPU or the map is unknown.
-int expectedRail(const fabric::RailMapHost* host, int gpuIndex);
+int expectedRail(const formats::RailMapHost* host, int gpuIndex);
 
 }  // namespace railtune::net

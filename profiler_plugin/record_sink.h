@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include "profiler_plugin/record.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler {
 

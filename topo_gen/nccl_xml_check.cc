@@ -9,9 +9,9 @@
 namespace railtune::topo {
 namespace {
 
-const fabric::RailMapNic* findMapNic(const fabric::RailMapHost& host, const std::string& hca, int port) {
-  for (const fabric::RailMapGpu& gpu : host.gpus)
-    for (const fabric::RailMapNic& nic : gpu.nics)
+const formats::RailMapNic* findMapNic(const formats::RailMapHost& host, const std::string& hca, int port) {
+  for (const formats::RailMapGpu& gpu : host.gpus)
+    for (const formats::RailMapNic& nic : gpu.nics)
       if (nic.hca == hca && nic.port == port) return &nic;
   return nullptr;
 }
@@ -62,16 +62,16 @@ void checkPlaneGuids(const fabric::Fabric& fabric, fabric::Diagnostics& out) {
   }
 }
 
-void checkTopoAgainstRailMap(const fabric::Host& topoHost, const fabric::RailMap& railMap, const std::string& hostName,
+void checkTopoAgainstRailMap(const fabric::Host& topoHost, const formats::RailMap& railMap, const std::string& hostName,
                              const fabric::SourceLoc& topoFile, fabric::Diagnostics& diagnostics) {
   const std::string name = hostName.empty() ? topoHost.name : hostName;
-  const fabric::RailMapHost* mapHost = railMap.findHost(name);
+  const formats::RailMapHost* mapHost = railMap.findHost(name);
   if (mapHost == nullptr) return diagnostics.error(topoFile, "host " + name + ": not in the rail map");
   std::vector<std::string> out;
   const std::string prefix = "host " + name + ": ";
   for (const fabric::Nic& nic : topoHost.nics) {
     if (nic.hca.empty()) continue;  // a partial file's PCI function without <net>
-    const fabric::RailMapNic* m = findMapNic(*mapHost, nic.hca, nic.port);
+    const formats::RailMapNic* m = findMapNic(*mapHost, nic.hca, nic.port);
     if (m == nullptr) {
       out.push_back(prefix + "NIC " + nicName(nic.hca, nic.port) + " is in the topology file but not in the rail map");
       continue;
@@ -83,8 +83,8 @@ void checkTopoAgainstRailMap(const fabric::Host& topoHost, const fabric::RailMap
       out.push_back(prefix + "NIC " + nicName(nic.hca, nic.port) + ": topology file says plane " +
                     std::to_string(nic.plane) + ", rail map says plane " + std::to_string(m->plane));
   }
-  for (const fabric::RailMapGpu& gpu : mapHost->gpus)
-    for (const fabric::RailMapNic& m : gpu.nics)
+  for (const formats::RailMapGpu& gpu : mapHost->gpus)
+    for (const formats::RailMapNic& m : gpu.nics)
       if (findTopoNic(topoHost, m.hca, m.port) == nullptr)
         out.push_back(prefix + "NIC " + nicName(m.hca, m.port) + " is in the rail map but not in the topology file");
   for (std::string& message : out) diagnostics.error(topoFile, std::move(message));
@@ -93,15 +93,15 @@ void checkTopoAgainstRailMap(const fabric::Host& topoHost, const fabric::RailMap
 void checkTopoFileAgainstRailMap(const std::string& topoPath, const std::string& railMapPath,
                                  const std::string& hostName, fabric::Diagnostics& out) {
   fabric::Host topoHost;
-  fabric::RailMap railMap;
+  formats::RailMap railMap;
   try {
     topoHost = readNcclXmlFile(topoPath);
   } catch (const NcclXmlError& e) {
     return out.error(e.where(), e.reason());
   }
   try {
-    railMap = fabric::readRailMapFile(railMapPath);
-  } catch (const fabric::RailMapError& e) {
+    railMap = formats::readRailMapFile(railMapPath);
+  } catch (const formats::RailMapError& e) {
     // Each problem reads "PATH:LINE:COLUMN: reason" or "PATH: reason"; the diagnostic carries the position.
     for (const std::string& problem : e.problems()) {
       fabric::SourceLoc loc{railMapPath, 0, 0};

@@ -8,7 +8,7 @@
 
 #include "fabric/diagnostics.h"
 #include "fabric/model.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::topo {
 
@@ -27,7 +27,7 @@ void checkPlaneGuids(const fabric::Fabric& fabric, fabric::Diagnostics& out);
 // `topoHost` is a topology file read back (readNcclXml); `hostName` names its entry in the rail map
 // ("" = the file's <system name>). Reports NICs whose rail or plane differ, NICs the file has and the map
 // lacks, and the other way round. Reported at `topoFile` (the topology file's path).
-void checkTopoAgainstRailMap(const fabric::Host& topoHost, const fabric::RailMap& railMap, const std::string& hostName,
+void checkTopoAgainstRailMap(const fabric::Host& topoHost, const formats::RailMap& railMap, const std::string& hostName,
                              const fabric::SourceLoc& topoFile, fabric::Diagnostics& out);
 
 // The same from files: reads the topology file and the rail map, and reports either file's parse error

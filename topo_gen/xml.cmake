@@ -5,4 +5,4 @@ add_library(railtune_topo_xml STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/nccl_xml_read.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/nccl_xml_check.cc
   ${PROJECT_SOURCE_DIR}/fabric/rail_map_write.cc)
-target_link_libraries(railtune_topo_xml PUBLIC railtune_fabric railtune_fabric_io railtune_pugixml)
+target_link_libraries(railtune_topo_xml PUBLIC railtune_fabric railtune_formats railtune_pugixml)

@@ -10,37 +10,24 @@
 #include <string>
 
 #include "common/log.h"
+#include "formats/nccl_enums.h"
 
 namespace railtune::tuner {
 
-// The collectives that reach a tuner; values equal NCCL's ncclFunc_t 0..4.
-enum class Collective : int { Broadcast = 0, Reduce = 1, AllGather = 2, ReduceScatter = 3, AllReduce = 4 };
-inline constexpr int kNumCollectives = 5;
-
-// Values equal NCCL's NCCL_ALGO_* / NCCL_PROTO_* (the cost table is indexed by them).
-enum class Algorithm : int { Tree = 0, Ring, CollNetDirect, CollNetChain, Nvls, NvlsTree, Pat };
-enum class Protocol : int { LL = 0, LL128, Simple };
-inline constexpr int kNumAlgorithms = 7;
-inline constexpr int kNumProtocols = 3;
-inline constexpr int kNumHwLinks = 3;
-inline constexpr int kNumCompCaps = 4;
-inline constexpr int kNumTuningScales = 3;
-
-const char* collectiveName(Collective c);  // "AllReduce"
-const char* algorithmName(Algorithm a);    // "NVLSTree", NCCL's spelling
-const char* protocolName(Protocol p);      // "LL128"
-
-// Our copy of NCCL's cost-model constants (v5+). An engine may edit it in init; NCCL then builds
-// its own model from the edited values. Same shape and units as NCCL's (us, GB/s).
-struct CostModelConstants {
-  double baseLatencies[kNumAlgorithms][kNumProtocols];
-  double hwLatencies[kNumHwLinks][kNumAlgorithms][kNumProtocols];
-  double llMaxBws[kNumCompCaps][kNumTuningScales];
-  double perChMaxRingLL128Bws[kNumCompCaps][kNumTuningScales];
-  double perChMaxTreeLL128Bws[kNumCompCaps][kNumTuningScales];
-  double perChMaxTreeBws[kNumCompCaps][kNumTuningScales];
-  double perChMaxNVLSTreeBws[kNumCompCaps][kNumTuningScales];
-};
+// NCCL's vocabulary (formats/nccl_enums.h), named unqualified in the tuner.
+using formats::Algorithm;
+using formats::algorithmName;
+using formats::Collective;
+using formats::collectiveName;
+using formats::CostModelConstants;  // our copy of NCCL's constants (v5+): an engine may edit it in init
+using formats::kNumAlgorithms;
+using formats::kNumCollectives;
+using formats::kNumCompCaps;
+using formats::kNumHwLinks;
+using formats::kNumProtocols;
+using formats::kNumTuningScales;
+using formats::Protocol;
+using formats::protocolName;
 
 struct NvlDomainInfo {
   int nDomains = 0;

@@ -10,7 +10,7 @@
 #include "common/config_digest.h"
 #include "common/params.h"
 #include "common/regular_file.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune::tuner {
@@ -68,7 +68,7 @@ ModelMode readModelMode() {
 struct CachedRailMap {
   FileStamp stamp;
   std::string bytes;
-  std::shared_ptr<const fabric::RailMap> map;  // null when it does not parse
+  std::shared_ptr<const formats::RailMap> map;  // null when it does not parse
   std::string error;
 };
 
@@ -91,7 +91,7 @@ CachedRailMap loadRailMap(const std::string& path) {
   }
   loaded.bytes = std::move(file.bytes);
   try {
-    loaded.map = std::make_shared<const fabric::RailMap>(fabric::parseRailMap(loaded.bytes, path));
+    loaded.map = std::make_shared<const formats::RailMap>(formats::parseRailMap(loaded.bytes, path));
   } catch (const std::exception& e) {  // the digest still covers whatever bytes were read
     loaded.error = e.what();
   }

@@ -11,7 +11,7 @@
 
 #include "tuner_plugin/rules/rule.h"
 
-namespace railtune::fabric {
+namespace railtune::formats {
 struct RailMap;
 }
 
@@ -25,8 +25,8 @@ struct TunerConfig {
   const char* rulesVariable;                    // "RAILTUNE_TUNER_CONFIG" or "NCCL_TUNER_CONFIG_FILE" (nullptr = none)
   std::shared_ptr<const rules::RuleSet> rules;  // null = no rules
   std::string railMapPath;                      // RAILTUNE_RAIL_MAP, "" = none
-  std::shared_ptr<const fabric::RailMap> railMap;  // parsed once per file; null = none or unusable
-  std::string railMapError;                        // why a named rail map is unusable, "" = fine
+  std::shared_ptr<const formats::RailMap> railMap;  // parsed once per file; null = none or unusable
+  std::string railMapError;                         // why a named rail map is unusable, "" = fine
   ModelMode model = ModelMode::Advise;
   uint64_t digest = 0;
   std::string describe() const;  // "rules FILE (N rules, from VAR), rail map FILE, model advise, digest HEX"

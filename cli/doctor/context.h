@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::doctor {
 

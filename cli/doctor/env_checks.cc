@@ -27,10 +27,10 @@ std::string readError(const ParamSpec& spec) {
   return "unknown parameter type";
 }
 
-std::set<std::string> railHcas(const fabric::RailMapHost& host) {
+std::set<std::string> railHcas(const formats::RailMapHost& host) {
   std::set<std::string> hcas;
-  for (const fabric::RailMapGpu& gpu : host.gpus)
-    for (const fabric::RailMapNic& nic : gpu.nics) hcas.insert(nic.hca);
+  for (const formats::RailMapGpu& gpu : host.gpus)
+    for (const formats::RailMapNic& nic : gpu.nics) hcas.insert(nic.hca);
   return hcas;
 }
 
@@ -41,11 +41,11 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 // NCCL_IB_HCA in NCCL's syntax (if_filter.h): rail HCAs it rejects, and entries no rail HCA matches.
-void checkIbHca(const std::string& value, const fabric::RailMapHost& host, Report& report) {
+void checkIbHca(const std::string& value, const formats::RailMapHost& host, Report& report) {
   const net::IfFilter filter = net::parseIfFilter(value, net::kMaxIbHcaEntries);
   std::vector<std::string> excluded;
-  for (const fabric::RailMapGpu& gpu : host.gpus)
-    for (const fabric::RailMapNic& nic : gpu.nics)
+  for (const formats::RailMapGpu& gpu : host.gpus)
+    for (const formats::RailMapNic& nic : gpu.nics)
       if (!net::matchIfFilter(filter, nic.hca, nic.port).accepted)
         excluded.push_back(nic.hca + ":" + std::to_string(nic.port));
   const std::set<std::string> hcas = railHcas(host);
@@ -69,7 +69,7 @@ void checkIbHca(const std::string& value, const fabric::RailMapHost& host, Repor
     report.add("env.NCCL_IB_HCA", Status::Ok, head + ": every rail HCA is accepted");
 }
 
-void checkCrossNic(const std::string& value, const fabric::RailMap* railMap, Report& report) {
+void checkCrossNic(const std::string& value, const formats::RailMap* railMap, Report& report) {
   const bool railOptimized = railMap != nullptr && railMap->rails > 1;
   if (value == "1" && railOptimized)
     report.add("env.NCCL_CROSS_NIC", Status::Warn,
@@ -128,8 +128,8 @@ void checkRailtuneVariables(Report& report) {
   if (!bad) report.add("env.railtune", Status::Ok, std::to_string(set) + " RAILTUNE_* variable(s) set, all accepted");
 }
 
-void checkNcclVariables(const DoctorOptions& options, const fabric::RailMap* railMap,
-                        const fabric::RailMapHost* railHost, Report& report) {
+void checkNcclVariables(const DoctorOptions& options, const formats::RailMap* railMap,
+                        const formats::RailMapHost* railHost, Report& report) {
   if (const auto hca = processEnv("NCCL_IB_HCA")) {
     if (railHost != nullptr)
       checkIbHca(*hca, *railHost, report);

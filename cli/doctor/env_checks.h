@@ -6,14 +6,14 @@
 
 #include "cli/doctor/check.h"
 #include "cli/doctor/context.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::doctor {
 
 void checkRailtuneVariables(Report& report);
 
 // railHost: this host's rail map entry, nullptr when there is none.
-void checkNcclVariables(const DoctorOptions& options, const fabric::RailMap* railMap,
-                        const fabric::RailMapHost* railHost, Report& report);
+void checkNcclVariables(const DoctorOptions& options, const formats::RailMap* railMap,
+                        const formats::RailMapHost* railHost, Report& report);
 
 }  // namespace railtune::cli::doctor

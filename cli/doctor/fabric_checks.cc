@@ -24,9 +24,9 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-size_t nicCount(const fabric::RailMapHost& host) {
+size_t nicCount(const formats::RailMapHost& host) {
   size_t n = 0;
-  for (const fabric::RailMapGpu& gpu : host.gpus) n += gpu.nics.size();
+  for (const formats::RailMapGpu& gpu : host.gpus) n += gpu.nics.size();
   return n;
 }
 
@@ -66,7 +66,7 @@ RailMapState checkRailMap(const DoctorOptions& options, const std::string& hostN
   }
   const std::string head =
       source + ": cluster " + state.map->cluster + ", " + std::to_string(state.map->rails) + " rail(s)";
-  const fabric::RailMapHost* host = state.host();
+  const formats::RailMapHost* host = state.host();
   if (host == nullptr)
     report.add("fabric.rail_map", Status::Warn,
                head + ", no entry for host " + hostName +
@@ -90,7 +90,7 @@ void checkNics(const DoctorOptions& options, const RailMapState& railMap, Report
     report.add("fabric.nics", Status::Skip, "no RDMA device under " + where + " (not present here)");
     return;
   }
-  const fabric::RailMapHost* host = railMap.host();
+  const formats::RailMapHost* host = railMap.host();
   if (host == nullptr) {
     report.add("fabric.nics", Status::Skip,
                std::to_string(found.size()) + " RDMA device(s) (" + joined(names) +
@@ -99,8 +99,8 @@ void checkNics(const DoctorOptions& options, const RailMapState& railMap, Report
   }
   std::vector<std::string> missing, down;
   std::set<std::string> mapped;
-  for (const fabric::RailMapGpu& gpu : host->gpus)
-    for (const fabric::RailMapNic& nic : gpu.nics) {
+  for (const formats::RailMapGpu& gpu : host->gpus)
+    for (const formats::RailMapNic& nic : gpu.nics) {
       mapped.insert(nic.hca);
       auto it = found.find(nic.hca);
       const std::string state = it == found.end() ? "" : portState(*it->second, nic.port);

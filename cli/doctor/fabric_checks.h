@@ -9,14 +9,14 @@
 
 #include "cli/doctor/check.h"
 #include "cli/doctor/context.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::doctor {
 
 struct RailMapState {
-  std::optional<fabric::RailMap> map;
+  std::optional<formats::RailMap> map;
   std::string hostName;  // the host doctor looks for in the map
-  const fabric::RailMapHost* host() const { return map ? map->findHost(hostName) : nullptr; }
+  const formats::RailMapHost* host() const { return map ? map->findHost(hostName) : nullptr; }
 };
 
 RailMapState checkRailMap(const DoctorOptions& options, const std::string& hostName, Report& report);

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/doctor/check.h"
+#include "formats/schemas.h"
 
 namespace railtune::cli::doctor {
 
@@ -59,7 +60,7 @@ std::string renderText(const Report& report) {
 
 std::string renderJson(const Report& report, const std::string& host, const std::string& version) {
   nlohmann::ordered_json doc;
-  doc["schema"] = "railtune.doctor.v1";
+  doc["schema"] = formats::kDoctorSchema;
   doc["railtune_version"] = version;
   doc["host"] = host;
   doc["exit_status"] = report.exitStatus();

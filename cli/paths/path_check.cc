@@ -101,7 +101,7 @@ int CheckReport::violations() const {
                                         [](const Finding& f) { return f.severity == Severity::Violation; }));
 }
 
-CheckReport checkPaths(const JobPaths& job, const fabric::RailMap* railMap) {
+CheckReport checkPaths(const JobPaths& job, const formats::RailMap* railMap) {
   CheckReport report;
   report.job = job.job;
   report.hosts = static_cast<int>(job.hosts.size());

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/paths/path_model.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::paths {
 
@@ -74,6 +74,6 @@ struct CheckReport {
 
 // railMap may be null: expected rails then come from the records alone, and unused rails are those
 // below the highest rail seen.
-CheckReport checkPaths(const JobPaths& job, const fabric::RailMap* railMap);
+CheckReport checkPaths(const JobPaths& job, const formats::RailMap* railMap);
 
 }  // namespace railtune::cli::paths

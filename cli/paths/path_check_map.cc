@@ -13,15 +13,15 @@ std::string key(const std::string& host, const std::string& item) {
 
 }  // namespace
 
-RailMapIndex::RailMapIndex(const fabric::RailMap* map) {
+RailMapIndex::RailMapIndex(const formats::RailMap* map) {
   if (map == nullptr) return;
   present_ = true;
   std::set<int> rails;
   for (int r = 0; r < map->rails; ++r) rails.insert(r);
-  for (const fabric::RailMapHost& host : map->hosts) {
-    for (const fabric::RailMapGpu& gpu : host.gpus) {
+  for (const formats::RailMapHost& host : map->hosts) {
+    for (const formats::RailMapGpu& gpu : host.gpus) {
       std::vector<int>& gpuRails = gpus_[key(host.name, std::to_string(gpu.index))];
-      for (const fabric::RailMapNic& nic : gpu.nics) {
+      for (const formats::RailMapNic& nic : gpu.nics) {
         nics_.emplace(key(host.name, nic.hca), nic.rail);
         if (nic.rail >= 0) rails.insert(nic.rail);
         if (std::find(gpuRails.begin(), gpuRails.end(), nic.rail) == gpuRails.end()) gpuRails.push_back(nic.rail);

@@ -7,13 +7,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::paths::detail {
 
 class RailMapIndex {
  public:
-  explicit RailMapIndex(const fabric::RailMap* map);
+  explicit RailMapIndex(const formats::RailMap* map);
 
   bool present() const { return present_; }
   // The rail of `hca` on `host`; empty when the map does not list it.

@@ -10,13 +10,12 @@
 #include <simdjson.h>
 
 #include "cli/paths/path_file.h"
-#include "net_plugin/pathlog/records_internal.h"
 
 namespace railtune::cli::paths::detail {
 namespace {
 
 namespace ond = simdjson::ondemand;
-namespace pl = net::pathlog;
+namespace pl = formats::path_log;
 
 static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING, "path_file.h's padding must cover simdjson's read-ahead");
 
@@ -71,7 +70,7 @@ bool readText(ond::value value, size_t maxLength, std::string_view* out) {
 }
 
 template <size_t N>
-bool readFixed(ond::value value, pl::FixedText<N>* out) {
+bool readFixed(ond::value value, formats::InlineText<N>* out) {
   std::string_view text;
   if (!readText(value, N - 1, &text)) return false;
   out->assign(text);
@@ -292,7 +291,7 @@ bool readIdentityKey(int key, ond::value v, pl::ParsedRecord* out, TopLevel* top
   std::string_view text;
   switch (key) {
     case kSchema:
-      return readText(v, 64, &text) && text == pl::kPathLogSchema;
+      return readText(v, 64, &text) && text == formats::kPathLogSchema;
     case kJob:
       if (!readText(v, 4096, &text) || text.empty()) return false;
       out->identity.job.assign(text);
@@ -366,7 +365,7 @@ bool finishRecord(uint32_t seen, const TopLevel& top, pl::PathRecord* r) {
     r->kind = pl::RecordKind::Connect;
     if (extra != kConnect || (top.direction != "send" && top.direction != "recv")) return false;
     r->direction = top.direction == "send" ? pl::Direction::Send : pl::Direction::Recv;
-    const std::optional<bool> match = net::pathlog::detail::railMatch(r->expectedRail, r->local.rail);
+    const std::optional<bool> match = formats::path_log::railMatch(r->expectedRail, r->local.rail);
     return top.railMatch == (match ? (*match ? 1 : 0) : 2);
   }
   if (top.record == "snapshot" || top.record == "close") {

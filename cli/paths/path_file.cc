@@ -8,14 +8,15 @@
 
 #include "cli/paths/log_lines.h"
 #include "cli/paths/path_fast_parse.h"
-#include "net_plugin/pathlog/records.h"
+#include "formats/path_log.h"
+#include "formats/schemas.h"
 
 namespace railtune::cli::paths::detail {
 namespace {
 
-namespace pl = net::pathlog;
+namespace pl = formats::path_log;
 
-constexpr std::string_view kPathLogPrefix = "railtune.path_log.";
+constexpr std::string_view kPathLogPrefix = formats::kPathLogFamily;
 
 bool endsWith(std::string_view text, std::string_view tail) {
   return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
@@ -37,7 +38,7 @@ std::string schemaOf(std::string_view line) {
 }
 
 FileKind kindOfSchema(const std::string& schema) {
-  if (schema == pl::kPathLogSchema) return FileKind::PathLog;
+  if (schema == formats::kPathLogSchema) return FileKind::PathLog;
   if (schema.starts_with(kPathLogPrefix)) return FileKind::UnknownVersion;
   if (schema.starts_with("railtune.")) return FileKind::OtherRailtune;
   return FileKind::Foreign;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::paths {
 

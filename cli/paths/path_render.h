@@ -17,7 +17,7 @@
 
 #include "cli/paths/path_check.h"
 #include "cli/paths/path_model.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::paths {
 
@@ -90,7 +90,7 @@ struct PathGraph {
   int hostCount() const;
 };
 
-PathGraph buildPathGraph(const JobPaths& job, const CheckReport& report, const fabric::RailMap* railMap);
+PathGraph buildPathGraph(const JobPaths& job, const CheckReport& report, const formats::RailMap* railMap);
 
 // The large-job view: per rack, and per (rack, rail switch) the connections with an end there.
 struct RackSummary {

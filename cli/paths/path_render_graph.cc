@@ -25,7 +25,7 @@ struct HostDraft {
 
 class GraphBuilder {
  public:
-  GraphBuilder(const JobPaths& job, const fabric::RailMap* railMap) : job_(job), railMap_(railMap) {}
+  GraphBuilder(const JobPaths& job, const formats::RailMap* railMap) : job_(job), railMap_(railMap) {}
   PathGraph build(const CheckReport& report);
 
  private:
@@ -38,7 +38,7 @@ class GraphBuilder {
   void addLinks(const CheckReport& report);
 
   const JobPaths& job_;
-  const fabric::RailMap* railMap_;
+  const formats::RailMap* railMap_;
   bool planes_ = false;
   std::unordered_map<std::string, HostDraft> drafts_;
   std::unordered_map<std::string, std::pair<int, int>> hostIndex_;  // name -> (rack, host)
@@ -50,13 +50,13 @@ HostDraft& GraphBuilder::draft(const std::string& host) {
   auto [it, inserted] = drafts_.try_emplace(host);
   if (!inserted) return it->second;
   HostDraft& d = it->second;
-  const fabric::RailMapHost* mapped = railMap_ ? railMap_->findHost(host) : nullptr;
+  const formats::RailMapHost* mapped = railMap_ ? railMap_->findHost(host) : nullptr;
   if (mapped == nullptr) return d;
   d.rack = mapped->domain;
   d.unknownRack = false;
-  for (const fabric::RailMapGpu& gpu : mapped->gpus) {
+  for (const formats::RailMapGpu& gpu : mapped->gpus) {
     auto& bound = d.gpus[gpu.index];
-    for (const fabric::RailMapNic& nic : gpu.nics) {
+    for (const formats::RailMapNic& nic : gpu.nics) {
       bound.insert(nic.hca);
       d.nics.try_emplace(nic.hca, RenderNic{nic.hca, nic.rail, nic.plane});
     }
@@ -152,7 +152,7 @@ int PathGraph::hostCount() const {
   return count;
 }
 
-PathGraph buildPathGraph(const JobPaths& job, const CheckReport& report, const fabric::RailMap* railMap) {
+PathGraph buildPathGraph(const JobPaths& job, const CheckReport& report, const formats::RailMap* railMap) {
   return GraphBuilder(job, railMap).build(report);
 }
 

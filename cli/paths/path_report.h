@@ -8,10 +8,9 @@
 
 #include "cli/paths/path_check.h"
 #include "cli/paths/path_load.h"
+#include "formats/schemas.h"
 
 namespace railtune::cli::paths {
-
-inline constexpr const char* kPathsCheckSchema = "railtune.paths_check.v1";
 
 // One job's joined logs and what the check found in them.
 struct CheckedJob {

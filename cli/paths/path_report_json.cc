@@ -93,7 +93,7 @@ const char* findingKindName(FindingKind kind) {
 std::string renderCheckJson(const std::vector<CheckedJob>& jobs,
                             const std::vector<InputDiagnostic>& folderDiagnostics) {
   json out;
-  out["schema"] = kPathsCheckSchema;
+  out["schema"] = formats::kPathsCheckSchema;
   out["jobs"] = json::array();
   int violations = 0;
   for (const CheckedJob& job : jobs) {

@@ -18,6 +18,6 @@ add_library(railtune_paths STATIC
   ${CMAKE_CURRENT_LIST_DIR}/path_check_notes.cc
   ${CMAKE_CURRENT_LIST_DIR}/path_report_table.cc
   ${CMAKE_CURRENT_LIST_DIR}/path_report_json.cc)
-target_link_libraries(railtune_paths PUBLIC railtune_net_pathlog railtune_fabric_io railtune_log_input
+target_link_libraries(railtune_paths PUBLIC railtune_net_pathlog railtune_formats railtune_log_input
                       PRIVATE nlohmann_json::nlohmann_json simdjson::simdjson)
 target_link_libraries(railtune PRIVATE railtune_paths)

@@ -13,5 +13,5 @@ add_library(railtune_paths_render STATIC
   ${CMAKE_CURRENT_LIST_DIR}/path_render_svg_racks.cc
   ${CMAKE_CURRENT_LIST_DIR}/path_render_html.cc
   ${CMAKE_CURRENT_LIST_DIR}/path_render_dot.cc)
-target_link_libraries(railtune_paths_render PUBLIC railtune_paths railtune_fabric_io)
+target_link_libraries(railtune_paths_render PUBLIC railtune_paths railtune_formats)
 target_link_libraries(railtune PRIVATE railtune_paths_render)

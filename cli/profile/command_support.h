@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/profile/logs.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::profile {
 

@@ -1,5 +1,5 @@
 // The fast collective-log reader (fast_collective.h). Every check here mirrors one in the strict reader
-// (profiler_plugin/output/records_parse.cc); where simdjson and nlohmann might read a text differently
+// (formats/profile_logs_parse.cc); where simdjson and nlohmann might read a text differently
 // (escapes, control characters, non-ASCII bytes, duplicate keys) the line is left to the strict reader.
 #include "cli/profile/fast_collective.h"
 
@@ -9,8 +9,8 @@
 #include <cstring>
 #include <limits>
 
-#include "profiler_plugin/output/records.h"
-#include "profiler_plugin/record.h"
+#include "formats/profile_logs.h"
+#include "formats/profile_record.h"
 
 namespace railtune::cli::profile {
 namespace {
@@ -125,13 +125,13 @@ bool number(od::value& value, double* out) {
   return !value.get_double().get(*out);
 }
 
-bool closeReason(od::value& value, profiler::CloseReason* out) {
+bool closeReason(od::value& value, formats::profile::CloseReason* out) {
   std::string_view name;
   if (!text(value, 16, &name)) return false;
-  for (const auto reason :
-       {profiler::CloseReason::Events, profiler::CloseReason::Enqueued, profiler::CloseReason::Overtaken,
-        profiler::CloseReason::Age, profiler::CloseReason::Evicted, profiler::CloseReason::Finalize}) {
-    if (name != profiler::closeReasonName(reason)) continue;
+  for (const auto reason : {formats::profile::CloseReason::Events, formats::profile::CloseReason::Enqueued,
+                            formats::profile::CloseReason::Overtaken, formats::profile::CloseReason::Age,
+                            formats::profile::CloseReason::Evicted, formats::profile::CloseReason::Finalize}) {
+    if (name != formats::profile::closeReasonName(reason)) continue;
     *out = reason;
     return true;
   }
@@ -215,9 +215,9 @@ bool readOperationField(int key, od::value& value, Raw* raw) {
 }
 
 // The checks that involve several fields, as the strict reader makes them.
-bool consistent(const Raw& raw, profiler::OperationRecord* scratch) {
+bool consistent(const Raw& raw, formats::profile::OperationRecord* scratch) {
   const CollectiveFields& f = raw.fields;
-  if (raw.schema != profiler::output::kCollectivesSchema) return false;
+  if (raw.schema != formats::kCollectivesSchema) return false;
   if (f.nRanks > 0 && f.rank >= f.nRanks) return false;
   if (f.endRealtimeNs < f.startRealtimeNs || f.endMonotonicNs < f.startMonotonicNs) return false;
   if (raw.timing != "kernel" && raw.timing != "proxy" && raw.timing != "enqueue") return false;
@@ -226,8 +226,8 @@ bool consistent(const Raw& raw, profiler::OperationRecord* scratch) {
   scratch->nRanks = f.nRanks;
   scratch->start.monotonicNs = f.startMonotonicNs;
   scratch->end.monotonicNs = f.endMonotonicNs;
-  return raw.duration == profiler::output::durationUs(*scratch) &&
-         raw.algbw == profiler::output::roundedAlgbw(*scratch) && raw.busbw == profiler::output::roundedBusbw(*scratch);
+  return raw.duration == formats::profile::durationUs(*scratch) &&
+         raw.algbw == formats::profile::roundedAlgbw(*scratch) && raw.busbw == formats::profile::roundedBusbw(*scratch);
 }
 
 }  // namespace
@@ -235,7 +235,7 @@ bool consistent(const Raw& raw, profiler::OperationRecord* scratch) {
 struct FastCollectiveReader::Impl {
   od::parser parser;
   // Only the fields the derived values need are set; the record is large, so it is made once.
-  profiler::OperationRecord scratch;
+  formats::profile::OperationRecord scratch;
 };
 
 FastCollectiveReader::FastCollectiveReader() : impl_(std::make_unique<Impl>()) {}

@@ -1,6 +1,6 @@
 // The fast reader of the profiler's collective log (railtune.profile.collectives.v1): one line with
 // simdjson's on-demand parser, for the `collective` and `p2p` records that make up nearly all of a log.
-// It checks what the strict reader (profiler_plugin/output/records.h, parseCollectiveLine) checks for
+// It checks what the strict reader (formats/profile_logs.h, parseCollectiveLine) checks for
 // those records: the schema, the exact key set, each field's type and range, and the derived fields
 // (duration_us, algbw_gbps, busbw_gbps). It is conservative: whatever it does not accept (a hang or
 // dropped record, a string with an escape or a control character, a duplicate key, any error) it hands
@@ -14,7 +14,7 @@
 #include <optional>
 #include <string_view>
 
-#include "profiler_plugin/record.h"
+#include "formats/profile_record.h"
 
 namespace railtune::cli::profile {
 
@@ -32,7 +32,7 @@ struct CollectiveFields {
   int64_t startMonotonicNs = 0, endMonotonicNs = 0;
   uint64_t eventsDropped = 0;
   uint64_t recordsDropped = 0;  // old files only: the writer now says so in a "dropped" line
-  profiler::CloseReason closedBy = profiler::CloseReason::Events;  // "events" when absent (older files)
+  formats::profile::CloseReason closedBy = formats::profile::CloseReason::Events;  // "events" when absent (older files)
 };
 
 class FastCollectiveReader {

@@ -2,12 +2,12 @@
 #include "cli/profile/fast_collective_check.h"
 
 #include "cli/profile/fast_collective.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 
 namespace railtune::cli::profile {
 namespace {
 
-namespace po = profiler::output;
+namespace po = formats::profile;
 
 // The fields point into the line, so each padded copy lives in `padded` as long as they are used.
 std::optional<CollectiveFields> readFast(FastCollectiveReader& reader, std::string_view line, std::string* padded) {
@@ -17,11 +17,11 @@ std::optional<CollectiveFields> readFast(FastCollectiveReader& reader, std::stri
 }
 
 std::string compare(const CollectiveFields& f, const po::ParsedCollective& p) {
-  const profiler::OperationRecord& r = p.record;
-  if (p.droppedNotice || r.kind == profiler::RecordKind::Hang || r.kind == profiler::RecordKind::Lost)
+  const formats::profile::OperationRecord& r = p.record;
+  if (p.droppedNotice || r.kind == formats::profile::RecordKind::Hang || r.kind == formats::profile::RecordKind::Lost)
     return "fast reader accepted a hang or dropped record";
   if (f.job != p.identity.job || f.host != p.identity.host || f.pid != p.identity.pid) return "identity differs";
-  if (f.p2p != (r.kind == profiler::RecordKind::P2p)) return "record kind differs";
+  if (f.p2p != (r.kind == formats::profile::RecordKind::P2p)) return "record kind differs";
   if (f.comm != r.comm || f.rank != r.rank || f.nRanks != r.nRanks || f.seq != r.seq)
     return "comm, rank or seq differs";
   if (f.op != r.operation.view()) return "op differs";
@@ -45,8 +45,9 @@ std::string disagreement(std::string_view line) {
     if (!strict.parsed) return "fast reader accepted what the strict reader rejects: " + strict.error;
     return compare(*fast, *strict.parsed);
   }
-  if (!strict.parsed || strict.parsed->droppedNotice || strict.parsed->record.kind == profiler::RecordKind::Hang ||
-      strict.parsed->record.kind == profiler::RecordKind::Lost)
+  if (!strict.parsed || strict.parsed->droppedNotice ||
+      strict.parsed->record.kind == formats::profile::RecordKind::Hang ||
+      strict.parsed->record.kind == formats::profile::RecordKind::Lost)
     return "";
   Identity identity = strict.parsed->identity;
   const std::string canonical =

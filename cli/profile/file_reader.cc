@@ -8,12 +8,13 @@
 
 #include "cli/profile/fast_collective.h"
 #include "cli/profile/line_source.h"
-#include "net_plugin/pathlog/records.h"
+#include "formats/path_log.h"
+#include "formats/schemas.h"
 
 namespace railtune::cli::profile {
 namespace {
 
-namespace out = profiler::output;
+namespace out = formats::profile;
 
 // The schema of a line, or "" when it is not a JSON object with a string "schema".
 std::string schemaOf(std::string_view line) {
@@ -136,7 +137,7 @@ class FileReader {
           P2pSample{f.startRealtimeNs, f.endRealtimeNs, f.seq, streamOf(f), f.peer, f.op == "Send", f.closedBy});
       return;
     }
-    if (f.closedBy != profiler::CloseReason::Events)
+    if (f.closedBy != formats::profile::CloseReason::Events)
       result_.unusualCloses.push_back(UnusualClose{static_cast<uint32_t>(result_.samples.size()), f.closedBy});
     result_.samples.push_back(
         Sample{f.endRealtimeNs, f.endMonotonicNs - f.startMonotonicNs, f.seq, streamOf(f), opOf(f.op)});
@@ -151,10 +152,10 @@ class FileReader {
   }
 
   static CollectiveFields fieldsOf(const out::ParsedCollective& parsed) {
-    const profiler::OperationRecord& r = parsed.record;
+    const formats::profile::OperationRecord& r = parsed.record;
     CollectiveFields f;
     f.job = parsed.identity.job, f.host = parsed.identity.host, f.op = r.operation.view();
-    f.pid = parsed.identity.pid, f.p2p = r.kind == profiler::RecordKind::P2p;
+    f.pid = parsed.identity.pid, f.p2p = r.kind == formats::profile::RecordKind::P2p;
     f.comm = r.comm, f.rank = r.rank, f.nRanks = r.nRanks, f.seq = r.seq, f.peer = r.peer;
     f.startRealtimeNs = r.start.realtimeNs, f.endRealtimeNs = r.end.realtimeNs;
     f.startMonotonicNs = r.start.monotonicNs, f.endMonotonicNs = r.end.monotonicNs;
@@ -163,7 +164,7 @@ class FileReader {
   }
 
   void addStrict(out::ParsedCollective parsed) {
-    const profiler::OperationRecord& r = parsed.record;
+    const formats::profile::OperationRecord& r = parsed.record;
     if (parsed.header) return;  // which NCCL paths the profiler cannot see: no operation
     const CollectiveFields f = fieldsOf(parsed);
     if (parsed.droppedNotice) {
@@ -173,7 +174,7 @@ class FileReader {
       if (parsed.recordsDropped > 0) addLoss(f, false, parsed.recordsDropped, 0, 0, at);
       if (parsed.operationsDropped > 0 || parsed.eventsDropped > 0)
         addLoss(f, true, 0, parsed.operationsDropped, parsed.eventsDropped, at);
-    } else if (r.kind == profiler::RecordKind::Hang) {
+    } else if (r.kind == formats::profile::RecordKind::Hang) {
       result_.recordsDropped += parsed.recordsDropped;
       if (parsed.recordsDropped > 0) addLoss(f, false, parsed.recordsDropped, 0, 0, r.start.realtimeNs);
       result_.hangs.push_back(HangRecord{path_, std::move(parsed)});
@@ -183,15 +184,15 @@ class FileReader {
   }
 
   void pathLine(std::string_view line, int number) {
-    const net::pathlog::ParseResult strict = net::pathlog::parseRecord(line, path_, number);
+    const formats::path_log::ParseResult strict = formats::path_log::parseRecord(line, path_, number);
     if (!strict.parsed) return problem(strict.error + "; line skipped");
-    const net::pathlog::PathRecord& r = strict.parsed->record;
-    if (r.kind != net::pathlog::RecordKind::Connect) return;
+    const formats::path_log::PathRecord& r = strict.parsed->record;
+    if (r.kind != formats::path_log::RecordKind::Connect) return;
     const Identity& id = strict.parsed->identity;
     result_.pathEnds.push_back(PathEnd{id.job, id.host, id.pid, r.comm.has_value(), r.comm.value_or(0), r.rank,
                                        r.local.gpu, r.local.device, r.local.rail, std::string(r.local.hca.view()),
                                        std::string(r.remote.host.view()), r.remote.rank,
-                                       r.direction == net::pathlog::Direction::Send});
+                                       r.direction == formats::path_log::Direction::Send});
   }
 
   std::string path_;
@@ -207,9 +208,9 @@ class FileReader {
 
 LogKind classifySchema(const std::string& schema) {
   // By family, so that a line of an unknown version (…v2) is read and rejected by name.
-  if (schema.starts_with("railtune.profile.collectives.")) return LogKind::Collectives;
-  if (schema.starts_with("railtune.profile.net.")) return LogKind::Net;
-  if (schema.starts_with("railtune.path_log.")) return LogKind::PathLog;
+  if (schema.starts_with(formats::kCollectivesFamily)) return LogKind::Collectives;
+  if (schema.starts_with(formats::kNetFamily)) return LogKind::Net;
+  if (schema.starts_with(formats::kPathLogFamily)) return LogKind::PathLog;
   return LogKind::Unknown;
 }
 

@@ -27,11 +27,11 @@ struct Watched {
 
 struct Completion {
   int64_t endNs = 0;
-  profiler::CloseReason closedBy = profiler::CloseReason::Events;
+  formats::profile::CloseReason closedBy = formats::profile::CloseReason::Events;
 };
 
 // A transfer's key from either side's record: a Send of r to p and p's Recv from r are one.
-OpKey keyOf(const profiler::OperationRecord& r, bool p2p) {
+OpKey keyOf(const formats::profile::OperationRecord& r, bool p2p) {
   if (!p2p) return OpKey{std::string(r.operation.view()), r.seq};
   const bool send = r.operation.view() == "Send";
   return OpKey{"p2p", r.seq, send ? r.rank : r.peer, send ? r.peer : r.rank};
@@ -39,7 +39,7 @@ OpKey keyOf(const profiler::OperationRecord& r, bool p2p) {
 
 class JobHangFinder {
  public:
-  JobHangFinder(const ProfileLogs& logs, uint32_t job, const fabric::RailMap* railMap)
+  JobHangFinder(const ProfileLogs& logs, uint32_t job, const formats::RailMap* railMap)
       : logs_(logs), job_(job), railMap_(railMap), progress_(logs, job) {}
 
   JobHangs find() {
@@ -64,7 +64,7 @@ class JobHangFinder {
 
   void collectWatchdog() {
     for (const HangRecord& h : logs_.hangs) {
-      const profiler::OperationRecord& r = h.parsed.record;
+      const formats::profile::OperationRecord& r = h.parsed.record;
       if (h.parsed.identity.job != logs_.jobs[job_] || r.rank < 0) continue;
       const bool p2p = r.operation.view() == "Send" || r.operation.view() == "Recv";
       if (p2p && r.peer < 0) continue;
@@ -73,7 +73,7 @@ class JobHangFinder {
       hosts_[comm].try_emplace(r.rank, h.parsed.identity.host);
       StuckRank stuck{r.rank, h.parsed.identity.host, true, -1, static_cast<double>(r.stuckForNs) / 1000.0, false, {}};
       for (uint32_t i = 0; i < r.nFlows; ++i) {
-        const profiler::NetFlow& f = r.flows[i];
+        const formats::profile::NetFlow& f = r.flows[i];
         if (f.outstanding > 0)
           stuck.flows.push_back(
               StuckFlow{f.channel, f.peer, f.send, f.outstanding, std::string(f.hca.view()), f.device, f.rail});
@@ -118,7 +118,7 @@ class JobHangFinder {
       if (!candidates_.contains(id)) continue;
       const bool unusual = close < logs_.unusualCloses.size() && logs_.unusualCloses[close].sample == i;
       completions_[id][s.rank] = Completion{
-          sample.endRealtimeNs, unusual ? logs_.unusualCloses[close].closedBy : profiler::CloseReason::Events};
+          sample.endRealtimeNs, unusual ? logs_.unusualCloses[close].closedBy : formats::profile::CloseReason::Events};
     }
     for (const P2pSample& p : logs_.p2p) {
       const Stream& s = logs_.streams[p.stream];
@@ -151,10 +151,11 @@ class JobHangFinder {
       const CommRank who{hasComm, comm, rank};
       const auto w = watched.find(rank);
       const auto c = completed.find(rank);
-      const bool finalized = c != completed.end() && c->second.closedBy == profiler::CloseReason::Finalize;
+      const bool finalized = c != completed.end() && c->second.closedBy == formats::profile::CloseReason::Finalize;
       if (w != watched.end() && c != completed.end() && !finalized) {
         out->resolved.push_back(ResolvedHang{hasComm, comm, key.seq, key.op, key.from, key.to, rank,
-                                             w->second.stuck.host, profiler::closeReasonName(c->second.closedBy),
+                                             w->second.stuck.host,
+                                             formats::profile::closeReasonName(c->second.closedBy),
                                              static_cast<double>(c->second.endNs - w->second.startNs) / 1e9});
         hung.completed.push_back(rank);
       } else if (w != watched.end()) {
@@ -190,7 +191,7 @@ class JobHangFinder {
 
   const ProfileLogs& logs_;
   uint32_t job_;
-  const fabric::RailMap* railMap_;
+  const formats::RailMap* railMap_;
   JobProgress progress_;
   std::map<CommId, int> nRanks_;
   std::map<CommId, std::map<int, std::string>> hosts_;
@@ -202,7 +203,7 @@ class JobHangFinder {
 
 }  // namespace
 
-HangReport analyseHangs(const ProfileLogs& logs, const fabric::RailMap* railMap,
+HangReport analyseHangs(const ProfileLogs& logs, const formats::RailMap* railMap,
                         const std::optional<std::string>& job) {
   HangReport report;
   std::vector<uint32_t> jobs(logs.jobs.size());

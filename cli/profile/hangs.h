@@ -11,7 +11,7 @@
 
 #include "cli/profile/logs.h"
 #include "cli/profile/losses.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::profile {
 
@@ -106,6 +106,7 @@ struct HangReport {
   std::vector<JobHangs> jobs;  // by job id, every job read (an empty `hung` when it is healthy)
 };
 
-HangReport analyseHangs(const ProfileLogs& logs, const fabric::RailMap* railMap, const std::optional<std::string>& job);
+HangReport analyseHangs(const ProfileLogs& logs, const formats::RailMap* railMap,
+                        const std::optional<std::string>& job);
 
 }  // namespace railtune::cli::profile

@@ -8,7 +8,7 @@ namespace {
 class LinkFinder {
  public:
   LinkFinder(const std::map<int, std::string>& hosts, const ProfileLogs& logs, uint32_t job,
-             const fabric::RailMap* railMap)
+             const formats::RailMap* railMap)
       : hosts_(hosts), logs_(logs), job_(job), railMap_(railMap) {}
 
   std::optional<SuspectLink> suspectLink(const HungCollective& hung) const {
@@ -68,10 +68,10 @@ class LinkFinder {
   }
 
   int gpuOfNic(const std::string& host, const std::string& hca) const {
-    const fabric::RailMapHost* mapped = railMap_ != nullptr && !hca.empty() ? railMap_->findHost(host) : nullptr;
+    const formats::RailMapHost* mapped = railMap_ != nullptr && !hca.empty() ? railMap_->findHost(host) : nullptr;
     if (mapped == nullptr) return -1;
-    for (const fabric::RailMapGpu& gpu : mapped->gpus)
-      for (const fabric::RailMapNic& nic : gpu.nics)
+    for (const formats::RailMapGpu& gpu : mapped->gpus)
+      for (const formats::RailMapNic& nic : gpu.nics)
         if (nic.hca == hca) return gpu.index;
     return -1;
   }
@@ -79,13 +79,13 @@ class LinkFinder {
   const std::map<int, std::string>& hosts_;
   const ProfileLogs& logs_;
   uint32_t job_;
-  const fabric::RailMap* railMap_;
+  const formats::RailMap* railMap_;
 };
 
 }  // namespace
 
 std::optional<SuspectLink> suspectLink(const HungCollective& hung, const std::map<int, std::string>& hosts,
-                                       const ProfileLogs& logs, uint32_t job, const fabric::RailMap* railMap) {
+                                       const ProfileLogs& logs, uint32_t job, const formats::RailMap* railMap) {
   return LinkFinder(hosts, logs, job, railMap).suspectLink(hung);
 }
 

@@ -13,6 +13,6 @@ namespace railtune::cli::profile {
 
 // hosts: rank -> host of the operation's communicator, from its records.
 std::optional<SuspectLink> suspectLink(const HungCollective& hung, const std::map<int, std::string>& hosts,
-                                       const ProfileLogs& logs, uint32_t job, const fabric::RailMap* railMap);
+                                       const ProfileLogs& logs, uint32_t job, const formats::RailMap* railMap);
 
 }  // namespace railtune::cli::profile

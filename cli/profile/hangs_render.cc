@@ -8,6 +8,7 @@
 
 #include "cli/profile/losses.h"
 #include "cli/profile/stragglers_render.h"
+#include "formats/schemas.h"
 
 namespace railtune::cli::profile {
 namespace {
@@ -190,8 +191,8 @@ std::string renderHangsJson(const HangReport& report) {
     jobs.push_back(
         {{"job", job.job}, {"hung", hung}, {"gaps", gaps}, {"resolved", resolved}, {"losses", lossesJson(job.losses)}});
   }
-  return json{{"schema", "railtune.profile_hangs.v1"}, {"jobs", jobs}}.dump(-1, ' ', false,
-                                                                            json::error_handler_t::replace) +
+  return json{{"schema", formats::kProfileHangsSchema}, {"jobs", jobs}}.dump(-1, ' ', false,
+                                                                             json::error_handler_t::replace) +
          "\n";
 }
 

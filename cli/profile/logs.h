@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 
 namespace railtune::cli::profile {
 
@@ -38,7 +38,7 @@ static_assert(sizeof(Sample) == 32, "a sample is what 8 M of them can afford");
 // A collective sample not closed by its events (rare, so kept beside the samples, not in them).
 struct UnusualClose {
   uint32_t sample = 0;  // index into ProfileLogs::samples
-  profiler::CloseReason closedBy = profiler::CloseReason::Events;
+  formats::profile::CloseReason closedBy = formats::profile::CloseReason::Events;
 };
 
 // One completed Send or Recv on one rank. seq counts this rank's earlier operations of the same kind
@@ -49,7 +49,7 @@ struct P2pSample {
   uint32_t stream = 0;
   int peer = -1;
   bool send = false;
-  profiler::CloseReason closedBy = profiler::CloseReason::Events;
+  formats::profile::CloseReason closedBy = formats::profile::CloseReason::Events;
 };
 
 // What one process (and, for a communicator's own notices, one rank) reported lost, and when: records
@@ -81,7 +81,7 @@ struct PathEnd {
 
 struct HangRecord {
   std::string file;
-  profiler::output::ParsedCollective parsed;
+  formats::profile::ParsedCollective parsed;
 };
 
 struct ReadProblems {

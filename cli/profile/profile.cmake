@@ -20,7 +20,7 @@ add_library(railtune_profile_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/hangs_link.cc
   ${CMAKE_CURRENT_LIST_DIR}/hangs_render.cc
   ${CMAKE_CURRENT_LIST_DIR}/command_support.cc)
-target_link_libraries(railtune_profile_analysis PUBLIC railtune_profiler_output railtune_net_pathlog railtune_fabric_io railtune_common
+target_link_libraries(railtune_profile_analysis PUBLIC railtune_profiler_output railtune_net_pathlog railtune_formats railtune_common
   railtune_log_input
   PRIVATE simdjson::simdjson nlohmann_json::nlohmann_json Threads::Threads)
 target_link_libraries(railtune PRIVATE railtune_profile_analysis)

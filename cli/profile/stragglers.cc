@@ -17,7 +17,7 @@ double us(int64_t ns) {
   return static_cast<double>(ns) / 1000.0;
 }
 
-Placement place(const ProfileLogs& logs, const CollectiveIndex& index, const fabric::RailMap* railMap,
+Placement place(const ProfileLogs& logs, const CollectiveIndex& index, const formats::RailMap* railMap,
                 JobStragglers* job) {
   Placement p;
   p.trayOfStream.assign(logs.streams.size(), kNone);
@@ -28,7 +28,7 @@ Placement place(const ProfileLogs& logs, const CollectiveIndex& index, const fab
   for (auto& [host, tray] : trayOfHost) {
     tray = static_cast<uint32_t>(p.trayNames.size());
     p.trayNames.push_back(logs.hosts[host]);
-    const fabric::RailMapHost* mapped = railMap != nullptr ? railMap->findHost(logs.hosts[host]) : nullptr;
+    const formats::RailMapHost* mapped = railMap != nullptr ? railMap->findHost(logs.hosts[host]) : nullptr;
     if (railMap != nullptr && mapped == nullptr) job->unmapped.push_back(logs.hosts[host]);
     if (mapped == nullptr || mapped->domain.empty()) {
       p.rackOfTray.push_back(kNone);
@@ -230,7 +230,7 @@ std::vector<CommSummary> commSummaries(const ProfileLogs& logs, const Collective
   return out;
 }
 
-JobStragglers analyseJob(const ProfileLogs& logs, uint32_t job, const fabric::RailMap* railMap,
+JobStragglers analyseJob(const ProfileLogs& logs, uint32_t job, const formats::RailMap* railMap,
                          const StragglerOptions& options) {
   JobStragglers out;
   out.job = logs.jobs[job];
@@ -267,7 +267,7 @@ const char* levelName(Level level) {
   return "rank";
 }
 
-StragglerReport analyseStragglers(const ProfileLogs& logs, const fabric::RailMap* railMap,
+StragglerReport analyseStragglers(const ProfileLogs& logs, const formats::RailMap* railMap,
                                   const StragglerOptions& options) {
   StragglerReport report;
   std::vector<uint32_t> jobs(logs.jobs.size());

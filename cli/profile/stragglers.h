@@ -13,7 +13,7 @@
 
 #include "cli/profile/logs.h"
 #include "cli/profile/losses.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::profile {
 
@@ -86,7 +86,7 @@ struct StragglerReport {
   std::vector<JobStragglers> jobs;  // by job id
 };
 
-StragglerReport analyseStragglers(const ProfileLogs& logs, const fabric::RailMap* railMap,
+StragglerReport analyseStragglers(const ProfileLogs& logs, const formats::RailMap* railMap,
                                   const StragglerOptions& options);
 
 }  // namespace railtune::cli::profile

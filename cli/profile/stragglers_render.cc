@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/profile/losses.h"
+#include "formats/schemas.h"
 
 namespace railtune::cli::profile {
 namespace {
@@ -126,8 +127,8 @@ std::string rankRanges(const std::vector<int>& ranks, size_t maxItems) {
 std::string renderStragglersJson(const StragglerReport& report) {
   json jobs = json::array();
   for (const JobStragglers& job : report.jobs) jobs.push_back(jobJson(job));
-  return json{{"schema", "railtune.profile_stragglers.v1"}, {"jobs", jobs}}.dump(-1, ' ', false,
-                                                                                 json::error_handler_t::replace) +
+  return json{{"schema", formats::kProfileStragglersSchema}, {"jobs", jobs}}.dump(-1, ' ', false,
+                                                                                  json::error_handler_t::replace) +
          "\n";
 }
 

@@ -13,7 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
+#include "formats/schemas.h"
 
 namespace railtune::cli::profile::synthetic {
 namespace {
@@ -83,11 +84,11 @@ std::vector<std::string> rankLines(const JobSpec& spec, int rank, const std::vec
   const int tray = rank / spec.ranksPerTray;
   const int64_t clockNs = ns(clockOffsetUs(spec, tray));
   const int64_t monotonicBase = 1'000'000'000LL * (1 + tray);
-  auto record = std::make_unique<profiler::OperationRecord>();
-  profiler::OperationRecord& r = *record;
+  auto record = std::make_unique<formats::profile::OperationRecord>();
+  formats::profile::OperationRecord& r = *record;
   r.comm = spec.comm, r.rank = rank, r.nRanks = spec.ranks;
   r.operation.assign("AllReduce"), r.datatype.assign("ncclFloat32"), r.algorithm.assign("RING");
-  r.protocol.assign("SIMPLE"), r.channels = 16, r.bytes = 64u << 20, r.timing = profiler::TimingSource::Kernel;
+  r.protocol.assign("SIMPLE"), r.channels = 16, r.bytes = 64u << 20, r.timing = formats::profile::TimingSource::Kernel;
   std::vector<std::string> lines;
   for (int seq = 0; seq < spec.collectives; ++seq) {
     const int64_t base = seq * kPeriodNs;
@@ -95,7 +96,7 @@ std::vector<std::string> rankLines(const JobSpec& spec, int rank, const std::vec
     r.seq = static_cast<uint64_t>(seq);
     r.start = {kEpochNs + start + clockNs, monotonicBase + start};
     r.end = {kEpochNs + end + clockNs, monotonicBase + end};
-    lines.push_back(profiler::output::renderCollectiveLine(id, r, 0));
+    lines.push_back(formats::profile::renderCollectiveLine(id, r, 0));
   }
   return lines;
 }
@@ -142,7 +143,7 @@ std::string railMapJson(const JobSpec& spec) {
                      {"domain", rackName(tray / spec.traysPerRack)},
                      {"gpus", gpus}});
   }
-  return nlohmann::json{{"schema", "railtune.rail_map.v1"},
+  return nlohmann::json{{"schema", formats::kRailMapSchema},
                         {"cluster", spec.job},
                         {"rails", spec.ranksPerTray},
                         {"planes", 1},

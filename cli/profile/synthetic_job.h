@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler_plugin/record.h"
+#include "formats/profile_record.h"
 
 namespace railtune::cli::profile::synthetic {
 

@@ -1,5 +1,5 @@
 // The profiler's files of one synthetic rank, written with the profiler plugin's own renderers
-// (profiler::output::renderCollectiveLine, renderNetLine): one collective-log line per collective of
+// (formats::profile::renderCollectiveLine, renderNetLine): one collective-log line per collective of
 // the job's one communicator, with the timing of timeline.h on the rank's host clocks; and, when asked
 // for, one network-summary line per collective with its flows (per channel, a send to the ring
 // successor and a receive from the predecessor, on the NICs the path log names).
@@ -8,12 +8,12 @@
 #include <string>
 
 #include "cli/synth/synth_job.h"
-#include "profiler_plugin/record.h"
+#include "formats/profile_record.h"
 
 namespace railtune::cli::synth {
 
 // Collective `seq` as rank `rank` recorded it (without flows).
-profiler::OperationRecord collectiveRecord(const SynthJob& job, int rank, size_t seq);
+formats::profile::OperationRecord collectiveRecord(const SynthJob& job, int rank, size_t seq);
 
 // Appends the rank's whole collective log (newline-terminated lines) to `out`.
 void appendCollectiveLog(const SynthJob& job, int rank, std::string& out);

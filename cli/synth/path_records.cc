@@ -4,7 +4,7 @@
 namespace railtune::cli::synth {
 namespace {
 
-namespace pl = net::pathlog;
+namespace pl = formats::path_log;
 
 constexpr uint64_t kMessageBytes = 512 * 1024;                         // the transport's chunk: one message per chunk
 constexpr int kStreams = 2;                                            // QPs per connection

@@ -6,12 +6,12 @@
 namespace railtune::cli::synth {
 namespace {
 
-PlacedHost placeHost(const fabric::RailMapHost& entry, int domain) {
+PlacedHost placeHost(const formats::RailMapHost& entry, int domain) {
   PlacedHost host{&entry, domain, {}, {}};
   std::map<std::string, int> deviceOf;
-  for (const fabric::RailMapGpu& gpu : entry.gpus) {
+  for (const formats::RailMapGpu& gpu : entry.gpus) {
     std::vector<int> devices;
-    for (const fabric::RailMapNic& nic : gpu.nics) {
+    for (const formats::RailMapNic& nic : gpu.nics) {
       auto [it, inserted] = deviceOf.emplace(nic.hca, static_cast<int>(host.nics.size()));
       if (inserted) host.nics.push_back(HostNic{nic.hca, nic.netdev, nic.rail, nic.plane});
       devices.push_back(it->second);
@@ -22,9 +22,9 @@ PlacedHost placeHost(const fabric::RailMapHost& entry, int domain) {
 }
 
 // Fills hosts, domains and ranks (local indices still unset).
-void fillHosts(const fabric::RailMap& map, int ranks, JobPlacement& job) {
+void fillHosts(const formats::RailMap& map, int ranks, JobPlacement& job) {
   std::map<std::string, int> domainIndex;
-  for (const fabric::RailMapHost& entry : map.hosts) {
+  for (const formats::RailMapHost& entry : map.hosts) {
     if (static_cast<int>(job.ranks.size()) == ranks) break;
     if (entry.gpus.empty()) continue;
     const std::string domain = entry.domain.empty() ? entry.name : entry.domain;
@@ -89,7 +89,7 @@ int JobPlacement::expectedRailOf(int rank) const {
   return host.nics[static_cast<size_t>(devicesOf(rank).front())].rail;
 }
 
-JobPlacement placeJob(const fabric::RailMap& map, int ranks, bool mnnvl) {
+JobPlacement placeJob(const formats::RailMap& map, int ranks, bool mnnvl) {
   if (ranks < 2) throw SynthError("--ranks must be at least 2");
   JobPlacement job;
   job.mnnvl = mnnvl;

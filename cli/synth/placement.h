@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::synth {
 
@@ -28,7 +28,7 @@ struct HostNic {
 };
 
 struct PlacedHost {
-  const fabric::RailMapHost* entry = nullptr;
+  const formats::RailMapHost* entry = nullptr;
   int domain = 0;                            // index into JobPlacement::domains
   std::vector<HostNic> nics;                 // by device index
   std::vector<std::vector<int>> gpuDevices;  // per GPU (rail map order): its NICs' device indices
@@ -49,7 +49,7 @@ struct JobPlacement {
   std::vector<RankPlace> ranks;
   std::vector<int> ringNext, ringPrev;  // per rank; -1 when its ring never leaves its NCCL node
 
-  const fabric::RailMapHost& hostOf(int rank) const {
+  const formats::RailMapHost& hostOf(int rank) const {
     return *hosts[static_cast<size_t>(ranks[static_cast<size_t>(rank)].host)].entry;
   }
   // Device indices of the rank's GPU's NICs (at least one).
@@ -60,6 +60,6 @@ struct JobPlacement {
 };
 
 // Throws SynthError when the map has fewer GPUs than `ranks`, or a GPU the job needs has no NIC.
-JobPlacement placeJob(const fabric::RailMap& map, int ranks, bool mnnvl);
+JobPlacement placeJob(const formats::RailMap& map, int ranks, bool mnnvl);
 
 }  // namespace railtune::cli::synth

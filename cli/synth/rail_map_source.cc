@@ -7,12 +7,12 @@
 
 namespace railtune::cli::synth {
 
-fabric::RailMap loadRailMap(const std::string& fabricPath, const std::string& railMapPath) {
+formats::RailMap loadRailMap(const std::string& fabricPath, const std::string& railMapPath) {
   if (!fabricPath.empty() && !railMapPath.empty()) throw SynthError("--fabric and --rail-map exclude each other");
-  if (!railMapPath.empty()) return fabric::readRailMapFile(railMapPath);
+  if (!railMapPath.empty()) return formats::readRailMapFile(railMapPath);
   // Through the written rail map and its reader, so the job sees exactly what the plugins would.
   const std::string text = fabric::writeRailMap(fabric::loadFabricOrDefault(fabricPath));
-  return fabric::parseRailMap(text, fabricPath.empty() ? "the default cluster's rail map" : fabricPath);
+  return formats::parseRailMap(text, fabricPath.empty() ? "the default cluster's rail map" : fabricPath);
 }
 
 }  // namespace railtune::cli::synth

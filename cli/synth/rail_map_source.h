@@ -5,11 +5,11 @@
 
 #include <string>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::synth {
 
-// Throws fabric::RailMapError, fabric::FabricError (file:line:column) or SynthError (both given).
-fabric::RailMap loadRailMap(const std::string& fabricPath, const std::string& railMapPath);
+// Throws formats::RailMapError, fabric::FabricError (file:line:column) or SynthError (both given).
+formats::RailMap loadRailMap(const std::string& fabricPath, const std::string& railMapPath);
 
 }  // namespace railtune::cli::synth

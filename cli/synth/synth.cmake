@@ -14,6 +14,6 @@ add_library(railtune_paths_synth STATIC
   ${CMAKE_CURRENT_LIST_DIR}/truth.cc
   ${CMAKE_CURRENT_LIST_DIR}/rail_map_source.cc)
 target_link_libraries(railtune_paths_synth
-  PUBLIC railtune_net_pathlog railtune_profiler_output railtune_fabric_io railtune_common
+  PUBLIC railtune_net_pathlog railtune_profiler_output railtune_formats railtune_common
   PRIVATE railtune_fabric_yaml railtune_topo_xml nlohmann_json::nlohmann_json Threads::Threads)
 target_link_libraries(railtune PRIVATE railtune_paths_synth)

@@ -21,7 +21,7 @@ SynthOptions withDefaults(SynthOptions o) {
 
 }  // namespace
 
-SynthJob::SynthJob(const SynthOptions& opts, fabric::RailMap railMap)
+SynthJob::SynthJob(const SynthOptions& opts, formats::RailMap railMap)
     : options(withDefaults(opts)),
       map(std::move(railMap)),
       placement(placeJob(map, options.ranks, options.mnnvl)),
@@ -35,7 +35,7 @@ Identity SynthJob::identityOf(int rank) const {
   return Identity{placement.hostOf(rank).name, options.job, pidOf(rank)};
 }
 
-std::unique_ptr<SynthJob> makeSynthJob(const SynthOptions& options, fabric::RailMap map) {
+std::unique_ptr<SynthJob> makeSynthJob(const SynthOptions& options, formats::RailMap map) {
   validate(options);
   return std::make_unique<SynthJob>(options, std::move(map));
 }

@@ -12,7 +12,7 @@
 #include "cli/synth/placement.h"
 #include "cli/synth/timeline.h"
 #include "common/identity.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::synth {
 
@@ -29,12 +29,12 @@ struct SynthOptions {
 };
 
 struct SynthJob {
-  SynthJob(const SynthOptions& options, fabric::RailMap map);
+  SynthJob(const SynthOptions& options, formats::RailMap map);
   SynthJob(const SynthJob&) = delete;  // the parts below refer to each other
   SynthJob& operator=(const SynthJob&) = delete;
 
   SynthOptions options;
-  fabric::RailMap map;
+  formats::RailMap map;
   JobPlacement placement;
   Offenders offenders;
   ConnectionPlan connections;
@@ -50,6 +50,6 @@ struct SynthJob {
 };
 
 // Validates the options (a clear message naming the option) and decides the job.
-std::unique_ptr<SynthJob> makeSynthJob(const SynthOptions& options, fabric::RailMap map);
+std::unique_ptr<SynthJob> makeSynthJob(const SynthOptions& options, formats::RailMap map);
 
 }  // namespace railtune::cli::synth

@@ -68,7 +68,7 @@ int netConnections(const SynthJob& job) {
 }  // namespace
 
 std::string renderTruth(const SynthJob& job) {
-  json out{{"schema", kSynthTruthSchema},
+  json out{{"schema", formats::kSynthTruthSchema},
            {"job", job.options.job},
            {"comm", digestHex(job.comm)},
            {"seed", job.options.seed},

@@ -7,10 +7,9 @@
 #include <string>
 
 #include "cli/synth/synth_job.h"
+#include "formats/schemas.h"
 
 namespace railtune::cli::synth {
-
-inline constexpr const char* kSynthTruthSchema = "railtune.synth_truth.v1";
 
 // JSON, 2-space indented, keys sorted, newline-terminated.
 std::string renderTruth(const SynthJob& job);

@@ -16,8 +16,8 @@
 
 #include "cli/synth/collective_records.h"
 #include "cli/synth/path_records.h"
+#include "formats/profile_logs.h"
 #include "net_plugin/pathlog/writer.h"
-#include "profiler_plugin/output/records.h"
 #include "profiler_plugin/output/writer.h"
 
 namespace railtune::cli::synth {
@@ -50,14 +50,14 @@ WriteSummary writeRank(const SynthJob& job, int rank, const std::filesystem::pat
     done.bytes += buffer.size();
   };
   buffer = renderPathLog(job, rank);
-  if (!buffer.empty()) emit(net::pathlog::pathLogFileName(identity));
+  if (!buffer.empty()) emit(formats::path_log::pathLogFileName(identity));
   buffer.clear();
   appendCollectiveLog(job, rank, buffer);
-  emit(profiler::output::profileFileName(identity, profiler::output::ProfileFile::Collectives));
+  emit(formats::profile::profileFileName(identity, formats::profile::ProfileFile::Collectives));
   if (job.options.net && job.placement.hasNetPeers(rank)) {
     buffer.clear();
     appendNetLog(job, rank, buffer);
-    emit(profiler::output::profileFileName(identity, profiler::output::ProfileFile::Net));
+    emit(formats::profile::profileFileName(identity, formats::profile::ProfileFile::Net));
   }
   return done;
 }
@@ -72,7 +72,7 @@ uint64_t estimateBytes(const SynthJob& job) {
   const size_t n = std::min<size_t>(collectives, 16);
   std::string lines;
   for (size_t s = 0; s < n; ++s) {
-    lines += profiler::output::renderCollectiveLine(job.identityOf(sample), collectiveRecord(job, sample, s), 0);
+    lines += formats::profile::renderCollectiveLine(job.identityOf(sample), collectiveRecord(job, sample, s), 0);
   }
   std::string net;
   if (job.options.net) appendNetLog(job, sample, net);  // all of one rank's: its flows vary in size

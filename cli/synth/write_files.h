@@ -1,6 +1,6 @@
 // Writes a synthetic job's files into a folder: per rank its path log, its collective log and, when
-// asked for, its network summary, named as the plugins name theirs (net::pathlog::pathLogFileName,
-// profiler::output::profileFileName). Ranks are rendered on worker threads, each rank's file in one
+// asked for, its network summary, named as the plugins name theirs (formats::path_log::pathLogFileName,
+// formats::profile::profileFileName). Ranks are rendered on worker threads, each rank's file in one
 // buffer handed to the kernel in large writes: 8,192 ranks x 1,000 collectives is about 4.5 GB.
 #pragma once
 

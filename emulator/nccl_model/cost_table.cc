@@ -6,6 +6,7 @@
 
 #include "emulator/nccl_model/model_internal.h"
 #include "emulator/tuner_driver.h"
+#include "formats/nccl_defaults.h"
 
 namespace railtune::ncclmodel {
 namespace {
@@ -57,19 +58,8 @@ bool algorithmOffered(const TunedModel& m, Collective c, Algorithm a) {
 }  // namespace
 
 CostModelConstants defaultCostModelConstants(NcclVersion v) {
-  const ncclTunerConstants_v5_t n = emu::defaultTunerConstants(v);
-  static_assert(sizeof(n) == sizeof(CostModelConstants), "engine.h mirrors NCCL's tuner constants");
-  CostModelConstants c;
-  std::copy(&n.baseLatencies[0][0], &n.baseLatencies[0][0] + kNumAlgorithms * kNumProtocols, &c.baseLatencies[0][0]);
-  std::copy(&n.hwLatencies[0][0][0], &n.hwLatencies[0][0][0] + tuner::kNumHwLinks * kNumAlgorithms * kNumProtocols,
-            &c.hwLatencies[0][0][0]);
-  constexpr int kCapCells = tuner::kNumCompCaps * tuner::kNumTuningScales;
-  std::copy(&n.llMaxBws[0][0], &n.llMaxBws[0][0] + kCapCells, &c.llMaxBws[0][0]);
-  std::copy(&n.perChMaxRingLL128Bws[0][0], &n.perChMaxRingLL128Bws[0][0] + kCapCells, &c.perChMaxRingLL128Bws[0][0]);
-  std::copy(&n.perChMaxTreeLL128Bws[0][0], &n.perChMaxTreeLL128Bws[0][0] + kCapCells, &c.perChMaxTreeLL128Bws[0][0]);
-  std::copy(&n.perChMaxTreeBws[0][0], &n.perChMaxTreeBws[0][0] + kCapCells, &c.perChMaxTreeBws[0][0]);
-  std::copy(&n.perChMaxNVLSTreeBws[0][0], &n.perChMaxNVLSTreeBws[0][0] + kCapCells, &c.perChMaxNVLSTreeBws[0][0]);
-  return c;
+  return formats::ncclDefaultConstants(v == NcclVersion::V2_28 ? formats::NcclRelease::V2_28
+                                                               : formats::NcclRelease::V2_30);
 }
 
 CostTable computeCostTable(const TunedModel& m, const CollRequest& r) {

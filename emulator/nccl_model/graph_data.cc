@@ -2,6 +2,7 @@
 // "source" and either one "value" or one value per NCCL version ("v2.28", "v2.30"), because NCCL's
 // search speeds changed between the two.
 #include "emulator/nccl_model/graph_data.h"
+#include "formats/schemas.h"
 
 #include <algorithm>
 #include <map>
@@ -13,7 +14,7 @@ namespace railtune::ncclmodel {
 namespace {
 
 using Json = nlohmann::json;
-constexpr const char* kSchema = "railtune.nccl-graph-data/1";
+constexpr const char* kSchema = formats::kNcclGraphDataSchema;
 
 struct Reader {
   const std::string& origin;

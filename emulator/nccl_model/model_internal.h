@@ -27,7 +27,7 @@ struct ModelContext {
   const NcclKnobs& knobs;
   int compCapIndex = 0;
   double llMaxBw = 0, perChMaxTreeBw = 0, perChMaxRingLL128Bw = 0, perChMaxTreeLL128Bw = 0, perChMaxNVLSTreeBw = 0;
-  double hwLat[tuner::kNumHwLinks][kNumAlgorithms][kNumProtocols] = {};
+  double hwLat[formats::kNumHwLinks][kNumAlgorithms][kNumProtocols] = {};
   float ppn = 1;
   int intraHw[kNumAlgorithms] = {};
   int hw[kNumAlgorithms] = {};

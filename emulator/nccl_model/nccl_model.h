@@ -5,7 +5,7 @@
 // and the channel/thread count it then chooses (topoGetAlgoInfo).
 //
 // Inputs are railtune's own types: the graph values NCCL's topology search produces (see graph_data.h
-// for where they come from) and the cost-model constants of tuner_plugin/engine.h.
+// for where they come from) and the cost-model constants of formats/nccl_enums.h.
 #pragma once
 
 #include <array>
@@ -14,17 +14,17 @@
 #include <string>
 
 #include "emulator/loader.h"
-#include "tuner_plugin/engine.h"
+#include "formats/nccl_enums.h"
 
 namespace railtune::ncclmodel {
 
-using tuner::Algorithm;
-using tuner::Collective;
-using tuner::CostModelConstants;
-using tuner::kNumAlgorithms;
-using tuner::kNumCollectives;
-using tuner::kNumProtocols;
-using tuner::Protocol;
+using formats::Algorithm;
+using formats::Collective;
+using formats::CostModelConstants;
+using formats::kNumAlgorithms;
+using formats::kNumCollectives;
+using formats::kNumProtocols;
+using formats::Protocol;
 using NcclVersion = emu::NcclBehaviour;
 
 // NCCL's PATH_* values (src/include/graph.h); the order matters (LL128 enablement compares them).

@@ -10,7 +10,7 @@
 namespace railtune::ncclmodel {
 namespace {
 
-constexpr float kNvlsEfficiency[tuner::kNumCompCaps] = {0.0f, 0.0f, 0.85f, 0.74f};  // Volta..Blackwell
+constexpr float kNvlsEfficiency[formats::kNumCompCaps] = {0.0f, 0.0f, 0.85f, 0.74f};  // Volta..Blackwell
 constexpr float kPciBw = 12.0f;  // PCI_BW in src/graph/topo.h (Gen3 x16)
 
 bool isCollNet(Algorithm a) {

@@ -5,10 +5,11 @@
 namespace railtune::emu::netjob {
 namespace {
 
-std::vector<const fabric::RailMapHost*> hostsByName(const fabric::RailMap& map, const std::vector<std::string>& names) {
-  std::vector<const fabric::RailMapHost*> out;
+std::vector<const formats::RailMapHost*> hostsByName(const formats::RailMap& map,
+                                                     const std::vector<std::string>& names) {
+  std::vector<const formats::RailMapHost*> out;
   for (const std::string& name : names) {
-    const fabric::RailMapHost* host = map.findHost(name);
+    const formats::RailMapHost* host = map.findHost(name);
     if (host == nullptr) throw PlanError("--hosts: the rail map has no host '" + name + "'");
     if (std::find(out.begin(), out.end(), host) != out.end()) throw PlanError("--hosts: '" + name + "' given twice");
     out.push_back(host);
@@ -17,7 +18,7 @@ std::vector<const fabric::RailMapHost*> hostsByName(const fabric::RailMap& map, 
 }
 
 // The first `perRack` hosts of each of the map's first `racks` NVLink domains, domain by domain.
-std::vector<const fabric::RailMapHost*> hostsOverRacks(const fabric::RailMap& map, int racks, int needed) {
+std::vector<const formats::RailMapHost*> hostsOverRacks(const formats::RailMap& map, int racks, int needed) {
   if (needed % racks != 0)
     throw PlanError(std::to_string(needed) + " host(s) cannot be spread evenly over " + std::to_string(racks) +
                     " rack(s): choose --ranks as a multiple of racks x GPUs per host");
@@ -28,9 +29,9 @@ std::vector<const fabric::RailMapHost*> hostsOverRacks(const fabric::RailMap& ma
     throw PlanError("--racks " + std::to_string(racks) + ": the rail map has " + std::to_string(domains.size()) +
                     " NVLink domain(s)");
   const size_t perRack = static_cast<size_t>(needed / racks);
-  std::vector<const fabric::RailMapHost*> out;
+  std::vector<const formats::RailMapHost*> out;
   for (int d = 0; d < racks; ++d) {
-    std::vector<const fabric::RailMapHost*> inDomain;
+    std::vector<const formats::RailMapHost*> inDomain;
     for (const auto& host : map.hosts)
       if (host.domain == domains[static_cast<size_t>(d)] && inDomain.size() < perRack) inDomain.push_back(&host);
     if (inDomain.size() < perRack)
@@ -41,8 +42,8 @@ std::vector<const fabric::RailMapHost*> hostsOverRacks(const fabric::RailMap& ma
   return out;
 }
 
-std::vector<const fabric::RailMapHost*> chooseHosts(const fabric::RailMap& map, const PlacementOptions& options,
-                                                    int needed) {
+std::vector<const formats::RailMapHost*> chooseHosts(const formats::RailMap& map, const PlacementOptions& options,
+                                                     int needed) {
   if (!options.hosts.empty()) {
     auto hosts = hostsByName(map, options.hosts);
     if (static_cast<int>(hosts.size()) != needed)
@@ -54,13 +55,13 @@ std::vector<const fabric::RailMapHost*> chooseHosts(const fabric::RailMap& map, 
   if (static_cast<int>(map.hosts.size()) < needed)
     throw PlanError(std::to_string(options.ranks) + " ranks need " + std::to_string(needed) +
                     " hosts; the rail map has " + std::to_string(map.hosts.size()));
-  std::vector<const fabric::RailMapHost*> out;
+  std::vector<const formats::RailMapHost*> out;
   for (int h = 0; h < needed; ++h) out.push_back(&map.hosts[static_cast<size_t>(h)]);
   return out;
 }
 
 // Host h's NIC n binds 127.(1 + h / 250).(1 + h % 250).(1 + n): unique per NIC, never .0 or .255.
-PlannedHost planHost(const fabric::RailMapHost& host, int h, std::vector<std::string>& notes) {
+PlannedHost planHost(const formats::RailMapHost& host, int h, std::vector<std::string>& notes) {
   PlannedHost out{host.name, host.domain, {}};
   int n = 0;
   for (const auto& gpu : host.gpus) {
@@ -79,13 +80,13 @@ PlannedHost planHost(const fabric::RailMapHost& host, int h, std::vector<std::st
   return out;
 }
 
-RankPlace placeRank(const fabric::RailMapHost& host, int rank, int h, int g) {
+RankPlace placeRank(const formats::RailMapHost& host, int rank, int h, int g) {
   if (g >= static_cast<int>(host.gpus.size()))
     throw PlanError("rank " + std::to_string(rank) + ": host " + host.name + " has no GPU " + std::to_string(g));
-  const fabric::RailMapGpu& gpu = host.gpus[static_cast<size_t>(g)];
+  const formats::RailMapGpu& gpu = host.gpus[static_cast<size_t>(g)];
   if (gpu.nics.empty())
     throw PlanError("host " + host.name + " GPU " + std::to_string(g) + " has no NIC in the rail map");
-  const fabric::RailMapNic& nic = gpu.nics.front();
+  const formats::RailMapNic& nic = gpu.nics.front();
   if (nic.netdev.empty())
     throw PlanError("rank " + std::to_string(rank) + ": NIC " + nic.hca + " of host " + host.name +
                     " has no netdev in the rail map, so it has no address to bind; add its netdev to the map");
@@ -94,7 +95,7 @@ RankPlace placeRank(const fabric::RailMapHost& host, int rank, int h, int g) {
 
 }  // namespace
 
-JobPlan makePlan(const fabric::RailMap& map, const PlacementOptions& options) {
+JobPlan makePlan(const formats::RailMap& map, const PlacementOptions& options) {
   if (options.ranks < 2) throw PlanError("--ranks must be at least 2");
   if (map.hosts.empty() || map.hosts.front().gpus.empty()) throw PlanError("the rail map has no host with GPUs");
   JobPlan plan;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::emu::netjob {
 
@@ -47,7 +47,7 @@ class PlanError : public std::runtime_error {
 
 // Rank r runs on chosen host r / gpusPerHost with GPU r % gpusPerHost. Throws PlanError naming what
 // does not fit (too few hosts or racks, a host the map lacks, a rank's NIC without a netdev).
-JobPlan makePlan(const fabric::RailMap& map, const PlacementOptions& options);
+JobPlan makePlan(const formats::RailMap& map, const PlacementOptions& options);
 
 // The address file (net_plugin/devices/addresses.h) of one planned host: "<netdev> <IPv4>" per line.
 std::string addressFileText(const PlannedHost& host);

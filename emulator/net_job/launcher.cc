@@ -11,8 +11,8 @@
 #include "common/regular_file.h"
 #include "emulator/net_job/launcher_internal.h"
 #include "fabric/default_cluster.h"
-#include "fabric/names.h"
 #include "fabric/rail_map_write.h"
+#include "formats/names.h"
 
 namespace railtune::emu::netjob {
 namespace {
@@ -59,7 +59,7 @@ void prepareJobDir(const std::string& dir, const std::string& railMap, const Job
   fs::create_directories(fs::path(dir) / "handles", ec);
   if (ec) throw std::runtime_error("cannot create folders in " + dir + ": " + ec.message());
   for (const PlannedHost& host : plan.hosts)
-    writeFile(fabric::joinUnder(fs::path(dir) / "addresses", host.name + ".txt"), addressFileText(host));
+    writeFile(formats::joinUnder(fs::path(dir) / "addresses", host.name + ".txt"), addressFileText(host));
 }
 
 }  // namespace
@@ -92,8 +92,8 @@ JobResult runJob(const JobOptions& options) {
   if (!options.profileDir.empty() && options.bytes < static_cast<size_t>(options.placement.ranks))
     throw std::runtime_error("--profile-dir needs --bytes of at least --ranks (every ring step moves a part)");
   const std::string mapText = railMapText(options.railMapPath);
-  const fabric::RailMap map =
-      fabric::parseRailMap(mapText, options.railMapPath.empty() ? "default rail map" : options.railMapPath);
+  const formats::RailMap map =
+      formats::parseRailMap(mapText, options.railMapPath.empty() ? "default rail map" : options.railMapPath);
   JobResult result;
   result.plan = makePlan(map, options.placement);
   result.jobDir = makeJobDir(options.jobDir);

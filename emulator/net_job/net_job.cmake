@@ -23,5 +23,5 @@ add_library(railtune_emulator_net_job STATIC
   ${CMAKE_CURRENT_LIST_DIR}/profile_collective.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_summary.cc)
 target_link_libraries(railtune_emulator_net_job
-  PUBLIC railtune_emulator railtune_fabric_io railtune_net_pathlog
+  PUBLIC railtune_emulator railtune_formats railtune_net_pathlog
   PRIVATE railtune_topo_xml railtune_fabric_yaml nlohmann_json::nlohmann_json railtune_profiler_output)

@@ -9,7 +9,7 @@
 namespace railtune::emu::netjob {
 
 namespace fs = std::filesystem;
-using net::pathlog::RecordKind;
+using formats::path_log::RecordKind;
 
 PathLogs readPathLogs(const std::string& dir) {
   PathLogs logs;
@@ -22,7 +22,7 @@ PathLogs readPathLogs(const std::string& dir) {
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
-    net::pathlog::ParseAllResult parsed = net::pathlog::parseRecords(text.str(), file);
+    formats::path_log::ParseAllResult parsed = formats::path_log::parseRecords(text.str(), file);
     if (!parsed.error.empty()) throw std::runtime_error(parsed.error);
     for (auto& r : parsed.records) {
       if (r.record.kind == RecordKind::Connect) logs.connects.push_back(r);
@@ -32,26 +32,26 @@ PathLogs readPathLogs(const std::string& dir) {
   return logs;
 }
 
-bool railMismatch(const net::pathlog::PathRecord& c) {
+bool railMismatch(const formats::path_log::PathRecord& c) {
   return c.expectedRail >= 0 && c.local.rail >= 0 && c.expectedRail != c.local.rail;
 }
 
-bool crossRail(const net::pathlog::PathRecord& c) {
+bool crossRail(const formats::path_log::PathRecord& c) {
   return railMismatch(c) || (c.local.rail >= 0 && c.remote.rail >= 0 && c.local.rail != c.remote.rail);
 }
 
-int writerRank(const net::pathlog::ParsedRecord& record, const std::map<int, int>& rankOfPid) {
+int writerRank(const formats::path_log::ParsedRecord& record, const std::map<int, int>& rankOfPid) {
   if (record.record.rank >= 0) return record.record.rank;
   const auto it = rankOfPid.find(record.identity.pid);
   return it != rankOfPid.end() ? it->second : -1;
 }
 
-std::string describeConnection(const net::pathlog::ParsedRecord& p, const std::map<int, int>& rankOfPid) {
-  const net::pathlog::PathRecord& c = p.record;
+std::string describeConnection(const formats::path_log::ParsedRecord& p, const std::map<int, int>& rankOfPid) {
+  const formats::path_log::PathRecord& c = p.record;
   const int rank = writerRank(p, rankOfPid);
   const auto peer = rankOfPid.find(c.remote.pid);
   const int remoteRank = c.remote.rank >= 0 ? c.remote.rank : peer != rankOfPid.end() ? peer->second : -1;
-  const bool send = c.direction == net::pathlog::Direction::Send;
+  const bool send = c.direction == formats::path_log::Direction::Send;
   std::string out = "rank " + std::to_string(rank) + " (" + p.identity.host + ", GPU " + std::to_string(c.local.gpu) +
                     ") " + (send ? "sends to" : "receives from") + " rank " + std::to_string(remoteRank) + " (" +
                     std::string(c.remote.host.view()) + ", " + std::string(c.remote.hca.view()) + " rail " +

@@ -12,7 +12,7 @@ namespace railtune::emu::netjob {
 namespace {
 
 namespace fs = std::filesystem;
-namespace out = profiler::output;
+namespace out = formats::profile;
 
 std::string readText(const fs::path& path) {
   std::ifstream in(path);
@@ -75,7 +75,7 @@ void summarise(ProfileSummary& summary) {
   std::vector<std::vector<double>> busbw;
   for (const auto& [pid, files] : summary.byPid) {
     for (const out::ParsedCollective& c : files.collectives) {
-      if (c.header || c.droppedNotice || c.record.kind != profiler::RecordKind::Collective) continue;
+      if (c.header || c.droppedNotice || c.record.kind != formats::profile::RecordKind::Collective) continue;
       const std::string op(c.record.operation.view()), algo(c.record.algorithm.view());
       auto it = std::find_if(summary.collectives.begin(), summary.collectives.end(),
                              [&](const CollectiveStats& s) { return s.operation == op && s.algorithm == algo; });
@@ -88,7 +88,7 @@ void summarise(ProfileSummary& summary) {
       if (!hasNetFlows(files, c.record.seq)) continue;
       ++it->withNetFlows;
       busbw[static_cast<size_t>(it - summary.collectives.begin())].push_back(
-          profiler::busBandwidthGBps(c.record));  // unrounded: emulated jobs are slow
+          formats::profile::busBandwidthGBps(c.record));  // unrounded: emulated jobs are slow
     }
     for (const out::ParsedNet& n : files.net)
       for (uint32_t i = 0; i < n.record.nFlows; ++i)

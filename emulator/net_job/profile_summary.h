@@ -1,5 +1,5 @@
 // What `emu net-job --profile-dir` left in the profile folder, read back with the profiler's strict
-// readers (profiler_plugin/output/records.h): per rank process its collective log, network summary
+// readers (formats/profile_logs.h): per rank process its collective log, network summary
 // and trace; per collective the count and median bus bandwidth (of the ranks with network flows); the NICs the network
 // summaries name. The demo prints it; the tests check it.
 #pragma once
@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 
 namespace railtune::emu::netjob {
 
 struct ProfileFiles {  // one rank process's files: <job>-<host>-<pid>.{collectives.jsonl,net.jsonl,trace.json}
-  std::vector<profiler::output::ParsedCollective> collectives;
-  std::vector<profiler::output::ParsedNet> net;
+  std::vector<formats::profile::ParsedCollective> collectives;
+  std::vector<formats::profile::ParsedNet> net;
   bool traceParses = false;
 };
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/identity.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "net_plugin/devices/device_sources.h"
 
 namespace railtune::net {
@@ -30,7 +30,7 @@ const RdmaPort* findPort(const RdmaDevice* device, int number) {
 }
 
 // One map NIC as a device; sysfs supplies what the map does not carry (PCI path, GUID, link layer).
-NetDevice deviceFromMapNic(const fabric::RailMapNic& nic, const DeviceInputs& in, size_t index) {
+NetDevice deviceFromMapNic(const formats::RailMapNic& nic, const DeviceInputs& in, size_t index) {
   const RdmaDevice* sys = findRdma(in.rdma, nic.hca);
   const RdmaPort* port = findPort(sys, nic.port);
   NetDevice device;
@@ -75,23 +75,23 @@ bool devicesFromRailMap(const DeviceInputs& in, DeviceList* out) {
   const ParamValue<std::string> path = readString("RAILTUNE_RAIL_MAP", in.options.env);
   if (!path.ok()) throw std::runtime_error(path.error);
   if (path.value.empty()) return out->notes.push_back("no rail map (RAILTUNE_RAIL_MAP unset)"), false;
-  const fabric::RailMap map = [&] {
+  const formats::RailMap map = [&] {
     try {
-      return fabric::readRailMapFile(path.value);
-    } catch (const fabric::RailMapError& e) {  // the message names the file; say which variable named it
+      return formats::readRailMapFile(path.value);
+    } catch (const formats::RailMapError& e) {  // the message names the file; say which variable named it
       std::vector<std::string> problems = e.problems();
       for (std::string& problem : problems) problem.insert(0, "RAILTUNE_RAIL_MAP: ");
-      throw fabric::RailMapError(std::move(problems));
+      throw formats::RailMapError(std::move(problems));
     }
   }();
   const std::string host = resolveIdentity(in.options.env).host;
-  const fabric::RailMapHost* entry = map.findHost(host);
+  const formats::RailMapHost* entry = map.findHost(host);
   if (entry == nullptr) {
     return out->notes.push_back("host '" + host + "' is not in the rail map " + path.value), false;
   }
   std::set<std::string> seen;
-  for (const fabric::RailMapGpu& gpu : entry->gpus) {
-    for (const fabric::RailMapNic& nic : gpu.nics) {
+  for (const formats::RailMapGpu& gpu : entry->gpus) {
+    for (const formats::RailMapNic& nic : gpu.nics) {
       if (!seen.insert(nic.hca).second) continue;
       const IfMatch match = matchIfFilter(in.ibHca, nic.hca, nic.port);
       if (!match.accepted) {

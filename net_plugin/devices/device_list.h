@@ -46,7 +46,7 @@ struct DeviceListOptions {
   EnvLookup env = processEnv;
 };
 
-// Throws fabric::RailMapError for a rail map that cannot be read, AddressFileError for a bad address
+// Throws formats::RailMapError for a rail map that cannot be read, AddressFileError for a bad address
 // file, std::runtime_error for a bad RAILTUNE_RAIL_MAP value: each message names the file and what.
 DeviceList buildDeviceList(const DeviceListOptions& options);
 

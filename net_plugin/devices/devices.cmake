@@ -10,4 +10,4 @@ railtune_add_plugin_code(railtune_net_devices STATIC
   ${CMAKE_CURRENT_LIST_DIR}/device_discover.cc
   ${CMAKE_CURRENT_LIST_DIR}/vdevice.cc
   ${CMAKE_CURRENT_LIST_DIR}/device_table.cc)
-target_link_libraries(railtune_net_devices PUBLIC railtune_common railtune_fabric_io)
+target_link_libraries(railtune_net_devices PUBLIC railtune_common railtune_formats)

@@ -6,9 +6,15 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "net_plugin/pathlog/records.h"
+#include "formats/path_log.h"
 
 namespace railtune::net::pathlog {
+
+// The writer and the connections speak the path log format's vocabulary (formats/path_log.h).
+using formats::path_log::Direction;
+using formats::path_log::PathRecord;
+using formats::path_log::RecordKind;
+using formats::path_log::Traffic;
 
 class ConnectionCounters {
  public:

@@ -25,10 +25,6 @@ int64_t nowUs() noexcept {
 
 }  // namespace
 
-std::string pathLogFileName(const Identity& identity, std::string_view tag) {
-  return recordFileStem(identity, tag) + ".jsonl";
-}
-
 PathLogWriter::PathLogWriter(WriterOptions options, const Log& log)
     : options_(std::move(options)),
       log_(log),
@@ -39,7 +35,7 @@ PathLogWriter::PathLogWriter(WriterOptions options, const Log& log)
   try {
     const ClaimedFile file = claimRecordFile(folder, options_.directory, options_.identity, ".jsonl");
     fd_ = file.fd;
-    path_ = options_.directory + "/" + pathLogFileName(options_.identity, file.tag);
+    path_ = options_.directory + "/" + formats::path_log::pathLogFileName(options_.identity, file.tag);
   } catch (...) {
     close(folder);
     throw;

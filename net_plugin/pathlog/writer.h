@@ -27,8 +27,8 @@
 #include "common/identity.h"
 #include "common/log.h"
 #include "common/params.h"
+#include "formats/path_log.h"
 #include "net_plugin/pathlog/counters.h"
-#include "net_plugin/pathlog/records.h"
 
 namespace railtune::net::pathlog {
 
@@ -39,11 +39,6 @@ struct WriterOptions {
   std::chrono::milliseconds flushInterval{1000};
   std::chrono::milliseconds snapshotInterval{10000};
 };
-
-// "<job>-<host>-<pid>.<tag>.jsonl" ("<job>-<host>-<pid>.jsonl" without a tag, as earlier versions
-// named it), with every character outside [A-Za-z0-9._-] replaced by '_' so that a job or host name
-// cannot leave the directory or make an awkward file name.
-std::string pathLogFileName(const Identity& identity, std::string_view tag = "");
 
 class PathLogWriter {
  public:

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "net_plugin/profiler_event.h"
+#include "formats/net_event.h"
 
 namespace railtune::profiler {
 namespace {

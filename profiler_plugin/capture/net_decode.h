@@ -1,5 +1,5 @@
 // Decoding of ncclProfileNetPlugin events: the plugin id's type bits say whose descriptor `data` points
-// to. railtune's own net plugin (net_plugin/profiler_event.h) names device, HCA, rail and plane; NCCL's
+// to. railtune's own net plugin (formats/net_event.h) names device, HCA, rail and plane; NCCL's
 // internal IB and socket transports (when NCCL is built with NCCL_ENABLE_NET_PROFILING) name a device
 // and QP, or a socket. The descriptor is valid only during startEvent, so everything is copied.
 #pragma once
@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "profiler_plugin/record.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler {
 

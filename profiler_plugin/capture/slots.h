@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "profiler_plugin/engine.h"
-#include "profiler_plugin/record.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler::capture {
 

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "profiler_plugin/output/records.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler::output {
 namespace {

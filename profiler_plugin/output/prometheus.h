@@ -22,7 +22,7 @@
 #include <utility>
 
 #include "common/identity.h"
-#include "profiler_plugin/record.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler::output {
 

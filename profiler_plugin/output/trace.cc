@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "common/config_digest.h"
-#include "profiler_plugin/output/json_append.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/json_append.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler::output {
 namespace {

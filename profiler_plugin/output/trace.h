@@ -17,8 +17,8 @@
 #include <string>
 
 #include "common/identity.h"
-#include "profiler_plugin/output/json_append.h"
-#include "profiler_plugin/record.h"
+#include "formats/json_append.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler::output {
 

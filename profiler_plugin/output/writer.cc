@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "common/record_files.h"
-#include "profiler_plugin/output/records.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler::output {
 namespace {
@@ -49,17 +49,7 @@ bool reopenTrace(int fd, const std::string& path) {
   return size > 2;
 }
 
-const char* profileSuffix(ProfileFile file) {
-  return file == ProfileFile::Collectives ? ".collectives.jsonl"
-         : file == ProfileFile::Net       ? ".net.jsonl"
-                                          : ".trace.json";
-}
-
 }  // namespace
-
-std::string profileFileName(const Identity& identity, ProfileFile file, std::string_view tag) {
-  return recordFileStem(identity, tag) + profileSuffix(file);
-}
 
 std::string expandPid(const std::string& pattern, int pid) {
   std::string out;

@@ -44,8 +44,8 @@
 #include "common/log.h"
 #include "common/params.h"
 #include "profiler_plugin/output/prometheus.h"
-#include "profiler_plugin/output/records.h"
 #include "profiler_plugin/output/trace.h"
+#include "profiler_plugin/profile_format.h"
 #include "profiler_plugin/record_sink.h"
 
 namespace railtune::profiler::output {
@@ -63,13 +63,6 @@ struct ProfileOptions {
   // write(2) unless set: the tests' full disk and short writes.
   std::function<ssize_t(int fd, const void* data, size_t size)> write;
 };
-
-enum class ProfileFile { Collectives, Net, Trace };
-
-// "<job>-<host>-<pid>.<tag>.collectives.jsonl" (".net.jsonl", ".trace.json"; without a tag
-// "<job>-<host>-<pid>.collectives.jsonl", as earlier versions named them), every character outside
-// [A-Za-z0-9._-] replaced by '_' as in the path log's names.
-std::string profileFileName(const Identity& identity, ProfileFile file, std::string_view tag = "");
 
 // RAILTUNE_PROFILE_PROMETHEUS's value with every "%p" replaced by the process id.
 std::string expandPid(const std::string& pattern, int pid);

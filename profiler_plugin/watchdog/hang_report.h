@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "profiler_plugin/record.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler {
 

@@ -108,7 +108,7 @@ TEST_F(TunerDecisionsWithRules, PluginThatIgnoresTheRulesIsAMismatch) {
   EXPECT_NE(csv.find(",\"MISMATCH: rule 1 (tuner_decisions_rules.csv:3) says Ring/LL128 with NCCL's channels, "),
             std::string::npos);
   const nlohmann::json doc = nlohmann::json::parse(formatDecisions(report, DecisionsFormat::Json));
-  EXPECT_EQ(doc["schema"], kTunerDecisionsSchema);
+  EXPECT_EQ(doc["schema"], formats::kTunerDecisionsSchema);
   EXPECT_EQ(doc["mismatches"], report.rows.size());
   EXPECT_EQ(doc["decisions"][0]["reason"]["kind"], "mismatch");
 }

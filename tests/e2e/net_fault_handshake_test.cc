@@ -14,8 +14,8 @@
 #include <cstring>
 #include <vector>
 
-#include "net_plugin/pathlog/handshake.h"
-#include "net_plugin/socket/socket_wire.h"
+#include "formats/handshake.h"
+#include "net_plugin/transports/socket/socket_wire.h"
 #include "tests/e2e/net_fault_harness.h"
 
 namespace railtune::testing::netfault {
@@ -98,7 +98,7 @@ class NetTruncatedHandshakeTest : public NetFaultTest, public ::testing::WithPar
     const bool halfHello = t == Truncation::HalfHelloStalls || t == Truncation::HalfHelloHangsUp;
     EXPECT_TRUE(client.sendAll(hello.data(), halfHello ? hello.size() / 2 : hello.size()));
     if (!halfHello) {
-      const std::vector<std::byte> header(net::pathlog::kHandshakeBytes / 2, std::byte{0x41});
+      const std::vector<std::byte> header(formats::path_log::kHandshakeBytes / 2, std::byte{0x41});
       EXPECT_TRUE(client.sendAll(header.data(), header.size()));
     }
     if (t == Truncation::HalfHelloHangsUp || t == Truncation::HalfHeaderHangsUp) client.close();

@@ -62,7 +62,7 @@ TEST_P(NetMisuseTest, MalformedHandlesAreRejected) {
   magic[0] ^= std::byte{0xff};
   cases.emplace_back("wrong magic", magic);
   Handle family = real;
-  family[6] = std::byte{5};  // neither IPv4 (4) nor IPv6 (6): see net_plugin/socket/socket_wire.cc
+  family[6] = std::byte{5};  // neither IPv4 (4) nor IPv6 (6): see net_plugin/transports/socket/socket_wire.cc
   cases.emplace_back("wrong address family", family);
   cases.emplace_back("all zero", Handle{});
   takeWarnings();

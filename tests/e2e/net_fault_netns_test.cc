@@ -17,7 +17,7 @@
 #include <cstring>
 #include <vector>
 
-#include "net_plugin/socket/socket_wire.h"
+#include "net_plugin/transports/socket/socket_wire.h"
 #include "tests/e2e/net_fault_harness.h"
 
 namespace railtune::testing::netfault {

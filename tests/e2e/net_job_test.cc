@@ -70,7 +70,7 @@ class NetJobTest : public ::testing::Test {
     ASSERT_EQ(logs.connects.size(), 2u * static_cast<size_t>(result.pluginConnections()));
     std::map<int, int> sends, recvs;
     for (const auto& c : logs.connects)
-      ++(c.record.direction == net::pathlog::Direction::Send ? sends : recvs)[c.identity.pid];
+      ++(c.record.direction == formats::path_log::Direction::Send ? sends : recvs)[c.identity.pid];
     for (const RankResult& r : result.ranks) {
       EXPECT_EQ(sends[r.pid], r.pluginSends) << "rank " << r.rank;
       EXPECT_EQ(recvs[r.pid], r.pluginRecvs) << "rank " << r.rank;
@@ -253,7 +253,7 @@ TEST_P(NetJobProfileTest, EveryCollectiveIsOneRecordAndTheNetSummaryNamesTheNic)
     const ProfileFiles& files = summary.byPid.at(r.pid);
     ASSERT_EQ(files.collectives.size(), o.collectives.size() * static_cast<size_t>(o.iterations));
     for (size_t i = 0; i < files.collectives.size(); ++i) {
-      const profiler::OperationRecord& record = files.collectives[i].record;
+      const formats::profile::OperationRecord& record = files.collectives[i].record;
       const ExpectedRecord want = expectedRecord(o.collectives[i / static_cast<size_t>(o.iterations)], o.bytes, 4);
       EXPECT_EQ(record.operation.view(), want.operation) << i;
       EXPECT_EQ(record.algorithm.view(), want.algorithm) << i;

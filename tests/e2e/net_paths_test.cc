@@ -18,8 +18,8 @@
 
 #include "emulator/logger.h"
 #include "emulator/net_driver.h"
-#include "net_plugin/pathlog/records.h"
-#include "net_plugin/profiler_event.h"
+#include "formats/net_event.h"
+#include "formats/path_log.h"
 #include "tests/e2e/emulated_fixture.h"
 
 namespace railtune::testing {
@@ -27,8 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using emu::NcclBehaviour;
-using net::pathlog::ParsedRecord;
-using net::pathlog::RecordKind;
+using formats::path_log::ParsedRecord;
+using formats::path_log::RecordKind;
 
 const std::string kData = std::string(RAILTUNE_SOURCE_DIR) + "/tests/data";
 
@@ -123,7 +123,7 @@ class NetPathsTest : public EmulatedTest {
     for (const auto& entry : fs::directory_iterator(dir / "paths")) {
       std::stringstream text;
       text << std::ifstream(entry.path()).rdbuf();
-      net::pathlog::ParseAllResult parsed = net::pathlog::parseRecords(text.str(), entry.path().string());
+      formats::path_log::ParseAllResult parsed = formats::path_log::parseRecords(text.str(), entry.path().string());
       EXPECT_TRUE(parsed.error.empty()) << parsed.error;
       for (ParsedRecord& r : parsed.records) all.push_back(std::move(r));
     }
@@ -220,8 +220,10 @@ TEST_F(NetPathsTest, AConnectionOnItsGpusRailIsLoggedWithBothEndsAndItsTraffic) 
     EXPECT_EQ(c.record.streams, 2);
     EXPECT_EQ(c.record.transport.view(), "socket");
   }
-  const auto sendConnect = connects[0].record.direction == net::pathlog::Direction::Send ? connects[0] : connects[1];
-  const auto recvConnect = connects[0].record.direction == net::pathlog::Direction::Send ? connects[1] : connects[0];
+  const auto sendConnect =
+      connects[0].record.direction == formats::path_log::Direction::Send ? connects[0] : connects[1];
+  const auto recvConnect =
+      connects[0].record.direction == formats::path_log::Direction::Send ? connects[1] : connects[0];
   EXPECT_EQ(sendConnect.record.rank, 7) << "a send's tag is this rank";
   EXPECT_EQ(recvConnect.record.remote.rank, 7) << "a receive's tag is the peer's rank";
   const auto closes = ofKind(all, RecordKind::Close);

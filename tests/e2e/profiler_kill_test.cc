@@ -22,7 +22,7 @@
 
 #include "emulator/profiler_driver.h"
 #include "emulator/profiler_sequence.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 #include "tests/e2e/emulated_fixture.h"
 #include "tests/file_text.h"
 #include "tests/record_file_name.h"
@@ -152,7 +152,7 @@ TEST_F(ProfilerKillTest, RecordsUpToTheLastFlushSurviveSigkill) {
   child = killed;  // file() names the files by the child's pid
 
   const Lines collectives = splitAtLastNewline(readFile(file("collectives.jsonl")));
-  const auto parsed = profiler::output::parseCollectiveRecords(collectives.complete, "collectives");
+  const auto parsed = formats::profile::parseCollectiveRecords(collectives.complete, "collectives");
   ASSERT_TRUE(parsed.error.empty()) << parsed.error;
   ASSERT_GE(parsed.records.size(), 2u);
   RecordProperty("records_before_kill", std::to_string(parsed.records.size()));
@@ -164,7 +164,7 @@ TEST_F(ProfilerKillTest, RecordsUpToTheLastFlushSurviveSigkill) {
     EXPECT_EQ(r.record.seq, i) << "line " << i + 1 << ": records are consecutive up to the last flush";
   }
   const Lines net = splitAtLastNewline(readFile(file("net.jsonl")));
-  const auto flows = profiler::output::parseNetRecords(net.complete, "net");
+  const auto flows = formats::profile::parseNetRecords(net.complete, "net");
   ASSERT_TRUE(flows.error.empty()) << flows.error;
   EXPECT_GE(flows.records.size(), 1u);
   for (const auto& r : flows.records) EXPECT_EQ(r.record.nFlows, 4u);
@@ -189,7 +189,7 @@ TEST_F(ProfilerKillTest, AJobFasterThanTheWriterStillReachesTheDisk) {
   ASSERT_EQ(waitpid(child, nullptr, 0), child);
   const Lines collectives = splitAtLastNewline(readFile(file("collectives.jsonl")));
   child = -1;
-  const auto parsed = profiler::output::parseCollectiveRecords(collectives.complete, "collectives");
+  const auto parsed = formats::profile::parseCollectiveRecords(collectives.complete, "collectives");
   ASSERT_TRUE(parsed.error.empty()) << parsed.error;
   EXPECT_GE(parsed.records.size(), 2u);
 }

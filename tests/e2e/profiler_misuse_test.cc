@@ -19,7 +19,7 @@
 
 #include "emulator/profiler_driver.h"
 #include "emulator/profiler_sequence.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 #include "tests/e2e/emulated_fixture.h"
 #include "tests/file_text.h"
 #include "tests/record_file_name.h"
@@ -94,8 +94,8 @@ class ProfilerMisuseTest : public EmulatedTest {
   fs::path traceFile() const {
     return railtune::testing::findRecordFile(dir, "misuse-gb300-r00-t00-" + std::to_string(getpid()), "trace.json");
   }
-  std::vector<profiler::output::ParsedCollective> records() {
-    const auto parsed = profiler::output::parseCollectiveRecords(readFile(collectivesFile()), "collectives");
+  std::vector<formats::profile::ParsedCollective> records() {
+    const auto parsed = formats::profile::parseCollectiveRecords(readFile(collectivesFile()), "collectives");
     EXPECT_TRUE(parsed.error.empty()) << parsed.error;
     return parsed.records;
   }
@@ -191,8 +191,8 @@ TEST_P(ProfilerHandleMisuseTest, ParentsThatAreNotOursGiveNullHandles) {
   const auto written = records();
   ASSERT_EQ(written.size(), 2u) << readFile(collectivesFile());
   // The other communicator's Coll never stopped: at its finalize it is a hang record, not a completion.
-  EXPECT_EQ(written[0].record.kind, profiler::RecordKind::Hang);
-  EXPECT_EQ(written[1].record.kind, profiler::RecordKind::Collective);
+  EXPECT_EQ(written[0].record.kind, formats::profile::RecordKind::Hang);
+  EXPECT_EQ(written[1].record.kind, formats::profile::RecordKind::Collective);
   if (version() >= 4) {
     EXPECT_EQ(written[0].record.comm, std::optional<uint64_t>(0x61));
     EXPECT_EQ(written[1].record.comm, std::optional<uint64_t>(0x62));

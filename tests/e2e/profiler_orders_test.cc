@@ -17,7 +17,7 @@
 
 #include "emulator/profiler_driver.h"
 #include "emulator/profiler_sequence.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 #include "tests/e2e/emulated_fixture.h"
 #include "tests/record_file_name.h"
 
@@ -157,12 +157,12 @@ class Accountant {
     if (end == std::string::npos) return;
     chunk.resize(end + 1);
     offset_ += chunk.size();
-    const auto parsed = profiler::output::parseCollectiveRecords(chunk, file_.filename().string());
+    const auto parsed = formats::profile::parseCollectiveRecords(chunk, file_.filename().string());
     if (!parsed.error.empty() && error.empty()) error = parsed.error;
     for (const auto& line : parsed.records) {
       if (line.droppedNotice) {
         lost += line.recordsDropped + line.operationsDropped;
-      } else if (line.record.kind == profiler::RecordKind::Hang) {
+      } else if (line.record.kind == formats::profile::RecordKind::Hang) {
         ++hangs;
       } else {
         ++records;

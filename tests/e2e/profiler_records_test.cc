@@ -19,7 +19,7 @@
 #include "cli/profile/logs.h"
 #include "emulator/profiler_driver.h"
 #include "emulator/profiler_sequence.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 #include "tests/e2e/emulated_fixture.h"
 #include "tests/file_text.h"
 #include "tests/record_file_name.h"
@@ -72,10 +72,10 @@ TEST_P(ProfilerRecordsTest, ARingAllReduceBecomesOneRecordWithItsNetworkFlows) {
     EXPECT_TRUE(driver.violations().empty()) << driver.violations().front();
   }
   EXPECT_TRUE(pluginWarnings().empty()) << pluginLogText();
-  const auto collectives = profiler::output::parseCollectiveRecords(readFile(file("collectives.jsonl")), "c");
+  const auto collectives = formats::profile::parseCollectiveRecords(readFile(file("collectives.jsonl")), "c");
   ASSERT_TRUE(collectives.error.empty()) << collectives.error;
   ASSERT_EQ(collectives.records.size(), 1u) << readFile(file("collectives.jsonl"));
-  const profiler::OperationRecord& r = collectives.records[0].record;
+  const formats::profile::OperationRecord& r = collectives.records[0].record;
   EXPECT_EQ(collectives.records[0].identity.job, "profile-test");
   EXPECT_EQ(r.operation.view(), "AllReduce");
   EXPECT_EQ(r.bytes, 4u << 20) << "count x 4 bytes (ncclFloat32)";
@@ -88,12 +88,12 @@ TEST_P(ProfilerRecordsTest, ARingAllReduceBecomesOneRecordWithItsNetworkFlows) {
     EXPECT_EQ(r.algorithm.view(), "RING");
   }
   if (version() >= 4) {
-    EXPECT_STREQ(profiler::timingSourceName(r.timing), "kernel");
+    EXPECT_STREQ(formats::profile::timingSourceName(r.timing), "kernel");
   }
-  const auto net = profiler::output::parseNetRecords(readFile(file("net.jsonl")), "n");
+  const auto net = formats::profile::parseNetRecords(readFile(file("net.jsonl")), "n");
   ASSERT_TRUE(net.error.empty()) << net.error;
   ASSERT_EQ(net.records.size(), 1u);
-  const profiler::OperationRecord& flows = net.records[0].record;
+  const formats::profile::OperationRecord& flows = net.records[0].record;
   EXPECT_EQ(flows.nFlows, 4u) << "2 channels x (1 send + 1 receive)";
   if (version() >= 4) {  // NetPlugin events exist from v4 (net v10+ callback)
     for (uint32_t i = 0; i < flows.nFlows; ++i) {
@@ -140,7 +140,7 @@ TEST_P(ProfilerRecordsTest, AStalledStepIsAHangRecordAndOneWarning) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_NE(text.find("\"hang\""), std::string::npos) << "no hang record on disk within 15 s" << pluginLogText();
-  const auto parsed = profiler::output::parseCollectiveRecords(text, "c");
+  const auto parsed = formats::profile::parseCollectiveRecords(text, "c");
   ASSERT_TRUE(parsed.error.empty()) << parsed.error;
   if (version() >= 4) {  // v1..v3 get no logger from NCCL: their WARN goes to stderr
     const std::vector<std::string> warnings = pluginWarnings();

@@ -48,7 +48,7 @@ int run(const char* plugin, bool v230, int version) {
     for (int c = 0; c < 5; ++c)
       for (size_t bytes = 8; bytes <= (size_t{16} << 30); bytes *= 2) {
         railtune::emu::CostTable table;
-        railtune::ncclmodel::copyTo(nccl.costTable(static_cast<railtune::tuner::Collective>(c), bytes), table);
+        railtune::ncclmodel::copyTo(nccl.costTable(static_cast<railtune::formats::Collective>(c), bytes), table);
         int nChannels = 0, algorithm = -1, protocol = -1;
         driver.getCollInfo(static_cast<ncclFunc_t>(c), bytes, 1, table, 0, &nChannels);
         railtune::emu::pickFromCostTable(table, &algorithm, &protocol);

@@ -1,4 +1,4 @@
-// Names (fabric/names.h) and what the cluster description's reader and validation do with them and
+// Names (formats/names.h) and what the cluster description's reader and validation do with them and
 // with keys: duplicated keys refused at their position, unknown and duplicated keys all collected for
 // `railtune topo check`, host and domain names that are no DNS-1123 names reported.
 #include <gtest/gtest.h>
@@ -8,13 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "fabric/names.h"
 #include "fabric/validate.h"
 #include "fabric/yaml_reader.h"
+#include "formats/names.h"
 #include "tests/fabric/fabric_test_data.h"
 
 namespace railtune::fabric {
 namespace {
+
+using namespace formats;  // NOLINT: the names and rail map checks under test
 
 TEST(Names, DnsSubdomainNames) {
   EXPECT_EQ(dnsSubdomainProblem("rack00-tray17"), "");

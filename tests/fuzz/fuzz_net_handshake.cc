@@ -1,4 +1,4 @@
-// libFuzzer target for the net plugin's handshake header (net_plugin/pathlog/handshake.h), whose
+// libFuzzer target for the net plugin's handshake header (formats/handshake.h), whose
 // bytes come from the network. Two properties besides crashes and sanitizer reports:
 //  - arbitrary bytes: decode either fails with a reason, or accepts a header whose encoding is
 //    exactly those bytes (one canonical encoding);
@@ -12,23 +12,23 @@
 #include <stdexcept>
 #include <string>
 
-#include "net_plugin/pathlog/handshake.h"
+#include "formats/handshake.h"
 
 namespace {
 
-using railtune::net::pathlog::HandshakeHeader;
+using railtune::formats::path_log::HandshakeHeader;
 
 void require(bool promise) {
   if (!promise) std::abort();
 }
 
 void checkDecode(std::span<const std::byte> bytes) {
-  const auto decoded = railtune::net::pathlog::decodeHandshake(bytes);
+  const auto decoded = railtune::formats::path_log::decodeHandshake(bytes);
   if (!decoded.header) {
     require(decoded.error.rfind("handshake: ", 0) == 0);
     return;
   }
-  const auto again = railtune::net::pathlog::encodeHandshake(*decoded.header);
+  const auto again = railtune::formats::path_log::encodeHandshake(*decoded.header);
   require(bytes.size() == again.size() && std::memcmp(bytes.data(), again.data(), again.size()) == 0);
 }
 
@@ -55,11 +55,11 @@ HandshakeHeader headerFrom(const uint8_t* data, size_t size) {
 }
 
 void checkRoundTrip(const HandshakeHeader& header) {
-  const bool valid = railtune::net::pathlog::validateHandshake(header).empty();
+  const bool valid = railtune::formats::path_log::validateHandshake(header).empty();
   try {
-    const auto bytes = railtune::net::pathlog::encodeHandshake(header);
+    const auto bytes = railtune::formats::path_log::encodeHandshake(header);
     require(valid);
-    const auto decoded = railtune::net::pathlog::decodeHandshake(bytes);
+    const auto decoded = railtune::formats::path_log::decodeHandshake(bytes);
     require(decoded.header.has_value() && *decoded.header == header);
   } catch (const std::invalid_argument&) {
     require(!valid);

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "net_plugin/served_gpu.h"
 
 namespace {
@@ -40,11 +40,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   require(railtune::net::sameBusId(a, b) == railtune::net::sameBusId(b, a));
   if (railtune::net::sameBusId(a, b)) require(railtune::net::sameBusId(a, a));
 
-  railtune::fabric::RailMapHost host;
-  railtune::fabric::RailMapGpu gpu;
+  railtune::formats::RailMapHost host;
+  railtune::formats::RailMapGpu gpu;
   gpu.index = 5;
   gpu.busId = b;
-  railtune::fabric::RailMapNic nic;
+  railtune::formats::RailMapNic nic;
   nic.rail = 2;
   gpu.nics.push_back(nic);
   host.gpus.push_back(gpu);

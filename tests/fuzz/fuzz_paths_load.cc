@@ -20,7 +20,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-namespace pl = railtune::net::pathlog;
+namespace pl = railtune::formats::path_log;
 namespace rp = railtune::cli::paths;
 
 fs::path folderPath() {

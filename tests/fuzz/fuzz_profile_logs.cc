@@ -1,5 +1,5 @@
 // fuzz_profile_logs: any line through the fast collective-log reader of `railtune profile`
-// (cli/profile/fast_collective.h) and the strict reader (profiler_plugin/output/records.h). They must
+// (cli/profile/fast_collective.h) and the strict reader (formats/profile_logs.h). They must
 // agree: a line the fast reader accepts is accepted by the strict one with the same fields, and a
 // record the strict reader accepts, as the profiler writes it, is accepted by the fast one.
 #include <cstddef>

@@ -1,4 +1,4 @@
-// libFuzzer target for the profiler's record readers (profiler_plugin/output/records.h): the input
+// libFuzzer target for the profiler's record readers (formats/profile_logs.h): the input
 // is read as a collective log and as a network summary. Besides crashes and sanitizer reports it
 // checks the readers' promises: errors name the file and a line; every record read renders back to
 // a line that reads back to the same rendering; and the Chrome trace and the Prometheus text made
@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/profile_logs.h"
 #include "profiler_plugin/output/prometheus.h"
-#include "profiler_plugin/output/records.h"
 #include "profiler_plugin/output/trace.h"
 
 namespace {

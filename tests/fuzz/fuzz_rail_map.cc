@@ -1,4 +1,4 @@
-// libFuzzer target for the rail-map reader (fabric/rail_map.h), which the plugins run on a file named by
+// libFuzzer target for the rail-map reader (formats/rail_map.h), which the plugins run on a file named by
 // RAILTUNE_RAIL_MAP. Besides crashes and sanitizer reports it checks the reader's promises: every
 // rejection names the source, and an accepted map has unique hosts and rails and planes in range.
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace {
 
@@ -15,13 +15,13 @@ void require(bool promise) {
   if (!promise) std::abort();
 }
 
-void checkAccepted(const railtune::fabric::RailMap& map) {
+void checkAccepted(const railtune::formats::RailMap& map) {
   std::set<std::string> names;
-  for (const railtune::fabric::RailMapHost& host : map.hosts) {
+  for (const railtune::formats::RailMapHost& host : map.hosts) {
     require(!host.name.empty() && names.insert(host.name).second);
     require(map.findHost(host.name) == &host);
-    for (const railtune::fabric::RailMapGpu& gpu : host.gpus)
-      for (const railtune::fabric::RailMapNic& nic : gpu.nics)
+    for (const railtune::formats::RailMapGpu& gpu : host.gpus)
+      for (const railtune::formats::RailMapNic& nic : gpu.nics)
         require(!nic.hca.empty() && nic.rail >= 0 && nic.rail < map.rails && nic.plane >= -1 &&
                 nic.plane < map.planes && nic.port >= 1 && nic.hca.find('\0') == std::string::npos);
   }
@@ -32,8 +32,8 @@ void checkAccepted(const railtune::fabric::RailMap& map) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    checkAccepted(railtune::fabric::parseRailMap(text, "fuzz.json"));
-  } catch (const railtune::fabric::RailMapError& e) {
+    checkAccepted(railtune::formats::parseRailMap(text, "fuzz.json"));
+  } catch (const railtune::formats::RailMapError& e) {
     require(std::string(e.what()).rfind("fuzz.json:", 0) == 0);  // "fuzz.json:LINE:COLUMN: " or "fuzz.json: "
   }
   return 0;

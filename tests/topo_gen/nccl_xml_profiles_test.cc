@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "fabric/expand.h"
-#include "fabric/rail_map.h"
 #include "fabric/rail_map_write.h"
+#include "formats/rail_map.h"
 #include "tests/topo_gen/nccl_xml_golden.h"
 #include "topo_gen/nccl_xml.h"
 #include "topo_gen/nccl_xml_check.h"
@@ -119,7 +119,7 @@ TEST(NcclXmlProfiles, EveryHostRoundTripsAndAgreesWithTheRailMap) {
     fabric::Diagnostics diagnostics;
     checkNcclXmlLimits(f, diagnostics);
     EXPECT_TRUE(diagnostics.all().empty()) << f.hosts.front().profile << ": " << diagnostics.all().front().str();
-    const fabric::RailMap map = fabric::parseRailMap(fabric::writeRailMap(f), "map.json");
+    const formats::RailMap map = formats::parseRailMap(fabric::writeRailMap(f), "map.json");
     for (const fabric::Host& host : f.hosts) {
       SCOPED_TRACE(host.name);
       const fabric::Host back = readNcclXml(writeNcclXml(host), host.name + ".xml");

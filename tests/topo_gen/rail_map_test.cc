@@ -5,8 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "fabric/rail_map.h"
 #include "fabric/rail_map_write.h"
+#include "formats/rail_map.h"
 #include "tests/topo_gen/nccl_xml_fixtures.h"
 #include "tests/topo_gen/nccl_xml_golden.h"
 #include "topo_gen/nccl_xml.h"
@@ -14,6 +14,8 @@
 
 namespace railtune::fabric {
 namespace {
+
+using namespace formats;  // NOLINT: the names and rail map checks under test
 
 using topo::testing::expectGolden;
 using topo::testing::readText;

@@ -9,11 +9,11 @@
 #include <sstream>
 #include <string>
 
-#include "fabric/rail_map.h"
 #include "fabric/validate.h"
 #include "fabric/yaml_reader.h"
-#include "net_plugin/pathlog/records.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/path_log.h"
+#include "formats/profile_logs.h"
+#include "formats/rail_map.h"
 #include "topo_gen/nccl_xml_check.h"
 #include "tuner_plugin/rules/rules_file.h"
 
@@ -48,8 +48,8 @@ std::string fabricProblems(const std::string& path) {
 
 std::string railMapProblems(const std::string& path) {
   try {
-    fabric::readRailMapFile(path);
-  } catch (const fabric::RailMapError& e) {
+    formats::readRailMapFile(path);
+  } catch (const formats::RailMapError& e) {
     return e.what();
   }
   return "";
@@ -62,11 +62,11 @@ const std::map<std::string, Reader>& readers() {
       {"tuner-rules.example.json",
        [](const std::string& path) { return tuner::rules::readRulesFile(path).describeErrors(); }},
       {"path-log.example.jsonl",
-       [](const std::string& path) { return net::pathlog::parseRecords(exampleText(path), path).error; }},
+       [](const std::string& path) { return formats::path_log::parseRecords(exampleText(path), path).error; }},
       {"profile-collectives.example.jsonl",
-       [](const std::string& path) { return profiler::output::parseCollectiveRecords(exampleText(path), path).error; }},
+       [](const std::string& path) { return formats::profile::parseCollectiveRecords(exampleText(path), path).error; }},
       {"profile-net.example.jsonl",
-       [](const std::string& path) { return profiler::output::parseNetRecords(exampleText(path), path).error; }},
+       [](const std::string& path) { return formats::profile::parseNetRecords(exampleText(path), path).error; }},
   };
   return kReaders;
 }

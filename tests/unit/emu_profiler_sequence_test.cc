@@ -16,13 +16,13 @@
 #include "emulator/loader.h"
 #include "emulator/profiler_driver.h"
 #include "emulator/profiler_sequence.h"
+#include "formats/net_event.h"
 #include "nccl/profiler_v1.h"
 #include "nccl/profiler_v2.h"
 #include "nccl/profiler_v3.h"
 #include "nccl/profiler_v4.h"
 #include "nccl/profiler_v5.h"
 #include "nccl/profiler_v6.h"
-#include "net_plugin/profiler_event.h"
 
 namespace railtune::emu {
 namespace {

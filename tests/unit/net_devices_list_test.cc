@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "net_plugin/devices/addresses.h"
 #include "net_plugin/devices/device_list.h"
 #include "tests/unit/fake_env.h"
@@ -106,7 +106,7 @@ TEST_F(NetDevicesList, HostNotInTheMapIsDiscovered) {
 
 TEST_F(NetDevicesList, ABadRailMapIsAnErrorNamingIt) {
   testing::fakeEnvVars()["RAILTUNE_RAIL_MAP"] = kData + "/gb300-1plane.addresses";
-  EXPECT_THROW(buildGb300(), fabric::RailMapError);
+  EXPECT_THROW(buildGb300(), formats::RailMapError);
 }
 
 TEST_F(NetDevicesList, DiscoveredFromRdma) {

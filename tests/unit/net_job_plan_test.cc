@@ -13,11 +13,11 @@
 namespace railtune::emu::netjob {
 namespace {
 
-fabric::RailMap defaultMap() {
-  return fabric::parseRailMap(railMapText(""), "default");
+formats::RailMap defaultMap() {
+  return formats::parseRailMap(railMapText(""), "default");
 }
 
-std::string planError(const fabric::RailMap& map, const PlacementOptions& options) {
+std::string planError(const formats::RailMap& map, const PlacementOptions& options) {
   try {
     makePlan(map, options);
   } catch (const PlanError& e) {
@@ -54,7 +54,7 @@ TEST(NetJobPlan, EveryNicGetsItsOwnLoopbackAddress) {
 }
 
 TEST(NetJobPlan, HostsByName) {
-  const fabric::RailMap map = defaultMap();
+  const formats::RailMap map = defaultMap();
   const JobPlan plan = makePlan(map, PlacementOptions{8, 0, {"rack01-tray03", "rack00-tray07"}});
   EXPECT_EQ(plan.hosts[0].name, "rack01-tray03");
   EXPECT_EQ(plan.ranks[7].hostIndex, 1);
@@ -64,7 +64,7 @@ TEST(NetJobPlan, HostsByName) {
 }
 
 TEST(NetJobPlan, ClearErrorsForWhatDoesNotFit) {
-  const fabric::RailMap map = defaultMap();
+  const formats::RailMap map = defaultMap();
   EXPECT_NE(planError(map, PlacementOptions{16, 3, {}}).find("spread evenly over 3 rack(s)"), std::string::npos);
   EXPECT_NE(planError(map, PlacementOptions{12, 3, {}}).find("has 2 NVLink domain(s)"), std::string::npos);
   EXPECT_NE(planError(map, PlacementOptions{1000, 0, {}}).find("the rail map has 36"), std::string::npos);
@@ -77,7 +77,7 @@ TEST(NetJobPlan, NicWithoutNetdevIsReported) {
       {"hca": "mlx5_0", "netdev": "", "bus_id": "0000:03:00.0", "port": 1, "rail": 0, "plane": -1}]}]},
     {"name": "h1", "domain": "d0", "gpus": [{"index": 0, "bus_id": "0000:01:00.0", "nics": [
       {"hca": "mlx5_0", "netdev": "eth0", "bus_id": "0000:03:00.0", "port": 1, "rail": 0, "plane": -1}]}]}]})";
-  const std::string error = planError(fabric::parseRailMap(json, "map.json"), PlacementOptions{2, 0, {}});
+  const std::string error = planError(formats::parseRailMap(json, "map.json"), PlacementOptions{2, 0, {}});
   EXPECT_NE(error.find("rank 0: NIC mlx5_0 of host h0 has no netdev"), std::string::npos) << error;
 }
 

@@ -1,4 +1,4 @@
-// The railtune handshake header (net_plugin/pathlog/handshake.h): layout, round trip, every
+// The railtune handshake header (formats/handshake.h): layout, round trip, every
 // rejection with its reason, and the digest comparison text.
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "net_plugin/pathlog/handshake.h"
+#include "formats/handshake.h"
 
-namespace railtune::net::pathlog {
+namespace railtune::formats::path_log {
 namespace {
 
 HandshakeHeader sampleHeader() {
@@ -140,4 +140,4 @@ TEST(NetPathlogHandshake, ComparesDigestsWithTextForTheWarning) {
 }
 
 }  // namespace
-}  // namespace railtune::net::pathlog
+}  // namespace railtune::formats::path_log

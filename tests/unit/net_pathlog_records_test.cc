@@ -1,4 +1,4 @@
-// Path log records (net_plugin/pathlog/records.h): the writer's rendering against the golden
+// Path log records (formats/path_log.h): the writer's rendering against the golden
 // example in docs/formats/, the reader on that same file (architecture rule 6), and the reader's
 // errors on malformed records against tests/data/golden/path_log/.
 // Regenerate both goldens after an intended change:
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "net_plugin/pathlog/records.h"
+#include "formats/path_log.h"
 #include "tests/file_text.h"
 
-namespace railtune::net::pathlog {
+namespace railtune::formats::path_log {
 namespace {
 
 Identity exampleIdentity() {
@@ -182,4 +182,4 @@ TEST(NetPathlogRecords, ParseAllStopsAtTheFirstBadLine) {
 }
 
 }  // namespace
-}  // namespace railtune::net::pathlog
+}  // namespace railtune::formats::path_log

@@ -61,6 +61,8 @@ void operator delete(void* p, size_t) noexcept {
 namespace railtune::net::pathlog {
 namespace {
 
+using namespace formats::path_log;  // NOLINT: the records the writer writes
+
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "net_plugin/served_gpu.h"
 
 namespace railtune::net {
@@ -17,14 +17,14 @@ std::optional<std::string> fakeEnv(const char* name) {
   return it == gEnv.end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
-fabric::RailMapHost tray() {
-  fabric::RailMapHost host;
+formats::RailMapHost tray() {
+  formats::RailMapHost host;
   host.name = "gb300-r00-t00";
   for (int g = 0; g < 4; ++g) {
-    fabric::RailMapGpu gpu;
+    formats::RailMapGpu gpu;
     gpu.index = g;
     gpu.busId = "000" + std::to_string(g * 2) + ":01:00.0";
-    fabric::RailMapNic nic;
+    formats::RailMapNic nic;
     nic.hca = "mlx5_" + std::to_string(g);
     nic.rail = g;
     gpu.nics.push_back(nic);
@@ -44,7 +44,7 @@ TEST(NetServedGpu, BusIdsCompareByValueNotByText) {
 }
 
 TEST(NetServedGpu, TheCurrentCudaDeviceWinsOverLocalRank) {
-  const fabric::RailMapHost host = tray();
+  const formats::RailMapHost host = tray();
   gEnv = {{"LOCAL_RANK", "0"}};
   const ServedGpu gpu = resolveServedGpu(std::string("00000004:01:00.0"), &host, fakeEnv);
   EXPECT_EQ(gpu.index, 2);
@@ -53,7 +53,7 @@ TEST(NetServedGpu, TheCurrentCudaDeviceWinsOverLocalRank) {
 }
 
 TEST(NetServedGpu, ACudaDeviceOutsideTheMapIsUnknownAndSaysSo) {
-  const fabric::RailMapHost host = tray();
+  const formats::RailMapHost host = tray();
   const ServedGpu gpu = resolveServedGpu(std::string("0000:99:00.0"), &host, fakeEnv);
   EXPECT_EQ(gpu.index, -1);
   EXPECT_NE(gpu.source.find("not in this host's rail map entry"), std::string::npos) << gpu.source;
@@ -61,7 +61,7 @@ TEST(NetServedGpu, ACudaDeviceOutsideTheMapIsUnknownAndSaysSo) {
 }
 
 TEST(NetServedGpu, LocalRankStandsInWithoutCuda) {
-  const fabric::RailMapHost host = tray();
+  const formats::RailMapHost host = tray();
   gEnv = {{"LOCAL_RANK", "1"}};
   const ServedGpu gpu = resolveServedGpu(std::nullopt, &host, fakeEnv);
   EXPECT_EQ(gpu.index, 1);

@@ -1,4 +1,4 @@
-# The socket transport (net_plugin/socket): handshake, data integrity over several streams, NCCL's
+# The socket transport (net_plugin/transports/socket): handshake, data integrity over several streams, NCCL's
 # matching and size rules, request limits, faults. Everything runs over 127.0.0.1 in one process,
 # each wait bounded by a deadline so that a hang fails the test instead of the run.
 add_executable(net_socket_tests

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "net_plugin/socket/socket_engine.h"
+#include "net_plugin/transports/socket/socket_engine.h"
 
 namespace railtune::net::socket::testing {
 

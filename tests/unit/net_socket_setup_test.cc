@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "net_plugin/socket/socket_wire.h"
+#include "net_plugin/transports/socket/socket_wire.h"
 #include "tests/unit/net_socket_pair.h"
 
 namespace railtune::net::socket {

@@ -4,8 +4,8 @@
 #include <array>
 #include <cstring>
 
-#include "net_plugin/socket/socket_fd.h"
-#include "net_plugin/socket/socket_wire.h"
+#include "net_plugin/transports/socket/socket_fd.h"
+#include "net_plugin/transports/socket/socket_wire.h"
 
 namespace railtune::net::socket {
 namespace {

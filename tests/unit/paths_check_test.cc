@@ -58,16 +58,16 @@ std::vector<const Finding*> ofKind(const CheckReport& report, FindingKind kind) 
   return out;
 }
 
-fabric::RailMap mapOf(int rails) {
-  fabric::RailMap map;
+formats::RailMap mapOf(int rails) {
+  formats::RailMap map;
   map.rails = rails;
   for (const char* name : {"a", "b"}) {
-    fabric::RailMapHost host;
+    formats::RailMapHost host;
     host.name = name;
     for (int g = 0; g < rails; ++g) {
-      fabric::RailMapGpu gpu;
+      formats::RailMapGpu gpu;
       gpu.index = g;
-      gpu.nics.push_back(fabric::RailMapNic{"mlx5_" + std::to_string(g), "", "", 1, g, -1, 0});
+      gpu.nics.push_back(formats::RailMapNic{"mlx5_" + std::to_string(g), "", "", 1, g, -1, 0});
       host.gpus.push_back(gpu);
     }
     map.hosts.push_back(host);
@@ -140,7 +140,7 @@ TEST(PathsCheck, RailMapCatchesAWriterWithAStaleMap) {
   ConnectionEnd b = end("b", 2, 4, 0, 0);
   addPair(job, a, b, 0, 0);
   EXPECT_TRUE(checkPaths(job, nullptr).findings.empty());
-  const fabric::RailMap map = mapOf(2);
+  const formats::RailMap map = mapOf(2);
   const CheckReport report = checkPaths(job, &map);
   const auto cross = ofKind(report, FindingKind::CrossRail);
   ASSERT_EQ(cross.size(), 1u);
@@ -194,7 +194,7 @@ TEST(PathsCheck, UnusedRailsFromTheMapOrBelowTheHighestSeen) {
   EXPECT_EQ(without[0]->rail, 1);
   EXPECT_EQ(without[0]->message,
             "unused rail: rail 1 (below the highest rail seen (rail 2)) carried no connection in this job");
-  const fabric::RailMap map = mapOf(4);
+  const formats::RailMap map = mapOf(4);
   const CheckReport mapped = checkPaths(job, &map);
   const auto with = ofKind(mapped, FindingKind::UnusedRail);
   ASSERT_EQ(with.size(), 2u);

@@ -12,7 +12,7 @@
 namespace railtune::cli::paths {
 namespace {
 
-namespace pl = net::pathlog;
+namespace pl = formats::path_log;
 
 struct Outcome {
   bool fast = false;

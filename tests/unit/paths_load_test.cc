@@ -17,7 +17,7 @@ using testing::line;
 using testing::TempFolder;
 using testing::TestEnd;
 using testing::trafficOf;
-namespace pl = net::pathlog;
+namespace pl = formats::path_log;
 
 const TestEnd kA{"gb300-r01-t01", 100, 0, 0, 0, 0};
 const TestEnd kB{"gb300-r02-t01", 200, 4, 0, 0, 0};

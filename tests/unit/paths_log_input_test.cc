@@ -1,7 +1,7 @@
 // What the path-log readers take from a folder: duplicate keys refused by the strict reader (and so
 // never a phantom connection), the shared folder walk (links followed once, loops, FIFOs, devices,
 // unreadable folders and files named), and the line cap of the streaming reader (cli/paths/log_folder.h,
-// log_lines.h, common/json_duplicate_keys.h).
+// log_lines.h, formats/json_duplicate_keys.h).
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include "cli/paths/log_folder.h"
 #include "cli/paths/log_lines.h"
 #include "cli/paths/path_load.h"
-#include "common/json_duplicate_keys.h"
+#include "formats/json_duplicate_keys.h"
 #include "tests/unit/paths_test_support.h"
 #include "tests/unprivileged.h"
 
@@ -53,7 +53,7 @@ bool anyLineHas(const std::vector<std::string>& lines, const std::string& part) 
 }
 
 TEST(DuplicateKeys, TheSecondOccurrenceIsFoundWhereverItIs) {
-  using strict_json::firstDuplicateKey;
+  using formats::strict_json::firstDuplicateKey;
   auto at = [](std::string_view text) {
     const auto d = firstDuplicateKey(text);
     return d ? std::to_string(d->column) + " " + d->key : std::string("none");
@@ -76,7 +76,7 @@ TEST(DuplicateKeys, TheStrictPathLogReaderRefusesThemWithFileLineColumn) {
   const size_t pid = doubled.find("\"pid\":100");
   ASSERT_NE(pid, std::string::npos);
   doubled.insert(pid + 9, ",\"pid\":999");
-  const net::pathlog::ParseResult result = net::pathlog::parseRecord(doubled, "f.jsonl", 3);
+  const formats::path_log::ParseResult result = formats::path_log::parseRecord(doubled, "f.jsonl", 3);
   EXPECT_FALSE(result.parsed);
   EXPECT_EQ(result.error, "f.jsonl:3:" + std::to_string(pid + 11) + ": duplicate key \"pid\"");
 }

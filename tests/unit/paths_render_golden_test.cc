@@ -37,7 +37,7 @@ void expectGolden(const std::string& name, const std::string& actual) {
 }
 
 std::string render(RenderFormat format, int maxHosts) {
-  const fabric::RailMap map = testjob::railMap();
+  const formats::RailMap map = testjob::railMap();
   const CheckReport report = testjob::report();
   return renderPaths(buildPathGraph(testjob::job(), report, &map), report, RenderOptions{format, maxHosts});
 }

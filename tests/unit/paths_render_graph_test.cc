@@ -13,7 +13,7 @@ const RenderHost& hostAt(const PathGraph& g, const LinkEnd& e) {
 }
 
 TEST(PathsRenderGraph, RacksFromTheRailMapAndUnknownHostsLast) {
-  const fabric::RailMap map = testjob::railMap();
+  const formats::RailMap map = testjob::railMap();
   const PathGraph g = buildPathGraph(testjob::job(), testjob::report(), &map);
   ASSERT_EQ(g.racks.size(), 3u);
   EXPECT_EQ(g.racks[0].name, "rack-a");
@@ -32,7 +32,7 @@ TEST(PathsRenderGraph, RacksFromTheRailMapAndUnknownHostsLast) {
 }
 
 TEST(PathsRenderGraph, GpusAndNicsWithTheIntendedBinding) {
-  const fabric::RailMap map = testjob::railMap();
+  const formats::RailMap map = testjob::railMap();
   const PathGraph g = buildPathGraph(testjob::job(), testjob::report(), &map);
   const RenderHost& a2 = g.racks[0].hosts[1];
   ASSERT_EQ(a2.gpus.size(), 2u);
@@ -48,7 +48,7 @@ TEST(PathsRenderGraph, GpusAndNicsWithTheIntendedBinding) {
 }
 
 TEST(PathsRenderGraph, OneLinkPerConnectionFromTheSenderViolationsLast) {
-  const fabric::RailMap map = testjob::railMap();
+  const formats::RailMap map = testjob::railMap();
   const PathGraph g = buildPathGraph(testjob::job(), testjob::report(), &map);
   ASSERT_EQ(g.switches.size(), 2u);
   EXPECT_EQ(g.switches[0].rail, 0);
@@ -107,12 +107,12 @@ TEST(PathsRenderGraph, OneSwitchPerRailAndPlaneWhenPlanesAreUsed) {
   ASSERT_EQ(g.switches.size(), 4u);  // (0,-1) (0,1) (1,-1) (1,0)
   EXPECT_EQ(g.switches[1].rail, 0);
   EXPECT_EQ(g.switches[1].plane, 1);
-  fabric::RailMap map = testjob::railMap();  // a single-plane map folds planes into one switch per rail
+  formats::RailMap map = testjob::railMap();  // a single-plane map folds planes into one switch per rail
   EXPECT_EQ(buildPathGraph(job, CheckReport{}, &map).switches.size(), 2u);
 }
 
 TEST(PathsRenderAggregate, LinksPerRackAndSwitchWithViolations) {
-  const fabric::RailMap map = testjob::railMap();
+  const formats::RailMap map = testjob::railMap();
   const RackGraph r = aggregateByRack(buildPathGraph(testjob::job(), testjob::report(), &map));
   EXPECT_EQ(r.hosts, 4);
   EXPECT_EQ(r.connections, 4);
@@ -137,7 +137,7 @@ TEST(PathsRenderAggregate, LinksPerRackAndSwitchWithViolations) {
 }
 
 TEST(PathsRenderLayout, TraysDoNotOverlapAndSwitchesSitBelowThem) {
-  const fabric::RailMap map = testjob::railMap();
+  const formats::RailMap map = testjob::railMap();
   const PathGraph g = buildPathGraph(testjob::job(), testjob::report(), &map);
   const DetailLayout l = layoutDetail(g);
   int previousRight = 0;

@@ -20,13 +20,13 @@ std::string hostName(int h) {
   return name;
 }
 
-fabric::RailMap bigMap() {
-  fabric::RailMap map;
+formats::RailMap bigMap() {
+  formats::RailMap map;
   map.rails = kGpus;
   for (int h = 0; h < kHosts; ++h) {
-    fabric::RailMapHost host{hostName(h), "r" + std::to_string(h / kTraysPerRack), {}};
+    formats::RailMapHost host{hostName(h), "r" + std::to_string(h / kTraysPerRack), {}};
     for (int g = 0; g < kGpus; ++g)
-      host.gpus.push_back({g, "", {fabric::RailMapNic{"mlx5_" + std::to_string(g), "", "", 1, g, -1, 0}}});
+      host.gpus.push_back({g, "", {formats::RailMapNic{"mlx5_" + std::to_string(g), "", "", 1, g, -1, 0}}});
     map.hosts.push_back(std::move(host));
   }
   return map;
@@ -72,7 +72,7 @@ JobPaths bigJob(CheckReport& report) {
 }
 
 TEST(PathsRenderScale, TwoThousandTraysRenderSmallAndFast) {
-  const fabric::RailMap map = bigMap();
+  const formats::RailMap map = bigMap();
   CheckReport report;
   const JobPaths job = bigJob(report);
   const auto start = std::chrono::steady_clock::now();

@@ -13,20 +13,20 @@
 
 #include "cli/paths/path_check.h"
 #include "cli/paths/path_model.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 
 namespace railtune::cli::paths::testjob {
 
-inline fabric::RailMap railMap() {
-  fabric::RailMap map;
+inline formats::RailMap railMap() {
+  formats::RailMap map;
   map.cluster = "fixture";
   map.rails = 2;
   for (const auto& [host, domain] : {std::pair{"a1", "rack-a"}, {"a2", "rack-a"}, {"b1", "rack-b"}}) {
-    fabric::RailMapHost h{host, domain, {}};
+    formats::RailMapHost h{host, domain, {}};
     for (int g = 0; g < 2; ++g) {
       const std::string hca = "mlx5_" + std::to_string(g);
       h.gpus.push_back(
-          fabric::RailMapGpu{g, "", {fabric::RailMapNic{hca, "ib" + std::to_string(g), "", 1, g, -1, 400000}}});
+          formats::RailMapGpu{g, "", {formats::RailMapNic{hca, "ib" + std::to_string(g), "", 1, g, -1, 400000}}});
     }
     map.hosts.push_back(h);
   }

@@ -9,12 +9,12 @@
 namespace railtune::cli::synth {
 namespace {
 
-fabric::RailMap smallRacks() {
+formats::RailMap smallRacks() {
   return loadRailMap(RAILTUNE_SYNTH_DATA "/four-small-racks.yaml", "");  // 4 racks x 4 trays x 4 GPUs
 }
 
 TEST(PathsSynthPlacement, RanksFillHostsInMapOrderFourPerTray) {
-  const fabric::RailMap map = smallRacks();
+  const formats::RailMap map = smallRacks();
   const JobPlacement job = placeJob(map, 22, true);
   ASSERT_EQ(job.ranks.size(), 22u);
   ASSERT_EQ(job.hosts.size(), 6u);  // 5 full trays and 2 ranks on the sixth
@@ -27,7 +27,7 @@ TEST(PathsSynthPlacement, RanksFillHostsInMapOrderFourPerTray) {
 }
 
 TEST(PathsSynthPlacement, WithMnnvlTheRingGoesToTheSameLocalIndexOfTheNextRackAndWraps) {
-  const fabric::RailMap map = smallRacks();
+  const formats::RailMap map = smallRacks();
   const JobPlacement job = placeJob(map, 64, true);
   // Rank 5 is local index 5 of rack00: next rack01's index 5 (rank 21), previous the last rack's (53).
   EXPECT_EQ(job.ranks[5].localIndex, 5);
@@ -43,7 +43,7 @@ TEST(PathsSynthPlacement, WithMnnvlTheRingGoesToTheSameLocalIndexOfTheNextRackAn
 }
 
 TEST(PathsSynthPlacement, APartialLastRackJoinsOnlyTheRingsOfItsLocalIndices) {
-  const fabric::RailMap map = smallRacks();
+  const formats::RailMap map = smallRacks();
   const JobPlacement job = placeJob(map, 36, true);  // rack02 holds ranks 32..35 only
   EXPECT_EQ(job.ringNext[1], 17);
   EXPECT_EQ(job.ringNext[17], 33);
@@ -53,7 +53,7 @@ TEST(PathsSynthPlacement, APartialLastRackJoinsOnlyTheRingsOfItsLocalIndices) {
 }
 
 TEST(PathsSynthPlacement, WithoutMnnvlEachTrayIsANodeAndTheRingGoesTrayToTray) {
-  const fabric::RailMap map = smallRacks();
+  const formats::RailMap map = smallRacks();
   const JobPlacement job = placeJob(map, 16, false);
   EXPECT_EQ(job.ringNext[1], 5);   // GPU 1 of tray00 -> GPU 1 of tray01
   EXPECT_EQ(job.ringNext[13], 1);  // tray03 wraps to tray00
@@ -61,13 +61,13 @@ TEST(PathsSynthPlacement, WithoutMnnvlEachTrayIsANodeAndTheRingGoesTrayToTray) {
 }
 
 TEST(PathsSynthPlacement, ARingInsideOneNodeNeverUsesTheNetwork) {
-  const fabric::RailMap map = loadRailMap("", "");  // the default cluster: 72 GPUs per rack
+  const formats::RailMap map = loadRailMap("", "");  // the default cluster: 72 GPUs per rack
   const JobPlacement job = placeJob(map, 64, true);
   for (size_t r = 0; r < job.ranks.size(); ++r) EXPECT_FALSE(job.hasNetPeers(static_cast<int>(r)));
 }
 
 TEST(PathsSynthPlacement, TooManyRanksIsAClearError) {
-  const fabric::RailMap map = smallRacks();
+  const formats::RailMap map = smallRacks();
   try {
     placeJob(map, 65, true);
     FAIL() << "no error";
@@ -77,7 +77,7 @@ TEST(PathsSynthPlacement, TooManyRanksIsAClearError) {
 }
 
 TEST(PathsSynthConnections, CrossRailPicksLeaveThroughAnotherRailOnTheSamePlane) {
-  const fabric::RailMap map = loadRailMap(RAILTUNE_SYNTH_DATA "/two-planes.yaml", "");
+  const formats::RailMap map = loadRailMap(RAILTUNE_SYNTH_DATA "/two-planes.yaml", "");
   const JobPlacement job = placeJob(map, 16, true);
   const ConnectionPlan plan(job, 16, 5, 7);
   ASSERT_EQ(plan.crossRail().size(), 5u);
@@ -97,7 +97,7 @@ TEST(PathsSynthConnections, CrossRailPicksLeaveThroughAnotherRailOnTheSamePlane)
 }
 
 TEST(PathsSynthConnections, MoreCrossRailThanSendConnectionsIsAClearError) {
-  const fabric::RailMap map = smallRacks();
+  const formats::RailMap map = smallRacks();
   const JobPlacement job = placeJob(map, 32, true);
   EXPECT_THROW(ConnectionPlan(job, 16, 32 * 16 + 1, 1), SynthError);
   EXPECT_NO_THROW(ConnectionPlan(job, 16, 32 * 16, 1));

@@ -1,5 +1,5 @@
 // `railtune paths synth`: the files it writes. Every line is read back by the plugins' strict readers
-// (net::pathlog::parseRecords, profiler::output::parseCollectiveRecords and parseNetRecords); both ends
+// (formats::path_log::parseRecords, formats::profile::parseCollectiveRecords and parseNetRecords); both ends
 // of every connection agree; an injected cross-rail connection looks exactly as the net plugin's
 // misbinding fault makes it look; the same seed writes the same bytes.
 #include <gtest/gtest.h>
@@ -17,14 +17,14 @@
 #include "cli/synth/synth_job.h"
 #include "cli/synth/truth.h"
 #include "cli/synth/write_files.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 #include "tests/file_text.h"
 
 namespace railtune::cli::synth {
 namespace {
 
 namespace fs = std::filesystem;
-namespace pl = net::pathlog;
+namespace pl = formats::path_log;
 
 std::unique_ptr<SynthJob> smallJob(uint64_t seed = 3, int crossRail = 2, bool net = false) {
   SynthOptions o;
@@ -65,14 +65,14 @@ TEST(PathsSynthRecords, EveryLineOfASmallJobParsesWithTheStrictReaders) {
     const std::string name = entry.path().filename().string();
     const std::string text = readFile(entry.path());
     if (name.ends_with(".collectives.jsonl")) {
-      const auto parsed = profiler::output::parseCollectiveRecords(text, name);
+      const auto parsed = formats::profile::parseCollectiveRecords(text, name);
       ASSERT_EQ(parsed.error, "");
       collectives += parsed.records.size();
     } else if (name.ends_with(".net.jsonl")) {
       // Eight ranks' summaries (their lines hold 32 flows each, slow to read under sanitizers); every
       // line of every summary is checked against the schema by cli.paths_synth_files.
       if (++netFiles > 8) continue;
-      const auto parsed = profiler::output::parseNetRecords(text, name);
+      const auto parsed = formats::profile::parseNetRecords(text, name);
       ASSERT_EQ(parsed.error, "");
       nets += parsed.records.size();
     } else {

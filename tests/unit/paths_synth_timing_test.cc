@@ -22,7 +22,7 @@ std::unique_ptr<SynthJob> timingJob(uint64_t seed = 11) {
   return makeSynthJob(o, loadRailMap(RAILTUNE_SYNTH_DATA "/four-small-racks.yaml", ""));
 }
 
-int64_t durationNs(const profiler::OperationRecord& r) {
+int64_t durationNs(const formats::profile::OperationRecord& r) {
   return r.end.monotonicNs - r.start.monotonicNs;
 }
 
@@ -89,7 +89,7 @@ TEST(PathsSynthTiming, HostClocksDisagreeByMoreThanACollectiveLastsButDurationsA
     high = std::max(high, offset);
   }
   EXPECT_GT(high - low, 20'000'000);
-  const profiler::OperationRecord r = collectiveRecord(*job, 9, 3);
+  const formats::profile::OperationRecord r = collectiveRecord(*job, 9, 3);
   EXPECT_EQ(r.end.realtimeNs - r.start.realtimeNs, durationNs(r));
   EXPECT_GT(durationNs(r), 0);
 }

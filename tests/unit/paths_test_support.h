@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "net_plugin/pathlog/records.h"
+#include "formats/path_log.h"
 
 namespace railtune::cli::paths::testing {
 
-namespace pl = net::pathlog;
+namespace pl = formats::path_log;
 
 // A fresh folder under the system's temporary folder, removed at destruction.
 class TempFolder {

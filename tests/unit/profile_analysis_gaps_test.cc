@@ -144,7 +144,7 @@ TEST(HangsWatchdog, AHangRecordWinsOverACompletionClosedAtFinalize) {
   Lines lines = job(allReduces(3));
   for (int rank = 0; rank < kGapRanks; ++rank) {
     lines[rank].push_back(testing::hangLine(rank, "AllReduce", 3, 4000, 300, (rank + 1) % kGapRanks, true));
-    lines[rank].push_back(collLine(rank, "AllReduce", 3, 400e6, profiler::CloseReason::Finalize));
+    lines[rank].push_back(collLine(rank, "AllReduce", 3, 400e6, formats::profile::CloseReason::Finalize));
   }
   const JobHangs hangs = hangsOf(lines);
   ASSERT_EQ(hangs.hung.size(), 1u);

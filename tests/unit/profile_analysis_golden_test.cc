@@ -49,7 +49,7 @@ TEST(ProfileGolden, Stragglers) {
   TempDir dir;
   syn::writeJob(spec, dir.path(), 2);
   const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
-  const fabric::RailMap railMap = fabric::parseRailMap(syn::railMapJson(spec), "rail map");
+  const formats::RailMap railMap = formats::parseRailMap(syn::railMapJson(spec), "rail map");
   const StragglerOptions options;
   const StragglerReport report = analyseStragglers(logs, &railMap, options);
   expectGolden(kGolden + "/stragglers.txt", renderStragglersTable(report, options, 5));

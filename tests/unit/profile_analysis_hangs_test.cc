@@ -15,7 +15,7 @@ using testing::pathLogLine;
 using testing::ringLines;
 using testing::TempDir;
 
-HangReport analyse(const TempDir& dir, const fabric::RailMap* railMap = nullptr) {
+HangReport analyse(const TempDir& dir, const formats::RailMap* railMap = nullptr) {
   const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, true, 2, 20});
   EXPECT_EQ(logs.problems.count, 0u) << (logs.problems.first.empty() ? "" : logs.problems.first[0]);
   return analyseHangs(logs, railMap, std::nullopt);

@@ -11,7 +11,7 @@
 
 #include "cli/profile/hangs.h"
 #include "cli/profile/logs.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 #include "tests/unit/profile_analysis_ring.h"
 #include "tests/unit/profile_analysis_test_support.h"
 #include "tests/unprivileged.h"
@@ -58,11 +58,11 @@ TEST(ProfileInput, TheStrictReadersRefuseDuplicateKeysWithFileLineColumn) {
   const size_t rank = good.find("\"rank\":3");
   ASSERT_NE(rank, std::string::npos);
   const std::string doubled = good.substr(0, rank) + "\"rank\":3,\"rank\":4," + good.substr(rank + 9);
-  const profiler::output::CollectiveLineResult result = profiler::output::parseCollectiveLine(doubled, "c.jsonl", 4);
+  const formats::profile::CollectiveLineResult result = formats::profile::parseCollectiveLine(doubled, "c.jsonl", 4);
   EXPECT_FALSE(result.parsed);
   EXPECT_EQ(result.error, "c.jsonl:4:" + std::to_string(rank + 10) + ": duplicate key \"rank\"");
-  const profiler::output::NetLineResult net =
-      profiler::output::parseNetLine(R"({"schema":"railtune.profile.net.v1","schema":"x"})", "n.jsonl", 1);
+  const formats::profile::NetLineResult net =
+      formats::profile::parseNetLine(R"({"schema":"railtune.profile.net.v1","schema":"x"})", "n.jsonl", 1);
   EXPECT_EQ(net.error, "n.jsonl:1:37: duplicate key \"schema\"");
 }
 

@@ -6,11 +6,11 @@
 
 #include <string>
 
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 
 namespace railtune::cli::profile::testing {
 
-namespace pl = profiler;
+namespace pl = formats::profile;
 
 constexpr uint64_t kGapComm = 0x00000000000000cdULL;
 constexpr int kGapRanks = 8;
@@ -38,7 +38,7 @@ inline std::string collLine(int rank, const std::string& op, uint64_t seq, doubl
                             pl::CloseReason closedBy = pl::CloseReason::Events) {
   pl::OperationRecord r = gapRecord(pl::RecordKind::Collective, rank, op, seq, atUs);
   r.closedBy = closedBy;
-  return profiler::output::renderCollectiveLine(gapIdentity(rank), r);
+  return formats::profile::renderCollectiveLine(gapIdentity(rank), r);
 }
 
 // The same line as versions before "closed_by" wrote it.
@@ -53,7 +53,7 @@ inline std::string oldFormat(std::string line) {
 inline std::string p2pLine(int rank, const std::string& op, int peer, uint64_t seq, double atUs) {
   pl::OperationRecord r = gapRecord(pl::RecordKind::P2p, rank, op, seq, atUs);
   r.peer = peer;
-  return profiler::output::renderCollectiveLine(gapIdentity(rank), r);
+  return formats::profile::renderCollectiveLine(gapIdentity(rank), r);
 }
 
 // The watchdog's record: stuck since atUs for stuckS seconds, one outstanding flow towards `flowPeer`.
@@ -64,16 +64,16 @@ inline std::string hangLine(int rank, const std::string& op, uint64_t seq, doubl
   r.stuckForNs = static_cast<uint64_t>(stuckS * 1e9);
   pl::NetFlow& f = r.flows[r.nFlows++];
   f.channel = 0, f.peer = flowPeer, f.send = send, f.steps = 2, f.bytes = 4096, f.outstanding = 2;
-  return profiler::output::renderCollectiveLine(gapIdentity(rank), r);
+  return formats::profile::renderCollectiveLine(gapIdentity(rank), r);
 }
 
 // A "dropped" line: the writer's lost records, or (operations, events) of the rank's communicator.
 inline std::string droppedLine(int rank, double atUs, uint64_t records, uint64_t operations = 0, uint64_t events = 0) {
-  profiler::output::DroppedNotice notice;
+  formats::profile::DroppedNotice notice;
   notice.realtimeNs = kEpochNs + static_cast<int64_t>(atUs * 1000.0);
   notice.records = records, notice.operations = operations, notice.events = events;
   if (operations > 0 || events > 0) notice.comm = kGapComm, notice.rank = rank;
-  return profiler::output::renderDroppedLine(gapIdentity(rank), notice);
+  return formats::profile::renderDroppedLine(gapIdentity(rank), notice);
 }
 
 }  // namespace railtune::cli::profile::testing

@@ -8,7 +8,7 @@
 #include "cli/profile/fast_collective_check.h"
 #include "cli/profile/logs.h"
 #include "cli/profile/synthetic_job.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/profile_logs.h"
 #include "tests/unit/profile_analysis_test_support.h"
 
 namespace railtune::cli::profile {
@@ -38,15 +38,15 @@ TEST(ProfileReader, FastPathTakesTheGoldenCompletedRecordsAndLeavesTheRest) {
   FastCollectiveReader reader;
   int fast = 0;
   for (const std::string& line : goldenLines()) {
-    const auto strict = profiler::output::parseCollectiveLine(line, "golden", 1);
+    const auto strict = formats::profile::parseCollectiveLine(line, "golden", 1);
     ASSERT_TRUE(strict.parsed) << strict.error;
     const auto fields = fastRead(reader, line);
     const bool completed = !strict.parsed->droppedNotice && !strict.parsed->header &&
-                           strict.parsed->record.kind != profiler::RecordKind::Hang;
+                           strict.parsed->record.kind != formats::profile::RecordKind::Hang;
     EXPECT_EQ(fields.has_value(), completed) << line;
     if (!fields) continue;
     ++fast;
-    const profiler::OperationRecord& r = strict.parsed->record;
+    const formats::profile::OperationRecord& r = strict.parsed->record;
     EXPECT_EQ(fields->job, strict.parsed->identity.job);
     EXPECT_EQ(fields->host, strict.parsed->identity.host);
     EXPECT_EQ(fields->pid, strict.parsed->identity.pid);
@@ -55,7 +55,7 @@ TEST(ProfileReader, FastPathTakesTheGoldenCompletedRecordsAndLeavesTheRest) {
     EXPECT_EQ(fields->nRanks, r.nRanks);
     EXPECT_EQ(fields->seq, r.seq);
     EXPECT_EQ(fields->op, r.operation.view());
-    EXPECT_EQ(fields->p2p, r.kind == profiler::RecordKind::P2p);
+    EXPECT_EQ(fields->p2p, r.kind == formats::profile::RecordKind::P2p);
     EXPECT_EQ(fields->endMonotonicNs - fields->startMonotonicNs, r.end.monotonicNs - r.start.monotonicNs);
     EXPECT_EQ(fields->endRealtimeNs, r.end.realtimeNs);
   }
@@ -95,7 +95,7 @@ TEST(ProfileReader, FastPathReadsClosedByAndPeerAndLeavesUnknownReasonsToTheStri
   line.replace(line.find("\"closed_by\":\"events\""), 20, "\"closed_by\":\"finalize\"");
   const auto fields = fastRead(reader, line);
   ASSERT_TRUE(fields) << line;
-  EXPECT_EQ(fields->closedBy, profiler::CloseReason::Finalize);
+  EXPECT_EQ(fields->closedBy, formats::profile::CloseReason::Finalize);
   EXPECT_GE(fields->peer, 0);
   EXPECT_EQ(disagreement(line), "");
   const std::string unknown =
@@ -105,7 +105,7 @@ TEST(ProfileReader, FastPathReadsClosedByAndPeerAndLeavesUnknownReasonsToTheStri
   const std::string old = line.substr(0, line.find("\"closed_by\"")) + line.substr(line.find("\"comm\""));
   const auto oldFields = fastRead(reader, old);
   ASSERT_TRUE(oldFields) << old;
-  EXPECT_EQ(oldFields->closedBy, profiler::CloseReason::Events);  // earlier versions: closed by its events
+  EXPECT_EQ(oldFields->closedBy, formats::profile::CloseReason::Events);  // earlier versions: closed by its events
   EXPECT_EQ(disagreement(old), "");
 }
 

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "net_plugin/pathlog/records.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/path_log.h"
+#include "formats/profile_logs.h"
 
 namespace railtune::cli::profile::testing {
 
-namespace po = profiler::output;
+namespace po = formats::profile;
 
 constexpr uint64_t kComm = 0x00000000000000abULL;
 constexpr int kRanks = 8;
@@ -25,20 +25,21 @@ inline Identity identityOf(int rank) {
   return Identity{hostOf(rank), "ring-job", 100 + rank};
 }
 
-inline std::unique_ptr<profiler::OperationRecord> operation(int rank, uint64_t seq, profiler::RecordKind kind) {
-  auto r = std::make_unique<profiler::OperationRecord>();
+inline std::unique_ptr<formats::profile::OperationRecord> operation(int rank, uint64_t seq,
+                                                                    formats::profile::RecordKind kind) {
+  auto r = std::make_unique<formats::profile::OperationRecord>();
   r->kind = kind, r->comm = kComm, r->rank = rank, r->nRanks = kRanks, r->seq = seq;
   r->operation.assign("AllReduce"), r->datatype.assign("ncclFloat32"), r->algorithm.assign("RING");
   r->protocol.assign("SIMPLE"), r->channels = 1, r->bytes = 1 << 20;
   r->start = {1764480000000000000LL + static_cast<int64_t>(seq) * 1000000,
               5000000000LL + static_cast<int64_t>(seq) * 1000000};
   r->end = {r->start.realtimeNs + 500000, r->start.monotonicNs + 500000};
-  r->timing = profiler::TimingSource::Kernel;
+  r->timing = formats::profile::TimingSource::Kernel;
   return r;
 }
 
-inline void addFlow(profiler::OperationRecord* r, int peer, bool send, uint32_t outstanding, int rail) {
-  profiler::NetFlow& f = r->flows[r->nFlows++];
+inline void addFlow(formats::profile::OperationRecord* r, int peer, bool send, uint32_t outstanding, int rail) {
+  formats::profile::NetFlow& f = r->flows[r->nFlows++];
   f.channel = 0, f.peer = peer, f.send = send, f.steps = 4, f.bytes = 4096, f.outstanding = outstanding;
   f.device = rail, f.rail = rail;
   f.hca.assign("mlx5_" + std::to_string(rail));
@@ -51,9 +52,9 @@ inline std::vector<std::string> ringLines(int rank, uint64_t hungSeq, int lastSe
   std::vector<std::string> lines;
   for (int seq = 0; seq <= lastSeq; ++seq)
     lines.push_back(po::renderCollectiveLine(
-        identityOf(rank), *operation(rank, static_cast<uint64_t>(seq), profiler::RecordKind::Collective), 0));
+        identityOf(rank), *operation(rank, static_cast<uint64_t>(seq), formats::profile::RecordKind::Collective), 0));
   if (hungSeq == 0) return lines;
-  auto hang = operation(rank, hungSeq, profiler::RecordKind::Hang);
+  auto hang = operation(rank, hungSeq, formats::profile::RecordKind::Hang);
   hang->stuckForNs = 300000000000ULL;
   const int next = (rank + 1) % kRanks, previous = (rank + kRanks - 1) % kRanks;
   addFlow(hang.get(), next, true, rank == 5 ? 3 : 0, rank % 4);
@@ -63,15 +64,15 @@ inline std::vector<std::string> ringLines(int rank, uint64_t hungSeq, int lastSe
 }
 
 inline std::string pathLogLine(int rank, int peer) {
-  net::pathlog::PathRecord r;
-  r.kind = net::pathlog::RecordKind::Connect;
-  r.comm = kComm, r.rank = rank, r.direction = net::pathlog::Direction::Send;
+  formats::path_log::PathRecord r;
+  r.kind = formats::path_log::RecordKind::Connect;
+  r.comm = kComm, r.rank = rank, r.direction = formats::path_log::Direction::Send;
   r.transport.assign("socket"), r.streams = 1, r.timeUs = 1764480000000000;
   r.local.device = 1, r.local.hca.assign("mlx5_1"), r.local.rail = 1, r.local.gpu = 1;
   r.remote.host.assign(hostOf(peer)), r.remote.pid = 100 + peer, r.remote.device = 2, r.remote.hca.assign("mlx5_2");
   r.remote.rail = 2, r.remote.rank = peer;
   r.expectedRail = 1;
-  return net::pathlog::renderRecord(identityOf(rank), r);
+  return formats::path_log::renderRecord(identityOf(rank), r);
 }
 
 }  // namespace railtune::cli::profile::testing

@@ -26,7 +26,7 @@ Analysed analyse(const syn::JobSpec& spec, bool withRailMap, StragglerOptions op
   syn::writeJob(spec, dir.path(), 2);
   Analysed out;
   out.logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
-  const fabric::RailMap railMap = fabric::parseRailMap(syn::railMapJson(spec), "synthetic rail map");
+  const formats::RailMap railMap = formats::parseRailMap(syn::railMapJson(spec), "synthetic rail map");
   out.report = analyseStragglers(out.logs, withRailMap ? &railMap : nullptr, options);
   return out;
 }

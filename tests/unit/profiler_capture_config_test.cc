@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/params.h"
-#include "net_plugin/profiler_event.h"
+#include "formats/net_event.h"
 #include "profiler_plugin/capture/make_capture.h"
 #include "profiler_plugin/capture/mask.h"
 #include "profiler_plugin/capture/message_size.h"

@@ -2,7 +2,7 @@
 // ProxySteps, NetPlugin events and KernelCh), then the same rules on P2p operations and misorderings.
 #include <gtest/gtest.h>
 
-#include "net_plugin/profiler_event.h"
+#include "formats/net_event.h"
 #include "profiler_plugin/capture/mask.h"
 #include "profiler_plugin/capture/net_decode.h"
 #include "tests/unit/profiler_capture_support.h"

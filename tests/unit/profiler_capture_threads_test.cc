@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "net_plugin/profiler_event.h"
+#include "formats/net_event.h"
 #include "profiler_plugin/capture/mask.h"
 #include "tests/unit/profiler_capture_support.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/identity.h"
-#include "profiler_plugin/record.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler::testing {
 

@@ -1,4 +1,4 @@
-// See profiler_output_oracle.h. Copied from profiler_plugin/output/records_render.cc and trace.cc
+// See profiler_output_oracle.h. Copied from formats/profile_logs_render.cc and trace.cc
 // before they stopped using nlohmann::json; keep it as it is.
 #include "tests/unit/profiler_output_oracle.h"
 
@@ -12,9 +12,9 @@
 namespace railtune::profiler::oracle {
 namespace {
 
-using output::kCollectivesSchema;
-using output::kNetSchema;
-using output::recordKindName;
+using formats::kCollectivesSchema;
+using formats::kNetSchema;
+using formats::profile::recordKindName;
 
 using nlohmann::json;
 
@@ -46,9 +46,9 @@ void addOperation(json& out, const OperationRecord& r) {
 void addCompletion(json& out, const OperationRecord& r) {
   out["end_realtime_ns"] = r.end.realtimeNs;
   out["end_monotonic_ns"] = r.end.monotonicNs;
-  out["duration_us"] = output::durationUs(r);
-  out["algbw_gbps"] = output::roundedAlgbw(r);
-  out["busbw_gbps"] = output::roundedBusbw(r);
+  out["duration_us"] = formats::profile::durationUs(r);
+  out["algbw_gbps"] = formats::profile::roundedAlgbw(r);
+  out["busbw_gbps"] = formats::profile::roundedBusbw(r);
   out["timing"] = timingSourceName(r.timing);
 }
 
@@ -107,8 +107,8 @@ struct ChannelSummary {
 }  // namespace
 
 std::string collectiveLine(const Identity& identity, const OperationRecord& record, uint64_t recordsDropped) {
-  if (record.kind == RecordKind::Lost) return droppedLine(identity, output::lostNotice(record));
-  json out = identityJson(kCollectivesSchema, identity);
+  if (record.kind == RecordKind::Lost) return droppedLine(identity, formats::profile::lostNotice(record));
+  json out = identityJson(formats::kCollectivesSchema, identity);
   out["record"] = recordKindName(record.kind);
   addCommAndRank(out, record);
   addOperation(out, record);
@@ -124,8 +124,8 @@ std::string collectiveLine(const Identity& identity, const OperationRecord& reco
   return dump(out);
 }
 
-std::string droppedLine(const Identity& identity, const output::DroppedNotice& notice) {
-  json out = identityJson(kCollectivesSchema, identity);
+std::string droppedLine(const Identity& identity, const formats::profile::DroppedNotice& notice) {
+  json out = identityJson(formats::kCollectivesSchema, identity);
   out["record"] = "dropped";
   out["time_realtime_ns"] = notice.realtimeNs;
   if (notice.records > 0) out["records_dropped"] = notice.records;
@@ -137,7 +137,7 @@ std::string droppedLine(const Identity& identity, const output::DroppedNotice& n
 }
 
 std::string netLine(const Identity& identity, const OperationRecord& record) {
-  json out = identityJson(kNetSchema, identity);
+  json out = identityJson(formats::kNetSchema, identity);
   out["record"] = recordKindName(record.kind);
   addCommAndRank(out, record);
   out["seq"] = record.seq;
@@ -213,7 +213,7 @@ void Trace::channelEvents(const OperationRecord& record, std::string* out) {
       e["args"]["outstanding"] = summary.outstanding;
     } else {
       e["ph"] = "X";
-      e["dur"] = output::durationUs(record);
+      e["dur"] = formats::profile::durationUs(record);
     }
     event(dump(e), out);
   }
@@ -232,7 +232,7 @@ void Trace::append(const OperationRecord& record, std::string* out) {
             {"protocol", record.protocol.view()},
             {"channels", record.channels}};
   if (record.peer >= 0) args["peer"] = record.peer;
-  json e{{"cat", output::recordKindName(record.kind)}, {"pid", identity_.pid}, {"tid", tid}};
+  json e{{"cat", formats::profile::recordKindName(record.kind)}, {"pid", identity_.pid}, {"tid", tid}};
   if (record.kind == RecordKind::Hang) {
     e["name"] = "hang: " + std::string(record.operation.view()) + " seq " + std::to_string(record.seq);
     e["ph"] = "i";
@@ -243,9 +243,9 @@ void Trace::append(const OperationRecord& record, std::string* out) {
     e["name"] = record.operation.view();
     e["ph"] = "X";
     e["ts"] = drawnAtUs(record);
-    e["dur"] = output::durationUs(record);
-    args["algbw_gbps"] = output::roundedAlgbw(record);
-    args["busbw_gbps"] = output::roundedBusbw(record);
+    e["dur"] = formats::profile::durationUs(record);
+    args["algbw_gbps"] = formats::profile::roundedAlgbw(record);
+    args["busbw_gbps"] = formats::profile::roundedBusbw(record);
     args["timing"] = timingSourceName(record.timing);
   }
   e["args"] = std::move(args);

@@ -1,5 +1,5 @@
 // The profiler output's renderers as they were, on nlohmann::json (one json object per line, then
-// dump): the oracle the allocation-free renderers (profiler_plugin/output/json_append.h) are
+// dump): the oracle the allocation-free renderers (formats/json_append.h) are
 // compared with byte for byte (profiler_output_render_test.cc), and the baseline of
 // bench/profiler_bench_output.cc. Only the intended format changes are applied: "closed_by" on
 // collective and p2p lines, and the "dropped" line's new counts.
@@ -10,13 +10,12 @@
 #include <string>
 
 #include "common/identity.h"
-#include "profiler_plugin/output/records.h"
-#include "profiler_plugin/record.h"
+#include "profiler_plugin/profile_format.h"
 
 namespace railtune::profiler::oracle {
 
 std::string collectiveLine(const Identity& identity, const OperationRecord& record, uint64_t recordsDropped = 0);
-std::string droppedLine(const Identity& identity, const output::DroppedNotice& notice);
+std::string droppedLine(const Identity& identity, const formats::profile::DroppedNotice& notice);
 std::string netLine(const Identity& identity, const OperationRecord& record);
 
 // nlohmann's escaping of one string, quotes included.

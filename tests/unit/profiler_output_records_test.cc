@@ -1,7 +1,7 @@
-// The profiler's JSONL formats (profiler_plugin/output/records.h): rendering against the golden
+// The profiler's JSONL formats (formats/profile_logs.h): rendering against the golden
 // examples in docs/formats/, the strict readers on those same files (architecture rule 6), the
 // readers' errors on malformed lines against tests/data/golden/profile/, and nccl-tests' bandwidth
-// formulas (profiler_plugin/record.h).
+// formulas (formats/profile_record.h).
 // Regenerate the goldens after an intended change:
 //   RAILTUNE_UPDATE_GOLDEN=1 ctest --test-dir <build> -R '^unit\.ProfilerOutput'
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler_plugin/output/records.h"
+#include "profiler_plugin/profile_format.h"
 #include "tests/unit/profiler_output_examples.h"
 #include "tests/unit/profiler_output_golden.h"
 

@@ -1,4 +1,4 @@
-// The allocation-free renderers (profiler_plugin/output/json_append.h, records_render.cc, trace.cc)
+// The allocation-free renderers (formats/json_append.h, records_render.cc, trace.cc)
 // against the nlohmann::json renderers they replaced (profiler_output_oracle.h), byte for byte, over
 // random records: names with control characters and invalid UTF-8, extreme integers, every kind and
 // close reason, 0..64 flows; and the string and double spellings on their own over random input.
@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler_plugin/output/json_append.h"
-#include "profiler_plugin/output/records.h"
+#include "formats/json_append.h"
 #include "profiler_plugin/output/trace.h"
+#include "profiler_plugin/profile_format.h"
 #include "tests/unit/profiler_output_oracle.h"
 
 namespace railtune::profiler::output {

@@ -24,8 +24,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/record_files.h"
-#include "profiler_plugin/output/records.h"
 #include "profiler_plugin/output/writer.h"
+#include "profiler_plugin/profile_format.h"
 #include "tests/record_file_name.h"
 #include "tests/unit/allocation_counter.h"
 #include "tests/unit/fake_env.h"

@@ -34,9 +34,9 @@ inline bool waitFor(const std::function<bool()>& done, std::chrono::milliseconds
   return true;
 }
 
-inline profiler::OperationRecord collective(uint64_t comm, uint64_t seq, const char* operation) {
-  profiler::OperationRecord r;
-  r.kind = profiler::RecordKind::Collective;
+inline formats::profile::OperationRecord collective(uint64_t comm, uint64_t seq, const char* operation) {
+  formats::profile::OperationRecord r;
+  r.kind = formats::profile::RecordKind::Collective;
   r.comm = comm;
   r.rank = 1;
   r.nRanks = 4;
@@ -51,7 +51,7 @@ inline profiler::OperationRecord collective(uint64_t comm, uint64_t seq, const c
 
 class FakeSource final : public profiler::InFlightSource {
  public:
-  void add(const profiler::OperationRecord& op, int64_t startNs) {
+  void add(const formats::profile::OperationRecord& op, int64_t startNs) {
     std::lock_guard<std::mutex> lock(mutex_);
     ops_.push_back({op, startNs});
   }
@@ -91,7 +91,7 @@ class FakeSource final : public profiler::InFlightSource {
     ++housekeeps_;
   }
 
-  size_t incomplete(int64_t nowNs, uint64_t olderThanNs, std::span<profiler::OperationRecord> out) override {
+  size_t incomplete(int64_t nowNs, uint64_t olderThanNs, std::span<formats::profile::OperationRecord> out) override {
     std::unique_lock<std::mutex> lock(mutex_);
     inside_ = true;
     released_.wait(lock, [&] { return !hold_; });
@@ -102,7 +102,7 @@ class FakeSource final : public profiler::InFlightSource {
     for (const Op& op : ops_) {
       if (n == out.size() || op.startNs > nowNs - static_cast<int64_t>(olderThanNs)) continue;
       out[n] = op.record;
-      out[n].kind = profiler::RecordKind::Hang;
+      out[n].kind = formats::profile::RecordKind::Hang;
       out[n].stuckForNs = static_cast<uint64_t>(nowNs - op.startNs);
       ++n;
     }
@@ -111,7 +111,7 @@ class FakeSource final : public profiler::InFlightSource {
 
  private:
   struct Op {
-    profiler::OperationRecord record;
+    formats::profile::OperationRecord record;
     int64_t startNs;
   };
   mutable std::mutex mutex_;
@@ -123,12 +123,12 @@ class FakeSource final : public profiler::InFlightSource {
 
 class FakeSink final : public profiler::RecordSink {
  public:
-  bool push(const profiler::OperationRecord& record) noexcept override {
+  bool push(const formats::profile::OperationRecord& record) noexcept override {
     std::lock_guard<std::mutex> lock(mutex_);
     records_.push_back(record);
     return true;
   }
-  std::vector<profiler::OperationRecord> records() const {
+  std::vector<formats::profile::OperationRecord> records() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return records_;
   }
@@ -136,7 +136,7 @@ class FakeSink final : public profiler::RecordSink {
 
  private:
   mutable std::mutex mutex_;
-  std::vector<profiler::OperationRecord> records_;
+  std::vector<formats::profile::OperationRecord> records_;
 };
 
 }  // namespace railtune::testing

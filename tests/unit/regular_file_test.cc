@@ -17,7 +17,7 @@
 
 #include "common/config_digest.h"
 #include "common/regular_file.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "tests/unit/fake_env.h"
 #include "tests/unprivileged.h"
 #include "tuner_plugin/rules/rules_file.h"
@@ -175,8 +175,8 @@ TEST_F(RegularFileTest, TheRulesAndRailMapReadersUseIt) {
   const std::string path = fifo("map.fifo");
   const auto readMap = [path] {
     try {
-      fabric::readRailMapFile(path);
-    } catch (const fabric::RailMapError& e) {
+      formats::readRailMapFile(path);
+    } catch (const formats::RailMapError& e) {
       return std::string(e.what());
     }
     return std::string("read");

@@ -8,12 +8,12 @@
 
 #include "emulator/nccl_model/graph_data.h"
 #include "emulator/nccl_model/nccl_model.h"
+#include "formats/nccl_defaults.h"
 #include "tests/unit/shared_data.h"
 #include "tests/unit/tuner_model_support.h"
 #include "tuner_plugin/model/advise.h"
 #include "tuner_plugin/model/corrections.h"
 #include "tuner_plugin/model/cost_model.h"
-#include "tuner_plugin/model/nccl_defaults.h"
 
 namespace railtune::tuner::model {
 namespace {
@@ -115,8 +115,13 @@ TEST(TunerModelCorrections, TwoRackBusBandwidthAgreesWithCoreweave) {
   EXPECT_LT(best, measured * 1.05);
 }
 
-TEST(TunerModelCorrections, NcclDefaultsEqualTheEmulatorsCopyOfNccl230) {
-  const CostModelConstants ours = ncclDefaultConstants();
+// The tuner's defaults for a NCCL that passes no constants are 2.30.7's, as the emulator hands them
+// to the plugin: spot values from NCCL's src/graph/tuning.cc, and the whole table equal.
+TEST(TunerModelCorrections, NcclDefaultsAreNccl230s) {
+  const CostModelConstants ours = formats::ncclDefaultConstants(formats::NcclRelease::V2_30);
+  EXPECT_EQ(ours.baseLatencies[static_cast<int>(Algorithm::Ring)][static_cast<int>(Protocol::Simple)], 8.4);
+  EXPECT_EQ(ours.perChMaxRingLL128Bws[3][0], 40.0);  // Blackwell: 2.30 lowered it from 73.4
+  EXPECT_EQ(ours.perChMaxNVLSTreeBws[3][2], 80.0);   // Blackwell, 4+ nodes: 2.30 raised it from 43.8
   const CostModelConstants emulated = ncclmodel::defaultCostModelConstants(ncclmodel::NcclVersion::V2_30);
   EXPECT_EQ(std::memcmp(&ours, &emulated, sizeof ours), 0);
 }

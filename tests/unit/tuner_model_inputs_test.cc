@@ -16,7 +16,7 @@ using testing::kAllCollectives;
 using testing::railMap;
 using testing::Table;
 
-ModelInputs withMap(const CommInfo& c, const fabric::RailMap& map, BuildMessages& messages) {
+ModelInputs withMap(const CommInfo& c, const formats::RailMap& map, BuildMessages& messages) {
   return makeModelInputs(c, nullptr, &map, FabricDefaults{}, messages);
 }
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "tuner_plugin/model/model_inputs.h"
 
 namespace railtune::tuner::model::testing {
@@ -41,7 +41,7 @@ struct Table {
 };
 
 // A rail map: `hosts` hosts of `gpus` GPUs, GPU g on rail g (one NIC each) while g < rails[host].
-inline fabric::RailMap railMap(const std::vector<int>& railsPerHost, int gpus) {
+inline formats::RailMap railMap(const std::vector<int>& railsPerHost, int gpus) {
   nlohmann::json hosts = nlohmann::json::array();
   for (size_t h = 0; h < railsPerHost.size(); ++h) {
     nlohmann::json gpuList = nlohmann::json::array();
@@ -59,8 +59,8 @@ inline fabric::RailMap railMap(const std::vector<int>& railsPerHost, int gpus) {
     hosts.push_back({{"name", "tray-" + std::to_string(h)}, {"domain", "rack-0"}, {"gpus", gpuList}});
   }
   const nlohmann::json doc = {
-      {"schema", fabric::kRailMapSchema}, {"cluster", "test"}, {"rails", gpus}, {"planes", 1}, {"hosts", hosts}};
-  return fabric::parseRailMap(doc.dump(), "test-rail-map.json");
+      {"schema", formats::kRailMapSchema}, {"cluster", "test"}, {"rails", gpus}, {"planes", 1}, {"hosts", hosts}};
+  return formats::parseRailMap(doc.dump(), "test-rail-map.json");
 }
 
 // One nccl-tests data row: size, out-of-place and in-place busbw.

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "common/config_digest.h"
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "nccl/tuner_common.h"
 #include "tuner_plugin/decision_engine.h"
 #include "tuner_plugin/tuner_config.h"

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "tuner_plugin/model/nccl_defaults.h"
+#include "formats/nccl_defaults.h"
 
 namespace railtune::tuner::model {
 namespace {
@@ -40,7 +40,7 @@ FabricFacts defaultFabric(const ModelInputs& in, const FabricDefaults& defaults)
   return f;
 }
 
-int distinctRails(const fabric::RailMapHost& host) {
+int distinctRails(const formats::RailMapHost& host) {
   std::set<int> rails;
   for (const auto& gpu : host.gpus)
     for (const auto& nic : gpu.nics)
@@ -50,7 +50,7 @@ int distinctRails(const fabric::RailMapHost& host) {
 
 // A host's network bandwidth in GB/s: the sum of its NIC ports' speeds (speed_mbps; two planes of
 // 400G make an 800G rail), or rails x the default NIC speed when the map does not give speeds.
-double hostNetGBs(const fabric::RailMapHost& host, int rails, const FabricDefaults& defaults) {
+double hostNetGBs(const formats::RailMapHost& host, int rails, const FabricDefaults& defaults) {
   std::map<std::string, int> speedOf;  // per HCA: a NIC may be listed under several GPUs
   for (const auto& gpu : host.gpus)
     for (const auto& nic : gpu.nics) speedOf[nic.hca] = nic.speedMbps;
@@ -63,7 +63,7 @@ double hostNetGBs(const fabric::RailMapHost& host, int rails, const FabricDefaul
 }
 
 // The cluster-wide minimum over hosts; a host's own section never decides alone.
-bool applyRailMap(const fabric::RailMap& map, const FabricDefaults& defaults, FabricFacts& f, BuildMessages& msgs) {
+bool applyRailMap(const formats::RailMap& map, const FabricDefaults& defaults, FabricFacts& f, BuildMessages& msgs) {
   bool any = false;
   for (const auto& host : map.hosts) {
     if (host.gpus.empty()) continue;  // a host without GPUs runs no rank
@@ -89,12 +89,12 @@ bool applyRailMap(const fabric::RailMap& map, const FabricDefaults& defaults, Fa
 
 }  // namespace
 
-ModelInputs makeModelInputs(const CommInfo& comm, const CostModelConstants* constants, const fabric::RailMap* railMap,
+ModelInputs makeModelInputs(const CommInfo& comm, const CostModelConstants* constants, const formats::RailMap* railMap,
                             const FabricDefaults& defaults, BuildMessages& messages) {
   ModelInputs in;
   setDomains(comm, in);
   in.constantsFromNccl = constants != nullptr;
-  in.constants = constants ? *constants : ncclDefaultConstants();
+  in.constants = constants ? *constants : formats::ncclDefaultConstants(formats::NcclRelease::V2_30);
   in.fabric = defaultFabric(in, defaults);
   if (railMap == nullptr || !applyRailMap(*railMap, defaults, in.fabric, messages)) {
     in.fabric = defaultFabric(in, defaults);
@@ -109,9 +109,9 @@ ModelInputs fromRailMapFile(const std::string& path, const CommInfo& comm, const
                             const FabricDefaults& defaults, BuildMessages& messages) {
   if (path.empty()) return makeModelInputs(comm, constants, nullptr, defaults, messages);
   try {
-    const fabric::RailMap map = fabric::readRailMapFile(path);
+    const formats::RailMap map = formats::readRailMapFile(path);
     return makeModelInputs(comm, constants, &map, defaults, messages);
-  } catch (const fabric::RailMapError& e) {
+  } catch (const formats::RailMapError& e) {
     messages.errors.push_back(e.what());
     return makeModelInputs(comm, constants, nullptr, defaults, messages);
   }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fabric/rail_map.h"
+#include "formats/rail_map.h"
 #include "tuner_plugin/engine.h"
 
 namespace railtune::tuner::model {
@@ -53,7 +53,7 @@ struct BuildMessages {
 
 // Inputs from NCCL's values and an already parsed rail map (nullptr: none). `constants` is what NCCL
 // passed to init (nullptr for tuner ABI v2..v4).
-ModelInputs makeModelInputs(const CommInfo& comm, const CostModelConstants* constants, const fabric::RailMap* railMap,
+ModelInputs makeModelInputs(const CommInfo& comm, const CostModelConstants* constants, const formats::RailMap* railMap,
                             const FabricDefaults& defaults, BuildMessages& messages);
 
 // The same, reading the rail map from `path` (the value of RAILTUNE_RAIL_MAP; empty: none). A file that

@@ -1,5 +1,5 @@
 #include "tuner_plugin/rules/json_positions.h"
-#include "common/json_read_tracker.h"
+#include "formats/json_read_tracker.h"
 
 #include <algorithm>
 #include <iterator>
@@ -151,8 +151,8 @@ bool PositionedSax::parse_error(std::size_t position, const std::string&, const 
 PosParseResult parsePositioned(std::string_view text) {
   PosParseResult result;
   PositionedSax sax(text, result);
-  const JsonReadTracker first(text.data(), sax.readUpTo());
-  const JsonReadTracker last(text.data() + text.size(), sax.readUpTo());
+  const formats::JsonReadTracker first(text.data(), sax.readUpTo());
+  const formats::JsonReadTracker last(text.data() + text.size(), sax.readUpTo());
   try {
     result.ok = json::sax_parse(first, last, &sax);
   } catch (const std::exception& e) {  // nlohmann reports through parse_error; this is a safety net

@@ -162,9 +162,9 @@ void JsonRulesReader::read(const PosNode& root, RuleSet* set) {
   if (!onlyKeys(root, {"schema", "description", "rules"}, "the document")) return;
   std::string schema, ignored;
   if (find(root, "schema") == nullptr)
-    fail(root.offset, std::string("no \"schema\" (expected \"") + kRulesSchema + "\")");
-  else if (text(root, "schema", &schema) && schema != kRulesSchema)
-    fail(find(root, "schema")->offset, "schema \"" + schema + "\" is not \"" + kRulesSchema + "\"");
+    fail(root.offset, std::string("no \"schema\" (expected \"") + formats::kTunerRulesSchema + "\")");
+  else if (text(root, "schema", &schema) && schema != formats::kTunerRulesSchema)
+    fail(find(root, "schema")->offset, "schema \"" + schema + "\" is not \"" + formats::kTunerRulesSchema + "\"");
   text(root, "description", &ignored);
   const PosNode* rules = find(root, "rules");
   if (rules == nullptr || rules->kind != Kind::Array) {

@@ -9,11 +9,10 @@
 #include <string>
 #include <string_view>
 
+#include "formats/schemas.h"
 #include "tuner_plugin/rules/rule.h"
 
 namespace railtune::tuner::rules {
-
-inline constexpr const char* kRulesSchema = "railtune.tuner-rules/1";
 
 RulesResult readRailtuneRules(std::string_view text, const std::string& sourceName);
 

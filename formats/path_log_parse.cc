@@ -1,0 +1,146 @@
+// The strict reader of path log records (records.h): what `railtune paths` and the tests use.
+#include <limits>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "formats/json_duplicate_keys.h"
+#include "formats/path_log.h"
+#include "formats/strict_json.h"
+
+namespace railtune::formats::path_log {
+namespace {
+
+using nlohmann::json;
+using strict_json::FieldError;
+using strict_json::ObjectReader;
+
+constexpr int kMaxDepth = 8;  // records nest two levels
+
+int asInt(int64_t value) {
+  return static_cast<int>(value);
+}
+
+RecordKind readKind(ObjectReader& in) {
+  const std::string kind = in.text("record", 16);
+  for (RecordKind k : {RecordKind::Connect, RecordKind::Snapshot, RecordKind::Close, RecordKind::Dropped}) {
+    if (kind == recordKindName(k)) return k;
+  }
+  throw FieldError(in.where("record") + "unknown record kind '" + kind + "'");
+}
+
+void readIdentity(ObjectReader& in, Identity* identity, PathRecord* record) {
+  if (in.text("schema", 64) != kPathLogSchema) {
+    throw FieldError(in.where("schema") + "expected '" + std::string(kPathLogSchema) + "'");
+  }
+  identity->job = in.text("job", 4096);
+  identity->host = in.text("host", 4096);
+  identity->pid = asInt(in.integer("pid", 1, std::numeric_limits<int>::max()));
+  if (identity->job.empty() || identity->host.empty()) throw FieldError("fields 'job' and 'host' must not be empty");
+  record->kind = readKind(in);
+  record->timeUs = in.integer("time_us", 0);
+  if (in.has("comm")) record->comm = in.hex("comm");
+  if (in.has("rank")) record->rank = asInt(in.integer("rank", 0, std::numeric_limits<int>::max()));
+  if (in.has("dropped")) record->dropped = in.count("dropped");
+  if (in.has("dropped") && record->dropped == 0) throw FieldError(in.where("dropped") + "written only when > 0");
+}
+
+void readLocal(const json& object, LocalEnd* local) {
+  ObjectReader in(object, "local.");
+  local->device = asInt(in.integer("device", -1, 1 << 20));
+  local->hca.assign(in.text("hca", sizeof(local->hca.chars) - 1));
+  local->netdev.assign(in.text("netdev", sizeof(local->netdev.chars) - 1));
+  local->rail = asInt(in.integer("rail", -1, 1 << 20));
+  local->plane = asInt(in.integer("plane", -1, 1 << 20));
+  local->gpu = asInt(in.integer("gpu", -1, 1 << 20));
+  in.finish();
+}
+
+void readRemote(const json& object, RemoteEnd* remote) {
+  ObjectReader in(object, "remote.");
+  remote->host.assign(in.text("host", sizeof(remote->host.chars) - 1));
+  remote->pid = asInt(in.integer("pid", 1, std::numeric_limits<int>::max()));
+  remote->device = asInt(in.integer("device", -1, 1 << 20));
+  remote->hca.assign(in.text("hca", sizeof(remote->hca.chars) - 1));
+  remote->rail = asInt(in.integer("rail", -1, 1 << 20));
+  remote->plane = asInt(in.integer("plane", -1, 1 << 20));
+  remote->rank = asInt(in.integer("rank", -1, std::numeric_limits<int>::max()));
+  in.finish();
+}
+
+void readDigest(const json& object, PathRecord* record) {
+  ObjectReader in(object, "digest.");
+  record->localDigest = in.hex("local");
+  record->remoteDigest = in.hex("remote");
+  const json& match = in.field("match");
+  if (!match.is_boolean() || match.get<bool>() != (record->localDigest == record->remoteDigest)) {
+    throw FieldError(in.where("match") + "expected " +
+                     (record->localDigest == record->remoteDigest ? "true" : "false"));
+  }
+  in.finish();
+}
+
+void readConnect(ObjectReader& in, PathRecord* record) {
+  record->connection = in.count("conn");
+  const std::string direction = in.text("direction", 8);
+  if (direction != "send" && direction != "recv") throw FieldError(in.where("direction") + "expected send or recv");
+  record->direction = direction == "send" ? Direction::Send : Direction::Recv;
+  record->transport.assign(in.text("transport", sizeof(record->transport.chars) - 1));
+  record->streams = asInt(in.integer("streams", 1, 1 << 16));
+  readLocal(in.field("local"), &record->local);
+  readRemote(in.field("remote"), &record->remote);
+  const json& expected = in.field("expected_rail");
+  if (!expected.is_null()) record->expectedRail = asInt(in.integer("expected_rail", 0, 1 << 20));
+  const std::optional<bool> match = railMatch(record->expectedRail, record->local.rail);
+  const json wanted = match ? json(*match) : json(nullptr);
+  if (in.field("rail_match") != wanted) throw FieldError(in.where("rail_match") + "expected " + wanted.dump());
+  readDigest(in.field("digest"), record);
+}
+
+void readTraffic(ObjectReader& in, PathRecord* record) {
+  record->connection = in.count("conn");
+  record->traffic.bytesSent = in.count("bytes_sent");
+  record->traffic.bytesReceived = in.count("bytes_received");
+  record->traffic.messagesSent = in.count("messages_sent");
+  record->traffic.messagesReceived = in.count("messages_received");
+  record->traffic.busyUs = in.count("busy_us");
+}
+
+ParsedRecord readRecord(const json& document) {
+  ParsedRecord out;
+  ObjectReader in(document, "");
+  readIdentity(in, &out.identity, &out.record);
+  switch (out.record.kind) {
+    case RecordKind::Connect:
+      readConnect(in, &out.record);
+      break;
+    case RecordKind::Snapshot:
+    case RecordKind::Close:
+      readTraffic(in, &out.record);
+      break;
+    case RecordKind::Dropped:
+      if (out.record.dropped == 0) throw FieldError("a 'dropped' record needs field 'dropped'");
+      break;
+  }
+  in.finish();
+  return out;
+}
+
+}  // namespace
+
+ParseResult parseRecord(std::string_view line, const std::string& file, int lineNumber) {
+  ParseResult result;
+  // A repeated key is refused: nlohmann would keep the last, and a repeated "pid" makes a phantom
+  // connection of another process.
+  result.parsed =
+      strict_json::parseLineUniqueKeys<ParsedRecord>(line, file, lineNumber, kMaxDepth, readRecord, &result.error);
+  return result;
+}
+
+ParseAllResult parseRecords(std::string_view text, const std::string& file) {
+  ParseAllResult out;
+  out.error = strict_json::parseLines(text, file, parseRecord, &out.records);
+  return out;
+}
+
+}  // namespace railtune::formats::path_log

@@ -1,0 +1,447 @@
+// Strict rail-map reader (nlohmann-json, header only, so the plugins can link it). One pass builds the
+// document and rejects a duplicated key; the checks then collect every problem they can (an unknown
+// field, a value out of range, a bad name) and stop only where the document's shape makes going on
+// meaningless (a missing field, a value of the wrong type). Positions are found by a second pass over
+// the text, run only when there is something to report.
+#include "formats/rail_map.h"
+#include "formats/json_read_tracker.h"
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <unordered_map>
+
+#include "common/regular_file.h"
+#include "formats/names.h"
+
+namespace railtune::formats {
+namespace {
+
+using nlohmann::json;
+
+// NCCL copies an IB device name into `char devName[MAXNAMESIZE]`, MAXNAMESIZE = 64 + MAXSUFFIXSIZE
+// (NCCL src/transport/net_ib/common.h:35-36), the 16 extra bytes for the suffixes it appends itself
+// ("%s_dma", src/transport/net_ib/init.cc:423). So a device name has 64 bytes with its NUL: 63 characters.
+constexpr size_t kMaxHcaName = 63;
+// NCCL's interface names are MAX_IF_NAME_SIZE = 16 bytes with the NUL (src/include/socket.h:27), as Linux's.
+constexpr size_t kMaxNetdevName = 15;
+
+// SAX events forwarded to nlohmann's DOM builder (when `doc` is given), a duplicated key rejected at its
+// offset, and the offsets of the values and keys whose JSON pointers are in `wanted` recorded.
+class RailMapSax {
+ public:
+  RailMapSax(std::string_view text, json* doc, const std::set<std::string>* wanted)
+      : text_(text),
+        readUpTo_(text.data()),
+        dom_(doc ? *doc : scratch_, false),
+        useDom_(doc != nullptr),
+        wanted_(wanted) {}
+  const char** readUpTo() { return &readUpTo_; }
+
+  bool null() { return value() && (!useDom_ || dom_.null()); }
+  bool boolean(bool v) { return value() && (!useDom_ || dom_.boolean(v)); }
+  bool number_integer(json::number_integer_t v) { return value() && (!useDom_ || dom_.number_integer(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return value() && (!useDom_ || dom_.number_unsigned(v)); }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    return value() && (!useDom_ || dom_.number_float(v, s));
+  }
+  bool string(json::string_t& v) { return value() && (!useDom_ || dom_.string(v)); }
+  bool binary(json::binary_t&) { return stop(tokenStart(), "binary values are not JSON"); }
+  bool start_object(std::size_t n) { return open(true) && (!useDom_ || dom_.start_object(n)); }
+  bool start_array(std::size_t n) { return open(false) && (!useDom_ || dom_.start_array(n)); }
+  bool end_object() { return close() && (!useDom_ || dom_.end_object()); }
+  bool end_array() { return close() && (!useDom_ || dom_.end_array()); }
+  bool key(json::string_t& k);
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+    if (error_.empty()) {
+      const std::string what = e.what();
+      const size_t syntax = what.find("syntax error");
+      error_ = "not JSON: " + (syntax == std::string::npos ? what : what.substr(syntax));
+      errorOffset_ = position == 0 ? 0 : position - 1;  // nlohmann counts the offending character
+    }
+    return false;
+  }
+
+  const std::string& error() const { return error_; }
+  size_t errorOffset() const { return errorOffset_; }
+  const std::unordered_map<std::string, size_t>& values() const { return values_; }
+  const std::unordered_map<std::string, size_t>& keys() const { return keys_; }
+
+ private:
+  struct Frame {
+    bool object = false;
+    size_t next = 0;      // arrays: the next element's index
+    std::string key;      // objects: the member being read
+    std::string pointer;  // only while recording
+    std::set<std::string> seen;
+  };
+
+  size_t consumed() const { return static_cast<size_t>(readUpTo_ - text_.data()); }
+  size_t tokenStart() const {
+    size_t p = previousEnd_;
+    while (p < consumed() && p < text_.size() && std::string_view(" \t\r\n:,").find(text_[p]) != std::string_view::npos)
+      ++p;
+    return p;
+  }
+  bool stop(size_t offset, std::string message) {
+    errorOffset_ = offset;
+    error_ = std::move(message);
+    return false;
+  }
+  std::string childPointer() {
+    if (stack_.empty()) return "";
+    Frame& top = stack_.back();
+    if (top.object) return top.pointer + "/" + top.key;
+    return top.pointer + "/" + std::to_string(top.next++);
+  }
+  bool value() {
+    const size_t start = tokenStart();
+    previousEnd_ = consumed();
+    if (wanted_ != nullptr) {
+      const std::string pointer = childPointer();
+      if (wanted_->count(pointer)) values_[pointer] = start;
+    }
+    return true;
+  }
+  bool open(bool object) {
+    if (stack_.size() >= 64) return stop(tokenStart(), "nesting deeper than 64 levels");
+    const size_t start = tokenStart();
+    previousEnd_ = consumed();
+    Frame frame;
+    frame.object = object;
+    if (wanted_ != nullptr) {
+      frame.pointer = childPointer();
+      if (wanted_->count(frame.pointer)) values_[frame.pointer] = start;
+    }
+    stack_.push_back(std::move(frame));
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    previousEnd_ = consumed();
+    return true;
+  }
+
+  std::string_view text_;
+  const char* readUpTo_;
+  size_t previousEnd_ = 0;
+  json scratch_;
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  bool useDom_;
+  const std::set<std::string>* wanted_;
+  std::vector<Frame> stack_;
+  std::unordered_map<std::string, size_t> values_, keys_;
+  std::string error_;
+  size_t errorOffset_ = 0;
+};
+
+bool RailMapSax::key(json::string_t& k) {
+  const size_t start = tokenStart();
+  previousEnd_ = consumed();
+  Frame& top = stack_.back();
+  if (!top.seen.insert(k).second) return stop(start, "duplicate key \"" + printableName(k) + "\"");
+  top.key = k;
+  if (wanted_ != nullptr && wanted_->count(top.pointer + "/" + k)) keys_[top.pointer + "/" + k] = start;
+  return !useDom_ || dom_.key(k);
+}
+
+// "file:line:column" for a byte offset of `text`.
+std::string positionOf(const std::string& source, std::string_view text, size_t offset) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return source + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+// One problem: a JSON pointer to the value (or, `atKey`, to the member's key) and the message.
+struct Problem {
+  std::string pointer;
+  bool atKey = false;
+  std::string message;
+};
+
+struct Abort {};  // the document's shape stops the checks; the problems so far are the report
+
+// Where a check is: `label` for messages ("host h1 gpus[0]"), `pointer` to find the position.
+struct At {
+  std::string label;
+  std::string pointer;
+  At child(const std::string& childLabel, const std::string& key) const { return {childLabel, pointer + "/" + key}; }
+};
+
+class Parser {
+ public:
+  RailMap parse(const json& doc);
+  std::vector<Problem>& problems() { return problems_; }
+
+ private:
+  void problem(const At& at, const std::string& reason, const char* key = nullptr, bool atKey = false) {
+    problems_.push_back({key ? at.pointer + "/" + key : at.pointer, atKey, at.label + ": " + reason});
+  }
+  [[noreturn]] void fail(const At& at, const std::string& reason, const char* key = nullptr) {
+    problem(at, reason, key);
+    throw Abort{};
+  }
+  void onlyKeys(const json& obj, const At& at, std::initializer_list<const char*> keys);
+  const json& field(const json& obj, const At& at, const char* key);
+  std::string str(const json& obj, const At& at, const char* key);
+  int integer(const json& obj, const At& at, const char* key, int min);
+  void checkName(const At& at, const char* key, const std::string& name);
+  void checkNic(const RailMapNic& n, const At& at);
+  RailMapHost host(const json& obj, const At& at);
+  RailMapGpu gpu(const json& obj, const At& at);
+  RailMapNic nic(const json& obj, const At& at);
+
+  std::vector<Problem> problems_;
+  int rails_ = 0, planes_ = 1;
+};
+
+void Parser::onlyKeys(const json& obj, const At& at, std::initializer_list<const char*> keys) {
+  if (!obj.is_object()) fail(at, "expected an object");
+  for (const auto& item : obj.items()) {
+    bool known = false;
+    for (const char* k : keys) known = known || item.key() == k;
+    if (!known)
+      problems_.push_back(
+          {at.pointer + "/" + item.key(), true, at.label + ": unknown field '" + printableName(item.key()) + "'"});
+  }
+}
+
+const json& Parser::field(const json& obj, const At& at, const char* key) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) fail(at, std::string("missing field '") + key + "'");
+  return *it;
+}
+
+std::string Parser::str(const json& obj, const At& at, const char* key) {
+  const json& v = field(obj, at, key);
+  if (!v.is_string()) fail(at, std::string("field '") + key + "' must be a string", key);
+  std::string text = v.get<std::string>();
+  if (text.find('\0') != std::string::npos)
+    problem(at, std::string("field '") + key + "' contains a NUL character: '" + printableName(text) + "'", key);
+  return text;
+}
+
+int Parser::integer(const json& obj, const At& at, const char* key, int min) {
+  const json& v = field(obj, at, key);
+  if (!v.is_number_integer() || v.get<int64_t>() < min || v.get<int64_t>() > 1'000'000)
+    fail(at, std::string("field '") + key + "' must be an integer >= " + std::to_string(min), key);
+  return static_cast<int>(v.get<int64_t>());
+}
+
+void Parser::checkName(const At& at, const char* key, const std::string& name) {
+  if (name.find('\0') != std::string::npos) return;  // str() reported it
+  const std::string why = dnsSubdomainProblem(name);
+  if (!why.empty()) problem(at, std::string("field '") + key + "' '" + printableName(name) + "' " + why, key);
+}
+
+// A well-formed PCI bus id as the writer prints it: "dddd:bb:dd.f", lowercase hex.
+bool isBusId(const std::string& text) {
+  if (text.size() != 12 || text[4] != ':' || text[7] != ':' || text[10] != '.') return false;
+  static constexpr size_t kHexAt[] = {0, 1, 2, 3, 5, 6, 8, 9, 11};
+  for (const size_t i : kHexAt)
+    if (std::string_view("0123456789abcdef").find(text[i]) == std::string_view::npos) return false;
+  return text[8] <= '1' && text[11] <= '7';  // device 00-1f, function 0-7
+}
+
+void Parser::checkNic(const RailMapNic& n, const At& at) {
+  if (n.hca.size() > kMaxHcaName)
+    problem(at,
+            "field 'hca' '" + printableName(n.hca) + "' is longer than NCCL's " + std::to_string(kMaxHcaName) +
+                " characters for an IB device name",
+            "hca");
+  else if (n.hca.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+           std::string::npos)
+    problem(at, "field 'hca' '" + printableName(n.hca) + "' may hold only letters, digits, '_', '-' and '.'", "hca");
+  if (n.netdev.size() > kMaxNetdevName || n.netdev.find_first_of(std::string(" \t\n/:\0", 6)) != std::string::npos)
+    problem(at,
+            "field 'netdev' '" + printableName(n.netdev) + "' is not an interface name (up to " +
+                std::to_string(kMaxNetdevName) + " characters, no '/', ':' or blank)",
+            "netdev");
+  if (!n.busId.empty() && !isBusId(n.busId))
+    problem(at, "field 'bus_id' '" + printableName(n.busId) + "' is not a PCI bus id (dddd:bb:dd.f, lowercase hex)",
+            "bus_id");
+  if (n.rail >= rails_)
+    problem(at,
+            "field 'rail' is " + std::to_string(n.rail) + " but the map has " + std::to_string(rails_) +
+                " rails (0 to " + std::to_string(rails_ - 1) + ")",
+            "rail");
+  if (n.plane >= planes_)
+    problem(at,
+            "field 'plane' is " + std::to_string(n.plane) + " but the map has " + std::to_string(planes_) +
+                " plane(s) (-1, or 0 to " + std::to_string(planes_ - 1) + ")",
+            "plane");
+}
+
+RailMapNic Parser::nic(const json& obj, const At& at) {
+  onlyKeys(obj, at, {"hca", "netdev", "bus_id", "port", "rail", "plane", "speed_mbps"});
+  RailMapNic n;
+  n.hca = str(obj, at, "hca");
+  if (n.hca.empty()) fail(at, "field 'hca' is empty", "hca");
+  n.netdev = str(obj, at, "netdev");
+  n.busId = str(obj, at, "bus_id");
+  n.port = integer(obj, at, "port", 1);
+  n.rail = integer(obj, at, "rail", 0);
+  n.plane = integer(obj, at, "plane", -1);
+  if (obj.contains("speed_mbps")) {  // optional: rail maps written before it existed lack it
+    const json& v = obj["speed_mbps"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 100'000'000)
+      fail(at, "field 'speed_mbps' must be an integer from 0 to 100000000", "speed_mbps");
+    n.speedMbps = static_cast<int>(v.get<int64_t>());
+  }
+  checkNic(n, at);
+  return n;
+}
+
+RailMapGpu Parser::gpu(const json& obj, const At& at) {
+  onlyKeys(obj, at, {"index", "bus_id", "nics"});
+  RailMapGpu g;
+  g.index = integer(obj, at, "index", 0);
+  g.busId = str(obj, at, "bus_id");
+  if (!isBusId(g.busId))
+    problem(at, "field 'bus_id' '" + printableName(g.busId) + "' is not a PCI bus id (dddd:bb:dd.f, lowercase hex)",
+            "bus_id");
+  const json& nics = field(obj, at, "nics");
+  if (!nics.is_array()) fail(at, "field 'nics' must be an array", "nics");
+  for (size_t i = 0; i < nics.size(); ++i) {
+    const std::string index = std::to_string(i);
+    g.nics.push_back(nic(nics[i], {at.label + " nics[" + index + "]", at.pointer + "/nics/" + index}));
+  }
+  return g;
+}
+
+RailMapHost Parser::host(const json& obj, const At& where) {
+  onlyKeys(obj, where, {"name", "domain", "gpus"});
+  RailMapHost h;
+  h.name = str(obj, where, "name");
+  if (h.name.empty()) fail(where, "field 'name' is empty", "name");
+  checkName(where, "name", h.name);
+  const At at{"host " + printableName(h.name), where.pointer};
+  h.domain = str(obj, at, "domain");
+  if (!h.domain.empty()) checkName(at, "domain", h.domain);
+  const json& gpus = field(obj, at, "gpus");
+  if (!gpus.is_array()) fail(at, "field 'gpus' must be an array", "gpus");
+  std::set<int> indices;
+  std::set<std::string> busIds, hcaPorts;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const std::string index = std::to_string(i);
+    const At gpuAt = at.child(at.label + " gpus[" + index + "]", "gpus/" + index);
+    RailMapGpu g = gpu(gpus[i], gpuAt);
+    if (!indices.insert(g.index).second) problem(at, "duplicate GPU index " + std::to_string(g.index));
+    if (!busIds.insert(g.busId).second) problem(at, "duplicate GPU bus_id " + printableName(g.busId));
+    for (const RailMapNic& n : g.nics)
+      if (!hcaPorts.insert(n.hca + ":" + std::to_string(n.port)).second)
+        problem(at, "NIC " + printableName(n.hca) + " port " + std::to_string(n.port) + " is listed twice");
+    h.gpus.push_back(std::move(g));
+  }
+  return h;
+}
+
+RailMap Parser::parse(const json& doc) {
+  const At top{"top level", ""};
+  onlyKeys(doc, top, {"schema", "cluster", "rails", "planes", "hosts"});
+  const std::string schema = str(doc, top, "schema");
+  if (schema != kRailMapSchema)
+    fail({"schema", ""}, "'" + printableName(schema) + "' is not " + kRailMapSchema, "schema");
+  RailMap map;
+  map.cluster = str(doc, top, "cluster");
+  map.rails = rails_ = integer(doc, top, "rails", 1);
+  map.planes = planes_ = integer(doc, top, "planes", 1);
+  const json& hosts = field(doc, top, "hosts");
+  if (!hosts.is_array()) fail(top, "field 'hosts' must be an array", "hosts");
+  std::set<std::string> names;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    const std::string index = std::to_string(i);
+    RailMapHost h = host(hosts[i], {"hosts[" + index + "]", "/hosts/" + index});
+    if (!names.insert(h.name).second)
+      problems_.push_back({"/hosts/" + index, false, "host " + h.name + ": listed twice"});
+    map.hosts.push_back(std::move(h));
+  }
+  return map;
+}
+
+// Each problem as "source:line:column: message" (the position found by a second pass over the text).
+std::vector<std::string> locate(const std::vector<Problem>& problems, std::string_view text,
+                                const std::string& source) {
+  const auto parentOf = [](const std::string& pointer) { return pointer.substr(0, pointer.rfind('/')); };
+  std::set<std::string> wanted;
+  for (const Problem& p : problems) {
+    wanted.insert(p.pointer);
+    wanted.insert(parentOf(p.pointer));  // where a member is missing, the enclosing object
+  }
+  RailMapSax sax(text, nullptr, &wanted);
+  (void)json::sax_parse(JsonReadTracker(text.data(), sax.readUpTo()),
+                        JsonReadTracker(text.data() + text.size(), sax.readUpTo()), &sax);
+  std::vector<size_t> lineStarts{0};  // a big map can have thousands of problems: find lines by bisection
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') lineStarts.push_back(i + 1);
+  const auto at = [&](size_t offset) {
+    const size_t line = static_cast<size_t>(std::upper_bound(lineStarts.begin(), lineStarts.end(), offset) -
+                                            lineStarts.begin());  // >= 1: lineStarts[0] is 0
+    return source + ":" + std::to_string(line) + ":" + std::to_string(offset - lineStarts[line - 1] + 1);
+  };
+  std::vector<std::string> out;
+  for (const Problem& p : problems) {
+    const auto& found = p.atKey ? sax.keys() : sax.values();
+    const auto it = found.find(p.pointer);
+    const auto parent = sax.values().find(parentOf(p.pointer));
+    const std::string where = it != found.end()              ? at(it->second)
+                              : parent != sax.values().end() ? at(parent->second)
+                                                             : source;
+    out.push_back(where + ": " + p.message);
+  }
+  return out;
+}
+
+}  // namespace
+
+RailMapError::RailMapError(std::vector<std::string> problems)
+    : std::runtime_error(problems.empty() ? std::string("rail map rejected")
+                         : problems.size() == 1
+                             ? problems.front()
+                             : problems.front() + " (and " + std::to_string(problems.size() - 1) + " more problems)"),
+      problems_(std::move(problems)) {}
+
+const RailMapHost* RailMap::findHost(const std::string& name) const {
+  for (const RailMapHost& h : hosts)
+    if (h.name == name) return &h;
+  return nullptr;
+}
+
+RailMap parseRailMap(const std::string& text, const std::string& source) {
+  json doc;
+  RailMapSax sax(text, &doc, nullptr);
+  bool ok = false;
+  try {
+    ok = json::sax_parse(JsonReadTracker(text.data(), sax.readUpTo()),
+                         JsonReadTracker(text.data() + text.size(), sax.readUpTo()), &sax);
+  } catch (const std::exception& e) {  // nlohmann reports through parse_error; this is a safety net
+    throw RailMapError(source + ": not JSON: " + e.what());
+  }
+  if (!ok) throw RailMapError(positionOf(source, text, sax.errorOffset()) + ": " + sax.error());
+  Parser parser;
+  RailMap map;
+  try {
+    map = parser.parse(doc);
+  } catch (const Abort&) {
+  }
+  if (!parser.problems().empty()) throw RailMapError(locate(parser.problems(), text, source));
+  return map;
+}
+
+RailMap readRailMapFile(const std::string& path) {
+  const RegularFile file = readRegularFile(path, kMaxConfigFileBytes);
+  if (!file.ok()) throw RailMapError(file.describe());
+  return parseRailMap(file.bytes, path);
+}
+
+}  // namespace railtune::formats

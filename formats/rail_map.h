@@ -1,0 +1,68 @@
+// The rail map: per host, which NIC (HCA, netdev, port), rail and plane serve each GPU. topo_gen writes it
+// from the fabric model (`railtune topo rail-map`); the plugins read it from RAILTUNE_RAIL_MAP and never
+// read the YAML. The reader is strict, because a plugin that guesses a rail crosses it: an unknown schema,
+// a missing or mistyped field, an unknown key or a duplicate is an error naming the field and the host.
+// Format: docs/formats.md, schema docs/formats/rail-map.schema.json.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "formats/schemas.h"
+
+namespace railtune::formats {
+
+struct RailMapNic {
+  std::string hca;     // "mlx5_0"
+  std::string netdev;  // "" = unknown
+  std::string busId;   // "0000:03:00.0"
+  int port = 1;
+  int rail = -1;
+  int plane = -1;     // -1 = single plane
+  int speedMbps = 0;  // the port's speed (speed_mbps); 0 = not given (files written before it existed)
+};
+
+struct RailMapGpu {
+  int index = 0;
+  std::string busId;
+  std::vector<RailMapNic> nics;  // rail order, then plane order
+};
+
+struct RailMapHost {
+  std::string name;
+  std::string domain;
+  std::vector<RailMapGpu> gpus;
+};
+
+struct RailMap {
+  std::string cluster;
+  int rails = 0;
+  int planes = 1;
+  std::vector<RailMapHost> hosts;
+
+  const RailMapHost* findHost(const std::string& name) const;
+};
+
+// A rail map that cannot be used. problems() lists every problem found, each "source:line:column:
+// message" (or "source: message" where no position applies); what() is the first one, with a count
+// of the others.
+class RailMapError : public std::runtime_error {
+ public:
+  explicit RailMapError(const std::string& what) : std::runtime_error(what), problems_{what} {}
+  explicit RailMapError(std::vector<std::string> problems);
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+// Parses rail-map JSON; `source` (a path) prefixes every message. Throws RailMapError. Besides the
+// shape (fields, types, no unknown or duplicated key), it checks the values: rails >= 1, every rail and
+// plane within the map's counts, PCI bus ids "dddd:bb:dd.f", HCA names within NCCL's IB device name
+// length, host and domain names valid DNS-1123 names (formats/names.h), no NUL in any string. The
+// plugins and `railtune topo check --rail-map` all read through it.
+RailMap parseRailMap(const std::string& text, const std::string& source);
+RailMap readRailMapFile(const std::string& path);
+
+}  // namespace railtune::formats

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""The floors of docs/design.md, checked on the include graph of the sources.
+
+Every quoted include that names a project folder ("formats/path_log.h") is an edge from the
+including file's top-level folder to that folder. An edge is allowed when the target folder is
+on a lower floor, or is the same folder, or is one of the few same-floor uses the table names.
+The three plugins meet only through NCCL and files: none includes another's code.
+
+Also checks that the README's "Layout" table lists exactly the top-level folders.
+
+Usage: check_floors.py SOURCE_ROOT        exit 0 when clean; otherwise one line per offending
+                                          include, FILE:LINE: folder -> folder (why), and exit 1.
+"""
+import os
+import re
+import subprocess
+import sys
+
+# Floor of each product folder; tests/ and bench/ sit above everything and may include anything.
+FLOORS = {
+    "nccl": 0, "common": 0,
+    "formats": 1,
+    "fabric": 2, "topo_gen": 2, "tuner_plugin": 2, "net_plugin": 2, "profiler_plugin": 2,
+    "emulator": 3, "analysis": 3,
+    "cli": 4,
+}
+PLUGINS = {"tuner_plugin", "net_plugin", "profiler_plugin"}
+# Uses within one floor that the design allows (docs/design.md, "Floors"):
+#  topo_gen renders the fabric model; common's log is told its NCCL logger type by nccl/.
+SAME_FLOOR = {("topo_gen", "fabric"), ("common", "nccl")}
+# Folders outside the floors: test and benchmark code, and the build's own helpers.
+UNCHECKED = {"tests", "bench", "cmake", "scripts", "docs", "generated"}
+SOURCE_SUFFIXES = (".h", ".hpp", ".cc", ".cpp", ".c")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def source_files(root):
+    """Tracked files when ROOT is a git work tree's top level, else every file under ROOT."""
+    try:
+        top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        if os.path.realpath(top) == os.path.realpath(root):
+            listed = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others",
+                                     "--exclude-standard"], capture_output=True, text=True,
+                                    check=True).stdout.split("\n")
+            return [f for f in listed if f and os.path.exists(os.path.join(root, f))]
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        pass
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and not d.startswith("build")]
+        for name in filenames:
+            found.append(os.path.relpath(os.path.join(dirpath, name), root))
+    return found
+
+
+def edge_problem(source_folder, target_folder):
+    if source_folder == target_folder or source_folder in UNCHECKED:
+        return None
+    if target_folder not in FLOORS:
+        return None  # a generated header or a system-style path: not a project folder
+    if source_folder in PLUGINS and target_folder in PLUGINS:
+        return "the plugins meet only through NCCL and files"
+    if (source_folder, target_folder) in SAME_FLOOR:
+        return None
+    source_floor, target_floor = FLOORS[source_folder], FLOORS[target_folder]
+    if target_floor > source_floor:
+        return f"floor {source_floor} may not use floor {target_floor}"
+    if target_floor == source_floor:
+        return f"sideways on floor {source_floor}"
+    return None
+
+
+def check_includes(root, files):
+    problems = []
+    for path in files:
+        if not path.endswith(SOURCE_SUFFIXES):
+            continue
+        folder = path.split("/", 1)[0]
+        if folder not in FLOORS and folder not in UNCHECKED:
+            problems.append(f"{path}: folder '{folder}' has no floor in tests/layering/check_floors.py")
+            continue
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as text:
+            for number, line in enumerate(text, 1):
+                match = INCLUDE.match(line)
+                if not match or "/" not in match.group(1):
+                    continue
+                target = match.group(1).split("/", 1)[0]
+                why = edge_problem(folder, target)
+                if why:
+                    problems.append(f"{path}:{number}: {folder} -> {target} ({why}): {match.group(1)}")
+    return problems
+
+
+def check_readme_layout(root, files):
+    """The README's Layout table names each top-level folder once, and no other."""
+    readme = os.path.join(root, "README.md")
+    if not os.path.exists(readme):
+        return [f"README.md: missing"]
+    listed, in_layout = [], False
+    with open(readme, encoding="utf-8") as text:
+        for line in text:
+            if line.startswith("## "):
+                in_layout = line.strip() == "## Layout"
+                continue
+            match = re.match(r"^\|\s*`([^`/]+)/`", line) if in_layout else None
+            if match:
+                listed.append(match.group(1))
+    folders = {f.split("/", 1)[0] for f in files if "/" in f and not f.startswith(".")}
+    problems = []
+    if not listed:
+        problems.append("README.md: no '## Layout' table of `folder/` rows")
+    for name in sorted(folders - set(listed)):
+        problems.append(f"README.md: Layout table lacks `{name}/`")
+    for name in sorted(set(listed) - folders):
+        problems.append(f"README.md: Layout table lists `{name}/`, which does not exist")
+    for name in sorted({n for n in listed if listed.count(n) > 1}):
+        problems.append(f"README.md: Layout table lists `{name}/` twice")
+    return problems
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().split("\n\n")[-1], file=sys.stderr)
+        return 2
+    root = sys.argv[1]
+    files = source_files(root)
+    problems = check_includes(root, files) + check_readme_layout(root, files)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} layering problem(s); the floors are in docs/design.md", file=sys.stderr)
+        return 1
+    print(f"layering: {len(files)} files, every include keeps to its floor")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
