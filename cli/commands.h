@@ -27,10 +27,10 @@ Command addTopoKueueCommand(CLI::App& topo);       // topo_sched.cc: `railtune t
 Command addTopoSlurmCommand(CLI::App& topo);       // topo_sched.cc: `railtune topo slurm`
 Command addTopoEnvCommand(CLI::App& topo);         // topo_sched.cc: `railtune topo env`
 Command addExecCommand(CLI::App& parent);          // exec.cc: `railtune exec -- CMD`
-Command addTunerCommand(CLI::App& parent);         // tuner.cc: the `tuner` group (cli/tuner.h lists its subcommands)
-Command addEmuCommand(CLI::App& parent);           // net_job.cc: the `emu` group (`railtune emu net-job`)
-Command addPathsCommand(CLI::App& parent);         // paths.cc: the `paths` group (cli/paths.h lists its subcommands)
-Command addProfileCommand(CLI::App& parent);       // profile.cc: the `profile` group (cli/profile.h)
-Command addDoctorCommand(CLI::App& parent);        // doctor.cc: `railtune doctor` (checks in cli/doctor/)
+Command addTunerCommand(CLI::App& parent);    // tuner.cc: the `tuner` group (cli/tuner/tuner.h lists its subcommands)
+Command addEmuCommand(CLI::App& parent);      // net_job.cc: the `emu` group (`railtune emu net-job`)
+Command addPathsCommand(CLI::App& parent);    // paths.cc: the `paths` group (cli/paths/paths.h lists its subcommands)
+Command addProfileCommand(CLI::App& parent);  // profile.cc: the `profile` group (cli/profile/profile.h)
+Command addDoctorCommand(CLI::App& parent);   // doctor.cc: `railtune doctor` (checks in cli/doctor/)
 
 }  // namespace railtune::cli

@@ -16,7 +16,7 @@
 
 #include "cli/commands.h"
 #include "cli/launcher_options.h"
-#include "cli/topo.h"
+#include "cli/topo/topo.h"
 
 namespace railtune::cli {
 namespace {

@@ -6,6 +6,13 @@
 
 namespace railtune::cli::doctor {
 
+// "a, b, c": how the checks list names in a message.
+inline std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
 // ok: works here; warn: works, but not as the operator probably wants; fail: railtune (or NCCL with
 // it) will not work as configured; skip: the thing checked is not present here (no NCCL, no RDMA
 // device, no rail map), so there was nothing to check.

@@ -1,4 +1,4 @@
-# `railtune doctor` (cli/doctor.cc) and its checks (cli/doctor/). The pure parts (the ELF reader, the
+# `railtune doctor` (cli/doctor/doctor.cc) and its checks (cli/doctor/). The pure parts (the ELF reader, the
 # fit and ABI-binding rules, the report) are a library of their own so that the unit tests and the
 # fuzzer link them without the CLI; the checks that probe the machine go straight into railtune.
 find_package(nlohmann_json REQUIRED)
@@ -10,7 +10,7 @@ add_library(railtune_doctor_rules STATIC
   ${CMAKE_CURRENT_LIST_DIR}/abi_binding.cc)
 target_link_libraries(railtune_doctor_rules PUBLIC railtune_doctor_elf railtune_emulator PRIVATE nlohmann_json::nlohmann_json)
 target_sources(railtune PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/../doctor.cc
+  ${CMAKE_CURRENT_LIST_DIR}/doctor.cc
   ${CMAKE_CURRENT_LIST_DIR}/probe_run.cc
   ${CMAKE_CURRENT_LIST_DIR}/probe_child.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_check.cc

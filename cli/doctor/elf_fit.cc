@@ -1,4 +1,5 @@
 #include "cli/doctor/elf_fit.h"
+#include "cli/doctor/check.h"
 
 #include <gnu/libc-version.h>
 #include <sys/utsname.h>
@@ -6,10 +7,8 @@
 namespace railtune::cli::doctor {
 namespace {
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out.empty() ? "none" : out;
+std::string joinedOrNone(const std::vector<std::string>& items) {
+  return items.empty() ? "none" : joined(items);
 }
 
 // The C++ runtime a release build links statically (architecture rule 5); a plugin that needs it
@@ -67,7 +66,7 @@ Check elfFitCheck(const std::string& id, const std::string& fileName, const ElfI
   const auto have = parseGlibcVersion(platform.glibc);
   const std::string needText = glibcNeeded.empty() ? "no versioned glibc symbol" : "glibc >= " + glibcNeeded;
   const std::string base = fileName + ": " + elfMachineName(lib.machine) + " ELF" + std::to_string(lib.elfClass) +
-                           ", needs " + needText + " (have " + platform.glibc + "), NEEDED " + joined(lib.needed);
+                           ", needs " + needText + " (have " + platform.glibc + "), NEEDED " + joinedOrNone(lib.needed);
   if (need && have && *need > *have)
     return {id, Status::Fail, base,
             "build railtune on (or for) the oldest glibc you deploy to: this image's glibc " + platform.glibc +

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "cli/doctor/check.h"
 #include "common/params.h"
 #include "net_plugin/devices/if_filter.h"
 
@@ -32,12 +33,6 @@ std::set<std::string> railHcas(const formats::RailMapHost& host) {
   for (const formats::RailMapGpu& gpu : host.gpus)
     for (const formats::RailMapNic& nic : gpu.nics) hcas.insert(nic.hca);
   return hcas;
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 // NCCL_IB_HCA in NCCL's syntax (if_filter.h): rail HCAs it rejects, and entries no rail HCA matches.

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "cli/doctor/check.h"
 #include "cli/rail_map_option.h"
 #include "common/params.h"
 #include "fabric/discover/sysfs_source.h"
@@ -17,12 +18,6 @@ namespace railtune::cli::doctor {
 namespace {
 
 namespace discover = fabric::discover;
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
 
 size_t nicCount(const formats::RailMapHost& host) {
   size_t n = 0;

@@ -5,9 +5,9 @@
 #include <ostream>
 #include <stdexcept>
 
-namespace railtune::cli::profile {
+namespace railtune::cli {
 
-void reportProblems(const ProfileLogs& logs, std::ostream& err) {
+void reportProblems(const analysis::profile::ProfileLogs& logs, std::ostream& err) {
   for (const std::string& note : logs.inputNotes) err << "warning: " << note << "\n";
   if (logs.unreadableFiles > 0)
     err << logs.unreadableFiles << " file" << (logs.unreadableFiles == 1 ? "" : "s")
@@ -24,7 +24,7 @@ void reportProblems(const ProfileLogs& logs, std::ostream& err) {
         << " passed over: not a railtune profiler log\n";
 }
 
-std::string missingJob(const ProfileLogs& logs, const std::optional<std::string>& job) {
+std::string missingJob(const analysis::profile::ProfileLogs& logs, const std::optional<std::string>& job) {
   if (!job || std::find(logs.jobs.begin(), logs.jobs.end(), *job) != logs.jobs.end()) return "";
   std::vector<std::string> jobs = logs.jobs;
   std::sort(jobs.begin(), jobs.end());
@@ -33,4 +33,4 @@ std::string missingJob(const ProfileLogs& logs, const std::optional<std::string>
   return "no records of job " + *job + (names.empty() ? std::string() : "; the logs hold job(s) " + names);
 }
 
-}  // namespace railtune::cli::profile
+}  // namespace railtune::cli

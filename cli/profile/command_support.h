@@ -6,15 +6,15 @@
 #include <optional>
 #include <string>
 
-#include "cli/profile/logs.h"
+#include "analysis/profile/logs.h"
 #include "formats/rail_map.h"
 
-namespace railtune::cli::profile {
+namespace railtune::cli {
 
 // "N lines skipped" with the first messages, and the files passed over; nothing when all was read.
-void reportProblems(const ProfileLogs& logs, std::ostream& err);
+void reportProblems(const analysis::profile::ProfileLogs& logs, std::ostream& err);
 
 // An error message when --job names a job the logs do not hold ("" otherwise).
-std::string missingJob(const ProfileLogs& logs, const std::optional<std::string>& job);
+std::string missingJob(const analysis::profile::ProfileLogs& logs, const std::optional<std::string>& job);
 
-}  // namespace railtune::cli::profile
+}  // namespace railtune::cli

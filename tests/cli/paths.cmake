@@ -55,16 +55,16 @@ paths_check(bad_rail_map 2 "paths check: .*README.md" -- ${_railtune} paths chec
 paths_check(bad_rail_map_from_env 2 "paths check: .*README.md" -- ${_railtune} paths check ${_paths_data}/misbound)
 
 add_test(NAME cli.paths_check_json_misbound
-         COMMAND ${_paths_json} ${_railtune} ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_paths_schema}
+         COMMAND ${_paths_json} ${_railtune} ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_paths_schema}
                  ${_paths_out}/misbound.json 1 ${_paths_out}/misbound)
 add_test(NAME cli.paths_check_json_clean
-         COMMAND ${_paths_json} ${_railtune} ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_paths_schema}
+         COMMAND ${_paths_json} ${_railtune} ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_paths_schema}
                  ${_paths_out}/clean.json 0 ${_paths_out}/clean --rail-map ${_paths_out}/rail-map.json)
 add_test(NAME cli.paths_check_json_damaged
-         COMMAND ${_paths_json} ${_railtune} ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_paths_schema}
+         COMMAND ${_paths_json} ${_railtune} ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_paths_schema}
                  ${_paths_out}/mixed.json 1 ${_paths_data}/mixed)
 add_test(NAME cli.paths_check_format_example
-         COMMAND ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_paths_schema} ${_formats}/paths-check.example.json)
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_paths_schema} ${_formats}/paths-check.example.json)
 list(APPEND _paths_tests cli.paths_check_json_misbound cli.paths_check_json_clean cli.paths_check_json_damaged)
 
 set_tests_properties(${_paths_tests} PROPERTIES FIXTURES_REQUIRED paths_check_jobs
@@ -86,7 +86,7 @@ add_test(NAME cli.paths_check_killed_job
                  "killed, or still running when the logs were collected"
                  -- ${_railtune} paths check ${_paths_input}/killed)
 add_test(NAME cli.paths_check_json_killed
-         COMMAND ${_paths_json} ${_railtune} ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_paths_schema}
+         COMMAND ${_paths_json} ${_railtune} ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_paths_schema}
                  ${_paths_input}/killed.json 1 ${_paths_input}/killed)
 add_test(NAME cli.paths_check_json_killed_unclosed
          COMMAND ${_paths_expect} 1 "\"kind\": \"never_closed\"" "\"open_connections\": 3," "\"last_heard_us\": [0-9]{16}"

@@ -1,4 +1,4 @@
-# `railtune paths render` as a user runs it (cli/paths_render.cc, docs/paths.md, "railtune paths render"): the golden
+# `railtune paths render` as a user runs it (cli/paths/render.cc, docs/paths.md, "railtune paths render"): the golden
 # path-log example rendered in each format, the errors a user can make, and the page opened in headless
 # Chromium (tests/cli/paths_render_browser.py; exit 77 = skipped when chromium is absent).
 if(TARGET railtune_paths_render)

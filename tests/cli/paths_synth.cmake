@@ -1,16 +1,16 @@
-# `railtune paths synth` as a user runs it (cli/paths_synth.cc, cli/synth/): the files of a small job fit
+# `railtune paths synth` as a user runs it (cli/paths/synth.cc, cli/synth/): the files of a small job fit
 # their schemas, seeds reproduce, the truth example is current (RAILTUNE_UPDATE_GOLDEN=1 ctest -R
 # '^cli\.paths_synth_truth_example' rewrites it), and bad options get clear messages.
 set(_synth_data ${PROJECT_SOURCE_DIR}/tests/data/synth)
 add_test(NAME cli.paths_synth_files
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/paths_synth_files.sh ${_railtune} ${_validate}
-                 ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_formats} ${_synth_data}/four-small-racks.yaml
+                 ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_formats} ${_synth_data}/four-small-racks.yaml
                  ${CMAKE_CURRENT_BINARY_DIR}/paths_synth_files)
 add_test(NAME cli.paths_synth_truth_example
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/paths_synth_golden.sh ${_railtune} ${_synth_data}/two-planes.yaml
                  ${_formats}/synth-truth.example.json ${CMAKE_CURRENT_BINARY_DIR}/paths_synth_golden)
 add_test(NAME cli.paths_synth_truth_example_schema
-         COMMAND ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_formats}/synth-truth.schema.json
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_formats}/synth-truth.schema.json
                  ${_formats}/synth-truth.example.json)
 
 function(synth_expect name)

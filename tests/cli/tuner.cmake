@@ -1,4 +1,4 @@
-# `railtune tuner decisions` and the demo's tuner tables (cli/tuner*.cc, cli/demo_tuner.cc).
+# `railtune tuner decisions` and the demo's tuner tables (cli/tuner*.cc, cli/demo/tuner.cc).
 # Goldens: tests/data/golden/tuner_decisions/; RAILTUNE_UPDATE_GOLDEN=1 ctest -R '^cli\.tuner_decisions_golden'
 # rewrites them. Every test runs with the variables the tuner and its configuration digest read cleared
 # (common/config_digest.cc), so a developer's shell cannot change the outputs.
@@ -87,7 +87,7 @@ list(APPEND _tuner_tests cli.tuner_decisions_unusable_config)
 add_test(NAME cli.tuner_decisions_example_current
          COMMAND ${CMAKE_COMMAND} -E compare_files ${_tuner_golden}/two-racks-mnnvl.json ${_formats}/tuner-decisions.example.json)
 add_test(NAME cli.tuner_decisions_schema
-         COMMAND ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${_formats}/tuner-decisions.schema.json
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_formats}/tuner-decisions.schema.json
                  ${_tuner_golden}/two-racks-mnnvl.json)
 add_test(NAME cli.tuner_demo COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_demo.sh ${_railtune} ${CMAKE_CURRENT_BINARY_DIR}/tuner_demo)
 list(APPEND _tuner_tests cli.tuner_decisions_schema cli.tuner_demo)
@@ -105,7 +105,7 @@ add_test(NAME cli.tuner_decisions_strict_bad_config
 set_tests_properties(cli.tuner_decisions_strict_bad_config PROPERTIES ENVIRONMENT_MODIFICATION
                      "${_tuner_env};RAILTUNE_STRICT=set:1")
 
-# The computation and formats called directly (cli/tuner_compute.h, cli/tuner_format.h).
+# The computation and formats called directly (cli/tuner/compute.h, cli/tuner/format.h).
 add_executable(tuner_decisions_tests ${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_test.cc)
 target_link_libraries(tuner_decisions_tests PRIVATE railtune_cli_tuner GTest::gtest_main)
 target_compile_definitions(tuner_decisions_tests PRIVATE

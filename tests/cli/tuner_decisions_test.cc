@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "cli/tuner_compute.h"
-#include "cli/tuner_format.h"
+#include "cli/tuner/compute.h"
+#include "cli/tuner/format.h"
 
 namespace railtune::cli {
 namespace {

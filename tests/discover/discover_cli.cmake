@@ -65,7 +65,7 @@ railtune_discover_test(merge gb300-tray.json ${_here}/discover_merge.sh ${_rt} $
                        ${CMAKE_CURRENT_BINARY_DIR}/merge-work)
 # What discovery writes is valid against the fabric schema.
 add_test(NAME discover.schema_accepts_goldens
-         COMMAND ${PROJECT_SOURCE_DIR}/tests/validate_schema.py ${PROJECT_SOURCE_DIR}/docs/formats/fabric.schema.json
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${PROJECT_SOURCE_DIR}/docs/formats/fabric.schema.json
                  ${_golden}/gb300-tray.yaml ${_golden}/gb300-tray-2plane.yaml ${_golden}/roce-h100.yaml)
 # This machine as it is: on a host without GPUs it says so and exits 0; on a GPU host it describes it.
 add_test(NAME discover.cli_live COMMAND ${_expect} ok "no NVIDIA GPU found|^cluster: " -- ${_rt} topo discover)

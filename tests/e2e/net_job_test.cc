@@ -10,11 +10,11 @@
 #include <map>
 #include <random>
 
-#include "cli/demo_net.h"
+#include "cli/demo/net.h"
 #include "emulator/net_job/job_report.h"
 #include "emulator/net_job/launcher.h"
-#include "emulator/net_job/path_check.h"
 #include "emulator/net_job/profile_summary.h"
+#include "tests/support/path_log_oracle.h"
 
 namespace railtune::emu::netjob {
 namespace {
@@ -296,7 +296,7 @@ TEST_F(NetJobTest, AProfileNeedsAPartPerRankInEveryRingStep) {
   }
 }
 
-// The demo's part (cli/demo_net.h): 16 ranks over two racks, one rank misbound; it finds exactly that.
+// The demo's part (cli/demo/net.h): 16 ranks over two racks, one rank misbound; it finds exactly that.
 TEST_F(NetJobTest, DemoFindsTheInjectedCrossRailConnections) {
   ::testing::internal::CaptureStdout();
   const int problems = cli::writeDemoNet(dir_, std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-net-railtune.so");

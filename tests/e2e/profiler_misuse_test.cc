@@ -21,8 +21,8 @@
 #include "emulator/profiler_sequence.h"
 #include "formats/profile_logs.h"
 #include "tests/e2e/emulated_fixture.h"
-#include "tests/file_text.h"
-#include "tests/record_file_name.h"
+#include "tests/support/file_text.h"
+#include "tests/support/record_file_name.h"
 
 namespace railtune::testing {
 namespace {

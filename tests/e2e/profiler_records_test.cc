@@ -15,14 +15,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/profile/hangs.h"
-#include "cli/profile/logs.h"
+#include "analysis/profile/hangs.h"
+#include "analysis/profile/logs.h"
 #include "emulator/profiler_driver.h"
 #include "emulator/profiler_sequence.h"
 #include "formats/profile_logs.h"
 #include "tests/e2e/emulated_fixture.h"
-#include "tests/file_text.h"
-#include "tests/record_file_name.h"
+#include "tests/support/file_text.h"
+#include "tests/support/record_file_name.h"
 
 namespace railtune::testing {
 namespace {
@@ -108,11 +108,11 @@ TEST_P(ProfilerRecordsTest, ARingAllReduceBecomesOneRecordWithItsNetworkFlows) {
 // `railtune profile hangs` on what the plugin wrote: the stalled AllReduce is a hung collective, rank 5
 // stuck by the watchdog's own record, with outstanding flows.
 void ProfilerRecordsTest::expectHangAnalysed() {
-  const cli::profile::ProfileLogs logs = cli::profile::readProfileLogs({.folders = {dir.string()}});
-  const cli::profile::HangReport report = cli::profile::analyseHangs(logs, nullptr, std::nullopt);
+  const analysis::profile::ProfileLogs logs = analysis::profile::readProfileLogs({.folders = {dir.string()}});
+  const analysis::profile::HangReport report = analysis::profile::analyseHangs(logs, nullptr, std::nullopt);
   ASSERT_EQ(report.jobs.size(), 1u);
   ASSERT_EQ(report.jobs[0].hung.size(), 1u);
-  const cli::profile::HungCollective& hung = report.jobs[0].hung[0];
+  const analysis::profile::HungCollective& hung = report.jobs[0].hung[0];
   EXPECT_EQ(hung.op, "AllReduce");
   ASSERT_EQ(hung.stuck.size(), 1u);
   EXPECT_EQ(hung.stuck[0].rank, 5);

@@ -14,7 +14,7 @@ gtest_discover_tests(nccl_model_tests TEST_PREFIX "emulator." NO_PRETTY_VALUES)
 
 # Every graph data file follows docs/formats/nccl-graph-data.schema.json, and every number names a source.
 add_test(NAME emulator.nccl_graph_data_schema
-         COMMAND ${PROJECT_SOURCE_DIR}/tests/validate_schema.py
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py
                  ${PROJECT_SOURCE_DIR}/docs/formats/nccl-graph-data.schema.json
                  ${PROJECT_SOURCE_DIR}/emulator/data/graphs/gb300-nvl72.json
                  ${PROJECT_SOURCE_DIR}/emulator/data/graphs/gb200-nvl72.json

@@ -1,6 +1,6 @@
-// libFuzzer target for `railtune paths` reading (cli/paths/path_load.h): the input becomes the only file
+// libFuzzer target for `railtune paths` reading (analysis/paths/path_load.h): the input becomes the only file
 // of a folder, which is loaded and checked; it must never crash. Each line is also given to the fast
-// reader and the strict one (cli/paths/path_fast_parse.h): when the fast reader accepts a line, the
+// reader and the strict one (analysis/paths/path_fast_parse.h): when the fast reader accepts a line, the
 // strict reader must accept it too and read the same record.
 #include <unistd.h>
 
@@ -12,16 +12,16 @@
 #include <string>
 #include <system_error>
 
-#include "cli/paths/path_check.h"
-#include "cli/paths/path_fast_parse.h"
-#include "cli/paths/path_file.h"
-#include "cli/paths/path_load.h"
+#include "analysis/paths/path_check.h"
+#include "analysis/paths/path_fast_parse.h"
+#include "analysis/paths/path_file.h"
+#include "analysis/paths/path_load.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace pl = railtune::formats::path_log;
-namespace rp = railtune::cli::paths;
+namespace rp = railtune::analysis::paths;
 
 fs::path folderPath() {
   return fs::temp_directory_path() / ("fuzz_paths_load-" + std::to_string(getpid()));

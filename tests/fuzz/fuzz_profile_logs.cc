@@ -1,5 +1,5 @@
 // fuzz_profile_logs: any line through the fast collective-log reader of `railtune profile`
-// (cli/profile/fast_collective.h) and the strict reader (formats/profile_logs.h). They must
+// (analysis/profile/fast_collective.h) and the strict reader (formats/profile_logs.h). They must
 // agree: a line the fast reader accepts is accepted by the strict one with the same fields, and a
 // record the strict reader accepts, as the profiler writes it, is accepted by the fast one.
 #include <cstddef>
@@ -9,11 +9,11 @@
 #include <string>
 #include <string_view>
 
-#include "cli/profile/fast_collective_check.h"
+#include "tests/support/fast_collective_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view line(reinterpret_cast<const char*>(data), size);
-  const std::string problem = railtune::cli::profile::disagreement(line);
+  const std::string problem = railtune::analysis::profile::disagreement(line);
   if (!problem.empty()) {
     std::fprintf(stderr, "readers disagree: %s\n", problem.c_str());
     std::abort();

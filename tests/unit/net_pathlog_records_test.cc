@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "formats/path_log.h"
-#include "tests/file_text.h"
+#include "tests/support/file_text.h"
 
 namespace railtune::formats::path_log {
 namespace {

@@ -21,7 +21,7 @@
 
 #include "common/record_files.h"
 #include "net_plugin/pathlog/writer.h"
-#include "tests/record_file_name.h"
+#include "tests/support/record_file_name.h"
 #include "tests/unit/fake_env.h"
 #include "tests/unit/log_capture.h"
 

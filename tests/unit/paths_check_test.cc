@@ -1,9 +1,9 @@
-// checkPaths (cli/paths/path_check.h): every finding kind, counted once per connection, and the tables.
+// checkPaths (analysis/paths/path_check.h): every finding kind, counted once per connection, and the tables.
 #include <gtest/gtest.h>
 
-#include "cli/paths/path_check.h"
+#include "analysis/paths/path_check.h"
 
-namespace railtune::cli::paths {
+namespace railtune::analysis::paths {
 namespace {
 
 ConnectionEnd end(const std::string& host, int pid, int rank, int rail, int gpu) {
@@ -273,4 +273,4 @@ TEST(PathsCheck, AJobThatClosedEverythingHasNoNeverClosedNote) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::paths
+}  // namespace railtune::analysis::paths

@@ -1,4 +1,4 @@
-// The fast path log reader (cli/paths/path_fast_parse.h) against the strict one: it takes the writer's
+// The fast path log reader (analysis/paths/path_fast_parse.h) against the strict one: it takes the writer's
 // lines, and on unusual ones it either agrees with the strict reader or leaves the line to it.
 #include <gtest/gtest.h>
 
@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/paths/path_fast_parse.h"
-#include "cli/paths/path_file.h"
+#include "analysis/paths/path_fast_parse.h"
+#include "analysis/paths/path_file.h"
 
-namespace railtune::cli::paths {
+namespace railtune::analysis::paths {
 namespace {
 
 namespace pl = formats::path_log;
@@ -101,4 +101,4 @@ TEST(PathsFastParse, UnusualLinesAreLeftToTheStrictReaderOrAgree) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::paths
+}  // namespace railtune::analysis::paths

@@ -1,14 +1,14 @@
-// loadPathLogs (cli/paths/path_load.h): folder walk, file kinds, bad lines, jobs, connections, pairing.
+// loadPathLogs (analysis/paths/path_load.h): folder walk, file kinds, bad lines, jobs, connections, pairing.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "cli/paths/path_load.h"
+#include "analysis/paths/path_load.h"
 #include "tests/unit/paths_test_support.h"
 
-namespace railtune::cli::paths {
+namespace railtune::analysis::paths {
 namespace {
 
 using testing::connectOf;
@@ -230,4 +230,4 @@ TEST(PathsLoad, FolderErrors) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::paths
+}  // namespace railtune::analysis::paths

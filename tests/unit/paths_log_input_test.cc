@@ -1,6 +1,6 @@
 // What the path-log readers take from a folder: duplicate keys refused by the strict reader (and so
 // never a phantom connection), the shared folder walk (links followed once, loops, FIFOs, devices,
-// unreadable folders and files named), and the line cap of the streaming reader (cli/paths/log_folder.h,
+// unreadable folders and files named), and the line cap of the streaming reader (analysis/ingest/folder_walk.h,
 // log_lines.h, formats/json_duplicate_keys.h).
 #include <gtest/gtest.h>
 
@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "cli/paths/log_folder.h"
-#include "cli/paths/log_lines.h"
-#include "cli/paths/path_load.h"
+#include "analysis/ingest/folder_walk.h"
+#include "analysis/ingest/line_reader.h"
+#include "analysis/paths/path_load.h"
 #include "formats/json_duplicate_keys.h"
+#include "tests/support/unprivileged.h"
 #include "tests/unit/paths_test_support.h"
-#include "tests/unprivileged.h"
 
-namespace railtune::cli::paths {
+namespace railtune::analysis::paths {
 namespace {
 
 using testing::connectOf;
@@ -145,7 +145,7 @@ TEST(LogFolder, SpecialFilesAndDanglingLinksAreNamedAndNeverOpened) {
   EXPECT_TRUE(anyLineHas(got, "/dangling.jsonl: a symbolic link to nothing (dangling); skipped"))
       << ::testing::PrintToString(got);
   // The line reader refuses a FIFO it is handed directly, without waiting for a writer.
-  const logio::ReadOutcome outcome = logio::forEachLine(fifo, 64, {});
+  const ingest::ReadOutcome outcome = ingest::forEachLine(fifo, 64, {});
   EXPECT_FALSE(outcome.opened);
   EXPECT_EQ(outcome.error, fifo + ": not a regular file; skipped");
 }
@@ -157,7 +157,7 @@ TEST(LogFolder, UnreadableFoldersAndFilesAreNamedWithTheSystemsReason) {
   dir.write("secret.jsonl", line("j", kHostA, connectOf(kHostA, kHostB, true, 7, 0)));
   ASSERT_EQ(::chmod((dir.str() + "/locked").c_str(), 0), 0);
   ASSERT_EQ(::chmod((dir.str() + "/secret.jsonl").c_str(), 0), 0);
-  railtune::testing::openToNobody(dir.str());  // as root, the reading runs as nobody (tests/unprivileged.h)
+  railtune::testing::openToNobody(dir.str());  // as root, the reading runs as nobody (tests/support/unprivileged.h)
   std::string why;
   const auto seen = railtune::testing::runUnprivileged(
       [&] {
@@ -182,8 +182,8 @@ TEST(LogFolder, TheWalkSortsFollowsLinksToFilesAndFiltersNames) {
   dir.write("a.jsonl", "y\n");
   dir.write("notes.txt", "z\n");
   fs::create_symlink(dir.path() / "b" / "2.jsonl", dir.path() / "c.jsonl");
-  const logio::FolderWalk walk =
-      logio::walkLogFolders({dir.str() + "/"}, [](std::string_view name) { return name.ends_with(".jsonl"); });
+  const ingest::FolderWalk walk =
+      ingest::walkLogFolders({dir.str() + "/"}, [](std::string_view name) { return name.ends_with(".jsonl"); });
   ASSERT_EQ(walk.files.size(), 2u);
   EXPECT_EQ(walk.files[0].path, dir.str() + "/a.jsonl");
   EXPECT_EQ(walk.files[0].bytes, 2u);
@@ -191,7 +191,7 @@ TEST(LogFolder, TheWalkSortsFollowsLinksToFilesAndFiltersNames) {
   ASSERT_EQ(walk.notes.size(), 1u);
   EXPECT_EQ(walk.notes[0].path, dir.str() + "/b/2.jsonl");
   EXPECT_EQ(walk.notes[0].message, "the same file as " + dir.str() + "/c.jsonl; read once");
-  EXPECT_THROW(logio::walkLogFolders({dir.str() + "/a.jsonl"}, [](std::string_view) { return true; }),
+  EXPECT_THROW(ingest::walkLogFolders({dir.str() + "/a.jsonl"}, [](std::string_view) { return true; }),
                std::runtime_error);
 }
 
@@ -219,20 +219,20 @@ TEST(LineCap, TheStreamingReaderCountsLongLinesAnywhere) {
   dir.write("f", std::string(10, 'a') + "\n" + std::string(5000, 'b') + "\n" + std::string(20, 'c') + "\n" +
                      std::string(5u << 20, '\0'));
   std::vector<std::pair<int, size_t>> lines, tooLong;
-  logio::LineHandlers handlers;
+  ingest::LineHandlers handlers;
   handlers.line = [&](std::string_view l, int number, size_t readable) {
     EXPECT_GE(readable, l.size() + 64);
     lines.emplace_back(number, l.size());
     return true;
   };
   handlers.tooLong = [&](int number, size_t bytes) { tooLong.emplace_back(number, bytes); };
-  const logio::ReadOutcome outcome = logio::forEachLine(dir.str() + "/f", 64, handlers, 4096);
+  const ingest::ReadOutcome outcome = ingest::forEachLine(dir.str() + "/f", 64, handlers, 4096);
   EXPECT_TRUE(outcome.opened);
   EXPECT_EQ(outcome.error, "");
   EXPECT_EQ(lines, (std::vector<std::pair<int, size_t>>{{1, 10}, {3, 20}}));
   EXPECT_EQ(tooLong, (std::vector<std::pair<int, size_t>>{{2, 5000}, {4, 5u << 20}}));
-  EXPECT_EQ(logio::tooLongMessage(3u << 20), "line longer than 1 MiB (3145728 bytes); skipped");
+  EXPECT_EQ(ingest::tooLongMessage(3u << 20), "line longer than 1 MiB (3145728 bytes); skipped");
 }
 
 }  // namespace
-}  // namespace railtune::cli::paths
+}  // namespace railtune::analysis::paths

@@ -13,10 +13,10 @@
 #include <sstream>
 #include <string>
 
-#include "cli/paths/path_render.h"
+#include "analysis/paths/path_render.h"
 #include "tests/unit/paths_render_test_job.h"
 
-namespace railtune::cli::paths {
+namespace railtune::analysis::paths {
 namespace {
 
 std::string goldenPath(const std::string& name) {
@@ -170,4 +170,4 @@ TEST(PathsRenderContent, NamesAreEscaped) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::paths
+}  // namespace railtune::analysis::paths

@@ -1,11 +1,11 @@
 // buildPathGraph and aggregateByRack on the hand-built job of paths_render_test_job.h.
 #include <gtest/gtest.h>
 
-#include "cli/paths/path_render.h"
-#include "cli/paths/path_render_layout.h"
+#include "analysis/paths/path_render.h"
+#include "analysis/paths/path_render_layout.h"
 #include "tests/unit/paths_render_test_job.h"
 
-namespace railtune::cli::paths {
+namespace railtune::analysis::paths {
 namespace {
 
 const RenderHost& hostAt(const PathGraph& g, const LinkEnd& e) {
@@ -168,4 +168,4 @@ TEST(PathsRenderFormat, FromTheExtensionOrTheName) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::paths
+}  // namespace railtune::analysis::paths

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/paths/path_render.h"
+#include "analysis/paths/path_render.h"
 
-namespace railtune::cli::paths {
+namespace railtune::analysis::paths {
 namespace {
 
 constexpr int kHosts = 2048, kTraysPerRack = 18, kGpus = 4, kPeersPerRank = 32;
@@ -90,4 +90,4 @@ TEST(PathsRenderScale, TwoThousandTraysRenderSmallAndFast) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::paths
+}  // namespace railtune::analysis::paths

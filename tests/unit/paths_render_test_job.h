@@ -11,11 +11,11 @@
 
 #include <string>
 
-#include "cli/paths/path_check.h"
-#include "cli/paths/path_model.h"
+#include "analysis/paths/path_check.h"
+#include "analysis/paths/path_model.h"
 #include "formats/rail_map.h"
 
-namespace railtune::cli::paths::testjob {
+namespace railtune::analysis::paths::testjob {
 
 inline formats::RailMap railMap() {
   formats::RailMap map;
@@ -104,4 +104,4 @@ inline CheckReport report() {
   return r;
 }
 
-}  // namespace railtune::cli::paths::testjob
+}  // namespace railtune::analysis::paths::testjob

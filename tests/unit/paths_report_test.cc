@@ -1,4 +1,4 @@
-// The check's table and JSON (cli/paths/path_report.h) against goldens made from a real emulated job:
+// The check's table and JSON (analysis/paths/path_report.h) against goldens made from a real emulated job:
 // tests/data/paths/misbound (tests/data/paths/README.md). RAILTUNE_UPDATE_GOLDEN=1 rewrites the goldens.
 #include <gtest/gtest.h>
 
@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/paths/path_report.h"
+#include "analysis/paths/path_report.h"
 
-namespace railtune::cli::paths {
+namespace railtune::analysis::paths {
 namespace {
 
 std::string readText(const std::filesystem::path& path) {
@@ -86,4 +86,4 @@ TEST_F(PathsReport, DiagnosticsAreCappedForTheTerminal) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::paths
+}  // namespace railtune::analysis::paths

@@ -1,12 +1,12 @@
-// `railtune paths synth`: where ranks sit and whom they talk to (cli/synth/placement.h), and which
-// connections an injected misbinding moves to another rail (cli/synth/connections.h).
+// `railtune paths synth`: where ranks sit and whom they talk to (analysis/synth/placement.h), and which
+// connections an injected misbinding moves to another rail (analysis/synth/connections.h).
 #include <gtest/gtest.h>
 
-#include "cli/synth/connections.h"
-#include "cli/synth/placement.h"
-#include "cli/synth/rail_map_source.h"
+#include "analysis/synth/connections.h"
+#include "analysis/synth/placement.h"
+#include "analysis/synth/rail_map_source.h"
 
-namespace railtune::cli::synth {
+namespace railtune::analysis::synth {
 namespace {
 
 formats::RailMap smallRacks() {
@@ -104,4 +104,4 @@ TEST(PathsSynthConnections, MoreCrossRailThanSendConnectionsIsAClearError) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::synth
+}  // namespace railtune::analysis::synth

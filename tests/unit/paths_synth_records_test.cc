@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/synth/path_records.h"
-#include "cli/synth/rail_map_source.h"
-#include "cli/synth/synth_job.h"
-#include "cli/synth/truth.h"
-#include "cli/synth/write_files.h"
+#include "analysis/synth/path_records.h"
+#include "analysis/synth/rail_map_source.h"
+#include "analysis/synth/synth_job.h"
+#include "analysis/synth/truth.h"
+#include "analysis/synth/write_files.h"
 #include "formats/profile_logs.h"
-#include "tests/file_text.h"
+#include "tests/support/file_text.h"
 
-namespace railtune::cli::synth {
+namespace railtune::analysis::synth {
 namespace {
 
 namespace fs = std::filesystem;
@@ -184,4 +184,4 @@ TEST(PathsSynthRecords, TheTruthNamesWhatWasInjected) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::synth
+}  // namespace railtune::analysis::synth

@@ -1,4 +1,4 @@
-// `railtune paths synth`: the offenders and the timing model (cli/synth/offenders.h, timeline.h). An
+// `railtune paths synth`: the offenders and the timing model (analysis/synth/offenders.h, timeline.h). An
 // injected rank really is the last to arrive, so it has the shortest duration of its late collectives;
 // trays and racks are late together; host clocks differ by far more than a collective lasts.
 #include <gtest/gtest.h>
@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <set>
 
-#include "cli/synth/collective_records.h"
-#include "cli/synth/rail_map_source.h"
-#include "cli/synth/synth_job.h"
+#include "analysis/synth/collective_records.h"
+#include "analysis/synth/rail_map_source.h"
+#include "analysis/synth/synth_job.h"
 
-namespace railtune::cli::synth {
+namespace railtune::analysis::synth {
 namespace {
 
 std::unique_ptr<SynthJob> timingJob(uint64_t seed = 11) {
@@ -115,4 +115,4 @@ TEST(PathsSynthTiming, AJobTooSmallForItsOffendersIsAClearError) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::synth
+}  // namespace railtune::analysis::synth

@@ -10,7 +10,7 @@
 
 #include "formats/path_log.h"
 
-namespace railtune::cli::paths::testing {
+namespace railtune::analysis::paths::testing {
 
 namespace pl = formats::path_log;
 
@@ -92,4 +92,4 @@ inline std::string fileName(const std::string& job, const TestEnd& self) {
   return job + "-" + self.host + "-" + std::to_string(self.pid) + ".jsonl";
 }
 
-}  // namespace railtune::cli::paths::testing
+}  // namespace railtune::analysis::paths::testing

@@ -9,7 +9,7 @@ add_executable(profile_analysis_tests
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_gaps_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_golden_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_input_test.cc)
-target_link_libraries(profile_analysis_tests PRIVATE railtune_profile_analysis railtune_profile_synthetic GTest::gtest_main)
+target_link_libraries(profile_analysis_tests PRIVATE railtune_profile_analysis railtune_test_support_profile GTest::gtest_main)
 target_compile_definitions(profile_analysis_tests PRIVATE
   RAILTUNE_FORMATS_DIR="${PROJECT_SOURCE_DIR}/docs/formats"
   RAILTUNE_PROFILE_ANALYSIS_DATA="${PROJECT_SOURCE_DIR}/tests/data/profile_analysis"

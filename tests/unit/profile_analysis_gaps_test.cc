@@ -6,14 +6,14 @@
 #include <functional>
 #include <map>
 
-#include "cli/profile/hangs.h"
-#include "cli/profile/hangs_render.h"
-#include "cli/profile/stragglers.h"
-#include "cli/profile/stragglers_render.h"
+#include "analysis/profile/hangs.h"
+#include "analysis/profile/hangs_render.h"
+#include "analysis/profile/stragglers.h"
+#include "analysis/profile/stragglers_render.h"
 #include "tests/unit/profile_analysis_lines.h"
 #include "tests/unit/profile_analysis_test_support.h"
 
-namespace railtune::cli::profile {
+namespace railtune::analysis::profile {
 namespace {
 
 using testing::collLine;
@@ -243,4 +243,4 @@ TEST(Losses, OldFilesWithRecordsDroppedOnACompletedLineCountAsALoss) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::profile
+}  // namespace railtune::analysis::profile

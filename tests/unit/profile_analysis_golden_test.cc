@@ -6,19 +6,19 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "cli/profile/hangs.h"
-#include "cli/profile/hangs_render.h"
-#include "cli/profile/stragglers.h"
-#include "cli/profile/stragglers_render.h"
-#include "cli/profile/synthetic_job.h"
+#include "analysis/profile/hangs.h"
+#include "analysis/profile/hangs_render.h"
+#include "analysis/profile/stragglers.h"
+#include "analysis/profile/stragglers_render.h"
+#include "tests/support/synthetic_profile_job.h"
 #include "tests/unit/profile_analysis_lines.h"
 #include "tests/unit/profile_analysis_ring.h"
 #include "tests/unit/profile_analysis_test_support.h"
 
-namespace railtune::cli::profile {
+namespace railtune::analysis::profile {
 namespace {
 
-namespace syn = synthetic;
+namespace syn = analysis::synth::profile_job;
 using testing::TempDir;
 
 bool updating() {
@@ -116,4 +116,4 @@ TEST(ProfileGolden, AllGatherHangFixture) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::profile
+}  // namespace railtune::analysis::profile

@@ -2,12 +2,12 @@
 // outstanding flows), missing completions, and the suspect link with its GPU, NIC, rail and peer host.
 #include <gtest/gtest.h>
 
-#include "cli/profile/hangs.h"
-#include "cli/profile/hangs_render.h"
+#include "analysis/profile/hangs.h"
+#include "analysis/profile/hangs_render.h"
 #include "tests/unit/profile_analysis_ring.h"
 #include "tests/unit/profile_analysis_test_support.h"
 
-namespace railtune::cli::profile {
+namespace railtune::analysis::profile {
 namespace {
 
 using testing::kRanks;
@@ -95,9 +95,9 @@ TEST(Hangs, RanksWithoutRecordsAreSilentAndAHealthyJobHasNoHang) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::profile
+}  // namespace railtune::analysis::profile
 
-namespace railtune::cli::profile {
+namespace railtune::analysis::profile {
 namespace {
 
 TEST(Hangs, AHangRecordSaysWhereARankIsStuckEvenWithoutItsCompletions) {
@@ -118,4 +118,4 @@ TEST(Hangs, AHangRecordSaysWhereARankIsStuckEvenWithoutItsCompletions) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::profile
+}  // namespace railtune::analysis::profile

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "cli/profile/hangs.h"
-#include "cli/profile/logs.h"
+#include "analysis/profile/hangs.h"
+#include "analysis/profile/logs.h"
 #include "formats/profile_logs.h"
+#include "tests/support/unprivileged.h"
 #include "tests/unit/profile_analysis_ring.h"
 #include "tests/unit/profile_analysis_test_support.h"
-#include "tests/unprivileged.h"
 
-namespace railtune::cli::profile {
+namespace railtune::analysis::profile {
 namespace {
 
 using testing::TempDir;
@@ -98,7 +98,7 @@ TEST(ProfileInput, AnUnreadableFileIsAFileLostNotABadLine) {
   dir.write("ring-0.collectives.jsonl", testing::joinLines(testing::ringLines(0, 0, 2)));
   const std::string locked = dir.write("ring-1.collectives.jsonl", testing::joinLines(testing::ringLines(1, 0, 2)));
   ASSERT_EQ(::chmod(locked.c_str(), 0), 0);
-  railtune::testing::openToNobody(dir.path());  // as root, the reading runs as nobody (tests/unprivileged.h)
+  railtune::testing::openToNobody(dir.path());  // as root, the reading runs as nobody (tests/support/unprivileged.h)
   std::string why;
   const auto seen = railtune::testing::runUnprivileged(
       [&] {
@@ -125,4 +125,4 @@ TEST(ProfileInput, ALineOverTheCapIsOneBadLineAndTheRestIsRead) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::profile
+}  // namespace railtune::analysis::profile

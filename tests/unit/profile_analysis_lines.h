@@ -8,7 +8,7 @@
 
 #include "formats/profile_logs.h"
 
-namespace railtune::cli::profile::testing {
+namespace railtune::analysis::profile::testing {
 
 namespace pl = formats::profile;
 
@@ -76,4 +76,4 @@ inline std::string droppedLine(int rank, double atUs, uint64_t records, uint64_t
   return formats::profile::renderDroppedLine(gapIdentity(rank), notice);
 }
 
-}  // namespace railtune::cli::profile::testing
+}  // namespace railtune::analysis::profile::testing

@@ -4,18 +4,18 @@
 
 #include <memory>
 
-#include "cli/profile/fast_collective.h"
-#include "cli/profile/fast_collective_check.h"
-#include "cli/profile/logs.h"
-#include "cli/profile/synthetic_job.h"
+#include "analysis/profile/fast_collective.h"
+#include "analysis/profile/logs.h"
 #include "formats/profile_logs.h"
+#include "tests/support/fast_collective_check.h"
+#include "tests/support/synthetic_profile_job.h"
 #include "tests/unit/profile_analysis_test_support.h"
 
-namespace railtune::cli::profile {
+namespace railtune::analysis::profile {
 namespace {
 
 using testing::TempDir;
-namespace syn = synthetic;
+namespace syn = analysis::synth::profile_job;
 
 std::vector<std::string> goldenLines() {
   const std::string text = testing::readText(std::string(RAILTUNE_FORMATS_DIR) + "/profile-collectives.example.jsonl");
@@ -213,9 +213,9 @@ TEST(ProfileReader, NamesAFolderThatCannotBeListed) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::profile
+}  // namespace railtune::analysis::profile
 
-namespace railtune::cli::profile {
+namespace railtune::analysis::profile {
 namespace {
 
 // A deterministic stand-in for fuzz_profile_logs that runs in every build: thousands of mutations of
@@ -254,4 +254,4 @@ TEST(ProfileReader, FastAndStrictReadersAgreeOnMutatedLines) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::profile
+}  // namespace railtune::analysis::profile

@@ -10,7 +10,7 @@
 #include "formats/path_log.h"
 #include "formats/profile_logs.h"
 
-namespace railtune::cli::profile::testing {
+namespace railtune::analysis::profile::testing {
 
 namespace po = formats::profile;
 
@@ -75,4 +75,4 @@ inline std::string pathLogLine(int rank, int peer) {
   return formats::path_log::renderRecord(identityOf(rank), r);
 }
 
-}  // namespace railtune::cli::profile::testing
+}  // namespace railtune::analysis::profile::testing

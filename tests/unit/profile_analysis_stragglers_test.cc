@@ -5,16 +5,16 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cli/profile/collectives.h"
-#include "cli/profile/stragglers.h"
-#include "cli/profile/synthetic_job.h"
+#include "analysis/profile/collectives.h"
+#include "analysis/profile/stragglers.h"
+#include "tests/support/synthetic_profile_job.h"
 #include "tests/unit/profile_analysis_test_support.h"
 
-namespace railtune::cli::profile {
+namespace railtune::analysis::profile {
 namespace {
 
 using testing::TempDir;
-namespace syn = synthetic;
+namespace syn = analysis::synth::profile_job;
 
 struct Analysed {
   StragglerReport report;
@@ -155,4 +155,4 @@ TEST(Stragglers, NamesMissingRanksAndAnalysesJobsApart) {
 }
 
 }  // namespace
-}  // namespace railtune::cli::profile
+}  // namespace railtune::analysis::profile

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace railtune::cli::profile::testing {
+namespace railtune::analysis::profile::testing {
 
 class TempDir {
  public:
@@ -49,4 +49,4 @@ inline std::string readText(const std::string& path) {
   return text.str();
 }
 
-}  // namespace railtune::cli::profile::testing
+}  // namespace railtune::analysis::profile::testing

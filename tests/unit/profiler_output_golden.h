@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "tests/file_text.h"
+#include "tests/support/file_text.h"
 
 namespace railtune::profiler::testing {
 

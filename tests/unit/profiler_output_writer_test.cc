@@ -26,7 +26,7 @@
 #include "common/record_files.h"
 #include "profiler_plugin/output/writer.h"
 #include "profiler_plugin/profile_format.h"
-#include "tests/record_file_name.h"
+#include "tests/support/record_file_name.h"
 #include "tests/unit/allocation_counter.h"
 #include "tests/unit/fake_env.h"
 #include "tests/unit/log_capture.h"

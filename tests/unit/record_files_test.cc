@@ -3,7 +3,7 @@
 // clear message for a file where a folder belongs; the process's start-time tag; a file claimed by one
 // writer alone, continued by a later load of the plugin in the same process.
 #include "common/record_files.h"
-#include "tests/file_text.h"
+#include "tests/support/file_text.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -18,8 +18,8 @@
 #include "common/config_digest.h"
 #include "common/regular_file.h"
 #include "formats/rail_map.h"
+#include "tests/support/unprivileged.h"
 #include "tests/unit/fake_env.h"
-#include "tests/unprivileged.h"
 #include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune {
@@ -136,7 +136,7 @@ TEST_F(RegularFileTest, OverTheCapIsRefusedAtTheCapIsRead) {
 TEST_F(RegularFileTest, AnUnreadableFileNamesTheSystemError) {
   const std::string path = write("unreadable", "x");
   ASSERT_EQ(::chmod(path.c_str(), 0), 0);
-  testing::openToNobody(dir_.string());  // as root, the read runs as nobody (tests/unprivileged.h)
+  testing::openToNobody(dir_.string());  // as root, the read runs as nobody (tests/support/unprivileged.h)
   std::string why;
   const auto reason = testing::runUnprivileged([&] { return readRegularFile(path, kMaxConfigFileBytes).reason; }, &why);
   ASSERT_TRUE(reason.has_value()) << why;

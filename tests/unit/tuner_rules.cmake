@@ -14,6 +14,6 @@ gtest_discover_tests(tuner_rules_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOV
 
 # The schema accepts the documented example (the validator reads JSON as YAML).
 add_test(NAME unit.tuner_rules_schema_accepts_example
-         COMMAND ${PROJECT_SOURCE_DIR}/tests/validate_schema.py
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py
                  ${PROJECT_SOURCE_DIR}/docs/formats/tuner-rules.schema.json
                  ${PROJECT_SOURCE_DIR}/docs/formats/tuner-rules.example.json)

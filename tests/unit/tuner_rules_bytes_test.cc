@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "tests/file_text.h"
+#include "tests/support/file_text.h"
 #include "tests/unit/shared_data.h"
 #include "tuner_plugin/rules/rule_index.h"
 #include "tuner_plugin/rules/rules_file.h"

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "tests/file_text.h"
+#include "tests/support/file_text.h"
 #include "tuner_plugin/rules/json_positions.h"
 #include "tuner_plugin/rules/railtune_json.h"
 

@@ -1,0 +1,79 @@
+// `railtune paths check`: what one job's joined path logs say about its use of the fabric, measured
+// against the intended rail plan (the writers' expected rails, and the rail map when one is given).
+// Severities (docs/paths.md): a connection on the wrong rail and a configuration digest mismatch are
+// violations (the command exits non-zero); unused rails, asymmetric rail counts between two hosts,
+// hosts referenced but not logged and connections never closed are notes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/paths/path_model.h"
+#include "formats/rail_map.h"
+
+namespace railtune::analysis::paths {
+
+enum class Severity { Violation, Note };
+
+enum class FindingKind {
+  CrossRail,        // a connection leaves on a NIC of another rail than its GPU's, or reaches another rail
+  DigestMismatch,   // the two ends' configuration digests differ
+  AsymmetricRails,  // host A uses rail R towards host B a different number of times than B towards A
+  UnusedRail,       // a rail of the plan that carried no connection in this job
+  MissingHost,      // a host peers name whose own path log is absent
+  NeverClosed,      // a process's connections without a close record (killed, or still running)
+};
+
+struct Finding {
+  Severity severity = Severity::Note;
+  FindingKind kind = FindingKind::CrossRail;
+  std::string message;            // one line, naming hosts, ranks, NICs and rails
+  std::vector<long> connections;  // indices into JobPaths::connections the finding is about
+  std::string host, peerHost;     // where it applies ("" when not about a host)
+  int rail = -1;                  // the rail it is about (-1: none)
+};
+
+// Traffic per (rail, plane), counted once per connection (the sender's record when both ends logged).
+struct RailUse {
+  int rail = -1;
+  int plane = -1;
+  int connections = 0;
+  uint64_t bytes = 0;
+};
+
+// One NIC of one host: connections through it and bytes each way.
+struct NicUse {
+  std::string host;
+  std::string hca;
+  int rail = -1;
+  int plane = -1;
+  int connections = 0;
+  uint64_t bytesSent = 0, bytesReceived = 0;
+};
+
+// A process with connections that have a connect record but no close record: NCCL closes every
+// connection when a communicator is destroyed or aborted, so the process was killed, or was still
+// running when the logs were collected. lastHeardUs: the time_us of its latest record of any kind.
+struct UnclosedProcess {
+  std::string host;
+  int pid = 0;
+  int open = 0, connections = 0;  // connections without a close record, of all it logged
+  int64_t lastHeardUs = 0;
+};
+
+struct CheckReport {
+  std::string job;
+  int hosts = 0, connections = 0;
+  std::vector<RailUse> rails;             // rail, then plane order
+  std::vector<NicUse> nics;               // host, then HCA order
+  std::vector<Finding> findings;          // violations first
+  std::vector<UnclosedProcess> unclosed;  // host, then pid order
+  int violations() const;
+};
+
+// railMap may be null: expected rails then come from the records alone, and unused rails are those
+// below the highest rail seen.
+CheckReport checkPaths(const JobPaths& job, const formats::RailMap* railMap);
+
+}  // namespace railtune::analysis::paths

@@ -1,0 +1,102 @@
+// The check's violations: cross-rail connections and configuration digest mismatches, one finding per
+// logical connection naming both ends' records (path_check_internal.h).
+#include <algorithm>
+
+#include "analysis/paths/path_check_internal.h"
+#include "analysis/paths/path_check_text.h"
+
+namespace railtune::analysis::paths::detail {
+namespace {
+
+// Whether one end's own NIC is on another rail than the GPU it serves, and by whose account.
+struct EndVerdict {
+  bool wrong = false;
+  int expected = -1, actual = -1;
+  bool byRailMap = false;  // the rail map given says so (the writer's own map may be stale)
+};
+
+EndVerdict judgeEnd(const Connection& c, const RailMapIndex& map) {
+  if (c.expectedRail >= 0 && c.local.rail >= 0 && c.expectedRail != c.local.rail)
+    return EndVerdict{true, c.expectedRail, c.local.rail, false};
+  if (!map.present()) return {};
+  const std::optional<int> nic = map.nicRail(c.local.host, c.local.hca);
+  const std::vector<int>* gpu = map.gpuRails(c.local.host, c.local.gpu);
+  if (!nic || gpu == nullptr || std::find(gpu->begin(), gpu->end(), *nic) != gpu->end()) return {};
+  return EndVerdict{true, gpu->front(), *nic, true};
+}
+
+const Connection* recordAt(const JobPaths& job, long index) {
+  return index >= 0 ? &job.connections[static_cast<size_t>(index)] : nullptr;
+}
+
+// The other end of `c`: its own record's view when it logged, else what the handshake said.
+const ConnectionEnd& otherEnd(const JobPaths& job, const Connection& c) {
+  const Connection* peer = recordAt(job, c.peerIndex);
+  return peer != nullptr ? peer->local : c.remote;
+}
+
+std::string wrongEndMessage(const JobPaths& job, const Connection& c, const EndVerdict& v) {
+  std::string text = "cross-rail: " + rankText(c.local.rank) + " on " + c.local.host;
+  if (c.local.gpu >= 0) text += " GPU " + std::to_string(c.local.gpu);
+  text += " (" + railText(v.expected) + ") " + (c.send ? "sends through " : "receives through ") + c.local.hca + " (" +
+          railText(v.actual) + ") " + (c.send ? "to " : "from ") + endText(otherEnd(job, c));
+  if (v.byRailMap) text += " (rails from the rail map given; the writer's own record did not flag it)";
+  return text;
+}
+
+std::vector<long> indicesOf(const Logical& l) {
+  std::vector<long> out;
+  if (l.send >= 0) out.push_back(l.send);
+  if (l.recv >= 0) out.push_back(l.recv);
+  return out;
+}
+
+Finding violation(FindingKind kind, std::string message, const Logical& l, const ConnectionEnd& at,
+                  const ConnectionEnd& peer, int rail) {
+  return Finding{Severity::Violation, kind, std::move(message), indicesOf(l), at.host, peer.host, rail};
+}
+
+}  // namespace
+
+void findCrossRail(const JobPaths& job, const std::vector<Logical>& logical, const RailMapIndex& map,
+                   std::vector<Finding>* findings) {
+  for (const Logical& l : logical) {
+    bool found = false;
+    for (const Connection* c : {recordAt(job, l.send), recordAt(job, l.recv)}) {
+      if (c == nullptr || found) continue;
+      const EndVerdict verdict = judgeEnd(*c, map);
+      if (!verdict.wrong) continue;
+      findings->push_back(violation(FindingKind::CrossRail, wrongEndMessage(job, *c, verdict), l, c->local,
+                                    otherEnd(job, *c), verdict.actual));
+      found = true;
+    }
+    const int from = senderRail(job, l), to = receiverRail(job, l);
+    if (found || from < 0 || to < 0 || from == to) continue;
+    // Both NICs sit on their GPUs' rails, but not on the same one: the traffic goes through the spine.
+    const Connection& c = job.connections[static_cast<size_t>(l.send >= 0 ? l.send : l.recv)];
+    const ConnectionEnd& sender = c.send ? c.local : otherEnd(job, c);
+    const ConnectionEnd& receiver = c.send ? otherEnd(job, c) : c.local;
+    findings->push_back(violation(FindingKind::CrossRail,
+                                  "cross-rail: " + endText(sender) + " sends to " + endText(receiver) +
+                                      ": the two ends are on different rails, so the traffic crosses the spine",
+                                  l, sender, receiver, from));
+  }
+}
+
+void findDigestMismatches(const JobPaths& job, const std::vector<Logical>& logical, std::vector<Finding>* findings) {
+  for (const Logical& l : logical) {
+    for (const Connection* c : {recordAt(job, l.send), recordAt(job, l.recv)}) {
+      if (c == nullptr || c->localDigest == c->remoteDigest) continue;
+      const ConnectionEnd& other = otherEnd(job, *c);
+      findings->push_back(violation(
+          FindingKind::DigestMismatch,
+          "digest mismatch: " + rankText(c->local.rank) + " on " + c->local.host + " (configuration " +
+              hexDigest(c->localDigest) + ") and " + rankText(other.rank) + " on " + other.host + " (configuration " +
+              hexDigest(c->remoteDigest) + ") were started with different rules, rail map or environment",
+          l, c->local, other, c->local.rail));
+      break;
+    }
+  }
+}
+
+}  // namespace railtune::analysis::paths::detail

@@ -1,0 +1,160 @@
+// The table `railtune paths check` prints by default (path_report.h).
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "analysis/paths/path_report.h"
+
+namespace railtune::analysis::paths {
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+// Columns padded to their widest cell, two spaces apart, each line indented by two.
+std::string formatRows(const Rows& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) line += "  " + row[i] + std::string(widths[i] - row[i].size(), ' ');
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string bytesText(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+  return text;
+}
+
+std::string number(int64_t value, bool unknownWhenNegative = true) {
+  return unknownWhenNegative && value < 0 ? "-" : std::to_string(value);
+}
+
+std::string plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string railsTable(const CheckReport& r) {
+  Rows rows{{"rail", "plane", "connections", "bytes"}};
+  for (const RailUse& use : r.rails)
+    rows.push_back({number(use.rail), number(use.plane), std::to_string(use.connections), bytesText(use.bytes)});
+  return "Traffic per rail (each connection once, at its sender's NIC):\n" + formatRows(rows);
+}
+
+std::string nicTable(const CheckReport& r) {
+  Rows rows{{"host", "hca", "rail", "plane", "connections", "sent", "received"}};
+  for (const NicUse& n : r.nics)
+    rows.push_back({n.host, n.hca, number(n.rail), number(n.plane), std::to_string(n.connections),
+                    bytesText(n.bytesSent), bytesText(n.bytesReceived)});
+  return "NIC use per host:\n" + formatRows(rows);
+}
+
+// Large jobs: one row per host (all its NICs together), the busiest first.
+std::string hostTable(const CheckReport& r, const TableLimits& limits) {
+  struct HostUse {
+    std::string host;
+    int nics = 0, connections = 0;
+    uint64_t sent = 0, received = 0;
+  };
+  std::map<std::string, HostUse> byHost;
+  for (const NicUse& n : r.nics) {
+    HostUse& h = byHost[n.host];
+    h.host = n.host;
+    ++h.nics;
+    h.connections += n.connections;
+    h.sent += n.bytesSent;
+    h.received += n.bytesReceived;
+  }
+  std::vector<HostUse> hosts;
+  for (auto& [name, use] : byHost) hosts.push_back(use);
+  std::stable_sort(hosts.begin(), hosts.end(),
+                   [](const HostUse& a, const HostUse& b) { return a.sent + a.received > b.sent + b.received; });
+  Rows rows{{"host", "nics", "connections", "sent", "received"}};
+  const size_t shown = std::min(hosts.size(), static_cast<size_t>(limits.busiestHosts));
+  for (size_t i = 0; i < shown; ++i)
+    rows.push_back({hosts[i].host, std::to_string(hosts[i].nics), std::to_string(hosts[i].connections),
+                    bytesText(hosts[i].sent), bytesText(hosts[i].received)});
+  std::string out = "NIC use per host (" + std::to_string(hosts.size()) + " hosts: the " + std::to_string(shown) +
+                    " busiest, all NICs of a host together):\n" + formatRows(rows);
+  if (hosts.size() > shown) out += "  ... and " + plural(hosts.size() - shown, "more host", "more hosts") + "\n";
+  return out;
+}
+
+std::string findingsSection(const CheckReport& r, Severity severity, const char* title, const TableLimits& limits) {
+  std::map<FindingKind, size_t> listed;
+  std::map<FindingKind, size_t> hidden;
+  std::string lines;
+  size_t total = 0;
+  for (const Finding& f : r.findings) {
+    if (f.severity != severity) continue;
+    ++total;
+    if (listed[f.kind]++ < static_cast<size_t>(limits.findingsPerKind)) {
+      lines += "  " + f.message + "\n";
+    } else {
+      ++hidden[f.kind];
+    }
+  }
+  if (total == 0) return "";
+  for (const auto& [kind, count] : hidden)
+    lines += "  ... and " + std::to_string(count) + " more " + findingKindName(kind) + " (--json lists all)\n";
+  return std::string(title) + " (" + std::to_string(total) + "):\n" + lines;
+}
+
+std::string jobSection(const CheckedJob& job, const TableLimits& limits) {
+  const CheckReport& r = job.report;
+  const size_t violations = static_cast<size_t>(r.violations());
+  const size_t notes = r.findings.size() - violations;
+  std::string out = "job " + r.job + ": " + plural(static_cast<size_t>(r.hosts), "host", "hosts") + " logged, " +
+                    plural(static_cast<size_t>(r.connections), "connection", "connections") + ", " +
+                    plural(violations, "violation", "violations") + ", " + plural(notes, "note", "notes");
+  if (job.paths != nullptr && !job.paths->diagnostics.empty())
+    out += ", " + plural(job.paths->diagnostics.size(), "input problem", "input problems") + " (on stderr)";
+  out += "\n\n" + railsTable(r) + "\n";
+  std::map<std::string, int> nicHosts;
+  for (const NicUse& n : r.nics) nicHosts[n.host] = 1;
+  out += (nicHosts.size() > static_cast<size_t>(limits.nicHosts) ? hostTable(r, limits) : nicTable(r)) + "\n";
+  out += findingsSection(r, Severity::Violation, "Violations", limits);
+  out += findingsSection(r, Severity::Note, "Notes", limits);
+  if (r.findings.empty()) out += "No findings: every connection stayed on its rail.\n";
+  return out;
+}
+
+}  // namespace
+
+std::string renderCheckTable(const std::vector<CheckedJob>& jobs, const TableLimits& limits) {
+  std::string out;
+  for (const CheckedJob& job : jobs) out += (out.empty() ? "" : "\n") + jobSection(job, limits);
+  return out;
+}
+
+std::string renderDiagnostics(const std::vector<CheckedJob>& jobs,
+                              const std::vector<InputDiagnostic>& folderDiagnostics, size_t limit) {
+  std::vector<const InputDiagnostic*> all;
+  for (const InputDiagnostic& d : folderDiagnostics) all.push_back(&d);
+  for (const CheckedJob& job : jobs)
+    if (job.paths != nullptr)
+      for (const InputDiagnostic& d : job.paths->diagnostics) all.push_back(&d);
+  std::string out;
+  for (size_t i = 0; i < all.size() && i < limit; ++i)
+    out += "warning: " + (all[i]->where.empty() ? "" : all[i]->where + ": ") + all[i]->message + "\n";
+  if (all.size() > limit)
+    out += "warning: ... and " + plural(all.size() - limit, "more input problem", "more input problems") +
+           " (--json lists all)\n";
+  return out;
+}
+
+}  // namespace railtune::analysis::paths

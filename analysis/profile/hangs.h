@@ -1,0 +1,112 @@
+// `railtune profile hangs`: operations that never completed, from the watchdog's hang records and from
+// missing completions, with the ranks stuck in them, their outstanding flows, and the suspect link; told
+// apart from gaps in a rank's records (lost, not hung) and from hangs that resolved. Operations are keyed
+// as NCCL numbers them (progress.h). docs/profile-analysis.md describes the rules.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/profile/logs.h"
+#include "analysis/profile/losses.h"
+#include "formats/rail_map.h"
+
+namespace railtune::analysis::profile {
+
+struct StuckFlow {
+  int channel = -1, peer = -1;
+  bool send = false;
+  uint32_t outstanding = 0;
+  std::string hca;  // "" unknown
+  int device = -1, rail = -1;
+};
+
+struct StuckRank {
+  int rank = -1;
+  std::string host;
+  bool watchdog = false;          // a hang record says so (else: only its completions are missing)
+  int64_t lastCompletedSeq = -1;  // its highest completed seq of the same op (transfer: kind and peer); -1 none
+  double stuckForUs = 0;
+  bool closedAtFinalize = false;  // a completion closed at finalize followed the hang record: the hang wins
+  std::vector<StuckFlow> flows;   // flows with outstanding steps
+};
+
+// One end of the suspect link, as far as the records and path logs tell.
+struct LinkEnd {
+  int rank = -1;
+  std::string host;
+  int gpu = -1, rail = -1;
+  std::string hca;
+};
+
+struct SuspectLink {
+  LinkEnd from, to;                  // data flows from -> to
+  int sendFlows = 0, recvFlows = 0;  // outstanding flows pointing at it from each side
+  int flowsConsidered = 0;
+};
+
+// A rank with no record of an operation it is not stuck in: it went past it (completed a later one),
+// or its records were reported lost after its last completion.
+struct LostRank {
+  int rank = -1;
+  std::string host;
+  bool wentPast = false;
+};
+
+// A collective (op, seq), or a transfer (op "p2p", from -> to, seq).
+struct HungCollective {
+  bool hasComm = false;
+  uint64_t comm = 0, seq = 0;
+  std::string op;
+  int from = -1, to = -1;  // a transfer's sender and receiver
+  int nRanks = 0;
+  std::vector<StuckRank> stuck;
+  std::vector<int> completed;  // ranks that completed it
+  std::vector<LostRank> lost;  // ranks whose record of it was lost
+  std::vector<int> silent;     // ranks of the comm that wrote no record at all
+  std::optional<SuspectLink> suspect;
+};
+
+// Records of one rank missing, but not a hang. afterLast false: seqs first..last of a series it went
+// past. afterLast true: its records stop after lastCompletedSeq and a loss was reported after its last
+// completion, so whether it hung is unknown.
+struct RecordGap {
+  bool hasComm = false;
+  uint64_t comm = 0;
+  int rank = -1;
+  std::string host, op;
+  int from = -1, to = -1;
+  uint64_t firstSeq = 0, lastSeq = 0, count = 0;
+  bool afterLast = false;
+  int64_t lastCompletedSeq = -1;
+};
+
+// A hang record whose operation completed later (by its events, not at finalize): slow, not hung.
+struct ResolvedHang {
+  bool hasComm = false;
+  uint64_t comm = 0, seq = 0;
+  std::string op;
+  int from = -1, to = -1;
+  int rank = -1;
+  std::string host, closedBy;
+  double afterS = 0;  // from the operation's start to its completion
+};
+
+struct JobHangs {
+  std::string job;
+  std::vector<HungCollective> hung;  // by comm, then op, then seq
+  std::vector<RecordGap> gaps;       // by comm, rank, op, seq
+  std::vector<ResolvedHang> resolved;
+  std::vector<LossReport> losses;
+};
+
+struct HangReport {
+  std::vector<JobHangs> jobs;  // by job id, every job read (an empty `hung` when it is healthy)
+};
+
+HangReport analyseHangs(const ProfileLogs& logs, const formats::RailMap* railMap,
+                        const std::optional<std::string>& job);
+
+}  // namespace railtune::analysis::profile

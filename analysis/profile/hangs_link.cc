@@ -1,0 +1,92 @@
+// The suspect link (hangs_link.h). Every outstanding flow of a stuck rank points along a directed
+// link: a send from A to B at A -> B, a receive at B from A at the same A -> B.
+#include "analysis/profile/hangs_link.h"
+
+namespace railtune::analysis::profile {
+namespace {
+
+class LinkFinder {
+ public:
+  LinkFinder(const std::map<int, std::string>& hosts, const ProfileLogs& logs, uint32_t job,
+             const formats::RailMap* railMap)
+      : hosts_(hosts), logs_(logs), job_(job), railMap_(railMap) {}
+
+  std::optional<SuspectLink> suspectLink(const HungCollective& hung) const {
+    std::map<std::pair<int, int>, std::pair<int, int>> votes;  // (from, to) -> (send flows, recv flows)
+    int considered = 0;
+    for (const StuckRank& stuck : hung.stuck) {
+      for (const StuckFlow& flow : stuck.flows) {
+        if (flow.peer < 0) continue;
+        ++considered;
+        if (flow.send)
+          ++votes[{stuck.rank, flow.peer}].first;
+        else
+          ++votes[{flow.peer, stuck.rank}].second;
+      }
+    }
+    if (votes.empty()) return std::nullopt;
+    auto rankOf = [](const std::pair<int, int>& v) {
+      return std::make_pair(v.first > 0 && v.second > 0, v.first + v.second);
+    };
+    auto best = votes.begin();
+    for (auto it = votes.begin(); it != votes.end(); ++it)
+      if (rankOf(it->second) > rankOf(best->second)) best = it;
+    SuspectLink link;
+    link.from = linkEnd(hung, best->first.first, best->first.second, true);
+    link.to = linkEnd(hung, best->first.second, best->first.first, false);
+    if (link.to.host.empty() && pathEnd(best->first.first, best->first.second, true) != nullptr)
+      link.to.host = pathEnd(best->first.first, best->first.second, true)->peerHost;
+    link.sendFlows = best->second.first, link.recvFlows = best->second.second, link.flowsConsidered = considered;
+    return link;
+  }
+
+  // The end of the link at `rank`, talking to `peer`: its NIC from its own stuck flows, else from its
+  // path log; its GPU from the path log, else the rail map's GPU for that NIC.
+  LinkEnd linkEnd(const HungCollective& hung, int rank, int peer, bool send) const {
+    LinkEnd end;
+    end.rank = rank;
+    if (const auto it = hosts_.find(rank); it != hosts_.end()) end.host = it->second;
+    for (const StuckRank& stuck : hung.stuck) {
+      if (stuck.rank != rank) continue;
+      for (const StuckFlow& flow : stuck.flows)
+        if (flow.peer == peer && flow.send == send && (!flow.hca.empty() || flow.rail >= 0) && end.hca.empty())
+          end.hca = flow.hca, end.rail = flow.rail;
+    }
+    if (const PathEnd* path = pathEnd(rank, peer, send)) {
+      if (end.host.empty()) end.host = path->host;
+      if (end.hca.empty()) end.hca = path->hca, end.rail = path->rail;
+      end.gpu = path->gpu;
+    }
+    if (end.gpu < 0) end.gpu = gpuOfNic(end.host, end.hca);
+    return end;
+  }
+
+  const PathEnd* pathEnd(int rank, int peer, bool send) const {
+    for (const PathEnd& p : logs_.pathEnds)
+      if (p.job == logs_.jobs[job_] && p.rank == rank && p.peerRank == peer && p.send == send) return &p;
+    return nullptr;
+  }
+
+  int gpuOfNic(const std::string& host, const std::string& hca) const {
+    const formats::RailMapHost* mapped = railMap_ != nullptr && !hca.empty() ? railMap_->findHost(host) : nullptr;
+    if (mapped == nullptr) return -1;
+    for (const formats::RailMapGpu& gpu : mapped->gpus)
+      for (const formats::RailMapNic& nic : gpu.nics)
+        if (nic.hca == hca) return gpu.index;
+    return -1;
+  }
+
+  const std::map<int, std::string>& hosts_;
+  const ProfileLogs& logs_;
+  uint32_t job_;
+  const formats::RailMap* railMap_;
+};
+
+}  // namespace
+
+std::optional<SuspectLink> suspectLink(const HungCollective& hung, const std::map<int, std::string>& hosts,
+                                       const ProfileLogs& logs, uint32_t job, const formats::RailMap* railMap) {
+  return LinkFinder(hosts, logs, job, railMap).suspectLink(hung);
+}
+
+}  // namespace railtune::analysis::profile

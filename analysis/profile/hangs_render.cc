@@ -1,0 +1,213 @@
+// Renderers of the hang report (hangs_render.h).
+#include "analysis/profile/hangs_render.h"
+
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/profile/losses.h"
+#include "analysis/profile/stragglers_render.h"
+#include "formats/schemas.h"
+
+namespace railtune::analysis::profile {
+namespace {
+
+using nlohmann::json;
+
+json orNull(int value) {
+  return value >= 0 ? json(value) : json(nullptr);
+}
+
+json orNull(const std::string& value) {
+  return value.empty() ? json(nullptr) : json(value);
+}
+
+json flowJson(const StuckFlow& f) {
+  return json{{"channel", f.channel},         {"peer", f.peer},       {"direction", f.send ? "send" : "recv"},
+              {"outstanding", f.outstanding}, {"hca", orNull(f.hca)}, {"rail", orNull(f.rail)}};
+}
+
+json stuckJson(const StuckRank& s) {
+  json flows = json::array();
+  for (const StuckFlow& f : s.flows) flows.push_back(flowJson(f));
+  return json{{"rank", s.rank},
+              {"host", orNull(s.host)},
+              {"source", s.watchdog ? "watchdog" : "missing_completion"},
+              {"last_completed_seq", s.lastCompletedSeq >= 0 ? json(s.lastCompletedSeq) : json(nullptr)},
+              {"stuck_for_us", std::round(s.stuckForUs * 1000.0) / 1000.0},
+              {"closed_at_finalize", s.closedAtFinalize},
+              {"flows", flows}};
+}
+
+json endJson(const LinkEnd& e) {
+  return json{{"rank", e.rank},
+              {"host", orNull(e.host)},
+              {"gpu", orNull(e.gpu)},
+              {"hca", orNull(e.hca)},
+              {"rail", orNull(e.rail)}};
+}
+
+json hungJson(const HungCollective& h) {
+  json stuck = json::array();
+  for (const StuckRank& s : h.stuck) stuck.push_back(stuckJson(s));
+  json suspect = nullptr;
+  if (h.suspect)
+    suspect = {{"from", endJson(h.suspect->from)},
+               {"to", endJson(h.suspect->to)},
+               {"send_flows", h.suspect->sendFlows},
+               {"recv_flows", h.suspect->recvFlows},
+               {"flows_considered", h.suspect->flowsConsidered}};
+  json lost = json::array();
+  for (const LostRank& l : h.lost)
+    lost.push_back({{"rank", l.rank}, {"host", orNull(l.host)}, {"why", l.wentPast ? "went_past" : "records_dropped"}});
+  return json{{"comm", h.hasComm ? json(commName(true, h.comm)) : json(nullptr)},
+              {"seq", h.seq},
+              {"op", orNull(h.op)},
+              {"from", orNull(h.from)},
+              {"to", orNull(h.to)},
+              {"nranks", h.nRanks},
+              {"stuck", stuck},
+              {"completed", h.completed},
+              {"lost", lost},
+              {"silent", h.silent},
+              {"suspect_link", suspect}};
+}
+
+json gapJson(const RecordGap& g) {
+  return json{{"comm", g.hasComm ? json(commName(true, g.comm)) : json(nullptr)},
+              {"rank", g.rank},
+              {"host", orNull(g.host)},
+              {"op", g.op},
+              {"from", orNull(g.from)},
+              {"to", orNull(g.to)},
+              {"kind", g.afterLast ? "after_last_completion" : "went_past"},
+              {"first_seq", g.firstSeq},
+              {"last_seq", g.lastSeq},
+              {"count", g.count},
+              {"last_completed_seq", g.lastCompletedSeq >= 0 ? json(g.lastCompletedSeq) : json(nullptr)}};
+}
+
+json resolvedJson(const ResolvedHang& r) {
+  return json{{"comm", r.hasComm ? json(commName(true, r.comm)) : json(nullptr)},
+              {"seq", r.seq},
+              {"op", r.op},
+              {"from", orNull(r.from)},
+              {"to", orNull(r.to)},
+              {"rank", r.rank},
+              {"host", orNull(r.host)},
+              {"closed_by", r.closedBy},
+              {"completed_after_s", std::round(r.afterS * 1e6) / 1e6}};
+}
+
+// "AllReduce seq 10", or "p2p 5 -> 6 seq 3" for a transfer.
+std::string opText(const std::string& op, int from, int to, const std::string& seqs) {
+  return (op.empty() ? "?" : op) + (from >= 0 ? " " + std::to_string(from) + " -> " + std::to_string(to) : "") +
+         " seq " + seqs;
+}
+
+std::string endText(const LinkEnd& e) {
+  std::string out = "rank " + std::to_string(e.rank) + " on " + (e.host.empty() ? "?" : e.host);
+  if (e.gpu >= 0) out += " GPU " + std::to_string(e.gpu);
+  if (!e.hca.empty()) out += " " + e.hca;
+  if (e.rail >= 0) out += " rail " + std::to_string(e.rail);
+  return out;
+}
+
+// `series`: what lastCompletedSeq counts ("AllReduce", or "p2p" with that peer).
+std::string flowsText(const StuckRank& s, const std::string& series) {
+  const std::string finalize = s.closedAtFinalize ? " (then closed at finalize, never completed)" : "";
+  if (s.flows.empty())
+    return s.watchdog ? "no outstanding flows" + finalize
+                      : "no hang record; " + (s.lastCompletedSeq >= 0 ? "its " + series + " completions stop at seq " +
+                                                                            std::to_string(s.lastCompletedSeq)
+                                                                      : "it completed no " + series);
+  std::string out;
+  for (const StuckFlow& f : s.flows)
+    out += (out.empty() ? "" : ", ") + std::string(f.send ? "send to " : "recv from ") + std::to_string(f.peer) +
+           " ch " + std::to_string(f.channel) + " (" + std::to_string(f.outstanding) + " steps" +
+           (f.hca.empty() ? "" : ", " + f.hca) + ")";
+  return out + finalize;
+}
+
+void hungText(const HungCollective& h, std::ostringstream& out) {
+  out << "  comm " << commName(h.hasComm, h.comm) << " "
+      << (h.from >= 0 ? opText(h.op, h.from, h.to, std::to_string(h.seq))
+                      : "seq " + std::to_string(h.seq) + " " + (h.op.empty() ? "?" : h.op))
+      << ": " << h.stuck.size() << " stuck, " << h.completed.size() << " completed, "
+      << (h.lost.empty() ? "" : std::to_string(h.lost.size()) + " records lost, ") << h.silent.size() << " silent"
+      << (h.nRanks > 0 && h.from < 0 ? " (of " + std::to_string(h.nRanks) + " ranks)" : "") << "\n";
+  if (!h.completed.empty()) out << "    completed: ranks " << rankRanges(h.completed, 16) << "\n";
+  for (const LostRank& l : h.lost)
+    out << "    records lost: rank " << l.rank << " on " << (l.host.empty() ? "?" : l.host) << " ("
+        << (l.wentPast ? "it completed later operations" : "a loss was reported after its last completion") << ")\n";
+  if (!h.silent.empty()) out << "    silent (no record of it): ranks " << rankRanges(h.silent, 16) << "\n";
+  for (const StuckRank& s : h.stuck)
+    out << "    stuck rank " << s.rank << " on " << (s.host.empty() ? "?" : s.host) << ": "
+        << flowsText(s, h.op.empty() ? "?" : h.op) << "\n";
+  if (h.suspect)
+    out << "    suspect link: " << endText(h.suspect->from) << " -> " << endText(h.suspect->to) << " ("
+        << h.suspect->sendFlows << " send and " << h.suspect->recvFlows << " recv flows of "
+        << h.suspect->flowsConsidered << " outstanding point at it)\n";
+  else
+    out << "    suspect link: unknown (no outstanding flows recorded)\n";
+}
+
+void gapsText(const JobHangs& job, std::ostringstream& out) {
+  if (!job.gaps.empty()) out << "  records lost, not hangs: " << job.gaps.size() << "\n";
+  for (size_t i = 0; i < job.gaps.size() && i < 20; ++i) {
+    const RecordGap& g = job.gaps[i];
+    out << "    rank " << g.rank << " on " << (g.host.empty() ? "?" : g.host) << " comm " << commName(g.hasComm, g.comm)
+        << " ";
+    if (g.afterLast)
+      out << (g.op.empty() ? "?" : g.op)
+          << (g.from >= 0 ? " " + std::to_string(g.from) + " -> " + std::to_string(g.to) : "")
+          << ": records lost after seq " << (g.lastCompletedSeq >= 0 ? std::to_string(g.lastCompletedSeq) : "(none)")
+          << " (a loss was reported after its last completion): unknown whether it hung\n";
+    else
+      out << opText(g.op, g.from, g.to,
+                    std::to_string(g.firstSeq) + (g.lastSeq > g.firstSeq ? "-" + std::to_string(g.lastSeq) : ""))
+          << ": " << g.count << " record" << (g.count == 1 ? "" : "s") << " missing, later ones completed\n";
+  }
+  if (job.gaps.size() > 20) out << "    ... and " << job.gaps.size() - 20 << " more\n";
+  if (!job.resolved.empty()) out << "  hang records that resolved (slow, not hung): " << job.resolved.size() << "\n";
+  for (const ResolvedHang& r : job.resolved)
+    out << "    rank " << r.rank << " on " << (r.host.empty() ? "?" : r.host) << " comm " << commName(r.hasComm, r.comm)
+        << " " << opText(r.op, r.from, r.to, std::to_string(r.seq)) << ": resolved after "
+        << std::round(r.afterS * 10.0) / 10.0 << " s (closed by " << r.closedBy << ")\n";
+  out << lossesText(job.losses, 10);
+}
+
+}  // namespace
+
+std::string renderHangsJson(const HangReport& report) {
+  json jobs = json::array();
+  for (const JobHangs& job : report.jobs) {
+    json hung = json::array();
+    for (const HungCollective& h : job.hung) hung.push_back(hungJson(h));
+    json gaps = json::array(), resolved = json::array();
+    for (const RecordGap& g : job.gaps) gaps.push_back(gapJson(g));
+    for (const ResolvedHang& r : job.resolved) resolved.push_back(resolvedJson(r));
+    jobs.push_back(
+        {{"job", job.job}, {"hung", hung}, {"gaps", gaps}, {"resolved", resolved}, {"losses", lossesJson(job.losses)}});
+  }
+  return json{{"schema", formats::kProfileHangsSchema}, {"jobs", jobs}}.dump(-1, ' ', false,
+                                                                             json::error_handler_t::replace) +
+         "\n";
+}
+
+std::string renderHangsTable(const HangReport& report) {
+  std::ostringstream out;
+  for (const JobHangs& job : report.jobs) {
+    out << "job " << job.job << ": ";
+    if (job.hung.empty())
+      out << "no hung collectives\n";
+    else
+      out << job.hung.size() << " hung collective" << (job.hung.size() == 1 ? "" : "s") << "\n";
+    for (const HungCollective& h : job.hung) hungText(h, out);
+    gapsText(job, out);
+  }
+  return out.str();
+}
+
+}  // namespace railtune::analysis::profile

@@ -1,0 +1,14 @@
+// `railtune profile hangs` output: a table for people, JSON (railtune.profile_hangs.v1,
+// docs/formats/profile-hangs.schema.json) for tools.
+#pragma once
+
+#include <string>
+
+#include "analysis/profile/hangs.h"
+
+namespace railtune::analysis::profile {
+
+std::string renderHangsTable(const HangReport& report);
+std::string renderHangsJson(const HangReport& report);
+
+}  // namespace railtune::analysis::profile

@@ -1,0 +1,179 @@
+// The three passes of `profile stragglers` (lateness.h), each parallel over collectives or trays:
+//  1. per collective: median duration, MAD of the durations, median end (realtime);
+//  2. per tray: its clock offset, the median over its samples of (end - the collective's median end):
+//     a synchronising collective ends at the same instant everywhere, so what is left is the clock;
+//  3. per collective: each rank's deficit (median duration - its duration) against the threshold, its
+//     arrival corrected by its tray's offset, and the trays and racks nearly all of whose ranks were late.
+#include "analysis/profile/lateness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+namespace railtune::analysis::profile {
+namespace {
+
+struct Centre {
+  int64_t medianDurationNs = 0, madNs = 0, medianEndNs = 0;
+};
+
+std::vector<Centre> centres(const ProfileLogs& logs, const CollectiveIndex& index) {
+  std::vector<Centre> out(index.collectives.size());
+  parallelFor(index.collectives.size(), [&](size_t c) {
+    const Collective& col = index.collectives[c];
+    std::vector<int64_t> durations, ends;
+    for (uint32_t i = col.begin; i < col.end; ++i) {
+      durations.push_back(logs.samples[index.order[i]].durationNs);
+      ends.push_back(logs.samples[index.order[i]].endRealtimeNs);
+    }
+    Centre& centre = out[c];
+    centre.medianDurationNs = medianOf(durations);
+    for (int64_t& d : durations) d = std::abs(d - centre.medianDurationNs);
+    centre.madNs = medianOf(durations);
+    centre.medianEndNs = medianOf(ends);
+  });
+  return out;
+}
+
+std::vector<int64_t> trayOffsets(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& placement,
+                                 const std::vector<Centre>& centre) {
+  const size_t trays = placement.trayNames.size();
+  std::vector<size_t> start(trays + 1, 0);
+  for (uint32_t i : index.order) ++start[placement.trayOfStream[logs.samples[i].stream] + 1];
+  for (size_t t = 0; t < trays; ++t) start[t + 1] += start[t];
+  std::vector<int64_t> diffs(index.order.size());
+  std::vector<size_t> fill(start.begin(), start.end() - 1);
+  for (size_t c = 0; c < index.collectives.size(); ++c) {
+    for (uint32_t i = index.collectives[c].begin; i < index.collectives[c].end; ++i) {
+      const Sample& s = logs.samples[index.order[i]];
+      diffs[fill[placement.trayOfStream[s.stream]]++] = s.endRealtimeNs - centre[c].medianEndNs;
+    }
+  }
+  std::vector<int64_t> offsets(trays, 0);
+  parallelFor(trays, [&](size_t t) {
+    if (start[t] == start[t + 1]) return;
+    std::vector<int64_t> mine(diffs.begin() + static_cast<std::ptrdiff_t>(start[t]),
+                              diffs.begin() + static_cast<std::ptrdiff_t>(start[t + 1]));
+    offsets[t] = medianOf(mine);
+  });
+  return offsets;
+}
+
+// Per-thread counters of pass 3, summed at the end.
+struct GroupCounts {
+  std::vector<uint64_t> trayCollectives, rackCollectives;
+  std::vector<uint32_t> trayRanks, rackRanks, rackTrays;  // of the current collective
+};
+
+// Trays, then racks, nearly all of whose present ranks were late; `late` is sorted by tray.
+void lateGroups(const Placement& placement, const StragglerOptions& options, GroupCounts& counts,
+                CollectiveOutcome* outcome) {
+  auto medianRun = [](std::vector<int64_t>& lateness, std::vector<int64_t>& arrival) {
+    return std::make_pair(medianOf(lateness), medianOf(arrival));
+  };
+  std::vector<uint32_t> rackLate(placement.rackNames.size(), 0);
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> rackValues(placement.rackNames.size());
+  for (size_t i = 0; i < outcome->late.size();) {
+    const uint32_t tray = placement.trayOfStream[outcome->late[i].stream];
+    std::vector<int64_t> lateness, arrival;
+    for (; i < outcome->late.size() && placement.trayOfStream[outcome->late[i].stream] == tray; ++i) {
+      lateness.push_back(outcome->late[i].latenessNs);
+      arrival.push_back(outcome->late[i].arrivalNs);
+    }
+    const uint32_t rack = placement.rackOfTray[tray];
+    if (rack != kNone) {
+      rackLate[rack] += static_cast<uint32_t>(lateness.size());
+      rackValues[rack].first.insert(rackValues[rack].first.end(), lateness.begin(), lateness.end());
+      rackValues[rack].second.insert(rackValues[rack].second.end(), arrival.begin(), arrival.end());
+    }
+    const double present = counts.trayRanks[tray];
+    if (present >= 2 && static_cast<double>(lateness.size()) >= options.groupFraction * present) {
+      const auto [l, a] = medianRun(lateness, arrival);
+      outcome->trays.push_back(GroupLate{tray, l, a});
+    }
+  }
+  for (uint32_t rack = 0; rack < rackLate.size(); ++rack) {
+    const double present = counts.rackRanks[rack];
+    if (counts.rackTrays[rack] < 2 || rackLate[rack] == 0 || rackLate[rack] < options.groupFraction * present) continue;
+    const auto [l, a] = medianRun(rackValues[rack].first, rackValues[rack].second);
+    outcome->racks.push_back(GroupLate{rack, l, a});
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Pass 3 for one collective: the late ranks, then the groups they form.
+CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& placement,
+                        const StragglerOptions& options, const Centre& centre, const Collective& col,
+                        const std::vector<int64_t>& offsets, GroupCounts& counts) {
+  CollectiveOutcome outcome;
+  outcome.medianDurationNs = centre.medianDurationNs;
+  outcome.ranks = static_cast<int>(col.end - col.begin);
+  const double threshold = std::max({options.floorFraction * static_cast<double>(centre.medianDurationNs),
+                                     options.madFactor * 1.4826 * static_cast<double>(centre.madNs), 1000.0});
+  std::vector<int64_t> arrivals;
+  std::vector<uint32_t> touchedTrays, touchedRacks;
+  for (uint32_t i = col.begin; i < col.end; ++i) {
+    const Sample& s = logs.samples[index.order[i]];
+    const uint32_t tray = placement.trayOfStream[s.stream];
+    arrivals.push_back(s.endRealtimeNs - s.durationNs - offsets[tray]);
+    if (counts.trayRanks[tray]++ == 0) touchedTrays.push_back(tray);
+  }
+  for (uint32_t tray : touchedTrays) {
+    const uint32_t rack = placement.rackOfTray[tray];
+    if (rack == kNone) continue;
+    if (counts.rackTrays[rack]++ == 0) touchedRacks.push_back(rack);
+    counts.rackRanks[rack] += counts.trayRanks[tray];
+  }
+  std::vector<int64_t> sortedArrivals = arrivals;
+  const int64_t medianArrival = medianOf(sortedArrivals);
+  for (uint32_t i = col.begin; i < col.end; ++i) {
+    const Sample& s = logs.samples[index.order[i]];
+    const int64_t lateness = centre.medianDurationNs - s.durationNs;
+    if (static_cast<double>(lateness) > threshold)
+      outcome.late.push_back(LateEvent{s.stream, lateness, arrivals[i - col.begin] - medianArrival});
+  }
+  std::sort(outcome.late.begin(), outcome.late.end(), [&](const LateEvent& a, const LateEvent& b) {
+    const uint32_t ta = placement.trayOfStream[a.stream], tb = placement.trayOfStream[b.stream];
+    return ta != tb ? ta < tb : a.stream < b.stream;
+  });
+  lateGroups(placement, options, counts, &outcome);
+  for (uint32_t tray : touchedTrays) ++counts.trayCollectives[tray], counts.trayRanks[tray] = 0;
+  for (uint32_t rack : touchedRacks)
+    ++counts.rackCollectives[rack], counts.rackRanks[rack] = counts.rackTrays[rack] = 0;
+  return outcome;
+}
+
+}  // namespace
+
+LatenessResult measureLateness(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& placement,
+                               const StragglerOptions& options) {
+  LatenessResult result;
+  const std::vector<Centre> centre = centres(logs, index);
+  result.trayOffsetNs = trayOffsets(logs, index, placement, centre);
+  result.outcomes.resize(index.collectives.size());
+  const size_t trays = placement.trayNames.size(), racks = placement.rackNames.size();
+  const size_t chunks = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<GroupCounts> counts(chunks);
+  parallelFor(chunks, [&](size_t k) {
+    GroupCounts& mine = counts[k];
+    mine.trayCollectives.assign(trays, 0), mine.trayRanks.assign(trays, 0);
+    mine.rackCollectives.assign(racks, 0), mine.rackRanks.assign(racks, 0), mine.rackTrays.assign(racks, 0);
+    for (size_t c = k; c < index.collectives.size(); c += chunks)
+      result.outcomes[c] =
+          judge(logs, index, placement, options, centre[c], index.collectives[c], result.trayOffsetNs, mine);
+  });
+  result.trayCollectives.assign(trays, 0);
+  result.rackCollectives.assign(racks, 0);
+  for (const GroupCounts& mine : counts) {
+    for (size_t t = 0; t < trays; ++t) result.trayCollectives[t] += mine.trayCollectives[t];
+    for (size_t r = 0; r < racks; ++r) result.rackCollectives[r] += mine.rackCollectives[r];
+  }
+  result.streamCollectives.assign(logs.streams.size(), 0);
+  for (uint32_t i : index.order) ++result.streamCollectives[logs.samples[i].stream];
+  return result;
+}
+
+}  // namespace railtune::analysis::profile

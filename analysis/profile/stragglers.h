@@ -1,0 +1,92 @@
+// `railtune profile stragglers`: which ranks, trays and racks arrive late at the job's collectives.
+// Host clocks differ by more than a collective lasts, so lateness within one collective is measured by
+// duration deficit: a synchronising collective ends together on every rank, so the rank that arrived
+// last waited least. lateness = the collective's median duration - the rank's duration. Realtime
+// arrival, corrected by each host's estimated clock offset, is reported beside it as a second signal.
+// docs/profile-analysis.md describes the rules.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/profile/logs.h"
+#include "analysis/profile/losses.h"
+#include "formats/rail_map.h"
+
+namespace railtune::analysis::profile {
+
+struct StragglerOptions {
+  std::optional<std::string> job;  // only this job
+  double floorFraction = 0.05;     // late: lateness > max(floor x median duration, ...
+  double madFactor = 4.0;          // ... madFactor x 1.4826 x MAD of the durations, 1 µs)
+  double groupFraction = 0.9;      // a tray or rack is late when this share of its ranks is late
+  double minShare = 0.05;          // an offender is late in at least this share of its collectives
+  uint64_t minCollectives = 3;     // ... and in at least this many
+};
+
+enum class Level { Rack, Tray, Rank };
+const char* levelName(Level level);  // "rack", "tray", "rank"
+
+struct Offender {
+  Level level = Level::Rank;
+  std::string rack;  // the rail map's domain; "" when unknown
+  std::string host;  // tray and rank level
+  int rank = -1;     // rank level
+  bool hasComm = false;
+  uint64_t comm = 0;  // rank level: the communicator the rank belongs to
+  int ranks = 0;      // ranks in the offender
+  uint64_t collectivesLate = 0, collectives = 0;
+  double medianLatenessUs = 0, p90LatenessUs = 0;
+  double medianArrivalLatenessUs = 0;  // the secondary signal, over the same collectives
+};
+
+// One collective: (comm, op, seq); NCCL counts seq per collective type.
+struct LateCollective {
+  bool hasComm = false;
+  uint64_t comm = 0, seq = 0;
+  std::string op;
+  int ranks = 0, lateRanks = 0;
+  double medianDurationUs = 0;
+  int rank = -1;  // the latest rank (largest deficit)
+  std::string host;
+  double latenessUs = 0, arrivalLatenessUs = 0;
+  std::vector<std::string> lateTrays, lateRacks;
+};
+
+struct CommSummary {
+  bool hasComm = false;
+  uint64_t comm = 0;
+  int nRanks = 0;  // what the records say; 0 unknown
+  int ranksSeen = 0;
+  std::vector<int> missingRanks;
+  uint64_t collectives = 0;
+};
+
+struct HostClock {
+  std::string host;
+  double offsetUs = 0;  // its realtime clock minus the job's median, estimated from collective ends
+};
+
+struct JobStragglers {
+  std::string job;
+  int processes = 0, hosts = 0, racks = 0;
+  bool racksKnown = false;            // a rail map was given
+  std::vector<std::string> unmapped;  // hosts the rail map does not name
+  std::vector<CommSummary> comms;
+  uint64_t collectives = 0, lateEvents = 0;
+  std::vector<Offender> offenders;   // racks, trays, then ranks; each by collectives late, lateness
+  std::vector<LateCollective> late;  // every collective with a late rank, by lateness
+  std::vector<HostClock> clocks;     // by host name
+  std::vector<LossReport> losses;    // what the logs say was lost: those ranks took part less
+};
+
+struct StragglerReport {
+  std::vector<JobStragglers> jobs;  // by job id
+};
+
+StragglerReport analyseStragglers(const ProfileLogs& logs, const formats::RailMap* railMap,
+                                  const StragglerOptions& options);
+
+}  // namespace railtune::analysis::profile

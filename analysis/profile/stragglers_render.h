@@ -1,0 +1,21 @@
+// `railtune profile stragglers` output: a table for people, JSON (railtune.profile_stragglers.v1,
+// docs/formats/profile-stragglers.schema.json) for tests and tools.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "analysis/profile/stragglers.h"
+
+namespace railtune::analysis::profile {
+
+// `top`: how many of the late collectives the table lists per job.
+std::string renderStragglersTable(const StragglerReport& report, const StragglerOptions& options, size_t top);
+std::string renderStragglersJson(const StragglerReport& report);
+
+// "5d3c0f1e2a4b6c7d", or "-" without a communicator id.
+std::string commName(bool hasComm, uint64_t comm);
+// "3, 17-19, 40" (sorted input).
+std::string rankRanges(const std::vector<int>& ranks, size_t maxItems);
+
+}  // namespace railtune::analysis::profile

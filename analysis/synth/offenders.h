@@ -1,0 +1,44 @@
+// The slow parts injected into a synthetic job, at the three levels an operator acts on: a rank (one
+// GPU or its process), a tray (a host: all its ranks late together) and a rack (an NVLink domain: all
+// its ranks late together). Offenders never overlap: a slow tray is never in a slow rack, a straggler
+// rank never in a slow tray or rack, so each one's lateness is its own. Which ranks, trays and racks,
+// in which collectives and by how much are pure functions of the seed (random.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/synth/placement.h"
+
+namespace railtune::analysis::synth {
+
+enum class OffenderLevel { Rank, Tray, Rack };
+const char* offenderLevelName(OffenderLevel level);  // "rank", "tray", "rack"
+
+struct Offender {
+  OffenderLevel level = OffenderLevel::Rank;
+  int index = 0;           // rank, host index (JobPlacement::hosts) or domain index, by level
+  std::vector<int> ranks;  // the ranks it makes late
+};
+
+struct OffenderCounts {
+  int stragglers = 0, slowTrays = 0, slowRacks = 0;
+};
+
+// Late in about this share of the collectives, by 200..2,000 microseconds each time.
+inline constexpr double kLateShare = 0.3;
+inline constexpr int64_t kMinDelayNs = 200'000, kMaxDelayNs = 2'000'000;
+
+struct Offenders {
+  std::vector<Offender> list;  // racks, then trays, then ranks
+  std::vector<int> ofRank;     // per rank: index into list, -1 for a rank that is on time
+
+  // How late offender `o` is in collective `seq`: 0 when it is on time there.
+  int64_t delayNs(uint64_t seed, int o, uint64_t seq) const;
+};
+
+// Throws SynthError when the job is too small for the counts (at least one rack, tray and rank must
+// stay on time, or nothing would be late relative to anything).
+Offenders pickOffenders(const JobPlacement& job, const OffenderCounts& counts, uint64_t seed);
+
+}  // namespace railtune::analysis::synth

@@ -1,0 +1,43 @@
+// See synth_job.h.
+#include "analysis/synth/synth_job.h"
+
+#include "analysis/synth/random.h"
+
+namespace railtune::analysis::synth {
+namespace {
+
+void validate(const SynthOptions& o) {
+  if (o.ranks < 2) throw SynthError("--ranks must be at least 2");
+  if (o.connectionsPerRank < 2 || o.connectionsPerRank % 2 != 0 || o.connectionsPerRank > 128)
+    throw SynthError("--connections-per-rank " + std::to_string(o.connectionsPerRank) +
+                     ": expected an even number from 2 to 128 (a send and a receive per channel)");
+  if (o.collectives < 1) throw SynthError("--collectives must be at least 1");
+}
+
+SynthOptions withDefaults(SynthOptions o) {
+  if (o.job.empty()) o.job = "synth-" + std::to_string(o.ranks);
+  return o;
+}
+
+}  // namespace
+
+SynthJob::SynthJob(const SynthOptions& opts, formats::RailMap railMap)
+    : options(withDefaults(opts)),
+      map(std::move(railMap)),
+      placement(placeJob(map, options.ranks, options.mnnvl)),
+      offenders(pickOffenders(placement, options.offenders, options.seed)),
+      connections(placement, options.connectionsPerRank / 2, options.crossRail, options.seed),
+      timeline(placement, offenders, options.collectives, options.connectionsPerRank / 2, options.seed),
+      comm(randomBits(options.seed, Stream::Identity, 1)),
+      digest(randomBits(options.seed, Stream::Identity, 2)) {}
+
+Identity SynthJob::identityOf(int rank) const {
+  return Identity{placement.hostOf(rank).name, options.job, pidOf(rank)};
+}
+
+std::unique_ptr<SynthJob> makeSynthJob(const SynthOptions& options, formats::RailMap map) {
+  validate(options);
+  return std::make_unique<SynthJob>(options, std::move(map));
+}
+
+}  // namespace railtune::analysis::synth

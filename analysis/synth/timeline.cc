@@ -1,0 +1,87 @@
+// See timeline.h.
+#include "analysis/synth/timeline.h"
+
+#include <algorithm>
+
+#include "analysis/synth/random.h"
+
+namespace railtune::analysis::synth {
+namespace {
+
+constexpr int64_t kMaxArrivalJitterNs = 20'000, kMaxEndJitterNs = 5'000;
+constexpr int64_t kMaxClockOffsetNs = 50'000'000;
+constexpr double kRingBusBandwidth = 40e9;  // bytes/s a rank's ring link sustains over the fabric
+// 2025-11-30 00:00 UTC: the synthetic job's true time 0, plus up to a day chosen by the seed.
+constexpr int64_t kEpochNs = 1'764'460'800'000'000'000;
+
+// The ring's share of `bytes` each rank sends, as nccl-tests' bus bandwidth factor counts it.
+double ringFactor(const char* op, int ranks) {
+  const double n = ranks;
+  return op[3] == 'R' ? 2.0 * (n - 1) / n : (n - 1) / n;  // "AllReduce": 2(n-1)/n; AllGather, ReduceScatter
+}
+
+// A training step's mix: parameter AllGathers and gradient ReduceScatters of 16..512 MiB (FSDP), and
+// AllReduces of 4 KiB..64 MiB (norms, losses, small buckets).
+CollectiveSpec describe(uint64_t seed, uint64_t seq, int ranks, int nodes, int channels) {
+  CollectiveSpec c;
+  const double kind = randomUnit(seed, Stream::CollectiveKind, seq);
+  if (kind < 0.2) {
+    c.op = "AllReduce";
+    c.datatype = "ncclFloat32";
+    c.bytes = uint64_t{4096} << randomBetween(seed, Stream::CollectiveSize, 0, 14, seq);
+  } else {
+    c.op = kind < 0.6 ? "AllGather" : "ReduceScatter";
+    c.datatype = "ncclBfloat16";
+    c.bytes = uint64_t{16} << (20 + randomBetween(seed, Stream::CollectiveSize, 0, 5, seq));
+  }
+  c.algorithm = c.op[3] == 'R' && c.bytes <= (1u << 20) ? "TREE" : "RING";
+  c.protocol = c.bytes <= (64u << 10) ? "LL" : c.bytes <= (2u << 20) ? "LL128" : "SIMPLE";
+  const double ringBytes = static_cast<double>(c.bytes) * ringFactor(c.op, ranks);
+  c.bytesPerChannel = static_cast<uint64_t>(ringBytes / channels);
+  c.baseNs = 15'000 + 100 * static_cast<int64_t>(nodes) + static_cast<int64_t>(ringBytes / kRingBusBandwidth * 1e9);
+  return c;
+}
+
+}  // namespace
+
+Timeline::Timeline(const JobPlacement& job, const Offenders& offenders, int collectives, int channels, uint64_t seed)
+    : offenders_(offenders), seed_(seed), channels_(channels) {
+  jobStartRealtimeNs_ = kEpochNs + randomBetween(seed, Stream::Identity, 0, 86'400'000'000'000, 0);
+  const int ranks = static_cast<int>(job.ranks.size());
+  const int nodes = static_cast<int>(job.mnnvl ? job.domains.size() : job.hosts.size());
+  int64_t t0 = 2'000'000'000;  // connections are set up during the first two seconds
+  for (int s = 0; s < collectives; ++s) {
+    CollectiveSpec c = describe(seed, static_cast<uint64_t>(s), ranks, nodes, channels);
+    c.t0Ns = t0;
+    c.lastArrivalNs = t0;
+    for (int r = 0; r < ranks; ++r)
+      c.lastArrivalNs = std::max(c.lastArrivalNs, arrivalNs(r, static_cast<size_t>(s), t0));
+    const int64_t end = c.lastArrivalNs + c.baseNs + kMaxEndJitterNs;
+    t0 = end + randomBetween(seed, Stream::Gap, 50'000, 400'000, static_cast<uint64_t>(s));
+    jobEndNs_ = end;
+    collectives_.push_back(c);
+  }
+}
+
+int64_t Timeline::arrivalNs(int rank, size_t seq, int64_t t0Ns) const {
+  int64_t t =
+      t0Ns + randomBetween(seed_, Stream::ArrivalJitter, 0, kMaxArrivalJitterNs, static_cast<uint64_t>(rank), seq);
+  const int o = offenders_.ofRank[static_cast<size_t>(rank)];
+  if (o >= 0) t += offenders_.delayNs(seed_, o, seq);
+  return t;
+}
+
+HostClock Timeline::hostClock(int host) const {
+  const auto h = static_cast<uint64_t>(host);
+  return HostClock{randomBetween(seed_, Stream::HostClock, -kMaxClockOffsetNs, kMaxClockOffsetNs, h),
+                   randomBetween(seed_, Stream::HostMonotonic, 1'000'000'000'000, 2'000'000'000'000'000, h)};
+}
+
+RankTiming Timeline::rankTiming(int rank, size_t seq) const {
+  const CollectiveSpec& c = collectives_[seq];
+  const int64_t end = c.lastArrivalNs + c.baseNs +
+                      randomBetween(seed_, Stream::EndJitter, 0, kMaxEndJitterNs, static_cast<uint64_t>(rank), seq);
+  return RankTiming{arrivalNs(rank, seq, c.t0Ns), end};
+}
+
+}  // namespace railtune::analysis::synth

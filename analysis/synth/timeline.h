@@ -1,0 +1,64 @@
+// The collectives of a synthetic job and when each rank ran them. The model is what the straggler
+// analysis has to see through:
+//   - every host has its own realtime clock offset (uniform within +-50 ms, far more than a
+//     collective lasts) and its own monotonic base (an uptime), so timestamps of different hosts do
+//     not compare directly;
+//   - collective `seq` is entered by every rank at true time t0(seq) plus 0..20 us of jitter, plus
+//     the delay of its offender (offenders.h) when that offender is late in this collective;
+//   - a collective cannot finish before its last rank arrived: every rank ends at the last arrival +
+//     the collective's base duration (bytes over the ring's bandwidth) + 0..5 us of jitter.
+// So the rank that arrived last has the shortest duration: lateness shows as a duration deficit.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/synth/offenders.h"
+#include "analysis/synth/placement.h"
+
+namespace railtune::analysis::synth {
+
+struct CollectiveSpec {
+  const char* op = "";  // "AllReduce", "AllGather", "ReduceScatter"
+  const char* datatype = "";
+  const char* algorithm = "";
+  const char* protocol = "";
+  uint64_t bytes = 0;            // count x datatype size, as nccl-tests reports it
+  uint64_t bytesPerChannel = 0;  // what each rank sends to its ring neighbour on one channel
+  int64_t t0Ns = 0;              // true time the collective is entered (job clock)
+  int64_t baseNs = 0;            // duration once every rank is in
+  int64_t lastArrivalNs = 0;     // true time the last rank arrived
+};
+
+struct RankTiming {
+  int64_t arrivalNs = 0, endNs = 0;  // true time
+};
+
+struct HostClock {
+  int64_t realtimeOffsetNs = 0;  // the host's CLOCK_REALTIME minus true time
+  int64_t monotonicBaseNs = 0;   // the host's CLOCK_MONOTONIC at the job's true time 0
+};
+
+class Timeline {
+ public:
+  Timeline(const JobPlacement& job, const Offenders& offenders, int collectives, int channels, uint64_t seed);
+
+  const std::vector<CollectiveSpec>& collectives() const { return collectives_; }
+  int channels() const { return channels_; }
+  int64_t jobStartRealtimeNs() const { return jobStartRealtimeNs_; }  // true time 0 on a correct clock
+  int64_t jobEndNs() const { return jobEndNs_; }                      // true time the last collective ended
+  HostClock hostClock(int host) const;
+  RankTiming rankTiming(int rank, size_t seq) const;
+
+ private:
+  int64_t arrivalNs(int rank, size_t seq, int64_t t0Ns) const;
+
+  const Offenders& offenders_;
+  uint64_t seed_;
+  int channels_;
+  int64_t jobStartRealtimeNs_ = 0;
+  int64_t jobEndNs_ = 0;
+  std::vector<CollectiveSpec> collectives_;
+};
+
+}  // namespace railtune::analysis::synth

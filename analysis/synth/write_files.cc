@@ -1,0 +1,117 @@
+// See write_files.h.
+#include "analysis/synth/write_files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "analysis/synth/collective_records.h"
+#include "analysis/synth/path_records.h"
+#include "formats/path_log.h"
+#include "formats/profile_logs.h"
+
+namespace railtune::analysis::synth {
+namespace {
+
+void writeWhole(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw SynthError("cannot create " + path + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string reason = n < 0 ? std::strerror(errno) : "no progress";
+      ::close(fd);
+      throw SynthError("cannot write " + path + ": " + reason);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) throw SynthError("cannot write " + path + ": " + std::strerror(errno));
+}
+
+// Renders and writes one rank's files, reusing `buffer` between files; returns files and bytes.
+WriteSummary writeRank(const SynthJob& job, int rank, const std::filesystem::path& dir, std::string& buffer) {
+  WriteSummary done;
+  const Identity identity = job.identityOf(rank);
+  const auto emit = [&](const std::string& name) {
+    writeWhole((dir / name).string(), buffer);
+    done.files += 1;
+    done.bytes += buffer.size();
+  };
+  buffer = renderPathLog(job, rank);
+  if (!buffer.empty()) emit(formats::path_log::pathLogFileName(identity));
+  buffer.clear();
+  appendCollectiveLog(job, rank, buffer);
+  emit(formats::profile::profileFileName(identity, formats::profile::ProfileFile::Collectives));
+  if (job.options.net && job.placement.hasNetPeers(rank)) {
+    buffer.clear();
+    appendNetLog(job, rank, buffer);
+    emit(formats::profile::profileFileName(identity, formats::profile::ProfileFile::Net));
+  }
+  return done;
+}
+
+}  // namespace
+
+uint64_t estimateBytes(const SynthJob& job) {
+  // Lines of one rank differ only in their numbers: a sample of one rank with network peers scales.
+  int sample = 0;
+  while (sample + 1 < job.ranks() && !job.placement.hasNetPeers(sample)) ++sample;
+  const size_t collectives = job.timeline.collectives().size();
+  const size_t n = std::min<size_t>(collectives, 16);
+  std::string lines;
+  for (size_t s = 0; s < n; ++s) {
+    lines += formats::profile::renderCollectiveLine(job.identityOf(sample), collectiveRecord(job, sample, s), 0);
+  }
+  std::string net;
+  if (job.options.net) appendNetLog(job, sample, net);  // all of one rank's: its flows vary in size
+  const double perCollective = static_cast<double>(lines.size() + n) / static_cast<double>(n);
+  const double perRank = perCollective * static_cast<double>(collectives) + static_cast<double>(net.size()) +
+                         static_cast<double>(renderPathLog(job, sample).size());
+  return static_cast<uint64_t>(perRank * job.ranks());
+}
+
+WriteSummary writeJobFiles(const SynthJob& job, const std::string& dir, int threads) {
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const int workers = std::min(threads > 0 ? threads : static_cast<int>(hardware), job.ranks());
+  std::atomic<int> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex mutex;
+  std::string error;
+  WriteSummary total;
+  const auto work = [&] {
+    std::string buffer;
+    WriteSummary mine;
+    try {
+      for (int r = next++; r < job.ranks() && !failed; r = next++) {
+        const WriteSummary one = writeRank(job, r, dir, buffer);
+        mine.files += one.files;
+        mine.bytes += one.bytes;
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex);
+      if (!failed.exchange(true)) error = e.what();
+    }
+    std::lock_guard lock(mutex);
+    total.files += mine.files;
+    total.bytes += mine.bytes;
+  };
+  std::vector<std::thread> pool;
+  for (int i = 1; i < workers; ++i) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failed) throw SynthError(error);
+  return total;
+}
+
+}  // namespace railtune::analysis::synth

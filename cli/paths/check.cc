@@ -1,0 +1,98 @@
+// `railtune paths check LOGDIR [--rail-map F] [--job ID] [--json]`: joins every host's path logs and
+// checks them against the rail plan (analysis/paths/path_check.h; docs/paths.md). Exit status: 0 no violation,
+// 1 violations (the gate), 2 bad usage or nothing readable.
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "analysis/paths/path_check.h"
+#include "analysis/paths/path_load.h"
+#include "analysis/paths/path_report.h"
+#include "cli/paths/paths.h"
+#include "cli/rail_map_option.h"
+#include "formats/rail_map.h"
+
+namespace railtune::cli {
+namespace {
+
+namespace rp = analysis::paths;
+
+constexpr int kClean = 0, kViolations = 1, kUnusable = 2;
+
+struct CheckArgs {
+  std::string logDir;
+  std::string railMap;
+  std::string job;
+  bool json = false;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::optional<formats::RailMap> loadRailMap(const CheckArgs& args) {
+  try {
+    return railMapFromOptionOrEnv(args.railMap);
+  } catch (const std::exception& e) {  // names the file and the field, or the variable
+    throw UsageError(e.what());
+  }
+}
+
+std::string nothingFound(const CheckArgs& args, const rp::LoadedPaths& loaded) {
+  std::string text =
+      args.job.empty() ? "no path log in " + args.logDir : "no path log of job " + args.job + " in " + args.logDir;
+  text +=
+      " (expected files named <job>-<host>-<pid>.<start>.jsonl with schema railtune.path_log.v1, as the net plugin "
+      "writes under RAILTUNE_PATH_LOG_DIR)";
+  if (!loaded.diagnostics.empty()) text += "; see the warnings above";
+  return text;
+}
+
+int runCheck(const CheckArgs& args) {
+  if (args.logDir.empty()) throw UsageError("LOGDIR is required: the folder the job's path logs were written to");
+  const std::optional<formats::RailMap> railMap = loadRailMap(args);
+  rp::LoadOptions options;
+  if (!args.job.empty()) options.job = args.job;
+  rp::LoadedPaths loaded;
+  try {
+    loaded = rp::loadPathLogs(args.logDir, options);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  std::vector<rp::CheckedJob> jobs;
+  for (const rp::JobPaths& job : loaded.jobs)
+    jobs.push_back(rp::CheckedJob{&job, rp::checkPaths(job, railMap ? &*railMap : nullptr)});
+  std::fputs(rp::renderDiagnostics(jobs, loaded.diagnostics).c_str(), stderr);
+  if (jobs.empty()) throw UsageError(nothingFound(args, loaded));
+  std::fputs(args.json ? rp::renderCheckJson(jobs, loaded.diagnostics).c_str() : rp::renderCheckTable(jobs).c_str(),
+             stdout);
+  for (const rp::CheckedJob& job : jobs)
+    if (job.report.violations() > 0) return kViolations;
+  return kClean;
+}
+
+}  // namespace
+
+Command addPathsCheckCommand(CLI::App& parent) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* app = parent.add_subcommand(
+      "check", "join a job's path logs and check them against the rail plan (exit 1 on cross-rail or digest mismatch)");
+  app->add_option("LOGDIR", args->logDir, "folder of path logs (the job's RAILTUNE_PATH_LOG_DIR), read recursively");
+  app->add_option("--rail-map", args->railMap,
+                  "rail map to check against: recomputes each NIC's and GPU's rail (default: RAILTUNE_RAIL_MAP)");
+  app->add_option("--job", args->job, "only this job's logs (default: every job found, each checked on its own)");
+  app->add_flag("--json", args->json, "one JSON document (schema railtune.paths_check.v1) instead of the table");
+  return {app, [args]() {
+            try {
+              return runCheck(*args);
+            } catch (const std::exception& e) {
+              // Exit status 1 means "violations found": anything that stopped the check is a 2.
+              std::fprintf(stderr, "railtune paths check: %s\n", e.what());
+              return kUnusable;
+            }
+          }};
+}
+
+}  // namespace railtune::cli

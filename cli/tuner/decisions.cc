@@ -1,0 +1,158 @@
+// `railtune tuner decisions --nodes N --ranks R [...]`: for each collective and size, NCCL's own pick
+// (emulated, or from NCCL's TUNING log) beside the pick NCCL makes after the real tuner plugin has seen
+// the same cost table, and why (tuner_compute.h). Exits 1 when the rules cannot be used (a --config that
+// is missing or does not parse) or when the plugin disagrees with its rules.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/plugin_files.h"
+#include "cli/tuner/compute.h"
+#include "cli/tuner/format.h"
+#include "cli/tuner/tuner.h"
+
+namespace railtune::cli {
+namespace {
+
+struct DecisionsOptions {
+  CommunicatorRequest comm;
+  std::string railMap;
+  std::string config;
+  std::string nccl = "2.30";
+  std::string format = "table";
+  std::string tuningLog;
+  std::string plugin;  // "" = <bin>/../lib/libnccl-tuner-railtune.so
+  std::vector<std::string> collectives;
+  std::string minBytes = "8";
+  std::string maxBytes = "16G";
+};
+
+// "8", "4096", "64K", "1M", "16G", "2T" (binary multiples; a trailing "B"/"iB" is accepted).
+uint64_t parseByteCount(const std::string& option, const std::string& text) {
+  size_t end = 0;
+  unsigned long long value = 0;
+  try {
+    if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw std::invalid_argument("");
+    value = std::stoull(text, &end);
+  } catch (const std::exception&) {
+    throw std::invalid_argument(option + " '" + text + "' is not a byte count (8, 4096, 64K, 16G)");
+  }
+  std::string suffix = text.substr(end);
+  for (const char* tail : {"iB", "B"})
+    if (suffix.size() >= std::string(tail).size() && suffix.ends_with(tail)) {
+      suffix.resize(suffix.size() - std::string(tail).size());
+      break;
+    }
+  static const std::string kUnits = "KMGT";
+  if (suffix.size() > 1 ||
+      (suffix.size() == 1 && kUnits.find(static_cast<char>(std::toupper(suffix[0]))) == std::string::npos))
+    throw std::invalid_argument(option + " '" + text + "': unknown unit (K, M, G or T)");
+  const int shift =
+      suffix.empty() ? 0 : 10 * (1 + static_cast<int>(kUnits.find(static_cast<char>(std::toupper(suffix[0])))));
+  if (shift > 0 && value > (~0ull >> shift)) throw std::invalid_argument(option + " '" + text + "' is too large");
+  return static_cast<uint64_t>(value) << shift;
+}
+
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<tuner::Collective> parseCollectives(const std::vector<std::string>& names) {
+  if (names.empty()) return DecisionsRequest::defaultCollectives();
+  std::vector<tuner::Collective> out;
+  for (const std::string& name : names) {
+    bool found = false;
+    for (tuner::Collective c : DecisionsRequest::defaultCollectives())
+      if (lowercase(name) == lowercase(tuner::collectiveName(c))) {
+        out.push_back(c);
+        found = true;
+      }
+    if (!found)
+      throw std::invalid_argument("--collectives: unknown collective '" + name +
+                                  "' (AllReduce, AllGather, ReduceScatter, Broadcast, Reduce)");
+  }
+  return out;
+}
+
+std::string envOrEmpty(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+DecisionsRequest buildRequest(const DecisionsOptions& opts) {
+  DecisionsRequest request;
+  request.comm = opts.comm;
+  const std::optional<emu::NcclBehaviour> nccl = emu::parseBehaviour(opts.nccl);
+  if (!nccl) throw std::invalid_argument("--nccl must be 2.28 or 2.30, not '" + opts.nccl + "'");
+  request.nccl = *nccl;
+  request.pluginPath = opts.plugin.empty() ? (defaultPluginDir() / "libnccl-tuner-railtune.so").string() : opts.plugin;
+  request.tuningLogPath = opts.tuningLog;
+  request.collectives = parseCollectives(opts.collectives);
+  request.minBytes = parseByteCount("--min-bytes", opts.minBytes);
+  request.maxBytes = parseByteCount("--max-bytes", opts.maxBytes);
+  request.knobs.algo = envOrEmpty("NCCL_ALGO");  // NCCL's own restrictions reach the table as IGNORE cells
+  request.knobs.proto = envOrEmpty("NCCL_PROTO");
+  return request;
+}
+
+int runDecisions(const DecisionsOptions& opts) {
+  const std::optional<DecisionsFormat> format = parseDecisionsFormat(opts.format);
+  if (!format) throw std::invalid_argument("--format must be table, csv or json, not '" + opts.format + "'");
+  const DecisionsRequest request = buildRequest(opts);
+  // The plugin reads its configuration from the environment, as it does inside NCCL.
+  if (!opts.config.empty()) setenv("RAILTUNE_TUNER_CONFIG", opts.config.c_str(), 1);
+  if (!opts.railMap.empty()) setenv("RAILTUNE_RAIL_MAP", opts.railMap.c_str(), 1);
+  const DecisionsReport report = computeDecisions(request);
+  // Each warning once: the table and the JSON carry them (tuner_format.cc), the CSV has no place for them.
+  if (*format == DecisionsFormat::Csv)
+    for (const std::string& warning : report.warnings) std::cerr << "railtune: warning: " << warning << "\n";
+  std::cout << formatDecisions(report, *format) << std::flush;
+  if (!std::cout) return 1;
+  if (!report.rulesPath.empty() && !report.rulesUsable) {
+    std::cerr << "railtune: error: the tuner's rules " << report.rulesPath
+              << " cannot be used (see the warnings), so the plugin left every decision to NCCL\n";
+    return 1;
+  }
+  if (const size_t n = report.mismatches()) {
+    std::cerr << "railtune: MISMATCH: the plugin's result differs from what the rules say in " << n
+              << " decision(s); see the reason column\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command addTunerDecisionsCommand(CLI::App& tunerGroup) {
+  auto opts = std::make_shared<DecisionsOptions>();
+  CLI::App* sub = tunerGroup.add_subcommand("decisions",
+                                            "NCCL's pick beside railtune's and the model's for each collective and "
+                                            "size, with the reason (rule n / model / NCCL)");
+  sub->add_option("--nodes", opts->comm.nodes, "NCCL's nNodes (with MNNVL an NVL72 rack is one node)")->required();
+  sub->add_option("--ranks", opts->comm.ranks, "ranks in the communicator")->required();
+  sub->add_option("--mnnvl", opts->comm.mnnvl, "on|off (default: on for NVL72 profiles)")
+      ->check(CLI::IsMember({"on", "off"}));
+  sub->add_option("--profile", opts->comm.profile, "hardware profile")->capture_default_str();
+  sub->add_option("--rail-map", opts->railMap, "rail map for the plugin (sets RAILTUNE_RAIL_MAP)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--config", opts->config, "tuner rules for the plugin (sets RAILTUNE_TUNER_CONFIG)");
+  sub->add_option("--nccl", opts->nccl, "NCCL behaviour emulated: 2.28|2.30")->capture_default_str();
+  sub->add_option("--format", opts->format, "table|csv|json")->capture_default_str();
+  sub->add_option("--nccl-tuning-log", opts->tuningLog,
+                  "NCCL's NCCL_DEBUG_SUBSYS=TUNING output, used instead of the emulated model")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--plugin", opts->plugin, "tuner library to load (default: <bin>/../lib/libnccl-tuner-railtune.so)");
+  sub->add_option("--collectives", opts->collectives, "collectives to show (default: all five)")->delimiter(',');
+  sub->add_option("--min-bytes", opts->minBytes, "smallest size (NCCL's nBytes; K, M, G suffixes)")
+      ->capture_default_str();
+  sub->add_option("--max-bytes", opts->maxBytes, "largest size")->capture_default_str();
+  return Command{sub, [opts] { return runDecisions(*opts); }};
+}
+
+}  // namespace railtune::cli

@@ -1,0 +1,66 @@
+// One row of `railtune tuner decisions` per collective and size, and the report around the rows. The
+// writers (tuner_format.h) take their columns from kDecisionColumns, so a new column is one field here
+// and one entry there.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/tuner/shape.h"
+#include "tuner_plugin/engine.h"
+
+namespace railtune::cli {
+
+// What NCCL runs: the cell it picks from the cost table and the channels it then uses.
+struct CellChoice {
+  tuner::Algorithm algorithm = tuner::Algorithm::Ring;
+  tuner::Protocol protocol = tuner::Protocol::Simple;
+  int nChannels = 0;
+  bool operator==(const CellChoice&) const = default;
+};
+
+// Why railtune's column is what it is.
+struct DecisionReason {
+  enum class Kind { Nccl, Rule, Model, Mismatch };
+  Kind kind = Kind::Nccl;
+  uint32_t rule = 0;   // Rule (and Mismatch against a rule): the rule's number in its file
+  std::string source;  // the rules file's name (Rule)
+  size_t line = 0;     // the rule's line (Rule)
+  std::string text;    // "rule 3 (rules.csv:12)", "NCCL", "model", "MISMATCH: ..."
+};
+
+struct DecisionRow {
+  tuner::Collective collective = tuner::Collective::AllReduce;
+  uint64_t nBytes = 0;                 // NCCL's nBytes, which equals nccl-tests' size column
+  std::optional<CellChoice> nccl;      // NCCL's pick without a tuner; nullopt when every cell is IGNORE
+  std::optional<CellChoice> railtune;  // NCCL's pick after the plugin edited the table
+  std::optional<CellChoice> model;     // the cost model's advice over the same table (nChannels 0); nullopt
+                                       // with RAILTUNE_TUNER_MODEL=off or when no cell qualifies
+  DecisionReason reason;
+};
+
+// Everything the header of each output format names.
+struct DecisionsReport {
+  Communicator comm;
+  std::string ncclVersion;  // "2.30"
+  std::string ncclLabel;    // "emulated NCCL 2.30" or "NCCL 2.30 TUNING log FILE"
+  std::string pluginPath;
+  std::string pluginName;    // the name the plugin's table carries ("railtune")
+  std::string pluginSymbol;  // "ncclTunerPlugin_v6"
+  std::string configDigest;  // the digest the plugin logged at init ("" when it logged none)
+  std::string rulesPath;     // the rules the reasons were recomputed from ("" when none)
+  bool rulesUsable = false;  // the rules file parsed (else the plugin passes through)
+  size_t ruleCount = 0;
+  std::string railMapPath;            // RAILTUNE_RAIL_MAP given to the plugin ("" when none)
+  bool constantsEdited = false;       // the plugin changed NCCL's cost-model constants at init
+  std::string modelMode;              // RAILTUNE_TUNER_MODEL as the plugin reads it: off, advise, on
+  std::string modelDescription;       // the model's inputs (describeModel), "" when off
+  std::vector<std::string> warnings;  // the plugin's WARN lines and problems with the rules file
+  std::vector<DecisionRow> rows;
+  size_t mismatches() const;
+};
+
+}  // namespace railtune::cli
