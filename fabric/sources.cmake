@@ -25,9 +25,11 @@ configure_file(${CMAKE_BINARY_DIR}/generated/fabric/embedded_data.h.new
                ${CMAKE_BINARY_DIR}/generated/fabric/embedded_data.h COPYONLY)
 
 add_library(railtune_fabric STATIC model.cc diagnostics.cc profiles.cc expand.cc expand_names.cc validate.cc)
-target_link_libraries(railtune_fabric PRIVATE railtune_yaml_cpp)
+target_link_libraries(railtune_fabric PUBLIC railtune_formats PRIVATE railtune_yaml_cpp)
+target_include_directories(railtune_fabric PRIVATE ${CMAKE_BINARY_DIR}/generated)  # fabric/embedded_data.h
 
 add_library(railtune_fabric_yaml STATIC yaml_reader.cc yaml_nodes.cc yaml_elements.cc yaml_full.cc yaml_compact.cc yaml_write.cc
                                        merge.cc
                                        default_cluster.cc)
 target_link_libraries(railtune_fabric_yaml PUBLIC railtune_fabric railtune_common PRIVATE railtune_yaml_cpp)
+target_include_directories(railtune_fabric_yaml PRIVATE ${CMAKE_BINARY_DIR}/generated)

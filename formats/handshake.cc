@@ -102,7 +102,7 @@ std::string checkPrefix(std::span<const std::byte> bytes) {
 
 }  // namespace
 
-std::string validateHandshake(const HandshakeHeader& header) {
+std::string handshakeProblem(const HandshakeHeader& header) {
   if (header.pid <= 0) return "pid " + std::to_string(header.pid) + " is not positive";
   if (header.device < 0) return "device " + std::to_string(header.device) + " is negative";
   if (header.rail < -1) return "rail " + std::to_string(header.rail) + " is below -1 (unknown)";
@@ -113,7 +113,7 @@ std::string validateHandshake(const HandshakeHeader& header) {
 }
 
 HandshakeBytes encodeHandshake(const HandshakeHeader& header) {
-  if (std::string error = validateHandshake(header); !error.empty()) {
+  if (std::string error = handshakeProblem(header); !error.empty()) {
     throw std::invalid_argument("handshake: cannot encode: " + error);
   }
   HandshakeBytes out{};
@@ -150,7 +150,7 @@ HandshakeDecode decodeHandshake(std::span<const std::byte> bytes) {
   }
   header.host = std::move(*host);
   header.hca = std::move(*hca);
-  if (error = validateHandshake(header); !error.empty()) {
+  if (error = handshakeProblem(header); !error.empty()) {
     result.error = "handshake: " + error;
     return result;
   }

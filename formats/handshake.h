@@ -64,7 +64,7 @@ struct HandshakeDecode {
 HandshakeDecode decodeHandshake(std::span<const std::byte> bytes);
 
 // The header's own checks, shared by encode and decode: "" when valid, else the reason.
-std::string validateHandshake(const HandshakeHeader& header);
+std::string handshakeProblem(const HandshakeHeader& header);
 
 // The configuration digests of the two ends compared, with the text of the WARN (or INFO) line.
 struct DigestComparison {

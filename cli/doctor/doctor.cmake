@@ -3,6 +3,7 @@
 # fuzzer link them without the CLI; the checks that probe the machine go straight into railtune.
 find_package(nlohmann_json REQUIRED)
 add_library(railtune_doctor_elf STATIC ${CMAKE_CURRENT_LIST_DIR}/elf_info.cc)
+target_link_libraries(railtune_doctor_elf PUBLIC railtune_source_root)
 add_library(railtune_doctor_rules STATIC
   ${CMAKE_CURRENT_LIST_DIR}/context.cc
   ${CMAKE_CURRENT_LIST_DIR}/report.cc

@@ -29,3 +29,4 @@ add_library(railtune_nccl_model STATIC
   nccl_model/tuning_log.cc
   nccl_model/emulated_nccl.cc)
 target_link_libraries(railtune_nccl_model PUBLIC railtune_emulator PRIVATE nlohmann_json::nlohmann_json railtune_common)
+target_include_directories(railtune_nccl_model PRIVATE ${CMAKE_BINARY_DIR}/generated)  # emulator/nccl_graphs.h

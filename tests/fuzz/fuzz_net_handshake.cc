@@ -55,7 +55,7 @@ HandshakeHeader headerFrom(const uint8_t* data, size_t size) {
 }
 
 void checkRoundTrip(const HandshakeHeader& header) {
-  const bool valid = railtune::formats::path_log::validateHandshake(header).empty();
+  const bool valid = railtune::formats::path_log::handshakeProblem(header).empty();
   try {
     const auto bytes = railtune::formats::path_log::encodeHandshake(header);
     require(valid);

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The floor check fails where it should: a small tree laid out as the repository is, first clean
+# (the check passes), then with one bad include or one stale README row at a time (the check fails
+# and names the file, the line and the rule). Usage: breaks_floors.sh CHECK_FLOORS_PY
+set -euo pipefail
+check=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+folders=(nccl common formats fabric topo_gen tuner_plugin net_plugin profiler_plugin emulator analysis cli tests)
+make_tree() {
+  rm -rf "$work/tree"
+  mkdir -p "$work/tree"
+  {
+    echo "# railtune"
+    echo "## Layout"
+    echo "| folder | floor |"
+    echo "|---|---|"
+    for f in "${folders[@]}"; do echo "| \`$f/\` | x |"; done
+    echo "## Next"
+  } >"$work/tree/README.md"
+  for f in "${folders[@]}"; do
+    mkdir -p "$work/tree/$f"
+    echo "// $f" >"$work/tree/$f/a.h"
+  done
+  # Allowed: each floor on the ones below, the same-floor uses the design names, tests on anything.
+  printf '#include "common/a.h"\n#include "nccl/a.h"\n' >"$work/tree/formats/b.h"
+  printf '#include "formats/a.h"\n' >"$work/tree/net_plugin/b.h"
+  printf '#include "fabric/a.h"\n' >"$work/tree/topo_gen/b.h"
+  printf '#include "fabric/a.h"\n#include "formats/a.h"\n' >"$work/tree/analysis/b.h"
+  printf '#include "analysis/a.h"\n#include "tuner_plugin/a.h"\n' >"$work/tree/cli/b.h"
+  printf '#include "cli/a.h"\n#include "net_plugin/a.h"\n' >"$work/tree/tests/b.h"
+}
+
+expect_pass() {
+  if ! out=$(python3 "$check" "$work/tree" 2>&1); then
+    echo "FAIL: the clean tree was refused:"
+    echo "$out"
+    exit 1
+  fi
+}
+
+# expect_fail WHAT EXPECTED_TEXT: the check exits 1 and says EXPECTED_TEXT.
+expect_fail() {
+  local what=$1 expected=$2 out rc=0
+  out=$(python3 "$check" "$work/tree" 2>&1) || rc=$?
+  if [ "$rc" -ne 1 ] || ! grep -qF -- "$expected" <<<"$out"; then
+    echo "FAIL: $what: expected exit 1 and '$expected', got exit $rc:"
+    echo "$out"
+    exit 1
+  fi
+  echo "ok: $what"
+}
+
+make_tree
+expect_pass
+echo "ok: the clean tree passes"
+
+make_tree
+printf '#include "net_plugin/a.h"\n' >>"$work/tree/formats/b.h"
+expect_fail "a format that includes a plugin" "formats/b.h:3: formats -> net_plugin (floor 1 may not use floor 2)"
+
+make_tree
+printf '#include "profiler_plugin/a.h"\n' >"$work/tree/net_plugin/c.cc"
+expect_fail "one plugin that includes another" "net_plugin/c.cc:1: net_plugin -> profiler_plugin (the plugins meet only through NCCL and files)"
+
+make_tree
+printf '#include "net_plugin/a.h"\n' >"$work/tree/analysis/c.cc"
+expect_fail "an analysis that includes a plugin's code" "analysis -> net_plugin (analysis meets the plugins only through the NCCL ABI and their files)"
+
+make_tree
+printf '#include "emulator/a.h"\n' >"$work/tree/fabric/c.cc"
+expect_fail "floor 2 that includes floor 3" "fabric/c.cc:1: fabric -> emulator (floor 2 may not use floor 3)"
+
+make_tree
+printf '#include "topo_gen/a.h"\n' >"$work/tree/fabric/c.cc"
+expect_fail "a sideways use the design does not name" "fabric -> topo_gen (sideways on floor 2)"
+
+make_tree
+printf '#include "cli/a.h"\n' >"$work/tree/common/c.cc"
+expect_fail "common that includes the CLI" "common -> cli (floor 0 may not use floor 4)"
+
+make_tree
+mkdir -p "$work/tree/newfolder"
+printf '// new\n' >"$work/tree/newfolder/x.cc"
+expect_fail "a source folder without a floor" "newfolder/x.cc: folder 'newfolder' has no floor"
+
+make_tree
+rm -rf "$work/tree/topo_gen"
+expect_fail "a README row for a folder that is gone" "Layout table lists \`topo_gen/\`, which does not exist"
+
+make_tree
+mkdir -p "$work/tree/docs"
+echo "x" >"$work/tree/docs/x.md"
+expect_fail "a folder the README does not list" "Layout table lacks \`docs/\`"
+echo "breaks_floors: every case refused as it should be"
