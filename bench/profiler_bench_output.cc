@@ -15,8 +15,8 @@
 #include "formats/profile_logs.h"
 #include "profiler_plugin/output/trace.h"
 #include "profiler_plugin/output/writer.h"
-#include "tests/unit/profiler_output_examples.h"
-#include "tests/unit/profiler_output_oracle.h"
+#include "tests/unit/profiler_plugin/output/profiler_output_examples.h"
+#include "tests/unit/profiler_plugin/output/profiler_output_oracle.h"
 
 namespace railtune::bench {
 namespace {

@@ -4,8 +4,8 @@
 // Also the writer's own benchmarks (registerOutputBenchmarks; docs/performance.md, "The writer's
 // throughput"):
 //   output/render/nlohmann/flows:N   the nlohmann::json renderers the writer had (the test oracle,
-//                                    tests/unit/profiler_output_oracle.h): collective line, network
-//                                    line, trace events of one record
+//                                    tests/unit/profiler_plugin/output/profiler_output_oracle.h): collective line,
+//                                    network line, trace events of one record
 //   output/render/appender/flows:N   the same bytes from today's renderers into reused buffers
 //   output/writer/flows:N/rate:R     one thread pushes into a real ProfileWriter (temporary directory,
 //                                    Prometheus textfile too) for --writer-seconds, as fast as it can

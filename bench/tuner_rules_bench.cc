@@ -1,5 +1,5 @@
 // The tuner's rule lookup in isolation, side by side in one run, for 1, 100 and 10,000 seeded
-// random rules (tests/unit/tuner_rules_random.h: overlapping ranges, wildcards in every key):
+// random rules (tests/unit/tuner_plugin/rules/tuner_rules_random.h: overlapping ranges, wildcards in every key):
 //   BM_RuleIndexLookup/N/F   RuleIndex::lookup, as the engine calls it on NCCL's enqueue path
 //   BM_LinearRuleScan/N/F    the first-match scan over the same rules (NCCL's example's method)
 // F = 0: a cluster-wide file, most of whose rules are for other communicator sizes;
@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "tests/unit/tuner_rules_random.h"
+#include "tests/unit/tuner_plugin/rules/tuner_rules_random.h"
 #include "tuner_plugin/rules/rule_index.h"
 
 namespace {

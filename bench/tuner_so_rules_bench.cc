@@ -1,7 +1,7 @@
 // getCollInfo through the real libnccl-tuner-railtune.so with 1, 100 and 10,000 rules, as NCCL calls
 // it (the v5 and v6 function tables obtained by dlsym), beside the baseline the issue names: a linear
 // first-match scan over the same rules, in the same run. Seeded random rules, overlapping, with
-// wildcards in every field (tests/unit/tuner_rules_random.h), written as railtune JSON and read by
+// wildcards in every field (tests/unit/tuner_plugin/rules/tuner_rules_random.h), written as railtune JSON and read by
 // the plugin through RAILTUNE_TUNER_CONFIG. Before timing, the plugin's pick for every query is
 // checked against the scan's; a difference stops the benchmark with an error.
 //   BM_SoGetCollInfo/abi/rules   one call through the plugin (adapter, boundary, index)
@@ -20,7 +20,7 @@
 
 #include "emulator/loader.h"
 #include "emulator/tuner_driver.h"
-#include "tests/unit/tuner_rules_random.h"
+#include "tests/unit/tuner_plugin/rules/tuner_rules_random.h"
 #include "tuner_plugin/rules/rule_index.h"
 #include "tuner_plugin/rules/rules_file.h"
 

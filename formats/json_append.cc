@@ -1,6 +1,6 @@
 // See json_append.h. The string escaping follows nlohmann's serializer::dump_escaped with
-// error_handler_t::replace and ensure_ascii false; tests/unit/profiler_output_render_test.cc compares
-// the two over random bytes.
+// error_handler_t::replace and ensure_ascii false; tests/unit/profiler_plugin/output/profiler_output_render_test.cc
+// compares the two over random bytes.
 #include "formats/json_append.h"
 
 #include <charconv>

@@ -1,7 +1,7 @@
 // Rendering of the collective log and the network summary (records.h) with JsonAppender: keys are
 // written in byte order (nlohmann's order, which the formats have always had) and numbers in
 // nlohmann's spelling, so a line's bytes are a function of the record alone and the same as
-// nlohmann::json::dump gave (tests/unit/profiler_output_render_test.cc compares the two).
+// nlohmann::json::dump gave (tests/unit/profiler_plugin/output/profiler_output_render_test.cc compares the two).
 #include <cmath>
 
 #include "common/record_files.h"

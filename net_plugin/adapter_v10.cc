@@ -7,7 +7,7 @@ namespace {
 using namespace railtune::net;
 
 ncclResult_t initV10(ncclDebugLogger_t logFunction, ncclProfilerCallback_t profFunction) {
-  return boundary::init({nullptr, std::nullopt, nullptr, logFunction, profFunction, 10});
+  return boundary::init({.logger = logFunction, .profiler = profFunction, .abiVersion = 10});
 }
 
 ncclResult_t getPropertiesV10(int dev, ncclNetProperties_v10_t* props) {

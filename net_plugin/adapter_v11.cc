@@ -10,7 +10,12 @@ ncclResult_t initV11(void** ctx, uint64_t commId, ncclNetCommConfig_v11_t* confi
                      ncclProfilerCallback_t profFunction) {
   ncclNetCommConfig_v12_t newest{};
   if (config != nullptr) newest.trafficClass = config->trafficClass;
-  return boundary::init({ctx, commId, config != nullptr ? &newest : nullptr, logFunction, profFunction, 11});
+  return boundary::init({.context = ctx,
+                         .commId = commId,
+                         .config = config != nullptr ? &newest : nullptr,
+                         .logger = logFunction,
+                         .profiler = profFunction,
+                         .abiVersion = 11});
 }
 
 ncclResult_t getPropertiesV11(int dev, ncclNetProperties_v11_t* props) {

@@ -7,7 +7,12 @@ using namespace railtune::net;
 
 ncclResult_t initV12(void** ctx, uint64_t commId, ncclNetCommConfig_v12_t* config, ncclDebugLogger_t logFunction,
                      ncclProfilerCallback_t profFunction) {
-  return boundary::init({ctx, commId, config, logFunction, profFunction, 12});
+  return boundary::init({.context = ctx,
+                         .commId = commId,
+                         .config = config,
+                         .logger = logFunction,
+                         .profiler = profFunction,
+                         .abiVersion = 12});
 }
 
 ncclResult_t connectV12(void* ctx, int dev, void* handle, void** sendComm, ncclNetDeviceHandle_v12_t** sendDevComm) {

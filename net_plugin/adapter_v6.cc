@@ -7,7 +7,7 @@ namespace {
 using namespace railtune::net;
 
 ncclResult_t initV6(ncclDebugLogger_t logFunction) {
-  return boundary::init({nullptr, std::nullopt, nullptr, logFunction, nullptr, 6});
+  return boundary::init({.logger = logFunction, .abiVersion = 6});
 }
 
 ncclResult_t getPropertiesV6(int dev, ncclNetProperties_v6_t* props) {

@@ -6,7 +6,7 @@ namespace {
 using namespace railtune::net;
 
 ncclResult_t initV7(ncclDebugLogger_t logFunction) {
-  return boundary::init({nullptr, std::nullopt, nullptr, logFunction, nullptr, 7});
+  return boundary::init({.logger = logFunction, .abiVersion = 7});
 }
 
 ncclResult_t getPropertiesV7(int dev, ncclNetProperties_v7_t* props) {

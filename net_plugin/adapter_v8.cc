@@ -6,7 +6,7 @@ namespace {
 using namespace railtune::net;
 
 ncclResult_t initV8(ncclDebugLogger_t logFunction) {
-  return boundary::init({nullptr, std::nullopt, nullptr, logFunction, nullptr, 8});
+  return boundary::init({.logger = logFunction, .abiVersion = 8});
 }
 
 ncclResult_t getPropertiesV8(int dev, ncclNetProperties_v8_t* props) {

@@ -6,7 +6,7 @@ namespace {
 using namespace railtune::net;
 
 ncclResult_t initV9(ncclDebugLogger_t logFunction) {
-  return boundary::init({nullptr, std::nullopt, nullptr, logFunction, nullptr, 9});
+  return boundary::init({.logger = logFunction, .abiVersion = 9});
 }
 
 ncclResult_t getPropertiesV9(int dev, ncclNetProperties_v9_t* props) {

@@ -17,7 +17,7 @@ namespace railtune::net::boundary {
 
 struct InitCall {
   void** context = nullptr;  // v11+ (NULL there is misuse); NULL for v6..v10, whose context is kept here
-  std::optional<uint64_t> commId;
+  std::optional<uint64_t> commId{};
   const ncclNetCommConfig_v12_t* config = nullptr;  // v11+
   ncclDebugLogger_t logger = nullptr;
   ncclProfilerCallback_t profiler = nullptr;  // v10+

@@ -43,8 +43,7 @@ EventDescriptor convertV1(const ncclProfilerEventDescr_v1_t& in) {
 
 // v1's init knows nothing about the communicator and gets no logger.
 ncclResult_t initV1(void** context, int* eActivationMask) {
-  return boundary::init(
-      {context, std::nullopt, eActivationMask, nullptr, std::nullopt, std::nullopt, std::nullopt, nullptr, 1});
+  return boundary::init({.context = context, .eActivationMask = eActivationMask, .abiVersion = 1});
 }
 
 ncclResult_t startEventV1(void* context, void** eHandle, ncclProfilerEventDescr_v1_t* eDescr) {

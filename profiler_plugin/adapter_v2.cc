@@ -8,8 +8,7 @@ using namespace railtune::profiler;
 
 // v2's init knows nothing about the communicator and gets no logger.
 ncclResult_t initV2(void** context, int* eActivationMask) {
-  return boundary::init(
-      {context, std::nullopt, eActivationMask, nullptr, std::nullopt, std::nullopt, std::nullopt, nullptr, 2});
+  return boundary::init({.context = context, .eActivationMask = eActivationMask, .abiVersion = 2});
 }
 
 ncclResult_t startEventV2(void* context, void** eHandle, ncclProfilerEventDescr_v2_t* eDescr) {

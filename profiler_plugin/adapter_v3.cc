@@ -8,8 +8,7 @@ using namespace railtune::profiler;
 
 // v3's init knows nothing about the communicator and gets no logger.
 ncclResult_t initV3(void** context, int* eActivationMask) {
-  return boundary::init(
-      {context, std::nullopt, eActivationMask, nullptr, std::nullopt, std::nullopt, std::nullopt, nullptr, 3});
+  return boundary::init({.context = context, .eActivationMask = eActivationMask, .abiVersion = 3});
 }
 
 ncclResult_t startEventV3(void* context, void** eHandle, ncclProfilerEventDescr_v3_t* eDescr) {

@@ -9,7 +9,15 @@ using namespace railtune::profiler;
 // v4 takes commHash AFTER commName (v5 moved the id to the front).
 ncclResult_t initV4(void** context, int* eActivationMask, const char* commName, uint64_t commHash, int nNodes,
                     int nRanks, int rank, ncclDebugLogger_t logfn) {
-  return boundary::init({context, commHash, eActivationMask, commName, nNodes, nRanks, rank, logfn, 4});
+  return boundary::init({.context = context,
+                         .commId = commHash,
+                         .eActivationMask = eActivationMask,
+                         .commName = commName,
+                         .nNodes = nNodes,
+                         .nRanks = nRanks,
+                         .rank = rank,
+                         .logger = logfn,
+                         .abiVersion = 4});
 }
 
 ncclResult_t startEventV4(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* eDescr) {

@@ -8,7 +8,15 @@ using namespace railtune::profiler;
 
 ncclResult_t initV5(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes, int nRanks,
                     int rank, ncclDebugLogger_t logfn) {
-  return boundary::init({context, commId, eActivationMask, commName, nNodes, nRanks, rank, logfn, 5});
+  return boundary::init({.context = context,
+                         .commId = commId,
+                         .eActivationMask = eActivationMask,
+                         .commName = commName,
+                         .nNodes = nNodes,
+                         .nRanks = nRanks,
+                         .rank = rank,
+                         .logger = logfn,
+                         .abiVersion = 5});
 }
 
 ncclResult_t startEventV5(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* eDescr) {

@@ -8,7 +8,15 @@ using namespace railtune::profiler;
 
 ncclResult_t initV6(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes, int nRanks,
                     int rank, ncclDebugLogger_t logfn) {
-  return boundary::init({context, commId, eActivationMask, commName, nNodes, nRanks, rank, logfn, 6});
+  return boundary::init({.context = context,
+                         .commId = commId,
+                         .eActivationMask = eActivationMask,
+                         .commName = commName,
+                         .nNodes = nNodes,
+                         .nRanks = nRanks,
+                         .rank = rank,
+                         .logger = logfn,
+                         .abiVersion = 6});
 }
 
 ncclResult_t startEventV6(void* context, void** eHandle, ncclProfilerEventDescr_v6_t* eDescr) {

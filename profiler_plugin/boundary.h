@@ -17,10 +17,10 @@ namespace railtune::profiler::boundary {
 
 struct InitCall {
   void** context = nullptr;
-  std::optional<uint64_t> commId;  // v4+
+  std::optional<uint64_t> commId{};  // v4+
   int* eActivationMask = nullptr;
   const char* commName = nullptr;  // v4+
-  std::optional<int> nNodes, nRanks, rank;
+  std::optional<int> nNodes{}, nRanks{}, rank{};
   ncclDebugLogger_t logger = nullptr;  // v4+
   int abiVersion = 0;
 };

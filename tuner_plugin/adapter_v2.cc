@@ -39,16 +39,21 @@ bool preferredEntry(const float (&table)[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS
 }
 
 ncclResult_t initV2(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** ctx) {
-  return boundary::init({ctx, std::nullopt, nRanks, nNodes, logFunction, nullptr, nullptr, 2});
+  return boundary::init({.context = ctx, .nRanks = nRanks, .nNodes = nNodes, .logger = logFunction, .abiVersion = 2});
 }
 
 ncclResult_t getCollInfoV2(void* context, ncclFunc_t collType, size_t nBytes, int collNetSupport, int nvlsSupport,
                            int numPipeOps, int* algorithm, int* protocol, int* nChannels) {
   float table[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS];
   fillSupportedTable(table, collNetSupport, nvlsSupport);
-  const ncclResult_t result =
-      boundary::getCollInfo(context, {static_cast<int>(collType), nBytes, numPipeOps, reinterpret_cast<float**>(table),
-                                      NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, /*regBuff=*/0, nChannels});
+  const ncclResult_t result = boundary::getCollInfo(context, {.collType = static_cast<int>(collType),
+                                                              .nBytes = nBytes,
+                                                              .numPipeOps = numPipeOps,
+                                                              .collCostTable = reinterpret_cast<float**>(table),
+                                                              .numAlgo = NCCL_NUM_ALGORITHMS,
+                                                              .numProto = NCCL_NUM_PROTOCOLS,
+                                                              .regBuff = 0,
+                                                              .nChannels = nChannels});
   int algo = NCCL_ALGO_UNDEF, proto = NCCL_PROTO_UNDEF;
   if (preferredEntry(table, &algo, &proto) && algorithm != nullptr && protocol != nullptr) {
     *algorithm = algo;

@@ -6,14 +6,19 @@ namespace {
 using namespace railtune::tuner;
 
 ncclResult_t initV3(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** ctx) {
-  return boundary::init({ctx, std::nullopt, nRanks, nNodes, logFunction, nullptr, nullptr, 3});
+  return boundary::init({.context = ctx, .nRanks = nRanks, .nNodes = nNodes, .logger = logFunction, .abiVersion = 3});
 }
 
 ncclResult_t getCollInfoV3(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
                            int numAlgo, int numProto, int* nChannels) {
-  return boundary::getCollInfo(context,
-                               {static_cast<int>(collType), nBytes, numPipeOps, collCostTable, numAlgo, numProto,
-                                /*regBuff=*/0, nChannels});
+  return boundary::getCollInfo(context, {.collType = static_cast<int>(collType),
+                                         .nBytes = nBytes,
+                                         .numPipeOps = numPipeOps,
+                                         .collCostTable = collCostTable,
+                                         .numAlgo = numAlgo,
+                                         .numProto = numProto,
+                                         .regBuff = 0,
+                                         .nChannels = nChannels});
 }
 
 ncclResult_t destroyV3(void* context) {

@@ -7,13 +7,19 @@ namespace {
 using namespace railtune::tuner;
 
 ncclResult_t initV4(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** ctx) {
-  return boundary::init({ctx, std::nullopt, nRanks, nNodes, logFunction, nullptr, nullptr, 4});
+  return boundary::init({.context = ctx, .nRanks = nRanks, .nNodes = nNodes, .logger = logFunction, .abiVersion = 4});
 }
 
 ncclResult_t getCollInfoV4(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
                            int numAlgo, int numProto, int regBuff, int* nChannels) {
-  return boundary::getCollInfo(
-      context, {static_cast<int>(collType), nBytes, numPipeOps, collCostTable, numAlgo, numProto, regBuff, nChannels});
+  return boundary::getCollInfo(context, {.collType = static_cast<int>(collType),
+                                         .nBytes = nBytes,
+                                         .numPipeOps = numPipeOps,
+                                         .collCostTable = collCostTable,
+                                         .numAlgo = numAlgo,
+                                         .numProto = numProto,
+                                         .regBuff = regBuff,
+                                         .nChannels = nChannels});
 }
 
 ncclResult_t destroyV4(void* context) {

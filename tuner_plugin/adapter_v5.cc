@@ -7,13 +7,26 @@ using namespace railtune::tuner;
 
 ncclResult_t initV5(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
                     ncclNvlDomainInfo_v5_t* nvlDomainInfo, ncclTunerConstants_v5_t* constants) {
-  return boundary::init({ctx, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, 5});
+  return boundary::init({.context = ctx,
+                         .commId = commId,
+                         .nRanks = nRanks,
+                         .nNodes = nNodes,
+                         .logger = logFunction,
+                         .nvlDomainInfo = nvlDomainInfo,
+                         .constants = constants,
+                         .abiVersion = 5});
 }
 
 ncclResult_t getCollInfoV5(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
                            int numAlgo, int numProto, int regBuff, int* nChannels) {
-  return boundary::getCollInfo(
-      context, {static_cast<int>(collType), nBytes, numPipeOps, collCostTable, numAlgo, numProto, regBuff, nChannels});
+  return boundary::getCollInfo(context, {.collType = static_cast<int>(collType),
+                                         .nBytes = nBytes,
+                                         .numPipeOps = numPipeOps,
+                                         .collCostTable = collCostTable,
+                                         .numAlgo = numAlgo,
+                                         .numProto = numProto,
+                                         .regBuff = regBuff,
+                                         .nChannels = nChannels});
 }
 
 ncclResult_t finalizeV5(void* context) {

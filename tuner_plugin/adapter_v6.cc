@@ -7,18 +7,36 @@ using namespace railtune::tuner;
 
 ncclResult_t initV6(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
                     ncclNvlDomainInfo_v6_t* nvlDomainInfo, ncclTunerConstants_v6_t* constants) {
-  return boundary::init({ctx, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, 6});
+  return boundary::init({.context = ctx,
+                         .commId = commId,
+                         .nRanks = nRanks,
+                         .nNodes = nNodes,
+                         .logger = logFunction,
+                         .nvlDomainInfo = nvlDomainInfo,
+                         .constants = constants,
+                         .abiVersion = 6});
 }
 
 ncclResult_t getCollInfoV6(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
                            int numAlgo, int numProto, int regBuff, int* nChannels) {
-  return boundary::getCollInfo(
-      context, {static_cast<int>(collType), nBytes, numPipeOps, collCostTable, numAlgo, numProto, regBuff, nChannels});
+  return boundary::getCollInfo(context, {.collType = static_cast<int>(collType),
+                                         .nBytes = nBytes,
+                                         .numPipeOps = numPipeOps,
+                                         .collCostTable = collCostTable,
+                                         .numAlgo = numAlgo,
+                                         .numProto = numProto,
+                                         .regBuff = regBuff,
+                                         .nChannels = nChannels});
 }
 
 ncclResult_t getChunkSizeV6(void* context, ncclFunc_t collType, size_t nBytes, int algo, int proto, int nChannels,
                             size_t* chunkSize) {
-  return boundary::getChunkSize(context, {static_cast<int>(collType), nBytes, algo, proto, nChannels, chunkSize});
+  return boundary::getChunkSize(context, {.collType = static_cast<int>(collType),
+                                          .nBytes = nBytes,
+                                          .algorithm = algo,
+                                          .protocol = proto,
+                                          .nChannels = nChannels,
+                                          .chunkSize = chunkSize});
 }
 
 ncclResult_t finalizeV6(void* context) {

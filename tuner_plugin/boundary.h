@@ -15,7 +15,7 @@ namespace railtune::tuner::boundary {
 
 struct InitCall {
   void** context = nullptr;
-  std::optional<uint64_t> commId;  // v5+
+  std::optional<uint64_t> commId{};  // v5+
   size_t nRanks = 0;
   size_t nNodes = 0;
   ncclDebugLogger_t logger = nullptr;

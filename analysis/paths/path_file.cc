@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/ingest/line_reader.h"
+#include "analysis/ingest/schema_family.h"
 #include "analysis/paths/path_fast_parse.h"
 #include "formats/path_log.h"
 #include "formats/schemas.h"
@@ -15,8 +16,6 @@ namespace railtune::analysis::paths::detail {
 namespace {
 
 namespace pl = formats::path_log;
-
-constexpr std::string_view kPathLogPrefix = formats::kPathLogFamily;
 
 bool endsWith(std::string_view text, std::string_view tail) {
   return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
@@ -38,9 +37,16 @@ std::string schemaOf(std::string_view line) {
 }
 
 FileKind kindOfSchema(const std::string& schema) {
-  if (schema == formats::kPathLogSchema) return FileKind::PathLog;
-  if (schema.starts_with(kPathLogPrefix)) return FileKind::UnknownVersion;
-  if (schema.starts_with("railtune.")) return FileKind::OtherRailtune;
+  switch (ingest::schemaFamily(schema)) {
+    case ingest::SchemaFamily::PathLog:
+      return schema == formats::kPathLogSchema ? FileKind::PathLog : FileKind::UnknownVersion;
+    case ingest::SchemaFamily::Collectives:
+    case ingest::SchemaFamily::Net:
+    case ingest::SchemaFamily::OtherRailtune:
+      return FileKind::OtherRailtune;
+    case ingest::SchemaFamily::Foreign:
+      break;
+  }
   return FileKind::Foreign;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/ingest/jsonl_source.h"
+#include "analysis/ingest/schema_family.h"
 #include "analysis/profile/fast_collective.h"
 #include "formats/path_log.h"
 #include "formats/schemas.h"
@@ -207,10 +208,19 @@ class FileReader {
 }  // namespace
 
 LogKind classifySchema(const std::string& schema) {
-  // By family, so that a line of an unknown version (…v2) is read and rejected by name.
-  if (schema.starts_with(formats::kCollectivesFamily)) return LogKind::Collectives;
-  if (schema.starts_with(formats::kNetFamily)) return LogKind::Net;
-  if (schema.starts_with(formats::kPathLogFamily)) return LogKind::PathLog;
+  // By family (analysis/ingest/schema_family.h), so that a line of an unknown version (…v2) is read and
+  // rejected by name.
+  switch (ingest::schemaFamily(schema)) {
+    case ingest::SchemaFamily::Collectives:
+      return LogKind::Collectives;
+    case ingest::SchemaFamily::Net:
+      return LogKind::Net;
+    case ingest::SchemaFamily::PathLog:
+      return LogKind::PathLog;
+    case ingest::SchemaFamily::OtherRailtune:
+    case ingest::SchemaFamily::Foreign:
+      break;
+  }
   return LogKind::Unknown;
 }
 

@@ -41,7 +41,13 @@ PathLogWriter::PathLogWriter(WriterOptions options, const Log& log)
     throw;
   }
   close(folder);
-  thread_ = std::thread([this] { run(); });
+  thread_.start({.interval = options_.flushInterval,
+                 .cycle =
+                     [this](uint64_t) {
+                       cycle(false);
+                       return true;  // a cycle takes at most a queue's worth; the rest waits for the next interval
+                     },
+                 .finalCycle = [this] { cycle(true); }});
 }
 
 PathLogWriter::~PathLogWriter() {
@@ -72,34 +78,14 @@ std::unique_ptr<PathLogWriter> PathLogWriter::fromEnvironment(const Log& log, En
 bool PathLogWriter::record(PathRecord record, std::shared_ptr<const ConnectionCounters> counters) noexcept {
   if (record.timeUs == 0) record.timeUs = nowUs();
   Entry entry{record, std::move(counters)};
-  if (accepting_.load(std::memory_order_acquire) && queue_.tryPush(std::move(entry))) return true;
+  if (thread_.accepting() && queue_.tryPush(std::move(entry))) return true;
   droppedUnreported_.fetch_add(1, std::memory_order_relaxed);
   droppedTotal_.fetch_add(1, std::memory_order_relaxed);
   return false;
 }
 
 void PathLogWriter::shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_) return;
-    stopping_ = true;
-  }
-  wake_.notify_one();
-  thread_.join();
-}
-
-void PathLogWriter::run() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!stopping_) {
-    wake_.wait_for(lock, options_.flushInterval, [this] { return stopping_; });
-    if (stopping_) break;
-    lock.unlock();
-    cycle(false);
-    lock.lock();
-  }
-  lock.unlock();
-  accepting_.store(false, std::memory_order_release);
-  cycle(true);
+  thread_.stop();
 }
 
 void PathLogWriter::cycle(bool final) {

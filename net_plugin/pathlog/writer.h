@@ -27,6 +27,7 @@
 #include "common/identity.h"
 #include "common/log.h"
 #include "common/params.h"
+#include "common/writer_thread.h"
 #include "formats/path_log.h"
 #include "net_plugin/pathlog/counters.h"
 
@@ -81,7 +82,6 @@ class PathLogWriter {
     Traffic written;  // what the last snapshot said
   };
 
-  void run();
   void cycle(bool final);
   void take(Entry& entry, std::string* out);
   void snapshots(std::string* out);
@@ -96,15 +96,11 @@ class PathLogWriter {
   std::atomic<uint64_t> nextConnection_{1};
   std::atomic<uint64_t> droppedUnreported_{0};
   std::atomic<uint64_t> droppedTotal_{0};
-  std::atomic<bool> accepting_{true};
-  // Below: the writer thread's own state; mutex_ only pairs with wake_ (shutdown's signal).
+  // Below: the writer thread's own state.
   std::map<uint64_t, OpenConnection> open_;
   std::chrono::steady_clock::time_point lastSnapshot_;
   OnceFlag writeFailed_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
+  WriterThread thread_;  // last: it stops (and writes the final cycle) before the members above go
 };
 
 }  // namespace railtune::net::pathlog

@@ -85,7 +85,29 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
     }
     throw;
   }
-  thread_ = std::thread([this] { run(); });
+  // Wakes before the interval for a flush request, or once a push found the queue half full.
+  thread_.start({.interval = options_.drainInterval,
+                 .wakeEarly = [this] { return flushRequested_ > flushDone_ || halfFull(); },
+                 .beforeCycle =
+                     [this] {
+                       cycleTarget_ = flushTarget_;  // every push before the request is below it
+                       return flushRequested_;
+                     },
+                 .cycle = [this](uint64_t request) { return cycle(request); },
+                 .afterCycle =
+                     [this](uint64_t request) {
+                       if (!requestMet_) return;
+                       flushDone_ = request;
+                       flushOk_ = !failing_;
+                       flushed_.notify_all();
+                     },
+                 .finalCycle = [this] { finalCycle(); },
+                 .stopped =
+                     [this] {
+                       stopped_ = true;
+                       flushDone_ = flushRequested_;
+                       flushed_.notify_all();
+                     }});
 }
 
 ProfileWriter::~ProfileWriter() {
@@ -147,13 +169,13 @@ std::unique_ptr<ProfileWriter> ProfileWriter::fromEnvironment(const Log& log, En
 }
 
 bool ProfileWriter::push(const OperationRecord& record) noexcept {
-  if (accepting_.load(std::memory_order_acquire) && queue_.tryPush(record)) {
+  if (thread_.accepting() && queue_.tryPush(record)) {
     // A push that finds the queue half full wakes the thread, once until it has drained: at 100,000
     // records a second its 10 ms nap would fill the whole queue. No lock: a wake-up lost to the race
     // costs at most the nap. Looked at every 128th push only: the read position is the writer thread's
     // cache line, and reading it at every push would cost the pushing thread a cache miss each time.
     if (queue_.pushed() % 128 == 0 && halfFull() && !wakeRequested_.exchange(true, std::memory_order_relaxed)) {
-      wake_.notify_one();
+      thread_.wake();
     }
     return true;
   }
@@ -164,69 +186,39 @@ bool ProfileWriter::push(const OperationRecord& record) noexcept {
 }
 
 bool ProfileWriter::flushNow(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (stopping_) return false;
+  std::unique_lock<std::mutex> lock(thread_.mutex());
+  if (thread_.stoppingLocked()) return false;
   const uint64_t ticket = ++flushRequested_;
   flushTarget_ = std::max(flushTarget_, queue_.pushed());  // what this request must see written
-  wake_.notify_one();
+  thread_.wake();
   flushed_.wait_for(lock, timeout, [&] { return flushDone_ >= ticket || stopped_; });
   return flushDone_ >= ticket && flushOk_;
 }
 
 void ProfileWriter::shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_) return;
-    stopping_ = true;
-  }
-  wake_.notify_one();
-  thread_.join();
+  thread_.stop();
 }
 
-void ProfileWriter::run() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  bool emptied = true;
-  while (!stopping_) {
-    // Sleep only once the queue was found empty: under a flood the thread renders without pause.
-    if (emptied) {
-      wake_.wait_for(lock, options_.drainInterval,
-                     [this] { return stopping_ || flushRequested_ > flushDone_ || halfFull(); });
-    }
-    if (stopping_) break;
-    const uint64_t request = flushRequested_;
-    const size_t target = flushTarget_;  // the queue position every push before the request is below
-    lock.unlock();
-    wakeRequested_.store(false, std::memory_order_relaxed);
-    emptied = drain();
-    // A request is met once everything pushed before it has been taken (drain() takes a bounded batch:
-    // under a flood of records that may need more than one round) and then written.
-    const bool requestMet = request > flushDone_ && queue_.popped() >= target;
-    // Also while idle: a loss counted by push() is written at the next interval.
-    const bool due = requestMet || std::chrono::steady_clock::now() - lastFlush_ >= options_.flushInterval ||
-                     (!failing_ && buffered() > kMaxBufferedBytes);
-    if (due) flush(requestMet, false);
-    lock.lock();
-    if (requestMet) {
-      flushDone_ = request;
-      flushOk_ = !failing_;
-      flushed_.notify_all();
-    }
-  }
-  lock.unlock();
-  accepting_.store(false, std::memory_order_release);
-  while (!drain()) flush(true, false);  // nothing is accepted any more: this ends
+// One round on the writer thread, without the lock: returns whether the queue was found empty.
+bool ProfileWriter::cycle(uint64_t request) {
+  wakeRequested_.store(false, std::memory_order_relaxed);
+  const bool emptied = drain();
+  // A request is met once everything pushed before it has been taken (drain() takes a bounded batch:
+  // under a flood of records that may need more than one round) and then written.
+  requestMet_ = request > flushDone_ && queue_.popped() >= cycleTarget_;
+  // Also while idle: a loss counted by push() is written at the next interval.
+  const bool due = requestMet_ || std::chrono::steady_clock::now() - lastFlush_ >= options_.flushInterval ||
+                   (!failing_ && buffered() > kMaxBufferedBytes);
+  if (due) flush(requestMet_, false);
+  return emptied;
+}
+
+// After stop: nothing is accepted any more, so this ends.
+void ProfileWriter::finalCycle() {
+  while (!drain()) flush(true, false);
   flush(true, true);
-  lock.lock();
-  stopped_ = true;
-  flushDone_ = flushRequested_;
-  flushed_.notify_all();
 }
 
-// The thread runs inside the training job: an exception here (memory exhausted while rendering)
-// must cost one record and one WARN, never std::terminate.
-// At most one queue's worth per call, and never past the buffer limit: a job that pushes as fast as
-// the thread renders must not keep it here forever, away from the periodic flush to disk.
-// Returns true when the queue was found empty.
 bool ProfileWriter::drain() {
   for (size_t taken = 0; taken < options_.capacity; ++taken) {
     if (!failing_ && buffered() > kMaxBufferedBytes) return false;  // failing: take() counts instead

@@ -43,6 +43,7 @@
 #include "common/identity.h"
 #include "common/log.h"
 #include "common/params.h"
+#include "common/writer_thread.h"
 #include "profiler_plugin/output/prometheus.h"
 #include "profiler_plugin/output/trace.h"
 #include "profiler_plugin/profile_format.h"
@@ -97,7 +98,8 @@ class ProfileWriter final : public RecordSink {
 
  private:
   void openFiles();
-  void run();
+  bool cycle(uint64_t request);
+  void finalCycle();
   bool drain();
   bool halfFull() const { return queue_.pushed() - queue_.popped() >= queue_.capacity() / 2; }
   void take(const OperationRecord& record);
@@ -118,7 +120,6 @@ class ProfileWriter final : public RecordSink {
   BoundedQueue<OperationRecord> queue_;
   std::atomic<uint64_t> droppedUnreported_{0};
   std::atomic<uint64_t> droppedTotal_{0};
-  std::atomic<bool> accepting_{true};
   std::atomic<bool> wakeRequested_{false};  // a push found the queue half full and woke the thread
   // The writer thread's own state.
   std::unique_ptr<OperationRecord> scratch_;  // one record popped at a time (5 KiB: not on the stack)
@@ -134,14 +135,15 @@ class ProfileWriter final : public RecordSink {
   std::chrono::milliseconds backoff_{0};
   uint64_t lostWhileFailing_ = 0;
   OnceFlag prometheusFailed_, renderFailed_;
-  // mutex_ guards the flags below and pairs with the two condition variables.
-  std::mutex mutex_;
-  std::condition_variable wake_, flushed_;
-  bool stopping_ = false, stopped_ = false;
+  size_t cycleTarget_ = 0;   // flushTarget_ as the current cycle's request saw it
+  bool requestMet_ = false;  // whether the current cycle met its request
+  // thread_.mutex() guards the flags below and pairs with flushed_ (flushNow's wait).
+  std::condition_variable flushed_;
+  bool stopped_ = false;
   uint64_t flushRequested_ = 0, flushDone_ = 0;
   bool flushOk_ = true;     // whether the flush that met the latest request reached the kernel
-  size_t flushTarget_ = 0;  // queue position the latest request waits for (under mutex_)
-  std::thread thread_;
+  size_t flushTarget_ = 0;  // queue position the latest request waits for
+  WriterThread thread_;     // last: it stops (and writes the final cycle) before the members above go
 };
 
 }  // namespace railtune::profiler::output

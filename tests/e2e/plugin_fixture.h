@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "tests/unit/log_capture.h"
+#include "tests/support/log_capture.h"
 
 namespace railtune::testing {
 

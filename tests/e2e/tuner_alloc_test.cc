@@ -17,7 +17,7 @@
 #include "emulator/loader.h"
 #include "emulator/tuner_driver.h"
 #include "nccl/tuner_v6.h"
-#include "tests/unit/tuner_rules_random.h"
+#include "tests/unit/tuner_plugin/rules/tuner_rules_random.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RAILTUNE_SANITIZED 1

@@ -1,7 +1,7 @@
 // The model's corrections to NCCL's own cost model for NVLink5 (GB200/GB300 NVL72). Each one is a
 // published measurement divided by what NCCL's formula predicts for the measured system; each cites
-// its data file under tests/data/tuner/model/, and tests/unit/tuner_model_corrections_test.cc re-derives
-// it from that file. Where no measurement exists, the model keeps NCCL's formula unchanged.
+// its data file under tests/data/tuner/model/, and tests/unit/tuner_plugin/model/tuner_model_corrections_test.cc
+// re-derives it from that file. Where no measurement exists, the model keeps NCCL's formula unchanged.
 #pragma once
 
 namespace railtune::tuner::model {

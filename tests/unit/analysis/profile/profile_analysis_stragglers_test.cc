@@ -1,0 +1,158 @@
+// `profile stragglers` on synthetic jobs: deficit ranking, clock offsets, and offenders found at the
+// right level (rank, tray, rack), with and without a rail map.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/profile/collectives.h"
+#include "analysis/profile/stragglers.h"
+#include "tests/support/synthetic_profile_job.h"
+#include "tests/unit/analysis/profile/profile_analysis_test_support.h"
+
+namespace railtune::analysis::profile {
+namespace {
+
+using testing::TempDir;
+namespace syn = analysis::synth::profile_job;
+
+struct Analysed {
+  StragglerReport report;
+  ProfileLogs logs;
+};
+
+Analysed analyse(const syn::JobSpec& spec, bool withRailMap, StragglerOptions options = {}) {
+  TempDir dir;
+  syn::writeJob(spec, dir.path(), 2);
+  Analysed out;
+  out.logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  const formats::RailMap railMap = formats::parseRailMap(syn::railMapJson(spec), "synthetic rail map");
+  out.report = analyseStragglers(out.logs, withRailMap ? &railMap : nullptr, options);
+  return out;
+}
+
+syn::JobSpec baseJob(int ranks, int collectives) {
+  syn::JobSpec spec;
+  spec.ranks = ranks;
+  spec.collectives = collectives;
+  return spec;
+}
+
+std::vector<std::string> describe(const std::vector<Offender>& offenders) {
+  std::vector<std::string> out;
+  for (const Offender& o : offenders) {
+    out.push_back(std::string(levelName(o.level)) + " " +
+                  (o.level == Level::Rack   ? o.rack
+                   : o.level == Level::Tray ? o.host
+                                            : std::to_string(o.rank)));
+  }
+  return out;
+}
+
+TEST(ProfileStatistics, MedianAndPercentile) {
+  std::vector<int64_t> odd{5, 1, 3}, even{4, 1, 3, 2}, p{10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
+  EXPECT_EQ(medianOf(odd), 3);
+  EXPECT_EQ(medianOf(even), 2);  // (2 + 3) / 2 in whole nanoseconds
+  EXPECT_EQ(percentileOf(p, 0.9), 90);
+}
+
+TEST(Stragglers, DeficitNamesTheLateRankAndByHowMuch) {
+  syn::JobSpec spec = baseJob(16, 20);
+  spec.injected = {{syn::Injected::Level::Rank, 5, 150, 1.0}};
+  const Analysed a = analyse(spec, false);
+  ASSERT_EQ(a.report.jobs.size(), 1u);
+  const JobStragglers& job = a.report.jobs[0];
+  EXPECT_EQ(job.collectives, 20u);
+  ASSERT_EQ(job.late.size(), 20u);
+  for (const LateCollective& c : job.late) {
+    EXPECT_EQ(c.rank, 5);
+    EXPECT_EQ(c.lateRanks, 1);
+    EXPECT_NEAR(c.latenessUs, 150.0, 12.0);  // the delay, give or take the others' jitter
+    EXPECT_NEAR(c.arrivalLatenessUs, 150.0, 12.0);
+  }
+  EXPECT_EQ(describe(job.offenders), std::vector<std::string>{"rank 5"});
+  EXPECT_EQ(job.offenders[0].collectivesLate, 20u);
+  EXPECT_EQ(job.offenders[0].host, "r000-t01");
+}
+
+TEST(Stragglers, ClockOffsetsAreEstimatedFromCollectiveEnds) {
+  syn::JobSpec spec = baseJob(16, 20);
+  spec.clockSpreadUs = 20000;  // clocks 40 times further apart than a collective lasts
+  const Analysed a = analyse(spec, false);
+  const std::vector<HostClock>& clocks = a.report.jobs.at(0).clocks;
+  ASSERT_EQ(clocks.size(), 4u);
+  for (size_t t = 1; t < clocks.size(); ++t) {
+    const double truth = syn::clockOffsetUs(spec, static_cast<int>(t)) - syn::clockOffsetUs(spec, 0);
+    EXPECT_NEAR(clocks[t].offsetUs - clocks[0].offsetUs, truth, 0.01) << clocks[t].host;
+  }
+  EXPECT_TRUE(a.report.jobs[0].late.empty());  // jitter alone makes nobody late
+}
+
+TEST(Stragglers, OnlyPersistentLatenessMakesAnOffender) {
+  syn::JobSpec spec = baseJob(16, 100);
+  spec.injected = {{syn::Injected::Level::Rank, 2, 150, 0.5}, {syn::Injected::Level::Rank, 9, 150, 0.02}};
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  EXPECT_EQ(describe(job.offenders), std::vector<std::string>{"rank 2"});  // rank 9: late twice, 2 %
+  EXPECT_EQ(job.offenders[0].collectivesLate, 50u);
+  EXPECT_EQ(job.late.size(), 50u);  // rank 9's two collectives coincide with rank 2's
+}
+
+TEST(Stragglers, ASlowTrayIsReportedAsTheTrayNotItsRanks) {
+  syn::JobSpec spec = baseJob(32, 40);
+  spec.injected = {{syn::Injected::Level::Tray, 3, 120, 1.0}, {syn::Injected::Level::Rank, 1, 200, 1.0}};
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  EXPECT_FALSE(job.racksKnown);
+  EXPECT_EQ(describe(job.offenders), (std::vector<std::string>{"tray r000-t03", "rank 1"}));
+  EXPECT_EQ(job.offenders[0].ranks, 4);
+  EXPECT_NEAR(job.offenders[0].medianLatenessUs, 120.0, 12.0);
+}
+
+TEST(Stragglers, ASlowRackIsReportedAsTheRackWithARailMap) {
+  syn::JobSpec spec = baseJob(64, 30);
+  spec.ranksPerTray = 4, spec.traysPerRack = 4;  // racks of 16 ranks
+  spec.injected = {{syn::Injected::Level::Rack, 2, 100, 1.0}, {syn::Injected::Level::Tray, 1, 150, 1.0}};
+  const Analysed a = analyse(spec, true);
+  const JobStragglers& job = a.report.jobs.at(0);
+  EXPECT_TRUE(job.racksKnown);
+  EXPECT_EQ(job.racks, 4);
+  EXPECT_EQ(describe(job.offenders), (std::vector<std::string>{"rack r002", "tray r000-t01"}));
+  EXPECT_EQ(job.offenders[0].ranks, 16);
+}
+
+TEST(Stragglers, WithoutARailMapASlowRackShowsAsItsTrays) {
+  syn::JobSpec spec = baseJob(64, 30);
+  spec.ranksPerTray = 4, spec.traysPerRack = 4;
+  spec.injected = {{syn::Injected::Level::Rack, 2, 100, 1.0}};
+  const Analysed a = analyse(spec, false);
+  std::vector<std::string> trays = describe(a.report.jobs.at(0).offenders);
+  std::sort(trays.begin(), trays.end());
+  EXPECT_EQ(trays, (std::vector<std::string>{"tray r002-t00", "tray r002-t01", "tray r002-t02", "tray r002-t03"}));
+}
+
+TEST(Stragglers, NamesMissingRanksAndAnalysesJobsApart) {
+  syn::JobSpec a = baseJob(8, 5), b = baseJob(8, 5);
+  a.job = "job-a", b.job = "job-b";
+  a.silentRanks = {3, 6};
+  TempDir dir;
+  syn::writeJob(a, dir.path(), 2);
+  syn::writeJob(b, dir.path(), 2);
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  const StragglerReport all = analyseStragglers(logs, nullptr, {});
+  ASSERT_EQ(all.jobs.size(), 2u);
+  EXPECT_EQ(all.jobs[0].job, "job-a");
+  ASSERT_EQ(all.jobs[0].comms.size(), 1u);
+  EXPECT_EQ(all.jobs[0].comms[0].nRanks, 8);
+  EXPECT_EQ(all.jobs[0].comms[0].ranksSeen, 6);
+  EXPECT_EQ(all.jobs[0].comms[0].missingRanks, (std::vector<int>{3, 6}));
+  EXPECT_TRUE(all.jobs[1].comms[0].missingRanks.empty());
+  StragglerOptions only;
+  only.job = "job-b";
+  const StragglerReport one = analyseStragglers(logs, nullptr, only);
+  ASSERT_EQ(one.jobs.size(), 1u);
+  EXPECT_EQ(one.jobs[0].job, "job-b");
+}
+
+}  // namespace
+}  // namespace railtune::analysis::profile

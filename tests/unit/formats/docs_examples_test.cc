@@ -1,0 +1,96 @@
+// Every example under docs/formats/ passes its own reader (tests/unit/formats/docs_examples.cmake).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "fabric/validate.h"
+#include "fabric/yaml_reader.h"
+#include "formats/path_log.h"
+#include "formats/profile_logs.h"
+#include "formats/rail_map.h"
+#include "topo_gen/nccl_xml_check.h"
+#include "tuner_plugin/rules/rules_file.h"
+
+namespace railtune {
+namespace {
+
+const std::string kFormats = RAILTUNE_DOCS_FORMATS;
+
+std::string exampleText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// What the reader says about the file: "" = accepted.
+using Reader = std::function<std::string(const std::string& path)>;
+
+std::string fabricProblems(const std::string& path) {
+  fabric::Diagnostics d;
+  try {
+    const fabric::Fabric model = fabric::loadFabricFile(path, d);
+    fabric::validate(model, d);
+    topo::checkNcclXmlLimits(model, d);
+  } catch (const fabric::FabricError& e) {
+    return e.what();
+  }
+  std::string out;
+  for (const fabric::Diagnostic& diagnostic : d.all()) out += diagnostic.str() + "\n";  // warnings too
+  return out;
+}
+
+std::string railMapProblems(const std::string& path) {
+  try {
+    formats::readRailMapFile(path);
+  } catch (const formats::RailMapError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::map<std::string, Reader>& readers() {
+  static const std::map<std::string, Reader> kReaders = {
+      {"fabric.example.yaml", fabricProblems},
+      {"rail-map.example.json", railMapProblems},
+      {"tuner-rules.example.json",
+       [](const std::string& path) { return tuner::rules::readRulesFile(path).describeErrors(); }},
+      {"path-log.example.jsonl",
+       [](const std::string& path) { return formats::path_log::parseRecords(exampleText(path), path).error; }},
+      {"profile-collectives.example.jsonl",
+       [](const std::string& path) { return formats::profile::parseCollectiveRecords(exampleText(path), path).error; }},
+      {"profile-net.example.jsonl",
+       [](const std::string& path) { return formats::profile::parseNetRecords(exampleText(path), path).error; }},
+  };
+  return kReaders;
+}
+
+// Formats railtune writes for people and other programs but never reads back (their schemas check them).
+const std::set<std::string> kWrittenOnly = {"bindings.example.jsonl",     "paths-check.example.json",
+                                            "profile-hangs.example.json", "profile-stragglers.example.json",
+                                            "synth-truth.example.json",   "tuner-decisions.example.json"};
+
+TEST(DocsExamples, EveryExamplePassesItsOwnReader) {
+  size_t read = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kFormats)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(".example.") == std::string::npos) continue;
+    const auto reader = readers().find(name);
+    if (reader == readers().end()) {
+      EXPECT_TRUE(kWrittenOnly.count(name)) << name << ": an example without a reader; add it to readers()";
+      continue;
+    }
+    EXPECT_EQ(reader->second(entry.path().string()), "") << name;
+    ++read;
+  }
+  EXPECT_EQ(read, readers().size()) << "an example listed in readers() is missing from docs/formats";
+}
+
+}  // namespace
+}  // namespace railtune
