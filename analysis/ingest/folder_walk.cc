@@ -1,4 +1,4 @@
-// The shared folder walk (log_folder.h): POSIX calls, so that links, loops and special files are
+// The shared folder walk (folder_walk.h): POSIX calls, so that links, loops and special files are
 // decided here rather than by std::filesystem's defaults (which neither follow folder links nor say
 // which folder could not be read).
 #include "analysis/ingest/folder_walk.h"

@@ -1,4 +1,4 @@
-// The profile readers over the shared walk and line reader (line_source.h).
+// The profile readers over the shared walk and line reader (jsonl_source.h).
 #include "analysis/ingest/jsonl_source.h"
 
 #include "analysis/ingest/folder_walk.h"

@@ -1,5 +1,5 @@
 // The profile readers' view of a folder and a file, over the walk and the streaming line reader that
-// `railtune paths` shares (analysis/ingest/folder_walk.h, log_lines.h): lines read in large blocks with
+// `railtune paths` shares (folder_walk.h, line_reader.h): lines read in large blocks with
 // simdjson's padding behind every line, so the fast reader can parse a line where it lies; memory stays
 // at one block per reading thread however large the file, and a line over the cap is skipped.
 #pragma once

@@ -1,4 +1,4 @@
-// Streaming line reader (log_lines.h).
+// Streaming line reader (line_reader.h).
 #include "analysis/ingest/line_reader.h"
 
 #include <fcntl.h>

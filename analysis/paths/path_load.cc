@@ -16,9 +16,9 @@ namespace {
 using detail::FileKind;
 using detail::FileRecords;
 
-// Every regular file below `dir` (symbolic links followed once, log_folder.h), sorted, so that messages
-// and connection order do not depend on the order the file system lists them in. What the walk passed
-// over (FIFOs, devices, link loops, folders it could not read) is named in the folder's diagnostics.
+// Every regular file below `dir` (symbolic links followed once, analysis/ingest/folder_walk.h), sorted, so that
+// messages and connection order do not depend on the order the file system lists them in. What the walk passed over
+// (FIFOs, devices, link loops, folders it could not read) is named in the folder's diagnostics.
 std::vector<std::string> listFiles(const std::string& dir, std::vector<InputDiagnostic>* diagnostics) {
   const ingest::FolderWalk walk = ingest::walkLogFolders({dir}, [](std::string_view) { return true; });
   for (const ingest::WalkNote& note : walk.notes) diagnostics->push_back({note.path, note.message});

@@ -19,8 +19,8 @@ using testing::TestEnd;
 using testing::trafficOf;
 namespace pl = formats::path_log;
 
-const TestEnd kA{"gb300-r01-t01", 100, 0, 0, 0, 0};
-const TestEnd kB{"gb300-r02-t01", 200, 4, 0, 0, 0};
+const TestEnd& kA = testing::kRack1Tray1;
+const TestEnd& kB = testing::kRack2Tray1;
 
 std::string readText(const std::string& path) {
   std::ifstream in(path);

@@ -1,7 +1,7 @@
 // What the path-log readers take from a folder: duplicate keys refused by the strict reader (and so
 // never a phantom connection), the shared folder walk (links followed once, loops, FIFOs, devices,
 // unreadable folders and files named), and the line cap of the streaming reader (analysis/ingest/folder_walk.h,
-// log_lines.h, formats/json_duplicate_keys.h).
+// line_reader.h, formats/json_duplicate_keys.h).
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -29,8 +29,8 @@ using testing::TestEnd;
 using testing::trafficOf;
 namespace fs = std::filesystem;
 
-const TestEnd kHostA{"gb300-r01-t01", 100, 0, 0, 0, 0};
-const TestEnd kHostB{"gb300-r02-t01", 200, 4, 0, 0, 0};
+const TestEnd& kHostA = testing::kRack1Tray1;
+const TestEnd& kHostB = testing::kRack2Tray1;
 
 // A sends to B: both ends log connect and close.
 void writeClosedJob(const TempFolder& dir, const std::string& under = "") {

@@ -47,6 +47,10 @@ struct TestEnd {
   int rail = 0;
 };
 
+// Two ends the tests pair: a GPU of tray 1 in rack 1 and one of tray 1 in rack 2, on rail 0.
+inline const TestEnd kRack1Tray1{"gb300-r01-t01", 100, 0, 0, 0, 0};
+inline const TestEnd kRack2Tray1{"gb300-r02-t01", 200, 4, 0, 0, 0};
+
 inline pl::PathRecord connectOf(const TestEnd& self, const TestEnd& peer, bool send, uint64_t conn, int expectedRail) {
   pl::PathRecord r;
   r.kind = pl::RecordKind::Connect;

@@ -24,6 +24,7 @@
 #include "tests/support/fake_env.h"
 #include "tests/support/log_capture.h"
 #include "tests/support/record_file_name.h"
+#include "tests/support/writer_folder_checks.h"
 
 // Counts allocations per thread, so that a test can assert that record() made none. TSan's runtime
 // defines operator new itself (a second definition does not link): under TSan that test skips.
@@ -322,33 +323,20 @@ TEST_F(NetPathlogWriter, TwoWritersOfOneIdentityWriteFilesOfTheirOwn) {
 }
 
 TEST_F(NetPathlogWriter, AFolderWithMissingParentsIsCreated) {
-  const mode_t mask = umask(022);
-  railtune::testing::fakeEnvVars()["RAILTUNE_PATH_LOG_DIR"] = (dir_ / "var/log/railtune/paths").string();
-  auto writer = PathLogWriter::fromEnvironment(Log("net"), railtune::testing::fakeEnv);
-  umask(mask);
-  ASSERT_NE(writer, nullptr);
-  writer->record(connectRecord(1));
-  writer->shutdown();
-  EXPECT_EQ(readLog(writer->path()).size(), 1u);
-  for (const char* folder : {"var", "var/log", "var/log/railtune", "var/log/railtune/paths"}) {
-    EXPECT_EQ(fs::status(dir_ / folder).permissions(), fs::perms(0755)) << folder;
-  }
+  railtune::testing::expectMissingParentsMade(dir_, "RAILTUNE_PATH_LOG_DIR", "paths",
+                                              [](const Log& log, EnvLookup env) {
+                                                auto writer = PathLogWriter::fromEnvironment(log, env);
+                                                ASSERT_NE(writer, nullptr);
+                                                writer->record(connectRecord(1));
+                                                writer->shutdown();
+                                                EXPECT_EQ(readLog(writer->path()).size(), 1u);
+                                              });
 }
 
 TEST_F(NetPathlogWriter, AFileWhereAFolderBelongsIsOneWarnAndNoLog) {
-  fs::create_directories(dir_);
-  std::ofstream(dir_ / "file") << "in the way";
-  const std::string folder = (dir_ / "file" / "paths").string();
-  railtune::testing::fakeEnvVars()["RAILTUNE_PATH_LOG_DIR"] = folder;
-  railtune::testing::LogCapture::instance().clear();
-  const Log log("net", railtune::testing::captureLogger);
-  EXPECT_EQ(PathLogWriter::fromEnvironment(log, railtune::testing::fakeEnv), nullptr);
-  const auto warnings = railtune::testing::LogCapture::instance().warnings();
-  ASSERT_EQ(warnings.size(), 1u) << railtune::testing::LogCapture::instance().dump();
-  EXPECT_NE(warnings[0].text.find("cannot create folder " + folder + ": " + (dir_ / "file").string() + ": "),
-            std::string::npos)
-      << warnings[0].text;
-  EXPECT_NE(warnings[0].text.find("no path log"), std::string::npos) << warnings[0].text;
+  railtune::testing::expectFileInTheWayIsOneWarn(
+      dir_, "RAILTUNE_PATH_LOG_DIR", "paths", "no path log",
+      [](const Log& log, EnvLookup env) { return PathLogWriter::fromEnvironment(log, env) != nullptr; });
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "tests/support/fake_env.h"
 #include "tests/support/log_capture.h"
 #include "tests/support/record_file_name.h"
+#include "tests/support/writer_folder_checks.h"
 #include "tests/unit/profiler_plugin/output/profiler_output_examples.h"
 #include "tests/unit/profiler_plugin/output/profiler_output_golden.h"
 
@@ -500,33 +501,20 @@ TEST_F(ProfilerOutputWriter, TwoWritersOfOneIdentityWriteFilesOfTheirOwn) {
 }
 
 TEST_F(ProfilerOutputWriter, AFolderWithMissingParentsIsCreated) {
-  const mode_t mask = umask(022);
-  railtune::testing::fakeEnvVars()["RAILTUNE_PROFILE_DIR"] = (dir_ / "var/log/railtune/profile").string();
-  auto writer = ProfileWriter::fromEnvironment(Log("profiler"), railtune::testing::fakeEnv);
-  umask(mask);
-  ASSERT_NE(writer, nullptr);
-  writer->push(exampleRecords()[0]);
-  writer->shutdown();
-  EXPECT_EQ(readLog(writer->path(ProfileFile::Collectives)).size(), 1u);
-  for (const char* folder : {"var", "var/log", "var/log/railtune", "var/log/railtune/profile"}) {
-    EXPECT_EQ(fs::status(dir_ / folder).permissions(), fs::perms(0755)) << folder;
-  }
+  railtune::testing::expectMissingParentsMade(dir_, "RAILTUNE_PROFILE_DIR", "profile",
+                                              [](const Log& log, EnvLookup env) {
+                                                auto writer = ProfileWriter::fromEnvironment(log, env);
+                                                ASSERT_NE(writer, nullptr);
+                                                writer->push(exampleRecords()[0]);
+                                                writer->shutdown();
+                                                EXPECT_EQ(readLog(writer->path(ProfileFile::Collectives)).size(), 1u);
+                                              });
 }
 
 TEST_F(ProfilerOutputWriter, AFileWhereAFolderBelongsIsOneWarnAndNoOutput) {
-  fs::create_directories(dir_);
-  std::ofstream(dir_ / "file") << "in the way";
-  const std::string folder = (dir_ / "file" / "profile").string();
-  railtune::testing::fakeEnvVars()["RAILTUNE_PROFILE_DIR"] = folder;
-  railtune::testing::LogCapture::instance().clear();
-  const Log log("profiler", railtune::testing::captureLogger);
-  EXPECT_EQ(ProfileWriter::fromEnvironment(log, railtune::testing::fakeEnv), nullptr);
-  const auto warnings = railtune::testing::LogCapture::instance().warnings();
-  ASSERT_EQ(warnings.size(), 1u) << railtune::testing::LogCapture::instance().dump();
-  EXPECT_NE(warnings[0].text.find("cannot create folder " + folder + ": " + (dir_ / "file").string() + ": "),
-            std::string::npos)
-      << warnings[0].text;
-  EXPECT_NE(warnings[0].text.find("no profile output"), std::string::npos) << warnings[0].text;
+  railtune::testing::expectFileInTheWayIsOneWarn(
+      dir_, "RAILTUNE_PROFILE_DIR", "profile", "no profile output",
+      [](const Log& log, EnvLookup env) { return ProfileWriter::fromEnvironment(log, env) != nullptr; });
 }
 
 }  // namespace
