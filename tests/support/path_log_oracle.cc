@@ -33,7 +33,7 @@ PathLogs readPathLogs(const std::string& dir) {
 }
 
 bool railMismatch(const formats::path_log::PathRecord& c) {
-  return c.expectedRail >= 0 && c.local.rail >= 0 && c.expectedRail != c.local.rail;
+  return formats::path_log::railMatch(c.expectedRail, c.local.rail) == false;  // rail_match as the log writes it
 }
 
 bool crossRail(const formats::path_log::PathRecord& c) {

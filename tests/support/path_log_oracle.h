@@ -1,6 +1,8 @@
-// Reads back the path logs a job's ranks wrote (formats/path_log.h) and finds the
-// connections that crossed rails: the local NIC is not on the rail the served GPU maps to
-// (rail_match false), or the two ends sit on different rails.
+// The emulated job's tests read back the path logs its ranks wrote with this oracle: every file
+// through the strict reader (formats/path_log.h), any bad record an error, and the connections that
+// crossed rails: the local NIC is not on the rail the served GPU maps to (rail_match false), or the
+// two ends sit on different rails. It is independent of analysis/paths on purpose: the demo's part of
+// the same tests runs `paths check` itself, and the two must agree.
 #pragma once
 
 #include <map>
