@@ -19,6 +19,13 @@
 namespace railtune::emu::netjob {
 namespace {
 
+using railtune::testing::crossRail;
+using railtune::testing::describeConnection;
+using railtune::testing::PathLogs;
+using railtune::testing::railMismatch;
+using railtune::testing::readPathLogs;
+using railtune::testing::writerRank;
+
 namespace fs = std::filesystem;
 
 class NetJobTest : public ::testing::Test {

@@ -13,7 +13,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view line(reinterpret_cast<const char*>(data), size);
-  const std::string problem = railtune::analysis::profile::disagreement(line);
+  const std::string problem = railtune::testing::disagreement(line);
   if (!problem.empty()) {
     std::fprintf(stderr, "readers disagree: %s\n", problem.c_str());
     std::abort();

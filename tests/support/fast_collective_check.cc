@@ -4,10 +4,12 @@
 #include "analysis/profile/fast_collective.h"
 #include "formats/profile_logs.h"
 
-namespace railtune::analysis::profile {
+namespace railtune::testing {
 namespace {
 
 namespace po = formats::profile;
+using analysis::profile::CollectiveFields;
+using analysis::profile::FastCollectiveReader;
 
 // The fields point into the line, so each padded copy lives in `padded` as long as they are used.
 std::optional<CollectiveFields> readFast(FastCollectiveReader& reader, std::string_view line, std::string* padded) {
@@ -62,4 +64,4 @@ std::string disagreement(std::string_view line) {
   return compare(*again, *strict.parsed);
 }
 
-}  // namespace railtune::analysis::profile
+}  // namespace railtune::testing

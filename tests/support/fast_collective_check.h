@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-namespace railtune::analysis::profile {
+namespace railtune::testing {
 
 // "" when the two readers agree on `line`, else what differs.
 std::string disagreement(std::string_view line);
 
-}  // namespace railtune::analysis::profile
+}  // namespace railtune::testing

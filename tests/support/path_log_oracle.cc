@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace railtune::emu::netjob {
+namespace railtune::testing {
 
 namespace fs = std::filesystem;
 using formats::path_log::RecordKind;
@@ -60,4 +60,4 @@ std::string describeConnection(const formats::path_log::ParsedRecord& p, const s
   return out;
 }
 
-}  // namespace railtune::emu::netjob
+}  // namespace railtune::testing

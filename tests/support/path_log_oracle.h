@@ -11,7 +11,7 @@
 
 #include "formats/path_log.h"
 
-namespace railtune::emu::netjob {
+namespace railtune::testing {
 
 struct PathLogs {
   std::vector<std::string> files;
@@ -34,4 +34,4 @@ int writerRank(const formats::path_log::ParsedRecord& record, const std::map<int
 // expected rail 0"
 std::string describeConnection(const formats::path_log::ParsedRecord& connect, const std::map<int, int>& rankOfPid);
 
-}  // namespace railtune::emu::netjob
+}  // namespace railtune::testing

@@ -16,7 +16,7 @@
 #include "formats/profile_logs.h"
 #include "formats/schemas.h"
 
-namespace railtune::analysis::synth::profile_job {
+namespace railtune::testing::synthetic_profile {
 namespace {
 
 constexpr int64_t kEpochNs = 1764480000000000000LL;
@@ -152,4 +152,4 @@ std::string railMapJson(const JobSpec& spec) {
          "\n";
 }
 
-}  // namespace railtune::analysis::synth::profile_job
+}  // namespace railtune::testing::synthetic_profile

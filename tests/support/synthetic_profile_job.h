@@ -10,7 +10,7 @@
 
 #include "formats/profile_record.h"
 
-namespace railtune::analysis::synth::profile_job {
+namespace railtune::testing::synthetic_profile {
 
 struct Injected {
   enum class Level { Rank, Tray, Rack } level = Level::Rank;
@@ -50,4 +50,4 @@ void writeJob(const JobSpec& spec, const std::string& dir, unsigned threads);
 // A rail map (railtune.rail_map.v1) placing the job's trays in racks: one GPU and NIC per rank.
 std::string railMapJson(const JobSpec& spec);
 
-}  // namespace railtune::analysis::synth::profile_job
+}  // namespace railtune::testing::synthetic_profile

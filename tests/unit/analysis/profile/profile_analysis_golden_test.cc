@@ -18,7 +18,7 @@
 namespace railtune::analysis::profile {
 namespace {
 
-namespace syn = analysis::synth::profile_job;
+namespace syn = railtune::testing::synthetic_profile;
 using testing::TempDir;
 
 bool updating() {

@@ -14,8 +14,9 @@
 namespace railtune::analysis::profile {
 namespace {
 
+using railtune::testing::disagreement;
 using testing::TempDir;
-namespace syn = analysis::synth::profile_job;
+namespace syn = railtune::testing::synthetic_profile;
 
 std::vector<std::string> goldenLines() {
   const std::string text = testing::readText(std::string(RAILTUNE_FORMATS_DIR) + "/profile-collectives.example.jsonl");

@@ -14,7 +14,7 @@ namespace railtune::analysis::profile {
 namespace {
 
 using testing::TempDir;
-namespace syn = analysis::synth::profile_job;
+namespace syn = railtune::testing::synthetic_profile;
 
 struct Analysed {
   StragglerReport report;
