@@ -1,4 +1,4 @@
-// The rules engine and its configuration (tuner_plugin/rules_engine.h, tuner_config.h): which
+// The rules engine and its configuration (tuner_plugin/decision_engine.h, tuner_config.h): which
 // variable names the rules, what a rule does to NCCL's table and channels, IGNORE cells, chunk
 // sizes, the digest, and bad configuration as an error naming variable, file and line.
 #include <gtest/gtest.h>
