@@ -131,4 +131,14 @@ FolderWalk walkLogFolders(const std::vector<std::string>& roots, const std::func
   return walker.finish();
 }
 
+JsonlFiles listJsonlFiles(const std::vector<std::string>& roots) {
+  const FolderWalk walk =
+      walkLogFolders(roots, [](std::string_view name) { return name.size() > 6 && name.ends_with(".jsonl"); });
+  JsonlFiles out;
+  for (const WalkedFile& file : walk.files)
+    if (file.bytes > 0) out.files.push_back(file.path);  // an empty log (a rank without flows) holds nothing
+  for (const WalkNote& note : walk.notes) out.notes.push_back(note.path + ": " + note.message);
+  return out;
+}
+
 }  // namespace railtune::analysis::ingest

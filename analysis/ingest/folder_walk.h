@@ -34,4 +34,12 @@ struct FolderWalk {
 FolderWalk walkLogFolders(const std::vector<std::string>& roots,
                           const std::function<bool(std::string_view name)>& wanted);
 
+// The profile readers' view: every non-empty file whose name ends in ".jsonl", and each note as
+// "PATH: reason". Throws as walkLogFolders does.
+struct JsonlFiles {
+  std::vector<std::string> files;  // sorted, each file once
+  std::vector<std::string> notes;  // "PATH: reason" for what was passed over (FIFOs, loops, unreadable folders)
+};
+JsonlFiles listJsonlFiles(const std::vector<std::string>& roots);
+
 }  // namespace railtune::analysis::ingest

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/ingest/jsonl_source.h"
+#include "analysis/ingest/line_reader.h"
 #include "analysis/ingest/schema_family.h"
 #include "analysis/profile/fast_collective.h"
 #include "formats/path_log.h"
@@ -31,10 +31,10 @@ class FileReader {
       : path_(path), pathLogs_(pathLogs), maxProblems_(maxProblems) {}
 
   FileResult run() {
-    const ingest::ReadOutcome outcome = forEachLine(
-        path_, FastCollectiveReader::paddingBytes(),
-        [this](std::string_view line, int number) { return onLine(line, number); },
-        [this](int number, size_t bytes) { tooLong(number, bytes); });
+    ingest::LineHandlers handlers;
+    handlers.line = [this](std::string_view line, int number, size_t) { return onLine(line, number); };
+    handlers.tooLong = [this](int number, size_t bytes) { tooLong(number, bytes); };
+    const ingest::ReadOutcome outcome = ingest::forEachLine(path_, FastCollectiveReader::paddingBytes(), handlers);
     // A file that cannot be opened or read is a file lost, not a bad line.
     result_.unreadable = outcome.error;
     return std::move(result_);

@@ -9,7 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "analysis/ingest/jsonl_source.h"
+#include "analysis/ingest/folder_walk.h"
 #include "analysis/profile/file_reader.h"
 
 namespace railtune::analysis::profile {
@@ -127,7 +127,7 @@ class Merger {
 }  // namespace
 
 ProfileLogs readProfileLogs(const ReadOptions& options) {
-  JsonlFiles listed = listJsonlFiles(options.folders);
+  ingest::JsonlFiles listed = ingest::listJsonlFiles(options.folders);
   const std::vector<std::string>& files = listed.files;
   std::vector<FileResult> results(files.size());
   std::atomic<size_t> next{0};
