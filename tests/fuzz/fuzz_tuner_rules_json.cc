@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzzing::require(dispatched.ok() == r.ok() && dispatched.ruleSet.rules.size() == r.ruleSet.rules.size());
   }
   if (!r.ok() || r.ruleSet.rules.size() > 256) return 0;
-  std::string written = std::string("{\"schema\":\"") + formats::kTunerRulesSchema + "\",\"rules\":[";
+  std::string written = std::string("{\"schema\":\"") + railtune::formats::kTunerRulesSchema + "\",\"rules\":[";
   for (size_t i = 0; i < r.ruleSet.rules.size(); ++i) written += (i == 0 ? "" : ",") + jsonRule(r.ruleSet.rules[i]);
   written += "]}";
   const RulesResult again = readRailtuneRules(written, "written.json");
