@@ -1,7 +1,9 @@
 // See offenders.h.
 #include "analysis/synth/offenders.h"
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "analysis/synth/random.h"
 
@@ -59,6 +61,11 @@ const char* offenderLevelName(OffenderLevel level) {
 }
 
 int64_t Offenders::delayNs(uint64_t seed, int o, uint64_t seq) const {
+  if (!named.empty()) {
+    const NamedOffender& n = named[static_cast<size_t>(o)];
+    const uint64_t every = n.share >= 1.0 ? 1 : static_cast<uint64_t>(1.0 / n.share + 0.5);
+    return seq % every == 0 ? n.delayNs : 0;
+  }
   if (randomUnit(seed, Stream::Late, static_cast<uint64_t>(o), seq) >= kLateShare) return 0;
   return randomBetween(seed, Stream::LateDelay, kMinDelayNs, kMaxDelayNs, static_cast<uint64_t>(o), seq);
 }
@@ -96,6 +103,74 @@ Offenders pickOffenders(const JobPlacement& job, const OffenderCounts& counts, u
   requireRoom(counts.stragglers, ranks.size(), "--stragglers", "ranks");
   for (int r : pickDistinct(ranks, counts.stragglers, seed, OffenderLevel::Rank))
     addOffender(out, OffenderLevel::Rank, r, {r});
+  return out;
+}
+
+NamedOffender parseNamedOffender(const std::string& text) {
+  const auto fail = [&text](const std::string& why) {
+    return SynthError("--late " + text + ": " + why +
+                      " (expected LEVEL:INDEX:DELAY_US[:SHARE], e.g. rank:5:150 or tray:3:120:0.25)");
+  };
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t colon = text.find(':');; colon = text.find(':', start)) {
+    parts.push_back(text.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() != 3 && parts.size() != 4) throw fail("three or four fields");
+  NamedOffender n;
+  if (parts[0] == "rank")
+    n.level = OffenderLevel::Rank;
+  else if (parts[0] == "tray")
+    n.level = OffenderLevel::Tray;
+  else if (parts[0] == "rack")
+    n.level = OffenderLevel::Rack;
+  else
+    throw fail("the level is rank, tray or rack");
+  size_t used = 0;
+  try {
+    n.index = std::stoi(parts[1], &used);
+    if (used != parts[1].size()) throw fail("the index is a whole number");
+    const double delayUs = std::stod(parts[2], &used);
+    if (used != parts[2].size()) throw fail("the delay is a number of microseconds");
+    n.delayNs = static_cast<int64_t>(delayUs * 1000.0 + 0.5);
+    if (parts.size() == 4) {
+      n.share = std::stod(parts[3], &used);
+      if (used != parts[3].size()) throw fail("the share is a number in (0, 1]");
+    }
+  } catch (const std::logic_error&) {  // std::stoi/stod: not a number, or out of range
+    throw fail("a field is not a number");
+  }
+  return n;
+}
+
+Offenders nameOffenders(const JobPlacement& job, const std::vector<NamedOffender>& named) {
+  Offenders out;
+  out.ofRank.assign(job.ranks.size(), -1);
+  for (const NamedOffender& n : named) {
+    const std::string what = std::string("--late ") + offenderLevelName(n.level) + ":" + std::to_string(n.index);
+    const size_t count = n.level == OffenderLevel::Rank   ? job.ranks.size()
+                         : n.level == OffenderLevel::Tray ? job.hosts.size()
+                                                          : job.domains.size();
+    if (n.index < 0 || static_cast<size_t>(n.index) >= count)
+      throw SynthError(what + ": the job has " + std::to_string(count) + " " + offenderLevelName(n.level) +
+                       (count == 1 ? "" : "s") + ", numbered from 0");
+    if (n.delayNs < 1000) throw SynthError(what + ": the delay must be at least 1 us");
+    if (!(n.share > 0.0 && n.share <= 1.0)) throw SynthError(what + ": the share must be in (0, 1]");
+    std::vector<int> ranks;
+    for (size_t r = 0; r < job.ranks.size(); ++r) {
+      const int host = job.ranks[r].host;
+      const bool in = n.level == OffenderLevel::Rank   ? static_cast<int>(r) == n.index
+                      : n.level == OffenderLevel::Tray ? host == n.index
+                                                       : job.hosts[static_cast<size_t>(host)].domain == n.index;
+      if (!in) continue;
+      if (out.ofRank[r] >= 0) throw SynthError(what + ": rank " + std::to_string(r) + " is already another offender's");
+      ranks.push_back(static_cast<int>(r));
+    }
+    addOffender(out, n.level, n.index, ranks);
+    out.named.push_back(n);
+  }
   return out;
 }
 

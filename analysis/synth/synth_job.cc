@@ -12,6 +12,10 @@ void validate(const SynthOptions& o) {
     throw SynthError("--connections-per-rank " + std::to_string(o.connectionsPerRank) +
                      ": expected an even number from 2 to 128 (a send and a receive per channel)");
   if (o.collectives < 1) throw SynthError("--collectives must be at least 1");
+  for (int r : o.silentRanks)
+    if (r < 0 || r >= o.ranks)
+      throw SynthError("--silent-ranks " + std::to_string(r) + ": the job's ranks are 0.." +
+                       std::to_string(o.ranks - 1));
 }
 
 SynthOptions withDefaults(SynthOptions o) {
@@ -25,9 +29,10 @@ SynthJob::SynthJob(const SynthOptions& opts, formats::RailMap railMap)
     : options(withDefaults(opts)),
       map(std::move(railMap)),
       placement(placeJob(map, options.ranks, options.mnnvl)),
-      offenders(pickOffenders(placement, options.offenders, options.seed)),
+      offenders(options.late.empty() ? pickOffenders(placement, options.offenders, options.seed)
+                                     : nameOffenders(placement, options.late)),
       connections(placement, options.connectionsPerRank / 2, options.crossRail, options.seed),
-      timeline(placement, offenders, options.collectives, options.connectionsPerRank / 2, options.seed),
+      timeline(placement, offenders, options.collectives, options.connectionsPerRank / 2, options.seed, options.spread),
       comm(randomBits(options.seed, Stream::Identity, 1)),
       digest(randomBits(options.seed, Stream::Identity, 2)) {}
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "analysis/synth/connections.h"
 #include "analysis/synth/offenders.h"
@@ -22,6 +23,10 @@ struct SynthOptions {
   int connectionsPerRank = 32;
   int collectives = 1000;
   OffenderCounts offenders{3, 1, 1};
+  std::vector<NamedOffender> late;  // when given, these offenders instead of the counts' picks
+  TimingSpread spread;              // jitter and clock offsets (timeline.h)
+  std::vector<int> silentRanks;     // ranks that write no file at all (a host whose logs never arrived)
+  bool pathLog = true;              // also each rank's path log
   int crossRail = 1;
   uint64_t seed = 1;
   bool mnnvl = true;

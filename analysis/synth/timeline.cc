@@ -8,8 +8,6 @@
 namespace railtune::analysis::synth {
 namespace {
 
-constexpr int64_t kMaxArrivalJitterNs = 20'000, kMaxEndJitterNs = 5'000;
-constexpr int64_t kMaxClockOffsetNs = 50'000'000;
 constexpr double kRingBusBandwidth = 40e9;  // bytes/s a rank's ring link sustains over the fabric
 // 2025-11-30 00:00 UTC: the synthetic job's true time 0, plus up to a day chosen by the seed.
 constexpr int64_t kEpochNs = 1'764'460'800'000'000'000;
@@ -44,8 +42,9 @@ CollectiveSpec describe(uint64_t seed, uint64_t seq, int ranks, int nodes, int c
 
 }  // namespace
 
-Timeline::Timeline(const JobPlacement& job, const Offenders& offenders, int collectives, int channels, uint64_t seed)
-    : offenders_(offenders), seed_(seed), channels_(channels) {
+Timeline::Timeline(const JobPlacement& job, const Offenders& offenders, int collectives, int channels, uint64_t seed,
+                   TimingSpread spread)
+    : offenders_(offenders), seed_(seed), spread_(spread), channels_(channels) {
   jobStartRealtimeNs_ = kEpochNs + randomBetween(seed, Stream::Identity, 0, 86'400'000'000'000, 0);
   const int ranks = static_cast<int>(job.ranks.size());
   const int nodes = static_cast<int>(job.mnnvl ? job.domains.size() : job.hosts.size());
@@ -56,7 +55,7 @@ Timeline::Timeline(const JobPlacement& job, const Offenders& offenders, int coll
     c.lastArrivalNs = t0;
     for (int r = 0; r < ranks; ++r)
       c.lastArrivalNs = std::max(c.lastArrivalNs, arrivalNs(r, static_cast<size_t>(s), t0));
-    const int64_t end = c.lastArrivalNs + c.baseNs + kMaxEndJitterNs;
+    const int64_t end = c.lastArrivalNs + c.baseNs + spread_.endJitterNs;
     t0 = end + randomBetween(seed, Stream::Gap, 50'000, 400'000, static_cast<uint64_t>(s));
     jobEndNs_ = end;
     collectives_.push_back(c);
@@ -65,7 +64,7 @@ Timeline::Timeline(const JobPlacement& job, const Offenders& offenders, int coll
 
 int64_t Timeline::arrivalNs(int rank, size_t seq, int64_t t0Ns) const {
   int64_t t =
-      t0Ns + randomBetween(seed_, Stream::ArrivalJitter, 0, kMaxArrivalJitterNs, static_cast<uint64_t>(rank), seq);
+      t0Ns + randomBetween(seed_, Stream::ArrivalJitter, 0, spread_.arrivalJitterNs, static_cast<uint64_t>(rank), seq);
   const int o = offenders_.ofRank[static_cast<size_t>(rank)];
   if (o >= 0) t += offenders_.delayNs(seed_, o, seq);
   return t;
@@ -73,14 +72,14 @@ int64_t Timeline::arrivalNs(int rank, size_t seq, int64_t t0Ns) const {
 
 HostClock Timeline::hostClock(int host) const {
   const auto h = static_cast<uint64_t>(host);
-  return HostClock{randomBetween(seed_, Stream::HostClock, -kMaxClockOffsetNs, kMaxClockOffsetNs, h),
+  return HostClock{randomBetween(seed_, Stream::HostClock, -spread_.maxClockOffsetNs, spread_.maxClockOffsetNs, h),
                    randomBetween(seed_, Stream::HostMonotonic, 1'000'000'000'000, 2'000'000'000'000'000, h)};
 }
 
 RankTiming Timeline::rankTiming(int rank, size_t seq) const {
   const CollectiveSpec& c = collectives_[seq];
   const int64_t end = c.lastArrivalNs + c.baseNs +
-                      randomBetween(seed_, Stream::EndJitter, 0, kMaxEndJitterNs, static_cast<uint64_t>(rank), seq);
+                      randomBetween(seed_, Stream::EndJitter, 0, spread_.endJitterNs, static_cast<uint64_t>(rank), seq);
   return RankTiming{arrivalNs(rank, seq, c.t0Ns), end};
 }
 

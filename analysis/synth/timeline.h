@@ -1,12 +1,14 @@
 // The collectives of a synthetic job and when each rank ran them. The model is what the straggler
 // analysis has to see through:
-//   - every host has its own realtime clock offset (uniform within +-50 ms, far more than a
+//   - every host has its own realtime clock offset (uniform within +-50 ms by default, far more than a
 //     collective lasts) and its own monotonic base (an uptime), so timestamps of different hosts do
 //     not compare directly;
 //   - collective `seq` is entered by every rank at true time t0(seq) plus 0..20 us of jitter, plus
 //     the delay of its offender (offenders.h) when that offender is late in this collective;
 //   - a collective cannot finish before its last rank arrived: every rank ends at the last arrival +
 //     the collective's base duration (bytes over the ring's bandwidth) + 0..5 us of jitter.
+// The three spreads are options (TimingSpread): a test that checks an estimate to the nanosecond
+// turns the end jitter off.
 // So the rank that arrived last has the shortest duration: lateness shows as a duration deficit.
 #pragma once
 
@@ -39,9 +41,16 @@ struct HostClock {
   int64_t monotonicBaseNs = 0;   // the host's CLOCK_MONOTONIC at the job's true time 0
 };
 
+struct TimingSpread {
+  int64_t arrivalJitterNs = 20'000;       // each rank's arrival: 0..this after the collective's t0
+  int64_t endJitterNs = 5'000;            // each rank's end: 0..this after the common end
+  int64_t maxClockOffsetNs = 50'000'000;  // each host's realtime clock: within +-this of true time
+};
+
 class Timeline {
  public:
-  Timeline(const JobPlacement& job, const Offenders& offenders, int collectives, int channels, uint64_t seed);
+  Timeline(const JobPlacement& job, const Offenders& offenders, int collectives, int channels, uint64_t seed,
+           TimingSpread spread = {});
 
   const std::vector<CollectiveSpec>& collectives() const { return collectives_; }
   int channels() const { return channels_; }
@@ -55,6 +64,7 @@ class Timeline {
 
   const Offenders& offenders_;
   uint64_t seed_;
+  TimingSpread spread_;
   int channels_;
   int64_t jobStartRealtimeNs_ = 0;
   int64_t jobEndNs_ = 0;

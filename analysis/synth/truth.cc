@@ -86,6 +86,7 @@ std::string renderTruth(const SynthJob& job) {
   json crossRail = json::array();
   for (const CrossRailConnection& c : job.connections.crossRail()) crossRail.push_back(crossRailJson(job, c));
   out["cross_rail"] = crossRail;
+  if (!job.options.silentRanks.empty()) out["silent_ranks"] = job.options.silentRanks;  // wrote no file
   return out.dump(2) + "\n";
 }
 

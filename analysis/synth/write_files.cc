@@ -48,7 +48,9 @@ WriteSummary writeRank(const SynthJob& job, int rank, const std::filesystem::pat
     done.files += 1;
     done.bytes += buffer.size();
   };
-  buffer = renderPathLog(job, rank);
+  const std::vector<int>& silent = job.options.silentRanks;
+  if (std::find(silent.begin(), silent.end(), rank) != silent.end()) return done;
+  buffer = job.options.pathLog ? renderPathLog(job, rank) : std::string();
   if (!buffer.empty()) emit(formats::path_log::pathLogFileName(identity));
   buffer.clear();
   appendCollectiveLog(job, rank, buffer);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "analysis/synth/rail_map_source.h"
 #include "analysis/synth/synth_job.h"
@@ -27,7 +28,13 @@ struct SynthArgs {
   sy::SynthOptions job;
   std::string outDir, truthPath, fabric, railMap;
   int threads = 0;
+  std::vector<std::string> late;
+  double clockSpreadUs = 50'000, arrivalJitterUs = 20, endJitterUs = 5;  // TimingSpread's defaults
 };
+
+int64_t nanoseconds(double microseconds) {
+  return static_cast<int64_t>(microseconds * 1000.0 + 0.5);
+}
 
 double gigabytes(uint64_t bytes) {
   return static_cast<double>(bytes) / 1e9;
@@ -99,6 +106,10 @@ void requireEnoughGpus(const formats::RailMap& map, int ranks) {
 
 int runSynth(SynthArgs args) {
   const auto started = std::chrono::steady_clock::now();
+  for (const std::string& text : args.late) args.job.late.push_back(sy::parseNamedOffender(text));
+  args.job.spread = {.arrivalJitterNs = nanoseconds(args.arrivalJitterUs),
+                     .endJitterNs = nanoseconds(args.endJitterUs),
+                     .maxClockOffsetNs = nanoseconds(args.clockSpreadUs)};
   formats::RailMap map = sy::loadRailMap(args.fabric, args.railMap);
   requireEnoughGpus(map, args.job.ranks);
   std::unique_ptr<sy::SynthJob> job = sy::makeSynthJob(args.job, std::move(map));
@@ -137,6 +148,20 @@ void addOptions(CLI::App& app, SynthArgs& a) {
   app.add_option("--slow-trays", a.job.offenders.slowTrays, "trays (hosts) made late together")->capture_default_str();
   app.add_option("--slow-racks", a.job.offenders.slowRacks, "racks (NVLink domains) made late together")
       ->capture_default_str();
+  app.add_option("--late", a.late,
+                 "a named offender instead of the three counts, exactly: LEVEL:INDEX:DELAY_US[:SHARE] (rank:5:150, "
+                 "tray:3:120:0.25: late in every 4th collective); repeatable");
+  app.add_option("--silent-ranks", a.job.silentRanks, "ranks that write no file (a host whose logs never arrived)")
+      ->delimiter(',');
+  app.add_option("--clock-spread-us", a.clockSpreadUs, "each host's clock is off by up to this much either way")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--arrival-jitter-us", a.arrivalJitterUs, "each rank enters a collective up to this much late")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--end-jitter-us", a.endJitterUs, "each rank leaves a collective up to this much after the rest")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--cross-rail", a.job.crossRail, "send connections leaving through a NIC of another rail")
       ->capture_default_str();
   app.add_option("--seed", a.job.seed, "seed: the same seed writes the same bytes")->capture_default_str();

@@ -1,4 +1,4 @@
-# `railtune paths synth` as a user runs it (cli/paths/synth.cc, cli/synth/): the files of a small job fit
+# `railtune paths synth` as a user runs it (cli/paths/synth.cc, analysis/synth/): the files of a small job fit
 # their schemas, seeds reproduce, the truth example is current (RAILTUNE_UPDATE_GOLDEN=1 ctest -R
 # '^cli\.paths_synth_truth_example' rewrites it), and bad options get clear messages.
 set(_synth_data ${PROJECT_SOURCE_DIR}/tests/data/synth)
@@ -51,3 +51,16 @@ synth_expect(one_node_note ok "every rank is in one NCCL node, so no connection 
              --collectives 3 --out ${_synth_one_node})
 set_tests_properties(cli.paths_synth_one_node_clean PROPERTIES FIXTURES_SETUP synth_one_node)
 set_tests_properties(cli.paths_synth_one_node_note PROPERTIES FIXTURES_REQUIRED synth_one_node)
+# Named offenders and silent ranks (--late, --silent-ranks): the analysis finds exactly those.
+add_test(NAME cli.paths_synth_late_found
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/paths_synth_late.sh ${_railtune} ${CMAKE_CURRENT_BINARY_DIR}/paths_synth_late)
+synth_expect(late_bad_level fail "--late slow:1:1500: the level is rank, tray or rack \\(expected LEVEL:INDEX:DELAY_US" --
+             ${_railtune} paths synth --ranks 16 --late slow:1:1500 --out ${_synth_out})
+synth_expect(late_not_a_number fail "--late rank:x:1500: a field is not a number" --
+             ${_railtune} paths synth --ranks 16 --late rank:x:1500 --out ${_synth_out})
+synth_expect(late_index_out_of_range fail "--late rank:99: the job has 16 ranks, numbered from 0" --
+             ${_railtune} paths synth --ranks 16 --late rank:99:1500 --out ${_synth_out})
+synth_expect(late_overlap fail "--late rank:1: rank 1 is already another offender's" --
+             ${_railtune} paths synth --ranks 16 --late tray:0:1200 --late rank:1:1500 --out ${_synth_out})
+synth_expect(silent_rank_out_of_range fail "--silent-ranks 16: the job's ranks are 0..15" --
+             ${_railtune} paths synth --ranks 16 --silent-ranks 16 --out ${_synth_out})

@@ -1,69 +1,23 @@
-// The synthetic job (synthetic_job.h). Every rank's arrival and the collective's common end are drawn
-// from one generator per collective, so each rank's file can be written on its own thread and still
-// agree with the others.
+// The tests' view of the synthetic job (synthetic_profile_job.h): a JobSpec in the tests' words, turned
+// into analysis/synth's options and rail map.
 #include "tests/support/synthetic_profile_job.h"
 
-#include <algorithm>
-#include <atomic>
 #include <cstdio>
-#include <fstream>
-#include <memory>
-#include <stdexcept>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
-#include "formats/profile_logs.h"
+#include "analysis/synth/collective_records.h"
+#include "analysis/synth/write_files.h"
+#include "formats/rail_map.h"
 #include "formats/schemas.h"
 
 namespace railtune::testing::synthetic_profile {
 namespace {
 
-constexpr int64_t kEpochNs = 1764480000000000000LL;
-constexpr int64_t kPeriodNs = 10'000'000;  // one collective every 10 ms
+namespace sy = analysis::synth;
 
 int64_t ns(double us) {
-  return static_cast<int64_t>(us * 1000.0);
-}
-
-// splitmix64 of (seed, a, b): a uniform number in [0, 1) that any thread can recompute.
-double uniform(uint64_t seed, uint64_t a, uint64_t b) {
-  uint64_t z = seed * 0x9e3779b97f4a7c15ULL + (a << 32 ^ b) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
-
-bool hits(const Injected& inj, const JobSpec& spec, int rank, int seq) {
-  const int tray = rank / spec.ranksPerTray, rack = tray / spec.traysPerRack;
-  const int target = inj.level == Injected::Level::Rank ? rank : inj.level == Injected::Level::Tray ? tray : rack;
-  if (target != inj.index) return false;
-  const int every = inj.share >= 1.0 ? 1 : static_cast<int>(1.0 / inj.share + 0.5);
-  return seq % every == 0;
-}
-
-double arrivalUs(const JobSpec& spec, int rank, int seq) {
-  double delay = spec.jitterUs * uniform(spec.seed, static_cast<uint64_t>(seq), static_cast<uint64_t>(rank) + 1);
-  for (const Injected& inj : spec.injected)
-    if (hits(inj, spec, rank, seq)) delay += inj.delayUs;
-  return delay;
-}
-
-}  // namespace
-
-double clockOffsetUs(const JobSpec& spec, int tray) {
-  return spec.clockSpreadUs * (2.0 * uniform(spec.seed, 0, 1u << 30 | static_cast<uint64_t>(tray)) - 1.0);
-}
-
-std::vector<double> collectiveEndsUs(const JobSpec& spec) {
-  std::vector<double> ends(static_cast<size_t>(spec.collectives), 0.0);
-  for (int seq = 0; seq < spec.collectives; ++seq) {
-    for (int r = 0; r < spec.ranks; ++r)
-      ends[static_cast<size_t>(seq)] = std::max(ends[static_cast<size_t>(seq)], arrivalUs(spec, r, seq));
-    ends[static_cast<size_t>(seq)] += spec.transferUs;
-  }
-  return ends;
+  return static_cast<int64_t>(us * 1000.0 + 0.5);
 }
 
 std::string rackName(int rack) {
@@ -72,53 +26,33 @@ std::string rackName(int rack) {
   return text;
 }
 
-std::string hostName(const JobSpec& spec, int rank) {
-  const int tray = rank / spec.ranksPerTray;
+std::string trayName(const JobSpec& spec, int tray) {
   char text[32];
   std::snprintf(text, sizeof text, "%s-t%02d", rackName(tray / spec.traysPerRack).c_str(), tray % spec.traysPerRack);
   return text;
 }
 
-std::vector<std::string> rankLines(const JobSpec& spec, int rank, const std::vector<double>& endsUs) {
-  const Identity id{hostName(spec, rank), spec.job, 1000 + rank};
-  const int tray = rank / spec.ranksPerTray;
-  const int64_t clockNs = ns(clockOffsetUs(spec, tray));
-  const int64_t monotonicBase = 1'000'000'000LL * (1 + tray);
-  auto record = std::make_unique<formats::profile::OperationRecord>();
-  formats::profile::OperationRecord& r = *record;
-  r.comm = spec.comm, r.rank = rank, r.nRanks = spec.ranks;
-  r.operation.assign("AllReduce"), r.datatype.assign("ncclFloat32"), r.algorithm.assign("RING");
-  r.protocol.assign("SIMPLE"), r.channels = 16, r.bytes = 64u << 20, r.timing = formats::profile::TimingSource::Kernel;
-  std::vector<std::string> lines;
-  for (int seq = 0; seq < spec.collectives; ++seq) {
-    const int64_t base = seq * kPeriodNs;
-    const int64_t start = base + ns(arrivalUs(spec, rank, seq)), end = base + ns(endsUs[static_cast<size_t>(seq)]);
-    r.seq = static_cast<uint64_t>(seq);
-    r.start = {kEpochNs + start + clockNs, monotonicBase + start};
-    r.end = {kEpochNs + end + clockNs, monotonicBase + end};
-    lines.push_back(formats::profile::renderCollectiveLine(id, r, 0));
+sy::SynthOptions optionsOf(const JobSpec& spec) {
+  sy::SynthOptions o;
+  o.ranks = spec.ranks;
+  o.job = spec.job;
+  o.collectives = spec.collectives;
+  o.seed = spec.seed;
+  o.crossRail = 0;
+  o.pathLog = false;
+  o.silentRanks = spec.silentRanks;
+  o.spread = {.arrivalJitterNs = ns(spec.jitterUs), .endJitterNs = 0, .maxClockOffsetNs = ns(spec.clockSpreadUs)};
+  for (const Injected& i : spec.injected) {
+    const sy::OffenderLevel level = i.level == Injected::Level::Rank   ? sy::OffenderLevel::Rank
+                                    : i.level == Injected::Level::Tray ? sy::OffenderLevel::Tray
+                                                                       : sy::OffenderLevel::Rack;
+    o.late.push_back({.level = level, .index = i.index, .delayNs = ns(i.delayUs), .share = i.share});
   }
-  return lines;
+  if (o.late.empty()) o.offenders = {};  // nobody late unless a test names them
+  return o;
 }
 
-void writeJob(const JobSpec& spec, const std::string& dir, unsigned threads) {
-  const std::vector<double> ends = collectiveEndsUs(spec);
-  std::atomic<int> next{0};
-  auto work = [&]() {
-    for (int rank = next++; rank < spec.ranks; rank = next++) {
-      if (std::find(spec.silentRanks.begin(), spec.silentRanks.end(), rank) != spec.silentRanks.end()) continue;
-      const std::string path =
-          dir + "/" + spec.job + "-" + hostName(spec, rank) + "-" + std::to_string(1000 + rank) + ".collectives.jsonl";
-      std::ofstream out(path, std::ios::binary);
-      for (const std::string& line : rankLines(spec, rank, ends)) out << line << '\n';
-      if (!out) throw std::runtime_error(path + ": cannot write");
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
-}
+}  // namespace
 
 std::string railMapJson(const JobSpec& spec) {
   nlohmann::json hosts = nlohmann::json::array();
@@ -139,9 +73,7 @@ std::string railMapJson(const JobSpec& spec) {
                          {"plane", -1},
                          {"speed_mbps", 400000}}}}});
     }
-    hosts.push_back({{"name", hostName(spec, tray * spec.ranksPerTray)},
-                     {"domain", rackName(tray / spec.traysPerRack)},
-                     {"gpus", gpus}});
+    hosts.push_back({{"name", trayName(spec, tray)}, {"domain", rackName(tray / spec.traysPerRack)}, {"gpus", gpus}});
   }
   return nlohmann::json{{"schema", formats::kRailMapSchema},
                         {"cluster", spec.job},
@@ -150,6 +82,27 @@ std::string railMapJson(const JobSpec& spec) {
                         {"hosts", hosts}}
              .dump(1) +
          "\n";
+}
+
+std::unique_ptr<sy::SynthJob> makeJob(const JobSpec& spec) {
+  return sy::makeSynthJob(optionsOf(spec), formats::parseRailMap(railMapJson(spec), "synthetic rail map"));
+}
+
+void writeJob(const JobSpec& spec, const std::string& dir, unsigned threads) {
+  sy::writeJobFiles(*makeJob(spec), dir, static_cast<int>(threads));
+}
+
+double clockOffsetUs(const JobSpec& spec, int tray) {
+  return static_cast<double>(makeJob(spec)->timeline.hostClock(tray).realtimeOffsetNs) / 1000.0;
+}
+
+std::vector<std::string> rankLines(const JobSpec& spec, int rank) {
+  std::string text;
+  sy::appendCollectiveLog(*makeJob(spec), rank, text);
+  std::vector<std::string> lines;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+    lines.push_back(text.substr(start, end - start));
+  return lines;
 }
 
 }  // namespace railtune::testing::synthetic_profile

@@ -43,9 +43,9 @@ TEST(ProfileGolden, Stragglers) {
   spec.job = "golden";
   spec.ranks = 48, spec.ranksPerTray = 4, spec.traysPerRack = 4, spec.collectives = 24;  // 3 racks
   spec.clockSpreadUs = 3000;
-  spec.injected = {{syn::Injected::Level::Rank, 1, 150, 1.0 / 3},
-                   {syn::Injected::Level::Tray, 5, 120, 0.25},
-                   {syn::Injected::Level::Rack, 2, 90, 0.5}};
+  spec.injected = {{syn::Injected::Level::Rank, 1, 1500, 1.0 / 3},
+                   {syn::Injected::Level::Tray, 5, 1200, 0.25},
+                   {syn::Injected::Level::Rack, 2, 900, 0.5}};
   TempDir dir;
   syn::writeJob(spec, dir.path(), 2);
   const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
@@ -64,7 +64,7 @@ TEST(ProfileStragglersTable, EveryTableHasALegendOfItsColumns) {
   syn::JobSpec spec;
   spec.job = "legend";
   spec.ranks = 16, spec.ranksPerTray = 4, spec.traysPerRack = 2, spec.collectives = 12;
-  spec.injected = {{syn::Injected::Level::Rank, 1, 150, 1.0}};
+  spec.injected = {{syn::Injected::Level::Rank, 1, 1500, 1.0}};
   TempDir dir;
   syn::writeJob(spec, dir.path(), 2);
   const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});

@@ -149,7 +149,7 @@ TEST(ProfileReader, ReadsTaggedFileNames) {
 TEST(ProfileReader, ReportsEachBadLineWithFileLineAndColumnAndReadsTheRest) {
   syn::JobSpec spec;
   spec.ranks = 2, spec.collectives = 6;
-  std::vector<std::string> lines = syn::rankLines(spec, 0, syn::collectiveEndsUs(spec));
+  std::vector<std::string> lines = syn::rankLines(spec, 0);
   lines[1] = lines[1].substr(0, 40);                                        // truncated
   lines[2] = lines[2] + lines[3];                                           // interleaved
   lines[4].replace(lines[4].find("collectives.v1"), 14, "collectives.v2");  // unknown version

@@ -31,6 +31,9 @@ Analysed analyse(const syn::JobSpec& spec, bool withRailMap, StragglerOptions op
   return out;
 }
 
+// The synthetic job's collectives are a training step's mix (analysis/synth/timeline.h): up to 13 ms
+// long. A rank counts as late above 5 % of the median duration, so the delays the tests inject are
+// 0.9 to 2 ms, as those `railtune paths synth` picks.
 syn::JobSpec baseJob(int ranks, int collectives) {
   syn::JobSpec spec;
   spec.ranks = ranks;
@@ -58,7 +61,7 @@ TEST(ProfileStatistics, MedianAndPercentile) {
 
 TEST(Stragglers, DeficitNamesTheLateRankAndByHowMuch) {
   syn::JobSpec spec = baseJob(16, 20);
-  spec.injected = {{syn::Injected::Level::Rank, 5, 150, 1.0}};
+  spec.injected = {{syn::Injected::Level::Rank, 5, 1500, 1.0}};
   const Analysed a = analyse(spec, false);
   ASSERT_EQ(a.report.jobs.size(), 1u);
   const JobStragglers& job = a.report.jobs[0];
@@ -67,8 +70,8 @@ TEST(Stragglers, DeficitNamesTheLateRankAndByHowMuch) {
   for (const LateCollective& c : job.late) {
     EXPECT_EQ(c.rank, 5);
     EXPECT_EQ(c.lateRanks, 1);
-    EXPECT_NEAR(c.latenessUs, 150.0, 12.0);  // the delay, give or take the others' jitter
-    EXPECT_NEAR(c.arrivalLatenessUs, 150.0, 12.0);
+    EXPECT_NEAR(c.latenessUs, 1500.0, 12.0);  // the delay, give or take the others' jitter
+    EXPECT_NEAR(c.arrivalLatenessUs, 1500.0, 12.0);
   }
   EXPECT_EQ(describe(job.offenders), std::vector<std::string>{"rank 5"});
   EXPECT_EQ(job.offenders[0].collectivesLate, 20u);
@@ -90,7 +93,7 @@ TEST(Stragglers, ClockOffsetsAreEstimatedFromCollectiveEnds) {
 
 TEST(Stragglers, OnlyPersistentLatenessMakesAnOffender) {
   syn::JobSpec spec = baseJob(16, 100);
-  spec.injected = {{syn::Injected::Level::Rank, 2, 150, 0.5}, {syn::Injected::Level::Rank, 9, 150, 0.02}};
+  spec.injected = {{syn::Injected::Level::Rank, 2, 1500, 0.5}, {syn::Injected::Level::Rank, 9, 1500, 0.02}};
   const Analysed a = analyse(spec, false);
   const JobStragglers& job = a.report.jobs.at(0);
   EXPECT_EQ(describe(job.offenders), std::vector<std::string>{"rank 2"});  // rank 9: late twice, 2 %
@@ -100,19 +103,19 @@ TEST(Stragglers, OnlyPersistentLatenessMakesAnOffender) {
 
 TEST(Stragglers, ASlowTrayIsReportedAsTheTrayNotItsRanks) {
   syn::JobSpec spec = baseJob(32, 40);
-  spec.injected = {{syn::Injected::Level::Tray, 3, 120, 1.0}, {syn::Injected::Level::Rank, 1, 200, 1.0}};
+  spec.injected = {{syn::Injected::Level::Tray, 3, 1200, 1.0}, {syn::Injected::Level::Rank, 1, 2000, 1.0}};
   const Analysed a = analyse(spec, false);
   const JobStragglers& job = a.report.jobs.at(0);
   EXPECT_FALSE(job.racksKnown);
   EXPECT_EQ(describe(job.offenders), (std::vector<std::string>{"tray r000-t03", "rank 1"}));
   EXPECT_EQ(job.offenders[0].ranks, 4);
-  EXPECT_NEAR(job.offenders[0].medianLatenessUs, 120.0, 12.0);
+  EXPECT_NEAR(job.offenders[0].medianLatenessUs, 1200.0, 12.0);
 }
 
 TEST(Stragglers, ASlowRackIsReportedAsTheRackWithARailMap) {
   syn::JobSpec spec = baseJob(64, 30);
   spec.ranksPerTray = 4, spec.traysPerRack = 4;  // racks of 16 ranks
-  spec.injected = {{syn::Injected::Level::Rack, 2, 100, 1.0}, {syn::Injected::Level::Tray, 1, 150, 1.0}};
+  spec.injected = {{syn::Injected::Level::Rack, 2, 1000, 1.0}, {syn::Injected::Level::Tray, 1, 1500, 1.0}};
   const Analysed a = analyse(spec, true);
   const JobStragglers& job = a.report.jobs.at(0);
   EXPECT_TRUE(job.racksKnown);
@@ -124,7 +127,7 @@ TEST(Stragglers, ASlowRackIsReportedAsTheRackWithARailMap) {
 TEST(Stragglers, WithoutARailMapASlowRackShowsAsItsTrays) {
   syn::JobSpec spec = baseJob(64, 30);
   spec.ranksPerTray = 4, spec.traysPerRack = 4;
-  spec.injected = {{syn::Injected::Level::Rack, 2, 100, 1.0}};
+  spec.injected = {{syn::Injected::Level::Rack, 2, 1000, 1.0}};
   const Analysed a = analyse(spec, false);
   std::vector<std::string> trays = describe(a.report.jobs.at(0).offenders);
   std::sort(trays.begin(), trays.end());
