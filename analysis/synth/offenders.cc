@@ -133,7 +133,9 @@ NamedOffender parseNamedOffender(const std::string& text) {
     n.index = std::stoi(parts[1], &used);
     if (used != parts[1].size()) throw fail("the index is a whole number");
     const double delayUs = std::stod(parts[2], &used);
-    if (used != parts[2].size()) throw fail("the delay is a number of microseconds");
+    // An hour at most: "inf", "nan" and 1e308 are numbers to stod, not delays (nor an int64 of ns).
+    if (used != parts[2].size() || !(delayUs >= 0.0 && delayUs <= 3.6e9))
+      throw fail("the delay is a number of microseconds, at most an hour");
     n.delayNs = static_cast<int64_t>(delayUs * 1000.0 + 0.5);
     if (parts.size() == 4) {
       n.share = std::stod(parts[3], &used);

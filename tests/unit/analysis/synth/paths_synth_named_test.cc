@@ -42,8 +42,8 @@ TEST(PathsSynthNamed, ParsesEachLevelWithAndWithoutAShare) {
 }
 
 TEST(PathsSynthNamed, MalformedTextIsRefusedWithTheFormExpected) {
-  for (const char* text :
-       {"rank:5", "rank:5:1:0.5:9", "gpu:1:100", "rank:x:100", "rank:1:fast", "rank:1:100:half", "rank:1x:100", ""}) {
+  for (const char* text : {"rank:5", "rank:5:1:0.5:9", "gpu:1:100", "rank:x:100", "rank:1:fast", "rank:1:100:half",
+                           "rank:1x:100", "rank:1:inf", "rank:1:nan", "rank:1:1e308", "rank:1:-5", ""}) {
     const std::string error = errorOf([&] { parseNamedOffender(text); });
     EXPECT_NE(error.find(std::string("--late ") + text + ": "), std::string::npos) << text << ": " << error;
     EXPECT_NE(error.find("expected LEVEL:INDEX:DELAY_US[:SHARE]"), std::string::npos) << error;
