@@ -53,7 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<NamedOffender> named;
   for (size_t start = 0; start <= input.size() && named.size() < 8;) {
     const size_t end = std::min(input.find('\n', start), input.size());
-    const std::string text(input.substr(start, end - start));
+    // A command-line value cannot hold a NUL: the text is the line up to its first.
+    const std::string_view line = input.substr(start, end - start);
+    const std::string text(line.substr(0, line.find('\0')));
     start = end + 1;
     try {
       named.push_back(parseNamedOffender(text));
