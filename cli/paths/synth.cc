@@ -24,12 +24,19 @@ namespace {
 namespace fs = std::filesystem;
 namespace sy = analysis::synth;
 
+double microseconds(int64_t nanoseconds) {
+  return static_cast<double>(nanoseconds) / 1000.0;
+}
+
 struct SynthArgs {
   sy::SynthOptions job;
   std::string outDir, truthPath, fabric, railMap;
   int threads = 0;
   std::vector<std::string> late;
-  double clockSpreadUs = 50'000, arrivalJitterUs = 20, endJitterUs = 5;  // TimingSpread's defaults
+  // The timing model's own defaults (analysis/synth/timeline.h), in the options' microseconds.
+  double clockSpreadUs = microseconds(sy::TimingSpread{}.maxClockOffsetNs);
+  double arrivalJitterUs = microseconds(sy::TimingSpread{}.arrivalJitterNs);
+  double endJitterUs = microseconds(sy::TimingSpread{}.endJitterNs);
 };
 
 int64_t nanoseconds(double microseconds) {
