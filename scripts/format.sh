@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# clang-format over every C/C++ source of the project (build folders and .git excluded).
+# clang-format over every C/C++ source of the project (build folders and .git excluded), and one
+# shell rule: a script under `set -o pipefail` never pipes into `grep -q`. grep -q exits at its first
+# match; a producer still writing then dies of SIGPIPE and pipefail fails the line that matched.
 #   scripts/format.sh check   exit 1 and list the files that differ from .clang-format
 #   scripts/format.sh fix     rewrite them in place
 set -euo pipefail
@@ -26,6 +28,13 @@ case "$mode" in
     if [ ${#bad[@]} -gt 0 ]; then
       echo "format-check: ${#bad[@]} of ${#files[@]} files differ from .clang-format (fix: scripts/format.sh fix):"
       printf '  %s\n' "${bad[@]}"
+      exit 1
+    fi
+    mapfile -t early < <(git ls-files -z '*.sh' .ci/run | xargs -0 grep -l pipefail |
+      xargs -r grep -nE '\|[[:space:]]*grep[[:space:]]+-[A-Za-z]*q' || true)
+    if [ ${#early[@]} -gt 0 ]; then
+      echo "format-check: ${#early[@]} pipe(s) into grep -q under pipefail (grep ... >/dev/null reads to the end):"
+      printf '  %s\n' "${early[@]}"
       exit 1
     fi
     echo "format-check: ${#files[@]} files clean"

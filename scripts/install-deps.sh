@@ -72,7 +72,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-if [ "${1:-}" = arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if [ "${1:-}" = arm64 ] && ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
   dpkg --add-architecture arm64
 fi
 apt-get update -qq

@@ -15,7 +15,7 @@ for spec in one-tray:4:1 one-rack-mnnvl:72:1 one-rack-no-mnnvl:72:18 two-racks-m
   IFS=: read -r name ranks nodes <<<"$spec"
   file=railtune-demo/tuner/$name.txt
   [ -s "$file" ] || fail "$file missing or empty"
-  head -n 1 "$file" | grep -Eq "gb300-nvl72, $ranks ranks on $nodes nodes? " || fail "$file: header names the wrong communicator"
+  head -n 1 "$file" | grep -E "gb300-nvl72, $ranks ranks on $nodes nodes? " >/dev/null || fail "$file: header names the wrong communicator"
   rows=$(grep -Ec '^(AllReduce|AllGather|ReduceScatter|Broadcast|Reduce) ' "$file")
   [ "$rows" -eq 160 ] || fail "$file: $rows decision rows, expected 160"
   grep -Eq '^AllReduce +8 ' "$file" && grep -Eq '^Reduce +16G ' "$file" || fail "$file: sizes do not run from 8 B to 16 GiB"

@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 [ "${2:-}" = sanitized ] && skip "sanitizer builds need their runtime preloaded into Python; run on a release build"
 command -v nvidia-smi >/dev/null 2>&1 || skip "nvidia-smi not found: no NVIDIA driver on this machine"
-nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "nvidia-smi lists no GPU"
+nvidia-smi -L 2>/dev/null | grep '^GPU ' >/dev/null || skip "nvidia-smi lists no GPU"
 python=${RAILTUNE_GPU_PYTHON:-python3}
 "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() and torch.distributed.is_nccl_available() else 1)' \
   2>/dev/null || skip "$python has no PyTorch with CUDA and NCCL (set RAILTUNE_GPU_PYTHON to one that has)"
@@ -101,7 +101,7 @@ paths=$(ls "$work"/paths/gpu-check-*.jsonl 2>/dev/null | wc -l)
 [ "$paths" -eq 2 ] || fail "expected one path log per process, found $paths"
 connects=$(cat "$work"/paths/*.jsonl | grep -c '"record":"connect"')
 [ "$connects" -ge 2 ] || fail "the path logs hold $connects connect records (at least one each way expected)"
-grep -h '"record":"close"' "$work"/paths/*.jsonl | grep -q '"bytes_sent":[1-9]' \
+grep -h '"record":"close"' "$work"/paths/*.jsonl | grep '"bytes_sent":[1-9]' >/dev/null \
   || fail "no close record in the path logs counted any bytes sent"
 echo "path logs: $paths files, $connects connect records"
 # The profiler recorded the 4 MiB AllReduce in each process, with NCCL's algorithm and a timing source.

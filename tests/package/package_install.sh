@@ -19,7 +19,7 @@ echo "built: $(basename "$deb") $(basename "$tgz")"
 arch=$(dpkg --print-architecture)
 [ "$(dpkg-deb -f "$deb" Package)" = railtune ] || fail "Package is not railtune"
 [ "$(dpkg-deb -f "$deb" Architecture)" = "$arch" ] || fail "Architecture is $(dpkg-deb -f "$deb" Architecture), not $arch"
-dpkg-deb -f "$deb" Depends | grep -q "libc6 (>= $floor)" || fail "Depends does not name libc6 (>= $floor)"
+dpkg-deb -f "$deb" Depends | grep "libc6 (>= $floor)" >/dev/null || fail "Depends does not name libc6 (>= $floor)"
 
 check_tree() {  # <prefix>: the installed layout
   local prefix=$1 kind
@@ -32,7 +32,7 @@ check_tree() {  # <prefix>: the installed layout
   [ -f "$prefix/share/railtune/schemas/rail-map.schema.json" ] || fail "schemas missing under $prefix/share/railtune"
   # A portable CLI carries the one shared library it needs and finds it there, not in the system.
   if [ "$portable" = 1 ]; then
-    readelf -d "$prefix/bin/railtune" | grep -q 'RUNPATH.*\$ORIGIN/\.\./lib' || fail "the CLI's RUNPATH is not \$ORIGIN/../lib"
+    readelf -d "$prefix/bin/railtune" | grep 'RUNPATH.*\$ORIGIN/\.\./lib' >/dev/null || fail "the CLI's RUNPATH is not \$ORIGIN/../lib"
     ls "$prefix"/lib/libsimdjson.so.* >/dev/null 2>&1 || fail "the CLI needs libsimdjson but $prefix/lib has none"
     local found
     found=$(ldd "$prefix/bin/railtune" | sed -n 's/.*libsimdjson[^ ]* => \([^ ]*\) .*/\1/p')
@@ -43,13 +43,13 @@ check_tree() {  # <prefix>: the installed layout
 
 run_from() {  # <prefix> <label>: the CLI runs there and loads the plugins by their documented paths
   local prefix=$1 label=$2 report
-  "$prefix/bin/railtune" --version | grep -q '^railtune ' || fail "$label: railtune --version"
+  "$prefix/bin/railtune" --version | grep '^railtune ' >/dev/null || fail "$label: railtune --version"
   report=$(NCCL_NET_PLUGIN=$prefix/lib/libnccl-net-railtune.so \
     NCCL_TUNER_PLUGIN=$prefix/lib/libnccl-tuner-railtune.so \
     NCCL_PROFILER_PLUGIN=$prefix/lib/libnccl-profiler-railtune.so \
     "$prefix/bin/railtune" doctor --no-nccl --no-nvml) || true
   for kind in net tuner profiler; do
-    echo "$report" | grep -Eq "^ok +plugin\.$kind\.load .*$prefix/lib/libnccl-$kind-railtune.so" ||
+    echo "$report" | grep -E "^ok +plugin\.$kind\.load .*$prefix/lib/libnccl-$kind-railtune.so" >/dev/null ||
       { echo "$report"; fail "$label: doctor did not load the $kind plugin from $prefix/lib"; }
   done
   echo "ok: $label: the CLI runs and loads the three plugins from $prefix/lib"
