@@ -5,6 +5,9 @@
 //             busy time
 //   close     the final counters when the connection closes
 //   dropped   only when records were lost (queue full) and no other record could say so
+// A connect record rebuilt from NCCL's INFO logs (`railtune paths import`) says so: source "nccl-log", and an
+// "nccl" object with what NCCL's Channel line said; it has no digests, and what the log did not say
+// (streams, the peer's pid when its log is absent) is 0 or unknown, never guessed.
 // Every record carries the identity fields of architecture rule 6 (schema, job, host, pid; comm and
 // rank where known). A PathRecord holds no heap memory, so the data path can queue one without
 // allocating; rendering and parsing happen on the writer's side (and in readers).
@@ -26,6 +29,24 @@ namespace railtune::formats::path_log {
 
 enum class RecordKind { Connect, Snapshot, Close, Dropped };
 enum class Direction { Send, Recv };
+enum class Source { NetPlugin, NcclLog };  // who wrote a connect record: railtune's net plugin, or the import
+
+// What NCCL's own log line said about a connection (source nccl-log only).
+struct NcclLogFacts {
+  InlineText<64> net;  // NCCL's network name: "IB", "IBext_v8", "Socket", "AWS Libfabric"
+  int channel = -1;
+  int connIndex = -1;   // connIndex ("Channel 00/1"); -1: the NCCL version prints none
+  int port = -1;        // the HCA port from the device list; -1: unknown
+  InlineText<16> link;  // "IB", "RoCE"; empty: unknown
+  bool gdr = false;     // "/GDRDMA"
+  bool shared = false;  // "/Shared"
+  int proxyRank = -1;   // PXN: the rank whose proxy drives the NIC ("NET/IB/5(2)"); -1: none
+  bool operator==(const NcclLogFacts& other) const {
+    return net.view() == other.net.view() && channel == other.channel && connIndex == other.connIndex &&
+           port == other.port && link.view() == other.link.view() && gdr == other.gdr && shared == other.shared &&
+           proxyRank == other.proxyRank;
+  }
+};
 
 struct LocalEnd {
   int device = -1;
@@ -59,6 +80,8 @@ struct PathRecord {
   int rank = -1;                 // the writer's rank; -1: unknown
   uint64_t dropped = 0;          // records lost before this one (0: none)
   // connect
+  Source source = Source::NetPlugin;
+  NcclLogFacts nccl;  // source NcclLog only
   Direction direction = Direction::Send;
   InlineText<16> transport;  // "socket", "ib"
   int streams = 0;           // TCP streams or QPs
@@ -81,6 +104,9 @@ void describePeer(const HandshakeHeader& peer, uint64_t localDigest, PathRecord*
 // Whether the connection's rail is the one its GPU maps to; empty when either is unknown (-1). The
 // path log writes it as rail_match, and every reader that checks rails asks it the same question.
 std::optional<bool> railMatch(int expectedRail, int actualRail);
+
+// "railtune" (written as no "source" key), "nccl-log".
+const char* sourceName(Source source);
 
 // "connect", "snapshot", "close", "dropped".
 const char* recordKindName(RecordKind kind);

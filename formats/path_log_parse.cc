@@ -56,10 +56,11 @@ void readLocal(const json& object, LocalEnd* local) {
   in.finish();
 }
 
-void readRemote(const json& object, RemoteEnd* remote) {
+// An imported record's peer may be unknown (its log was not among those imported): pid 0, empty host.
+void readRemote(const json& object, RemoteEnd* remote, bool imported) {
   ObjectReader in(object, "remote.");
   remote->host.assign(in.text("host", sizeof(remote->host.chars) - 1));
-  remote->pid = asInt(in.integer("pid", 1, std::numeric_limits<int>::max()));
+  remote->pid = asInt(in.integer("pid", imported ? 0 : 1, std::numeric_limits<int>::max()));
   remote->device = asInt(in.integer("device", -1, 1 << 20));
   remote->hca.assign(in.text("hca", sizeof(remote->hca.chars) - 1));
   remote->rail = asInt(in.integer("rail", -1, 1 << 20));
@@ -80,21 +81,56 @@ void readDigest(const json& object, PathRecord* record) {
   in.finish();
 }
 
+// -1 for null (unknown), else a value in [0, max].
+int optionalInt(ObjectReader& in, const char* key, int max) {
+  if (in.field(key).is_null()) return -1;
+  return asInt(in.integer(key, 0, max));
+}
+
+void readNccl(const json& object, NcclLogFacts* nccl) {
+  ObjectReader in(object, "nccl.");
+  nccl->net.assign(in.text("net", sizeof(nccl->net.chars) - 1));
+  if (nccl->net.view().empty()) throw FieldError(in.where("net") + "must not be empty");
+  nccl->channel = asInt(in.integer("channel", 0, 1 << 16));
+  nccl->connIndex = optionalInt(in, "conn_index", 1 << 16);
+  nccl->port = optionalInt(in, "port", 1 << 16);
+  nccl->link.assign(in.text("link", sizeof(nccl->link.chars) - 1));
+  nccl->gdr = in.boolean("gdr");
+  nccl->shared = in.boolean("shared");
+  nccl->proxyRank = optionalInt(in, "pxn_proxy_rank", std::numeric_limits<int>::max() - 1);
+  in.finish();
+}
+
+Source readSource(ObjectReader& in) {
+  if (!in.has("source")) return Source::NetPlugin;
+  const std::string source = in.text("source", 16);
+  if (source != sourceName(Source::NcclLog)) {
+    throw FieldError(in.where("source") + "expected 'nccl-log' (railtune's own records have no 'source')");
+  }
+  return Source::NcclLog;
+}
+
 void readConnect(ObjectReader& in, PathRecord* record) {
+  record->source = readSource(in);
+  const bool imported = record->source == Source::NcclLog;
   record->connection = in.count("conn");
   const std::string direction = in.text("direction", 8);
   if (direction != "send" && direction != "recv") throw FieldError(in.where("direction") + "expected send or recv");
   record->direction = direction == "send" ? Direction::Send : Direction::Recv;
   record->transport.assign(in.text("transport", sizeof(record->transport.chars) - 1));
-  record->streams = asInt(in.integer("streams", 1, 1 << 16));
+  record->streams = asInt(in.integer("streams", imported ? 0 : 1, 1 << 16));
   readLocal(in.field("local"), &record->local);
-  readRemote(in.field("remote"), &record->remote);
+  readRemote(in.field("remote"), &record->remote, imported);
   const json& expected = in.field("expected_rail");
   if (!expected.is_null()) record->expectedRail = asInt(in.integer("expected_rail", 0, 1 << 20));
   const std::optional<bool> match = railMatch(record->expectedRail, record->local.rail);
   const json wanted = match ? json(*match) : json(nullptr);
   if (in.field("rail_match") != wanted) throw FieldError(in.where("rail_match") + "expected " + wanted.dump());
-  readDigest(in.field("digest"), record);
+  if (imported) {
+    readNccl(in.field("nccl"), &record->nccl);
+  } else {
+    readDigest(in.field("digest"), record);
+  }
 }
 
 void readTraffic(ObjectReader& in, PathRecord* record) {

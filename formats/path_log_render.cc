@@ -26,6 +26,17 @@ json remoteJson(const RemoteEnd& remote) {
               {"rank", remote.rank}};
 }
 
+json ncclJson(const NcclLogFacts& n) {
+  return json{{"net", n.net.view()},
+              {"channel", n.channel},
+              {"conn_index", unknownIfNegative(n.connIndex)},
+              {"port", unknownIfNegative(n.port)},
+              {"link", n.link.view()},
+              {"gdr", n.gdr},
+              {"shared", n.shared},
+              {"pxn_proxy_rank", unknownIfNegative(n.proxyRank)}};
+}
+
 void addConnect(json& out, const PathRecord& r) {
   out["conn"] = r.connection;
   out["direction"] = r.direction == Direction::Send ? "send" : "recv";
@@ -36,6 +47,11 @@ void addConnect(json& out, const PathRecord& r) {
   out["expected_rail"] = unknownIfNegative(r.expectedRail);
   const std::optional<bool> match = railMatch(r.expectedRail, r.local.rail);
   out["rail_match"] = match ? json(*match) : json(nullptr);
+  if (r.source == Source::NcclLog) {  // NCCL's log has no config digests: the record says where it came from
+    out["source"] = sourceName(r.source);
+    out["nccl"] = ncclJson(r.nccl);
+    return;
+  }
   out["digest"] = json{{"local", digestHex(r.localDigest)},
                        {"remote", digestHex(r.remoteDigest)},
                        {"match", r.localDigest == r.remoteDigest}};
@@ -59,6 +75,10 @@ std::optional<bool> railMatch(int expectedRail, int actualRail) {
 
 std::string pathLogFileName(const Identity& identity, std::string_view tag) {
   return recordFileStem(identity, tag) + ".jsonl";
+}
+
+const char* sourceName(Source source) {
+  return source == Source::NcclLog ? "nccl-log" : "railtune";
 }
 
 const char* recordKindName(RecordKind kind) {

@@ -7,6 +7,7 @@
 #include "formats/json_read_tracker.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -410,6 +411,32 @@ RailMapError::RailMapError(std::vector<std::string> problems)
                              ? problems.front()
                              : problems.front() + " (and " + std::to_string(problems.size() - 1) + " more problems)"),
       problems_(std::move(problems)) {}
+
+int RailMapHost::expectedRail(int gpuIndex) const {
+  if (gpuIndex < 0) return -1;
+  for (const RailMapGpu& gpu : gpus) {
+    if (gpu.index == gpuIndex) return gpu.nics.empty() ? -1 : gpu.nics.front().rail;
+  }
+  return -1;
+}
+
+const RailMapGpu* RailMapHost::findGpuByBusId(const std::string& busId) const {
+  const auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  const std::string wanted = lower(busId);
+  for (const RailMapGpu& gpu : gpus)
+    if (lower(gpu.busId) == wanted) return &gpu;
+  return nullptr;
+}
+
+const RailMapNic* RailMapHost::findNic(const std::string& hca) const {
+  for (const RailMapGpu& gpu : gpus)
+    for (const RailMapNic& nic : gpu.nics)
+      if (nic.hca == hca) return &nic;
+  return nullptr;
+}
 
 const RailMapHost* RailMap::findHost(const std::string& name) const {
   for (const RailMapHost& h : hosts)

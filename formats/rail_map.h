@@ -33,6 +33,11 @@ struct RailMapHost {
   std::string name;
   std::string domain;
   std::vector<RailMapGpu> gpus;
+  // The rail a GPU's traffic should leave on: its first NIC's (rail order); -1 when the GPU or its NICs are
+  // not in the map. The net plugin and `railtune paths import` both ask it.
+  int expectedRail(int gpuIndex) const;
+  const RailMapGpu* findGpuByBusId(const std::string& busId) const;  // "0000:18:00.0", case-insensitive
+  const RailMapNic* findNic(const std::string& hca) const;           // any GPU's NIC of this HCA name
 };
 
 struct RailMap {

@@ -66,6 +66,12 @@ class ObjectReader {
     return value.get<uint64_t>();
   }
 
+  bool boolean(const char* key) {
+    const json& value = field(key);
+    if (!value.is_boolean()) throw FieldError(where(key) + "expected true or false");
+    return value.get<bool>();
+  }
+
   double number(const char* key) {
     const json& value = field(key);
     if (!value.is_number()) throw FieldError(where(key) + "expected a number");

@@ -100,11 +100,7 @@ ServedGpu resolveServedGpu(const std::optional<std::string>& busId, const format
 }
 
 int expectedRail(const formats::RailMapHost* host, int gpuIndex) {
-  if (host == nullptr || gpuIndex < 0) return -1;
-  for (const formats::RailMapGpu& gpu : host->gpus) {
-    if (gpu.index == gpuIndex) return gpu.nics.empty() ? -1 : gpu.nics.front().rail;
-  }
-  return -1;
+  return host == nullptr ? -1 : host->expectedRail(gpuIndex);
 }
 
 }  // namespace railtune::net
