@@ -1,13 +1,15 @@
-// `railtune exec [--fabric F] [--host H] [--local-rank R] [switches] -- CMD ARGS...`: runs CMD with
-// the launcher environment of `railtune topo env` set. The local rank comes from --local-rank, else
+// `railtune exec [--fabric F] [--host H] [--local-rank R] [--capture DIR] [switches] -- CMD ARGS...`: runs
+// CMD with the launcher environment of `railtune topo env` set. The local rank comes from --local-rank, else
 // LOCAL_RANK (torchrun) or SLURM_LOCALID (srun); the host from --host, else RAILTUNE_HOST, else the
-// hostname. Exit 2 when the host is not in the fabric or an option cannot be met; 127 when CMD
-// cannot be run; otherwise CMD replaces this process.
+// hostname. --capture DIR also makes NCCL log what `railtune paths import` reads (captureEnv). Exit 2 when
+// the host is not in the fabric or an option cannot be met; 127 when CMD cannot be run; otherwise CMD
+// replaces this process.
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -24,8 +26,70 @@ namespace {
 struct ExecOptions {
   std::string fabricPath;
   LauncherCliOptions launcher;
+  std::string captureDir;
   std::vector<std::string> command;
 };
+
+std::string envOr(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? fallback : value;
+}
+
+bool listHas(const std::string& list, const std::string& item) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = list.find(',', start);
+    const std::string word = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (word == item || word == "ALL") return true;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return false;
+}
+
+// NCCL_DEBUG_SUBSYS with INIT, NET and GRAPH (the Channel lines, device lists and rings `paths import`
+// reads), keeping what the user asked for. "^A,B" (every subsystem but A and B) loses only those three
+// from its exclusions (src/debug.cc reads a leading '^' as "all but").
+std::string withCaptureSubsystems(const std::string& current) {
+  static const char* kNeeded[] = {"INIT", "NET", "GRAPH"};
+  if (current.empty()) return "INIT,NET,GRAPH";
+  if (current.front() == '^') {
+    std::string kept;
+    size_t start = 1;
+    while (start <= current.size()) {
+      const size_t comma = current.find(',', start);
+      const std::string word = current.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!word.empty() && word != "INIT" && word != "NET" && word != "GRAPH") kept += (kept.empty() ? "" : ",") + word;
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return kept.empty() ? "ALL" : "^" + kept;
+  }
+  std::string out = current;
+  for (const char* needed : kNeeded)
+    if (!listHas(out, needed)) out += std::string(",") + needed;
+  return out;
+}
+
+// What --capture DIR sets: NCCL_DEBUG=INFO (TRACE is kept), the subsystems above, one log file per process
+// (NCCL_DEBUG_FILE, %h host and %p pid expanded by NCCL), and the profiler's folder (the profiler plugin is
+// loaded when --plugin-dir names it). Creates DIR.
+topo::EnvVars captureEnv(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::invalid_argument("--capture " + dir + ": cannot create the folder: " + ec.message());
+  if (!std::filesystem::is_directory(dir, ec)) throw std::invalid_argument("--capture " + dir + " is not a folder");
+  const std::string absolute = std::filesystem::absolute(dir).lexically_normal().string();
+  topo::EnvVars vars;
+  const std::string level = envOr("NCCL_DEBUG", "");
+  vars.emplace_back("NCCL_DEBUG", level == "TRACE" ? level : "INFO");
+  vars.emplace_back("NCCL_DEBUG_SUBSYS", withCaptureSubsystems(envOr("NCCL_DEBUG_SUBSYS", "")));
+  if (std::getenv("NCCL_DEBUG_FILE") != nullptr)
+    std::cerr << "railtune exec: --capture replaces NCCL_DEBUG_FILE=" << std::getenv("NCCL_DEBUG_FILE") << "\n";
+  vars.emplace_back("NCCL_DEBUG_FILE", absolute + "/%h.%p.nccl.log");
+  vars.emplace_back("RAILTUNE_PROFILE_DIR", envOr("RAILTUNE_PROFILE_DIR", absolute));
+  return vars;
+}
 
 std::string hostFromEnvironment() {
   const char* host = std::getenv("RAILTUNE_HOST");
@@ -58,6 +122,8 @@ int runExec(const ExecOptions& options) {
     if (env.host.empty()) env.host = hostFromEnvironment();
     if (env.localRank < 0) env.localRank = localRankFromEnvironment();
     vars = topo::launcherEnv(model, env);
+    if (!options.captureDir.empty())
+      for (auto& var : captureEnv(options.captureDir)) vars.push_back(std::move(var));
   } catch (const std::invalid_argument& e) {
     std::cerr << "railtune exec: " << e.what() << "\n";
     return 2;
@@ -81,6 +147,9 @@ Command addExecCommand(CLI::App& parent) {
   addFabricOption(*app, options->fabricPath);
   app->add_option("--host", options->launcher.env.host, "the host; default: RAILTUNE_HOST, else the hostname");
   addLauncherOptions(*app, options->launcher);
+  app->add_option("--capture", options->captureDir,
+                  "also make NCCL log into this folder what `railtune paths import` reads (NCCL_DEBUG=INFO, "
+                  "NCCL_DEBUG_SUBSYS with INIT,NET,GRAPH, NCCL_DEBUG_FILE=DIR/%h.%p.nccl.log, RAILTUNE_PROFILE_DIR)");
   app->add_option("command", options->command, "the command and its arguments, after --")->required();
   return {app, [options] { return runExec(*options); }};
 }

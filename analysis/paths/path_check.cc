@@ -108,6 +108,9 @@ CheckReport checkPaths(const JobPaths& job, const formats::RailMap* railMap) {
   const std::vector<Logical> logical = detail::logicalConnections(job);
   const detail::RailMapIndex map(railMap);
   report.connections = static_cast<int>(logical.size());
+  report.fromNcclLog = static_cast<int>(std::count_if(logical.begin(), logical.end(), [&job](const Logical& l) {
+    return job.connections[static_cast<size_t>(l.send >= 0 ? l.send : l.recv)].fromNcclLog;
+  }));
   report.rails = railUse(job, logical);
   report.nics = nicUse(job);
   detail::findCrossRail(job, logical, map, &report.findings);

@@ -65,9 +65,10 @@ struct UnclosedProcess {
 struct CheckReport {
   std::string job;
   int hosts = 0, connections = 0;
-  std::vector<RailUse> rails;             // rail, then plane order
-  std::vector<NicUse> nics;               // host, then HCA order
-  std::vector<Finding> findings;          // violations first
+  int fromNcclLog = 0;            // logical connections rebuilt from NCCL's logs (the rest: railtune's net plugin)
+  std::vector<RailUse> rails;     // rail, then plane order
+  std::vector<NicUse> nics;       // host, then HCA order
+  std::vector<Finding> findings;  // violations first
   std::vector<UnclosedProcess> unclosed;  // host, then pid order
   int violations() const;
 };

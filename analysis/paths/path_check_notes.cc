@@ -112,6 +112,8 @@ void findMissingHosts(const JobPaths& job, std::vector<Finding>* findings) {
   std::map<std::string, std::vector<long>> missing;
   for (size_t i = 0; i < job.connections.size(); ++i) {
     const Connection& c = job.connections[i];
+    // An imported connection whose peer's NCCL log is absent names no host: the loader says how many.
+    if (c.fromNcclLog && c.remote.host.empty()) continue;
     if (!logged.contains(c.remote.host)) missing[c.remote.host].push_back(static_cast<long>(i));
   }
   for (auto& [host, connections] : missing) {
@@ -129,7 +131,7 @@ void findMissingHosts(const JobPaths& job, std::vector<Finding>* findings) {
 // plugin writes a close record then. A connection with a connect record and no close therefore belongs
 // to a process that was killed, crashed, or was still running when the logs were collected: its
 // counters are those of its last snapshot (0 B when it had none). One note per process, with when it
-// was last heard of.
+// was last heard of. Connections imported from NCCL's logs are left out: NCCL logs no close.
 void findNeverClosed(const JobPaths& job, std::vector<UnclosedProcess>* unclosed, std::vector<Finding>* findings) {
   struct Process {
     UnclosedProcess summary;
@@ -139,6 +141,7 @@ void findNeverClosed(const JobPaths& job, std::vector<UnclosedProcess>* unclosed
   int64_t jobLast = 0;
   for (size_t i = 0; i < job.connections.size(); ++i) {
     const Connection& c = job.connections[i];
+    if (c.fromNcclLog) continue;
     jobLast = std::max(jobLast, c.lastTimeUs);
     Process& p = processes[{c.local.host, c.local.pid}];
     p.summary.host = c.local.host, p.summary.pid = c.local.pid;

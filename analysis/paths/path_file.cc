@@ -8,6 +8,7 @@
 
 #include "analysis/ingest/line_reader.h"
 #include "analysis/ingest/schema_family.h"
+#include "analysis/nccl_log/log_line.h"
 #include "analysis/paths/path_fast_parse.h"
 #include "formats/path_log.h"
 #include "formats/schemas.h"
@@ -109,15 +110,22 @@ Connection toConnection(const pl::ParsedRecord& parsed, const std::string& sourc
   c.remoteDigest = r.remoteDigest;
   c.connectTimeUs = r.timeUs;
   c.source = source;
+  if (r.source == pl::Source::NcclLog) {
+    c.fromNcclLog = true;
+    c.ncclNet = std::string(r.nccl.net.view());
+    c.channel = r.nccl.channel;
+    c.proxyRank = r.nccl.proxyRank;
+  }
   return c;
 }
 
-void addRecord(FileRecords& file, const pl::ParsedRecord& parsed, int line) {
+void addRecord(FileRecords& file, const pl::ParsedRecord& parsed, int line, const std::string& where = "") {
   const uint32_t owner = ownerOf(file, parsed.identity);
   const pl::PathRecord& r = parsed.record;
   if (r.dropped > 0) file.dropped.push_back(DroppedNotice{owner, line, r.dropped});
   if (r.kind == pl::RecordKind::Connect) {
-    file.connects.push_back(ConnectRecord{owner, line, toConnection(parsed, file.path + ":" + std::to_string(line))});
+    file.connects.push_back(ConnectRecord{
+        owner, line, toConnection(parsed, where.empty() ? file.path + ":" + std::to_string(line) : where)});
   } else if (r.kind == pl::RecordKind::Snapshot || r.kind == pl::RecordKind::Close) {
     const pl::Traffic& t = r.traffic;
     file.traffic.push_back(TrafficRecord{owner,
@@ -160,6 +168,12 @@ class PathLogLines {
   bool take(std::string_view line, int number, size_t readable) {
     if (blank(line)) return true;
     content_ = true;
+    if (!known_ && nccl_log::splitHeader(line)) {  // NCCL's own INFO log: imported by the loader, not read here
+      known_ = true;
+      file_.kind = FileKind::NcclLog;
+      file_.badLines.clear();
+      return false;
+    }
     if (!known_) {
       const std::string schema = schemaOf(line);
       if (!schema.empty()) {
@@ -195,6 +209,16 @@ class PathLogLines {
 };
 
 }  // namespace
+
+FileRecords recordsOfImport(const std::string& path, const Identity& identity,
+                            const std::vector<std::pair<pl::PathRecord, std::string>>& records) {
+  FileRecords file;
+  file.path = path;
+  file.kind = FileKind::PathLog;
+  int line = 0;
+  for (const auto& [record, where] : records) addRecord(file, pl::ParsedRecord{identity, record}, ++line, where);
+  return file;
+}
 
 FileRecords parsePathLogText(const std::string& path, const char* text, size_t size) {
   PathLogLines lines(path);

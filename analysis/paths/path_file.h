@@ -4,9 +4,12 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/paths/path_model.h"
+#include "common/identity.h"
+#include "formats/path_log.h"
 
 namespace railtune::analysis::paths::detail {
 
@@ -17,6 +20,7 @@ enum class FileKind {
   UnknownVersion,  // railtune.path_log.vN of another version: named once, skipped
   Foreign,         // no line with a schema: named once
   Empty,           // nothing but blank lines: named once (a writer that died before its first record)
+  NcclLog,         // NCCL's own INFO log: imported on the fly (analysis/nccl_log), with the other such files
   Unreadable,      // could not be opened or read: named once
 };
 
@@ -60,6 +64,11 @@ struct FileRecords {
   std::vector<DroppedNotice> dropped;
   std::vector<InputDiagnostic> badLines;  // "FILE:LINE:COLUMN", reason
 };
+
+// The records of one imported process (analysis/nccl_log), each with the FILE:LINE of NCCL's line, as a file
+// of the folder.
+FileRecords recordsOfImport(const std::string& path, const Identity& identity,
+                            const std::vector<std::pair<formats::path_log::PathRecord, std::string>>& records);
 
 // Reads and parses one file. Never throws for bad content; a file it cannot read is Unreadable.
 FileRecords readPathLogFile(const std::string& path);

@@ -100,6 +100,7 @@ class JobJoin {
     std::map<std::string, std::pair<int, std::string>> missing;  // host → connections naming it, first source
     for (const Connection& c : paths_.connections) {
       if (writers_.contains(c.remote.host)) continue;
+      if (c.fromNcclLog && c.remote.host.empty()) continue;  // the peer's NCCL log was absent: the loader counts these
       auto& entry = missing[c.remote.host];
       if (entry.first++ == 0) entry.second = c.source;
     }

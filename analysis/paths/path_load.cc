@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "analysis/ingest/folder_walk.h"
+#include "analysis/nccl_log/import.h"
 #include "analysis/paths/path_file.h"
 #include "analysis/paths/path_join.h"
 
@@ -60,12 +61,46 @@ void describeOthers(const std::vector<FileRecords>& files, std::vector<InputDiag
                                                ? "not a path log (no line is a JSON record with a schema); skipped"
                                                : "not a path log (schema " + file.detail + "); skipped"});
         break;
-      case FileKind::Empty:  // a process that never logged a connection (an NVLink-only rank): nothing to say
+      case FileKind::NcclLog:  // imported (importNcclLogs)
+      case FileKind::Empty:    // a process that never logged a connection (an NVLink-only rank): nothing to say
         break;
       case FileKind::Unreadable:
         diagnostics->push_back({file.path, file.detail});  // "cannot open: Permission denied"
         break;
     }
+  }
+}
+
+// NCCL's INFO logs among the files, imported as one job: one FileRecords per process, named after the log
+// file its first line came from.
+void importNcclLogs(const std::vector<FileRecords>& files, const LoadOptions& options, std::vector<FileRecords>* out,
+                    std::vector<InputDiagnostic>* diagnostics) {
+  std::vector<std::string> logs;
+  for (const FileRecords& file : files)
+    if (file.kind == FileKind::NcclLog) logs.push_back(file.path);
+  if (logs.empty()) return;
+  const nccl_log::LogSet set = nccl_log::readLogs(logs);
+  nccl_log::ImportOptions importOptions;
+  importOptions.job = options.ncclJob;
+  importOptions.railMap = options.railMap;
+  const nccl_log::Import imported = nccl_log::importLogs(set, importOptions);
+  for (const nccl_log::Diagnostic& d : imported.diagnostics) diagnostics->push_back({d.where, d.message});
+  uint64_t peerless = 0;
+  for (const nccl_log::ImportedProcess& process : imported.processes) {
+    if (process.connections.empty()) continue;
+    std::vector<std::pair<formats::path_log::PathRecord, std::string>> records;
+    for (const nccl_log::ImportedConnection& c : process.connections) {
+      records.emplace_back(c.record, c.where);
+      peerless += c.record.remote.host.view().empty() ? 1 : 0;
+    }
+    for (const formats::path_log::PathRecord& r : process.traffic) records.emplace_back(r, "");
+    const std::string where = process.connections.front().where;
+    out->push_back(detail::recordsOfImport(where.substr(0, where.rfind(':')), process.identity, records));
+  }
+  if (peerless > 0) {
+    diagnostics->push_back({"", std::to_string(peerless) + " of " + std::to_string(imported.counts.connections) +
+                                    " connections imported from NCCL's logs have a peer whose log is not in the "
+                                    "folder: their far end is unknown"});
   }
 }
 
@@ -75,7 +110,10 @@ LoadedPaths loadPathLogs(const std::string& dir, const LoadOptions& options) {
   LoadedPaths loaded;
   std::vector<FileRecords> files = readAll(listFiles(dir, &loaded.diagnostics));
   describeOthers(files, &loaded.diagnostics);
+  std::vector<FileRecords> imported;
+  importNcclLogs(files, options, &imported, &loaded.diagnostics);
   std::erase_if(files, [](const FileRecords& f) { return f.kind != FileKind::PathLog; });
+  for (FileRecords& file : imported) files.push_back(std::move(file));
   loaded.jobs = detail::joinFiles(files, options.job, &loaded.diagnostics);
   return loaded;
 }

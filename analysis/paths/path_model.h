@@ -55,7 +55,11 @@ struct Connection {
   bool closed = false;        // a close record was read
   int64_t connectTimeUs = 0;  // the connect record's time_us
   int64_t lastTimeUs = 0;     // time_us of its latest record (connect, snapshot or close)
-  std::string source;         // "FILE:LINE" of the connect record, for messages
+  std::string source;         // "FILE:LINE" of the connect record (of NCCL's Channel line when imported)
+  bool fromNcclLog = false;   // rebuilt from NCCL's INFO log (`paths import`), not written by the net plugin
+  std::string ncclNet;        // imported: NCCL's network name ("IB", "AWS Libfabric")
+  int channel = -1;           // imported: NCCL's channel
+  int proxyRank = -1;         // imported: the PXN proxy rank; -1: none
   long peerIndex = -1;        // index in JobPaths::connections of the other end's record; -1: not logged
 };
 

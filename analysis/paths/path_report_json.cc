@@ -53,7 +53,7 @@ json jobJson(const CheckedJob& job) {
                         {"connections", p.connections},
                         {"last_heard_us", p.lastHeardUs}});
   const int violations = r.violations();
-  return {
+  json out = {
       {"job", r.job},
       {"hosts", r.hosts},
       {"connections", r.connections},
@@ -64,6 +64,8 @@ json jobJson(const CheckedJob& job) {
       {"findings", std::move(findings)},
       {"unclosed", std::move(unclosed)},
       {"diagnostics", diagnosticsJson(job.paths != nullptr ? job.paths->diagnostics : std::vector<InputDiagnostic>{})}};
+  if (r.fromNcclLog > 0) out["from_nccl_log"] = r.fromNcclLog;
+  return out;
 }
 
 }  // namespace

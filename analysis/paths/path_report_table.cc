@@ -119,8 +119,12 @@ std::string jobSection(const CheckedJob& job, const TableLimits& limits) {
   const size_t violations = static_cast<size_t>(r.violations());
   const size_t notes = r.findings.size() - violations;
   std::string out = "job " + r.job + ": " + plural(static_cast<size_t>(r.hosts), "host", "hosts") + " logged, " +
-                    plural(static_cast<size_t>(r.connections), "connection", "connections") + ", " +
-                    plural(violations, "violation", "violations") + ", " + plural(notes, "note", "notes");
+                    plural(static_cast<size_t>(r.connections), "connection", "connections");
+  if (r.fromNcclLog > 0) {
+    out += " (" + std::to_string(r.fromNcclLog) + " from NCCL's logs, " +
+           std::to_string(r.connections - r.fromNcclLog) + " from railtune's net plugin)";
+  }
+  out += ", " + plural(violations, "violation", "violations") + ", " + plural(notes, "note", "notes");
   if (job.paths != nullptr && !job.paths->diagnostics.empty())
     out += ", " + plural(job.paths->diagnostics.size(), "input problem", "input problems") + " (on stderr)";
   out += "\n\n" + railsTable(r) + "\n";

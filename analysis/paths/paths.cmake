@@ -11,5 +11,5 @@ add_library(railtune_paths STATIC
   ${CMAKE_CURRENT_LIST_DIR}/path_check_notes.cc
   ${CMAKE_CURRENT_LIST_DIR}/path_report_table.cc
   ${CMAKE_CURRENT_LIST_DIR}/path_report_json.cc)
-target_link_libraries(railtune_paths PUBLIC railtune_ingest railtune_formats
+target_link_libraries(railtune_paths PUBLIC railtune_ingest railtune_nccl_log railtune_formats
                       PRIVATE nlohmann_json::nlohmann_json simdjson::simdjson)

@@ -1,6 +1,7 @@
-// `railtune paths check LOGDIR [--rail-map F] [--job ID] [--json]`: joins every host's path logs and
-// checks them against the rail plan (analysis/paths/path_check.h; docs/paths.md). Exit status: 0 no violation,
-// 1 violations (the gate), 2 bad usage or nothing readable.
+// `railtune paths check LOGDIR [--rail-map F] [--job ID] [--json]`: joins every host's path logs (and NCCL INFO
+// logs found in LOGDIR, imported on the fly as the job "nccl" or --job) and checks them against the rail plan
+// (analysis/paths/path_check.h; docs/paths.md). Exit status: 0 no violation, 1 violations (the gate), 2 bad usage or
+// nothing readable.
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -45,7 +46,7 @@ std::string nothingFound(const CheckArgs& args, const rp::LoadedPaths& loaded) {
       args.job.empty() ? "no path log in " + args.logDir : "no path log of job " + args.job + " in " + args.logDir;
   text +=
       " (expected files named <job>-<host>-<pid>.<start>.jsonl with schema railtune.path_log.v1, as the net plugin "
-      "writes under RAILTUNE_PATH_LOG_DIR)";
+      "writes under RAILTUNE_PATH_LOG_DIR, or NCCL INFO logs with Channel lines, as NCCL_DEBUG=INFO writes)";
   if (!loaded.diagnostics.empty()) text += "; see the warnings above";
   return text;
 }
@@ -54,7 +55,8 @@ int runCheck(const CheckArgs& args) {
   if (args.logDir.empty()) throw UsageError("LOGDIR is required: the folder the job's path logs were written to");
   const std::optional<formats::RailMap> railMap = loadRailMap(args);
   rp::LoadOptions options;
-  if (!args.job.empty()) options.job = args.job;
+  if (!args.job.empty()) options.job = options.ncclJob = args.job;  // NCCL logs in the folder are that job's
+  options.railMap = railMap ? &*railMap : nullptr;
   rp::LoadedPaths loaded;
   try {
     loaded = rp::loadPathLogs(args.logDir, options);
@@ -79,7 +81,8 @@ Command addPathsCheckCommand(CLI::App& parent) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* app = parent.add_subcommand(
       "check", "join a job's path logs and check them against the rail plan (exit 1 on cross-rail or digest mismatch)");
-  app->add_option("LOGDIR", args->logDir, "folder of path logs (the job's RAILTUNE_PATH_LOG_DIR), read recursively");
+  app->add_option("LOGDIR", args->logDir,
+                  "folder of path logs (the job's RAILTUNE_PATH_LOG_DIR) and/or NCCL INFO logs, read recursively");
   app->add_option("--rail-map", args->railMap,
                   "rail map to check against: recomputes each NIC's and GPU's rail (default: RAILTUNE_RAIL_MAP)");
   app->add_option("--job", args->job, "only this job's logs (default: every job found, each checked on its own)");

@@ -16,6 +16,7 @@ Command addPathsCommand(CLI::App& parent) {
       addPathsCheckCommand(*paths),
       addPathsRenderCommand(*paths),
       addPathsSynthCommand(*paths),
+      addPathsImportCommand(*paths),
   });
   return {paths, [subcommands]() {
             for (const Command& command : *subcommands)

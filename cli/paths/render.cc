@@ -66,7 +66,8 @@ int runRender(const RenderArgs& args) {
   const rp::RenderOptions options{chooseFormat(args), args.maxHosts};
   const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
   rp::LoadOptions loadOptions;
-  if (!args.job.empty()) loadOptions.job = args.job;
+  if (!args.job.empty()) loadOptions.job = loadOptions.ncclJob = args.job;  // NCCL logs in the folder are that job's
+  loadOptions.railMap = railMap ? &*railMap : nullptr;
   const rp::LoadedPaths loaded = rp::loadPathLogs(args.logDir, loadOptions);
   printDiagnostics(loaded.diagnostics);
   const rp::JobPaths& job = chooseJob(loaded, args);
@@ -79,8 +80,10 @@ int runRender(const RenderArgs& args) {
   if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) || !out.flush())
     throw std::runtime_error("cannot write " + args.output);
   const int violations = graph.violationFindings;
-  std::printf("wrote %s: job %s, %d hosts, %zu connections, %d violation%s%s\n", args.output.c_str(), job.job.c_str(),
-              graph.hostCount(), graph.links.size(), violations, violations == 1 ? "" : "s",
+  const std::string imported =
+      report.fromNcclLog > 0 ? " (" + std::to_string(report.fromNcclLog) + " from NCCL's logs)" : "";
+  std::printf("wrote %s: job %s, %d hosts, %zu connections%s, %d violation%s%s\n", args.output.c_str(), job.job.c_str(),
+              graph.hostCount(), graph.links.size(), imported.c_str(), violations, violations == 1 ? "" : "s",
               graph.hostCount() > args.maxHosts ? " (aggregated by rack)" : "");
   return 0;
 }
@@ -91,7 +94,8 @@ Command addPathsRenderCommand(CLI::App& paths) {
   auto args = std::make_shared<RenderArgs>();
   CLI::App* app = paths.add_subcommand(
       "render", "draw one job's paths (racks, trays, GPUs, NICs, rail switches) as HTML, SVG or Graphviz DOT");
-  app->add_option("LOGDIR", args->logDir, "folder of path logs (searched recursively)")->required();
+  app->add_option("LOGDIR", args->logDir, "folder of path logs and/or NCCL INFO logs (searched recursively)")
+      ->required();
   app->add_option("-o,--output", args->output, "output file; the format follows its extension (.html, .svg, .dot)")
       ->required();
   app->add_option("--format", args->format, "html, svg or dot (overrides the extension)");

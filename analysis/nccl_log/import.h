@@ -1,0 +1,64 @@
+// NCCL's INFO logs turned into path-log connect records (railtune.path_log.v1, source "nccl-log"): one per
+// Channel line that goes over the network, with the HCA from that process's device list, the peer's host,
+// pid, device and HCA from the peer's own line when its log was imported, and rails from the rail map (or
+// from NCCL 2.30's ":rail:plane" device list). What the logs do not say stays unknown.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/nccl_log/log_set.h"
+#include "common/identity.h"
+#include "formats/path_log.h"
+#include "formats/rail_map.h"
+
+namespace railtune::analysis::nccl_log {
+
+struct ImportOptions {
+  std::string job = "nccl";                   // the path log's job id
+  const formats::RailMap* railMap = nullptr;  // rails, planes and expected rails; null: none
+};
+
+struct ImportedConnection {
+  formats::path_log::PathRecord record;  // a connect record
+  std::string where;                     // the Channel line: "FILE:LINE"
+};
+
+struct ImportedProcess {
+  Identity identity;
+  std::string version;  // NCCL's, "" unknown
+  std::vector<ImportedConnection> connections;
+  std::vector<formats::path_log::PathRecord> traffic;  // close records from the profiler join (profile_join.h)
+  LocalChannelCounts local;
+};
+
+// What the import could and could not tell; `railtune paths import` prints it.
+struct ImportCounts {
+  uint64_t connections = 0;    // network connections written
+  uint64_t peerKnown = 0;      // whose peer's own line was found (host, pid, device, HCA known)
+  uint64_t hcaUnknown = 0;     // no device list for their network in the log
+  uint64_t gpuUnknown = 0;     // the served GPU could not be told
+  uint64_t commUnknown = 0;    // the log does not tie the line to a communicator (no commId before 2.1x)
+  uint64_t railKnown = 0;      // with the HCA's rail (rail map or 2.30's list)
+  uint64_t expectedKnown = 0;  // with the GPU's expected rail (rail map)
+  uint64_t crossRail = 0;      // rail and expected rail both known and different
+  uint64_t hostsNotInMap = 0;  // processes whose host the rail map does not have
+  uint64_t localChannels = 0;  // P2P, SHM, NVLS, CollNet lines: counted, not paths
+};
+
+struct Import {
+  std::vector<ImportedProcess> processes;  // sorted by host, then pid
+  std::vector<Diagnostic> diagnostics;     // the reading's, then the import's
+  ReadCounts read;
+  ImportCounts counts;
+};
+
+Import importLogs(const LogSet& logs, const ImportOptions& options);
+
+// The path log files of an import: (file name, JSONL text), one per process, named as the net plugin names
+// its own with the tag "nccl" ("<job>-<host>-<pid>.nccl.jsonl").
+std::vector<std::pair<std::string, std::string>> renderPathLogs(const Import& import);
+
+}  // namespace railtune::analysis::nccl_log

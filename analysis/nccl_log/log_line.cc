@@ -1,0 +1,392 @@
+// Taking NCCL INFO lines apart (log_line.h). Every format here is the one NCCL's source prints; the
+// file:line of each, per version, is in docs/nccl-logs.md.
+#include "analysis/nccl_log/log_line.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+namespace railtune::analysis::nccl_log {
+namespace {
+
+using std::string_view;
+
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// Reads a decimal at the front of `text` and removes it; false (text untouched) when there is none.
+bool takeInt(string_view& text, int* out) {
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  int value = 0;
+  const auto [stop, error] = std::from_chars(begin, end, value);
+  if (error != std::errc() || stop == begin) return false;
+  *out = value;
+  text.remove_prefix(static_cast<size_t>(stop - begin));
+  return true;
+}
+
+bool takeHex(string_view& text, uint64_t* out) {
+  if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
+  const char* begin = text.data();
+  const auto [stop, error] = std::from_chars(begin, begin + text.size(), *out, 16);
+  if (error != std::errc() || stop == begin) return false;
+  text.remove_prefix(static_cast<size_t>(stop - begin));
+  return true;
+}
+
+bool take(string_view& text, string_view word) {
+  if (!text.starts_with(word)) return false;
+  text.remove_prefix(word.size());
+  return true;
+}
+
+void skipSpaces(string_view& text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+}
+
+// The word up to the next space (or the end), removed from `text`.
+string_view takeWord(string_view& text) {
+  const size_t space = text.find(' ');
+  const string_view word = text.substr(0, space);
+  text.remove_prefix(space == string_view::npos ? text.size() : space);
+  return word;
+}
+
+// "1[c7000]" or "8[0]": a rank and the bracket's contents.
+bool takeRankTag(string_view& text, int* rank, string_view* tag) {
+  if (!takeInt(text, rank) || !take(text, "[")) return false;
+  const size_t close = text.find(']');
+  if (close == string_view::npos || close == 0) return false;
+  *tag = text.substr(0, close);
+  text.remove_prefix(close + 1);
+  return true;
+}
+
+ChannelVia viaKind(string_view via) {
+  if (via.starts_with("NET/")) return ChannelVia::Net;
+  if (via.starts_with("P2P")) return ChannelVia::P2p;
+  if (via.starts_with("SHM") || via.starts_with("direct shared memory")) return ChannelVia::Shm;
+  if (via.starts_with("CollNet") || via.starts_with("COLLNET")) return ChannelVia::CollNet;
+  if (via.starts_with("NVLS")) return ChannelVia::Nvls;
+  return ChannelVia::Other;
+}
+
+// "NET/<name>/<dev>[(<proxy>)][/GDRDMA[(PCI)]][/Shared]" (net.cc). The name may hold spaces and slashes
+// ("AWS Libfabric"), so the device is found from the right: the last "/<digits>" that only flags follow.
+bool parseNetVia(string_view via, ChannelLine* out, std::string* why) {
+  string_view rest = via.substr(4);
+  while (rest.ends_with(' ') || rest.ends_with('\r')) rest.remove_suffix(1);
+  for (;;) {
+    if (rest.ends_with("/Shared")) {
+      out->shared = true;
+      rest.remove_suffix(7);
+    } else if (rest.ends_with("/GDRDMA(PCI)")) {
+      out->gdr = true;
+      rest.remove_suffix(12);
+    } else if (rest.ends_with("/GDRDMA")) {
+      out->gdr = true;
+      rest.remove_suffix(7);
+    } else {
+      break;
+    }
+  }
+  if (rest.ends_with(')')) {  // PXN: "/5(2)"
+    const size_t open = rest.rfind('(');
+    string_view proxy = open == string_view::npos ? string_view() : rest.substr(open + 1, rest.size() - open - 2);
+    if (!takeInt(proxy, &out->proxyRank) || !proxy.empty()) {
+      *why = "unreadable PXN proxy rank in '" + std::string(via) + "'";
+      return false;
+    }
+    rest = rest.substr(0, open);
+  }
+  const size_t slash = rest.rfind('/');
+  if (slash == string_view::npos || slash == 0) {
+    *why = "no network device in '" + std::string(via) + "' (expected NET/<name>/<device>)";
+    return false;
+  }
+  string_view device = rest.substr(slash + 1);
+  if (!takeInt(device, &out->netDevice) || !device.empty() || out->netDevice < 0) {
+    *why = "no network device in '" + std::string(via) + "' (expected NET/<name>/<device>)";
+    return false;
+  }
+  out->net = rest.substr(0, slash);
+  return true;
+}
+
+}  // namespace
+
+std::optional<LineHeader> splitHeader(string_view line) {
+  static constexpr string_view kMarker = "] NCCL ";
+  const size_t marker = line.find(kMarker);
+  if (marker == string_view::npos) return std::nullopt;
+  LineHeader header;
+  string_view after = line.substr(marker + kMarker.size());
+  header.level = takeWord(after);
+  if (header.level.empty()) return std::nullopt;
+  skipSpaces(after);
+  header.message = after;
+  // Back from the marker: "HOST:PID:TID [DEV"
+  string_view before = line.substr(0, marker);
+  const size_t open = before.rfind(" [");
+  if (open == string_view::npos) return std::nullopt;
+  string_view device = before.substr(open + 2);
+  if (!takeInt(device, &header.device) || !device.empty()) return std::nullopt;
+  before = before.substr(0, open);
+  const size_t tidColon = before.rfind(':');
+  if (tidColon == string_view::npos) return std::nullopt;
+  string_view tid = before.substr(tidColon + 1);
+  if (!takeInt(tid, &header.tid) || !tid.empty()) return std::nullopt;
+  before = before.substr(0, tidColon);
+  const size_t pidColon = before.rfind(':');
+  if (pidColon == string_view::npos) return std::nullopt;
+  string_view pid = before.substr(pidColon + 1);
+  if (!takeInt(pid, &header.pid) || !pid.empty() || header.pid <= 0) return std::nullopt;
+  before = before.substr(0, pidColon);
+  const size_t start = before.find_last_of(" \t:>]");
+  header.host = start == string_view::npos ? before : before.substr(start + 1);
+  if (header.host.empty()) return std::nullopt;
+  return header;
+}
+
+std::optional<string_view> versionOf(string_view line) {
+  static constexpr string_view kWords = "NCCL version ";
+  const size_t at = line.find(kWords);
+  if (at == string_view::npos) return std::nullopt;
+  string_view rest = line.substr(at + kWords.size());
+  const string_view version = takeWord(rest);
+  if (version.empty() || !isDigit(version.front())) return std::nullopt;
+  return version;
+}
+
+const char* channelViaName(ChannelVia via) {
+  switch (via) {
+    case ChannelVia::Net:
+      return "net";
+    case ChannelVia::P2p:
+      return "p2p";
+    case ChannelVia::Shm:
+      return "shm";
+    case ChannelVia::CollNet:
+      return "collnet";
+    case ChannelVia::Nvls:
+      return "nvls";
+    case ChannelVia::Other:
+      break;
+  }
+  return "other";
+}
+
+ChannelParse parseChannel(string_view message, ChannelLine* out, std::string* why) {
+  string_view text = message;
+  if (!take(text, "Channel ") || text.empty() || !isDigit(text.front())) return ChannelParse::NotChannel;
+  // A connection line has " -> " (ring and tree listings do not); one without it is not ours.
+  if (message.find(" -> ") == string_view::npos) return ChannelParse::NotChannel;
+  *out = ChannelLine{};
+  const auto bad = [&](const char* what) {
+    *why = std::string(what) + " in '" + std::string(message.substr(0, 160)) + "'";
+    return ChannelParse::Bad;
+  };
+  if (!takeInt(text, &out->channel) || out->channel < 0) return bad("no channel number");
+  if (take(text, "/") && (!takeInt(text, &out->connIndex) || out->connIndex < 0))
+    return bad("no sub-channel after '/'");
+  if (!take(text, " : ")) return bad("no ' : ' after the channel");
+  if (!takeRankTag(text, &out->fromRank, &out->fromTag)) return bad("no 'RANK[DEV]' before '->'");
+  if (!take(text, " -> ")) return bad("no ' -> '");
+  if (!takeRankTag(text, &out->toRank, &out->toTag)) return bad("no 'RANK[DEV]' after '->'");
+  skipSpaces(text);
+  if (take(text, "[send] ")) {
+    out->side = ChannelLine::Side::Send;
+  } else if (take(text, "[receive] ")) {
+    out->side = ChannelLine::Side::Receive;
+  }
+  if (!take(text, "via ")) return bad("no 'via'");
+  out->viaText = text;
+  out->via = viaKind(text);
+  if (out->via != ChannelVia::Net) return ChannelParse::Ok;
+  if (out->side == ChannelLine::Side::Unknown) return bad("a network connection without [send] or [receive]");
+  if (!parseNetVia(text, out, why)) return ChannelParse::Bad;
+  return ChannelParse::Ok;
+}
+
+namespace {
+
+// "name:port[:rail][:plane]/LINK[/SHARP]" (2.30.7 prints rail and plane, an empty rail as "::plane").
+bool parsePort(string_view entry, NetDevice* device) {
+  const size_t slash = entry.find('/');
+  if (slash == string_view::npos) return false;
+  string_view link = entry.substr(slash + 1);
+  if (link.ends_with("/SHARP")) {
+    device->sharp = true;
+    link.remove_suffix(6);
+  }
+  if (link.empty()) return false;
+  device->link = std::string(link);
+  string_view head = entry.substr(0, slash);
+  const size_t colon = head.find(':');
+  if (colon == string_view::npos || colon == 0) return false;
+  device->name = std::string(head.substr(0, colon));
+  head.remove_prefix(colon);
+  if (!take(head, ":") || !takeInt(head, &device->port)) return false;
+  if (head.empty()) return true;
+  if (!take(head, ":")) return false;
+  if (!head.empty() && head.front() != ':' && !takeInt(head, &device->rail)) return false;
+  if (head.empty()) return true;
+  return take(head, ":") && takeInt(head, &device->plane) && head.empty();
+}
+
+// 2.20.3-2.23.4's merged entry: "={[0] mlx5_0:1/RoCE, [1] mlx5_0:2/RoCE}" (net_ib.cc). The device is named
+// after its parts ("mlx5_0" when they are ports of one HCA, else "mlx5_0+mlx5_1"); a port shared by all.
+bool parseMerged(string_view entry, NetDevice* device) {
+  if (!take(entry, "={") || !entry.ends_with('}')) return false;
+  entry.remove_suffix(1);
+  int port = -2;
+  while (!entry.empty()) {
+    const size_t comma = entry.find(", ");
+    string_view part = entry.substr(0, comma);
+    entry.remove_prefix(comma == string_view::npos ? entry.size() : comma + 2);
+    int physical = -1;
+    NetDevice member;
+    if (!take(part, "[") || !takeInt(part, &physical) || !take(part, "] ") || !parsePort(part, &member)) return false;
+    if (std::find(device->merged.begin(), device->merged.end(), member.name) == device->merged.end()) {
+      device->name += (device->name.empty() ? "" : "+") + member.name;
+    }
+    device->merged.push_back(member.name);
+    device->link = member.link;
+    port = port == -2 || port == member.port ? member.port : -1;
+  }
+  device->port = port < 0 ? -1 : port;
+  return !device->merged.empty();
+}
+
+// "eth0:10.0.0.1<0>" (net_socket.cc): the interface and its address.
+bool parseSocketEntry(string_view entry, NetDevice* device) {
+  const size_t colon = entry.find(':');
+  if (colon == string_view::npos || colon == 0) return false;
+  device->name = std::string(entry.substr(0, colon));
+  device->address = std::string(entry.substr(colon + 1));
+  return true;
+}
+
+}  // namespace
+
+DeviceListParse parseDeviceList(string_view message, DeviceList* out, std::string* why) {
+  string_view text = message;
+  if (!take(text, "NET/")) return DeviceListParse::NotDeviceList;
+  const size_t using_ = text.find(" : Using");
+  if (using_ == string_view::npos || using_ == 0) return DeviceListParse::NotDeviceList;
+  *out = DeviceList{};
+  out->net = std::string(text.substr(0, using_));
+  text.remove_prefix(using_ + 8);
+  // "; OOB ..." ends NET/IB's list.
+  const size_t oob = text.find("; OOB");
+  if (oob != string_view::npos) text = text.substr(0, oob);
+  const bool ib = out->net != "Socket";
+  bool merged = false;
+  for (;;) {
+    skipSpaces(text);
+    if (text.empty()) break;
+    if (take(text, "[RO]")) {
+      out->relaxedOrdering = true;
+      continue;
+    }
+    if (!take(text, "[")) break;
+    NetDevice device;
+    if (!takeInt(text, &device.index) || !take(text, "]")) {
+      *why = "unreadable device index in '" + std::string(message.substr(0, 160)) + "'";
+      return DeviceListParse::Bad;
+    }
+    // A merged entry runs to its closing brace (its parts hold spaces); any other entry ends at a space.
+    string_view entry;
+    bool parsed = false;
+    if (ib && text.starts_with("={")) {
+      const size_t close = text.find('}');
+      entry = text.substr(0, close == string_view::npos ? text.size() : close + 1);
+      text.remove_prefix(entry.size());
+      parsed = parseMerged(entry, &device);
+      merged = true;
+    } else {
+      entry = takeWord(text);
+      parsed = ib ? parsePort(entry, &device) : parseSocketEntry(entry, &device);
+    }
+    if (!parsed) {
+      *why = "unreadable device [" + std::to_string(device.index) + "] '" + std::string(entry) + "'";
+      return DeviceListParse::Bad;
+    }
+    out->devices.push_back(std::move(device));
+  }
+  // Where merged entries appear, an unmerged entry prints its physical index, not the network device
+  // Channel lines name (net_ib.cc, 2.20.3-2.23.4): the list's order is the network devices' order.
+  if (merged) {
+    for (size_t i = 0; i < out->devices.size(); ++i) out->devices[i].index = static_cast<int>(i);
+  }
+  if (out->devices.empty()) {
+    *why = "a device list without devices: '" + std::string(message.substr(0, 160)) + "'";
+    return DeviceListParse::Bad;
+  }
+  return DeviceListParse::Ok;
+}
+
+std::optional<CommLine> parseCommLine(string_view message) {
+  string_view text = message;
+  if (take(text, "[Rank ")) {  // 2.29+: "[Rank 8] ncclCommInitRank ..."
+    int ignored = 0;
+    if (!takeInt(text, &ignored) || !take(text, "] ")) return std::nullopt;
+  }
+  // The Init START line names the function; older Init COMPLETE lines start at "comm".
+  if (!take(text, "comm ")) {
+    const string_view name = takeWord(text);
+    if (!name.starts_with("ncclComm") || !take(text, " comm ")) return std::nullopt;  // InitRank, Split, ...
+  }
+  CommLine comm;
+  comm.pointer = takeWord(text);
+  if (!comm.pointer.starts_with("0x")) return std::nullopt;
+  bool sawRanks = false;
+  for (;;) {
+    skipSpaces(text);
+    if (text.empty() || text.starts_with("- ")) break;
+    const string_view key = takeWord(text);
+    skipSpaces(text);
+    if (key == "rank") {
+      if (!takeInt(text, &comm.rank)) return std::nullopt;
+    } else if (key == "nranks" || key == "nRanks") {
+      if (!takeInt(text, &comm.nRanks)) return std::nullopt;
+      sawRanks = true;
+    } else if (key == "cudaDev") {
+      if (!takeInt(text, &comm.cudaDev)) return std::nullopt;
+    } else if (key == "nvmlDev") {
+      if (!takeInt(text, &comm.nvmlDev)) return std::nullopt;
+    } else if (key == "busId") {
+      uint64_t bus = 0;
+      if (!takeHex(text, &bus)) return std::nullopt;
+      comm.busId = static_cast<int64_t>(bus);
+    } else if (key == "commId") {
+      uint64_t id = 0;
+      if (!takeHex(text, &id)) return std::nullopt;
+      comm.commId = id;
+    } else {
+      takeWord(text);  // a field this reader does not use ("nNodes 2", "localRanks 8", "MNNVL 0")
+    }
+  }
+  if (comm.rank < 0 || !sawRanks) return std::nullopt;
+  return comm;
+}
+
+std::optional<string_view> networkOf(string_view message) {
+  string_view text = message;
+  if (!take(text, "Using network ")) return std::nullopt;
+  while (text.ends_with(' ') || text.ends_with('\r')) text.remove_suffix(1);
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+std::string busIdText(int64_t busId) {
+  char text[32];
+  const auto id = static_cast<unsigned long long>(busId);
+  std::snprintf(text, sizeof text, "%04llx:%02llx:%02llx.%01llx", id >> 20, (id & 0xff000) >> 12, (id & 0xff0) >> 4,
+                id & 0xf);
+  return text;
+}
+
+}  // namespace railtune::analysis::nccl_log

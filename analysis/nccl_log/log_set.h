@@ -1,0 +1,103 @@
+// NCCL INFO logs read into what each process said: its version, its networks' device lists, its
+// communicators, and every Channel line. Files may be one per process (NCCL_DEBUG_FILE=%h.%p) or one
+// interleaved job log with any line prefix; lines are routed to processes by the "HOST:PID:TID" of NCCL's
+// header, so other programs' lines mixed in are passed over. A line that starts like one of NCCL's but
+// cannot be read (cut short, garbled) is named "FILE:LINE" and skipped.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/nccl_log/log_line.h"
+
+namespace railtune::analysis::nccl_log {
+
+struct Diagnostic {
+  std::string where;  // "FILE:LINE", "FILE", or "" for a job-level remark
+  std::string message;
+};
+
+// One ncclCommInitRank (or the "comm 0x... rank" lines that follow it) in one process.
+struct Comm {
+  std::string pointer;  // "0x55a223a946d0"
+  std::optional<uint64_t> commId;
+  int rank = -1, nRanks = 0, cudaDev = -1, nvmlDev = -1;
+  std::optional<int64_t> busId;
+  int tid = 0;  // the thread that announced it: Channel lines of the same thread belong to it
+};
+
+// A Channel line that goes over the network, as one process printed it.
+struct NetConnection {
+  int comm = -1;  // index into Process::comms; -1: the log does not tie it to a communicator
+  int tid = 0;
+  int headerDevice = -1;  // the [DEV] of the line's header (CUDA device)
+  int channel = -1, connIndex = -1;
+  int fromRank = -1, toRank = -1;
+  std::string fromTag, toTag;  // between the brackets: a bus id (hex, NCCL <= 2.11) or a device index
+  bool send = true;            // [send]: this process is fromRank; [receive]: toRank
+  std::string net;
+  int netDevice = -1, proxyRank = -1;
+  bool gdr = false, shared = false;
+  std::string where;  // "FILE:LINE"
+  int localRank() const { return send ? fromRank : toRank; }
+  int peerRank() const { return send ? toRank : fromRank; }
+};
+
+// Channel lines not carried by the network: counted, not paths (NVLink, shared memory, NVLS, CollNet).
+struct LocalChannelCounts {
+  uint64_t p2p = 0, shm = 0, nvls = 0, collnet = 0, other = 0;
+};
+
+struct Process {
+  std::string host;
+  int pid = 0;
+  std::string version;                  // "2.27.5+cuda12.9"; "" unknown
+  std::vector<std::string> networks;    // "Using network IB": in the order printed, each once
+  std::vector<DeviceList> deviceLists;  // the latest list per network name
+  std::vector<Comm> comms;
+  std::vector<NetConnection> connections;
+  LocalChannelCounts local;
+  std::string firstSeen;  // "FILE:LINE" of its first line
+};
+
+struct ReadCounts {
+  uint64_t files = 0, lines = 0, ncclLines = 0, otherLines = 0, badLines = 0, duplicateLines = 0;
+};
+
+struct LogSet {
+  std::vector<Process> processes;  // sorted by host, then pid
+  std::string version;             // a "NCCL version" line without a header (older NCCL's printf)
+  std::vector<Diagnostic> diagnostics;
+  ReadCounts counts;
+};
+
+// Builds a LogSet from lines, file after file (what readLogs does, and the fuzz target).
+class LogSetBuilder {
+ public:
+  LogSetBuilder();
+  ~LogSetBuilder();
+  LogSetBuilder(const LogSetBuilder&) = delete;
+  LogSetBuilder& operator=(const LogSetBuilder&) = delete;
+
+  void startFile(const std::string& name);
+  void addLine(std::string_view line, int number);
+  void addDiagnostic(Diagnostic diagnostic);
+  LogSet finish();
+
+ private:
+  struct State;
+  State* state_;
+};
+
+// Reads every file given, and every regular file below each folder given (sorted). A file that cannot be
+// read is named in the diagnostics; so is a file in which no NCCL line was found.
+LogSet readLogs(const std::vector<std::string>& paths);
+
+// Whether a text (a file's first bytes) holds a line NCCL's logger wrote: what `paths check` asks of a file
+// that is not a path log before importing it on the fly.
+bool looksLikeNcclLog(std::string_view text);
+
+}  // namespace railtune::analysis::nccl_log

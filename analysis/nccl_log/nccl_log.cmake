@@ -1,0 +1,8 @@
+# railtune_nccl_log: NCCL's own INFO logs read and rebuilt into path-log records (`railtune paths import`,
+# and `paths check` / `paths render` on a folder of NCCL logs).
+add_library(railtune_nccl_log STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/log_line.cc
+  ${CMAKE_CURRENT_LIST_DIR}/log_set.cc
+  ${CMAKE_CURRENT_LIST_DIR}/import.cc
+  ${CMAKE_CURRENT_LIST_DIR}/profile_join.cc)
+target_link_libraries(railtune_nccl_log PUBLIC railtune_ingest railtune_formats Threads::Threads)

@@ -1,0 +1,170 @@
+// `railtune paths import LOG... -o DIR [--job ID] [--rail-map F] [--profile-dir D]`: NCCL's own INFO logs
+// rebuilt into path logs (analysis/nccl_log/import.h; docs/paths.md, "Paths of any NCCL job"), so that
+// `paths check` and `paths render` show the rails of jobs whose traffic NCCL's IB transport (or another
+// plugin) carried. Exit status: 0 written, 2 bad usage or no NCCL log line found.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analysis/nccl_log/import.h"
+#include "analysis/nccl_log/log_set.h"
+#include "analysis/nccl_log/profile_join.h"
+#include "cli/paths/paths.h"
+#include "cli/rail_map_option.h"
+#include "formats/rail_map.h"
+
+namespace railtune::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace nl = analysis::nccl_log;
+
+struct ImportArgs {
+  std::vector<std::string> logs;
+  std::string output;
+  std::string job = "nccl";
+  std::string railMap;
+  std::vector<std::string> profileDirs;
+  size_t warnings = 20;
+};
+
+void printDiagnostics(const std::vector<nl::Diagnostic>& diagnostics, size_t limit) {
+  for (size_t i = 0; i < diagnostics.size() && i < limit; ++i) {
+    const nl::Diagnostic& d = diagnostics[i];
+    std::fprintf(stderr, "warning: %s%s%s\n", d.where.c_str(), d.where.empty() ? "" : ": ", d.message.c_str());
+  }
+  if (diagnostics.size() > limit)
+    std::fprintf(stderr, "warning: ... and %zu more (--warnings N shows more)\n", diagnostics.size() - limit);
+}
+
+// Into a folder, each file written whole beside its name and renamed over it, so that a full disk or a
+// killed import leaves the earlier file, never half a file.
+void writeFiles(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw std::runtime_error("-o " + dir + " exists and is not a folder");
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create -o " + dir + ": " + ec.message());
+  for (const auto& [name, text] : files) {
+    const fs::path path = fs::path(dir) / name;
+    const fs::path partial = fs::path(dir) / ("." + name + ".partial");
+    {
+      std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+      if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) || !out.flush()) {
+        out.close();
+        fs::remove(partial, ec);
+        throw std::runtime_error("cannot write " + path.string() + " (disk full, or no permission?)");
+      }
+    }
+    fs::rename(partial, path, ec);
+    if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
+  }
+}
+
+std::string percent(uint64_t part, uint64_t whole) {
+  return std::to_string(part) + " of " + std::to_string(whole);
+}
+
+void printSummary(const nl::Import& import, const std::optional<nl::ProfileJoinCounts>& join, bool railMap) {
+  std::set<std::string> hosts, versions;
+  for (const nl::ImportedProcess& p : import.processes) {
+    hosts.insert(p.identity.host);
+    if (!p.version.empty()) versions.insert(p.version);
+  }
+  std::string version;
+  for (const std::string& v : versions) version += (version.empty() ? "" : ", ") + v;
+  const nl::ImportCounts& c = import.counts;
+  std::printf("read %llu lines (%llu of NCCL) from %llu files: %zu processes on %zu hosts, NCCL %s\n",
+              static_cast<unsigned long long>(import.read.lines),
+              static_cast<unsigned long long>(import.read.ncclLines),
+              static_cast<unsigned long long>(import.read.files), import.processes.size(), hosts.size(),
+              version.empty() ? "version unknown" : version.c_str());
+  std::printf("network connections: %llu (%llu Channel lines inside the node: P2P, SHM, NVLS, CollNet)\n",
+              static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.localChannels));
+  std::printf("  peer's own line found: %s; HCA known: %s; GPU known: %s; communicator known: %s\n",
+              percent(c.peerKnown, c.connections).c_str(), percent(c.connections - c.hcaUnknown, c.connections).c_str(),
+              percent(c.connections - c.gpuUnknown, c.connections).c_str(),
+              percent(c.connections - c.commUnknown, c.connections).c_str());
+  std::printf("  rail known: %s (%s); expected rail known: %s; cross-rail: %llu\n",
+              percent(c.railKnown, c.connections).c_str(), railMap ? "rail map" : "NCCL's device list",
+              percent(c.expectedKnown, c.connections).c_str(), static_cast<unsigned long long>(c.crossRail));
+  if (import.read.badLines > 0 || import.read.duplicateLines > 0) {
+    std::printf("  skipped: %llu unreadable lines (on stderr), %llu Channel lines read twice\n",
+                static_cast<unsigned long long>(import.read.badLines),
+                static_cast<unsigned long long>(import.read.duplicateLines));
+  }
+  if (join) {
+    std::printf(
+        "profile join: %llu flows from %llu files, %llu joined to %llu connections, %llu unmatched, %llu "
+        "dropped by the profiler, %llu bad lines\n",
+        static_cast<unsigned long long>(join->flows), static_cast<unsigned long long>(join->files),
+        static_cast<unsigned long long>(join->flowsJoined), static_cast<unsigned long long>(join->connectionsWithBytes),
+        static_cast<unsigned long long>(join->flowsUnmatched), static_cast<unsigned long long>(join->flowsDropped),
+        static_cast<unsigned long long>(join->badLines));
+  }
+}
+
+int runImport(const ImportArgs& args) {
+  const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+  const nl::LogSet logs = nl::readLogs(args.logs);
+  if (logs.processes.empty()) {
+    printDiagnostics(logs.diagnostics, args.warnings);
+    throw std::runtime_error(
+        "no NCCL log line (\"HOST:PID:TID [DEV] NCCL INFO ...\") in what was given: run the job "
+        "with NCCL_DEBUG=INFO (railtune exec --capture DIR does)");
+  }
+  nl::ImportOptions options;
+  options.job = args.job;
+  options.railMap = railMap ? &*railMap : nullptr;
+  nl::Import import = nl::importLogs(logs, options);
+  std::optional<nl::ProfileJoinCounts> join;
+  if (!args.profileDirs.empty()) join = nl::joinProfileFlows(args.profileDirs, &import);
+  printDiagnostics(import.diagnostics, args.warnings);
+  printSummary(import, join, railMap.has_value());
+  const std::vector<std::pair<std::string, std::string>> files = nl::renderPathLogs(import);
+  if (files.empty()) {
+    std::printf(
+        "no network connection in these logs (every rank's traffic stayed inside its node, or "
+        "NCCL_DEBUG_SUBSYS left out INIT and NET): nothing written\n");
+    return 0;
+  }
+  writeFiles(args.output, files);
+  std::printf("wrote %zu path logs (job %s) to %s: railtune paths check %s\n", files.size(), args.job.c_str(),
+              args.output.c_str(), args.output.c_str());
+  return 0;
+}
+
+}  // namespace
+
+Command addPathsImportCommand(CLI::App& paths) {
+  auto args = std::make_shared<ImportArgs>();
+  CLI::App* app = paths.add_subcommand(
+      "import", "rebuild path logs from NCCL's INFO logs (any NCCL 2.7-2.30 job, whatever carried its traffic)");
+  app->add_option("LOG", args->logs,
+                  "NCCL INFO logs: one per process (NCCL_DEBUG_FILE=%h.%p) or a job's interleaved output; folders "
+                  "are read recursively")
+      ->required();
+  app->add_option("-o,--output", args->output, "folder to write the path logs to (created)")->required();
+  app->add_option("--job", args->job, "the job id the path logs carry")->capture_default_str();
+  app->add_option("--rail-map", args->railMap,
+                  "rail map giving each HCA's rail and each GPU's expected rail (default: RAILTUNE_RAIL_MAP)");
+  app->add_option("--profile-dir", args->profileDirs,
+                  "folder of railtune profiler logs of the same job: their network flows give each connection's bytes");
+  app->add_option("--warnings", args->warnings, "how many input problems to print")->capture_default_str();
+  return {app, [args]() {
+            try {
+              return runImport(*args);
+            } catch (const std::exception& e) {
+              std::fprintf(stderr, "railtune paths import: %s\n", e.what());
+              return 2;
+            }
+          }};
+}
+
+}  // namespace railtune::cli
