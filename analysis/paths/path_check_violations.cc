@@ -18,7 +18,9 @@ struct EndVerdict {
 EndVerdict judgeEnd(const Connection& c, const RailMapIndex& map) {
   if (c.expectedRail >= 0 && c.local.rail >= 0 && c.expectedRail != c.local.rail)
     return EndVerdict{true, c.expectedRail, c.local.rail, false};
-  if (!map.present()) return {};
+  // A PXN send leaves through the proxy GPU's NIC: its expected rail is the proxy GPU's, which the import
+  // computed (with this rail map when given); the sending GPU's own rail is not the one to hold it to.
+  if (!map.present() || c.proxyRank >= 0) return {};
   const std::optional<int> nic = map.nicRail(c.local.host, c.local.hca);
   const std::vector<int>* gpu = map.gpuRails(c.local.host, c.local.gpu);
   if (!nic || gpu == nullptr || std::find(gpu->begin(), gpu->end(), *nic) != gpu->end()) return {};
