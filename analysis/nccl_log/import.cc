@@ -74,7 +74,7 @@ struct Located {
 // Everything the import looks up across processes.
 class Index {
  public:
-  explicit Index(const LogSet& logs) : logs_(logs) {
+  explicit Index(const LogSet& logs) {
     for (size_t p = 0; p < logs.processes.size(); ++p) {
       const Process& process = logs.processes[p];
       for (size_t c = 0; c < process.connections.size(); ++c) {
@@ -119,7 +119,6 @@ class Index {
              std::tie(o.comm, o.channel, o.connIndex, o.fromRank, o.toRank, o.send);
     }
   };
-  const LogSet& logs_;
   std::map<LineKey, Located> lines_;
   std::map<std::pair<CommKey, int>, std::set<size_t>> ranks_;
 };
@@ -157,11 +156,19 @@ class Importer {
  public:
   Importer(const LogSet& logs, const ImportOptions& options) : logs_(logs), options_(options), index_(logs) {}
 
-  Import run() {
+  Import run(const ProcessSink& sink) {
     Import out;
+    out.files = logs_.files;
     out.read = logs_.counts;
     out.diagnostics = logs_.diagnostics;
-    for (size_t p = 0; p < logs_.processes.size(); ++p) out.processes.push_back(importProcess(p, &out));
+    for (size_t p = 0; p < logs_.processes.size(); ++p) {
+      ImportedProcess process = importProcess(p, &out);
+      if (sink) {
+        sink(std::move(process));
+      } else {
+        out.processes.push_back(std::move(process));
+      }
+    }
     // One line per network: aws-ofi-nccl and other plugins print no device list at all.
     for (const auto& [net, missing] : missingLists_) {
       out.diagnostics.push_back(
@@ -337,9 +344,9 @@ class Importer {
     for (const NetConnection& c : process.connections) {
       if (deviceListOf(process, c.net) == nullptr && listless.insert(c.net).second) {
         MissingList& missing = missingLists_[c.net];
-        if (missing.processes++ == 0) missing.first = c.where;
+        if (missing.processes++ == 0) missing.first = logs_.where(c.at);
       }
-      imported.connections.push_back({connectRecord(process, c, ++id, &out->counts), c.where});
+      imported.connections.push_back({connectRecord(process, c, ++id, &out->counts), c.at});
       ++out->counts.connections;
     }
     return imported;
@@ -357,25 +364,27 @@ class Importer {
 
 }  // namespace
 
-Import importLogs(const LogSet& logs, const ImportOptions& options) {
-  return Importer(logs, options).run();
+Import importLogs(const LogSet& logs, const ImportOptions& options, const ProcessSink& sink) {
+  return Importer(logs, options).run(sink);
+}
+
+std::pair<std::string, std::string> renderPathLog(const ImportedProcess& process) {
+  std::string text;
+  for (const ImportedConnection& c : process.connections) {
+    text += pl::renderRecord(process.identity, c.record);
+    text += '\n';
+  }
+  for (const pl::PathRecord& r : process.traffic) {
+    text += pl::renderRecord(process.identity, r);
+    text += '\n';
+  }
+  return {pl::pathLogFileName(process.identity, "nccl"), std::move(text)};
 }
 
 std::vector<std::pair<std::string, std::string>> renderPathLogs(const Import& import) {
   std::vector<std::pair<std::string, std::string>> files;
-  for (const ImportedProcess& process : import.processes) {
-    if (process.connections.empty()) continue;
-    std::string text;
-    for (const ImportedConnection& c : process.connections) {
-      text += pl::renderRecord(process.identity, c.record);
-      text += '\n';
-    }
-    for (const pl::PathRecord& r : process.traffic) {
-      text += pl::renderRecord(process.identity, r);
-      text += '\n';
-    }
-    files.emplace_back(pl::pathLogFileName(process.identity, "nccl"), std::move(text));
-  }
+  for (const ImportedProcess& process : import.processes)
+    if (!process.connections.empty()) files.push_back(renderPathLog(process));
   return files;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,7 +24,7 @@ struct ImportOptions {
 
 struct ImportedConnection {
   formats::path_log::PathRecord record;  // a connect record
-  std::string where;                     // the Channel line: "FILE:LINE"
+  LineRef at;                            // the Channel line (Import::where names it)
 };
 
 struct ImportedProcess {
@@ -49,13 +50,22 @@ struct ImportCounts {
 };
 
 struct Import {
-  std::vector<ImportedProcess> processes;  // sorted by host, then pid
+  std::vector<std::string> files;          // the logs read (LineRef::file)
+  std::vector<ImportedProcess> processes;  // sorted by host, then pid; empty when a sink took them
   std::vector<Diagnostic> diagnostics;     // the reading's, then the import's
   ReadCounts read;
   ImportCounts counts;
+  std::string where(const LineRef& at) const { return files.at(at.file) + ":" + std::to_string(at.line); }
 };
 
-Import importLogs(const LogSet& logs, const ImportOptions& options);
+// Each process is handed to `sink` as soon as it is imported, so that a large job's records need not all be
+// held (`paths import` writes each file then); without a sink they are kept in Import::processes. The
+// diagnostics and counts are complete when importLogs returns.
+using ProcessSink = std::function<void(ImportedProcess&& process)>;
+Import importLogs(const LogSet& logs, const ImportOptions& options, const ProcessSink& sink = {});
+
+// One process's path log: its file name and JSONL text.
+std::pair<std::string, std::string> renderPathLog(const ImportedProcess& process);
 
 // The path log files of an import: (file name, JSONL text), one per process, named as the net plugin names
 // its own with the tag "nccl" ("<job>-<host>-<pid>.nccl.jsonl").

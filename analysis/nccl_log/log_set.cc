@@ -116,7 +116,7 @@ struct LogSetBuilder::State {
     c.gdr = line.gdr;
     c.shared = line.shared;
     c.comm = commOf(process, header.tid, c.localRank());
-    c.where = file + ":" + std::to_string(number);
+    c.at = LineRef{static_cast<uint32_t>(set.files.size() - 1), number};
     process.connections.push_back(std::move(c));
   }
 
@@ -188,6 +188,7 @@ LogSetBuilder::~LogSetBuilder() {
 
 void LogSetBuilder::startFile(const std::string& name) {
   state_->file = name;
+  state_->set.files.push_back(name);
   ++state_->set.counts.files;
 }
 
@@ -278,6 +279,10 @@ LogSet readOne(const std::string& path) {
 
 // Appends `from` (a later file) to `into`: a process seen in both keeps one entry, its lines in file order.
 void merge(LogSet& into, LogSet&& from) {
+  const auto fileOffset = static_cast<uint32_t>(into.files.size());
+  for (std::string& file : from.files) into.files.push_back(std::move(file));
+  for (Process& process : from.processes)
+    for (NetConnection& c : process.connections) c.at.file += fileOffset;
   std::map<std::pair<std::string, int>, size_t> index;
   for (size_t i = 0; i < into.processes.size(); ++i) index[{into.processes[i].host, into.processes[i].pid}] = i;
   for (Process& process : from.processes) {

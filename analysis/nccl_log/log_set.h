@@ -20,6 +20,13 @@ struct Diagnostic {
   std::string message;
 };
 
+// Where a line was: an index into LogSet::files and its 1-based number. Kept instead of "FILE:LINE" text, since
+// a large job has millions of Channel lines.
+struct LineRef {
+  uint32_t file = 0;
+  int line = 0;
+};
+
 // One ncclCommInitRank (or the "comm 0x... rank" lines that follow it) in one process.
 struct Comm {
   std::string pointer;  // "0x55a223a946d0"
@@ -41,7 +48,7 @@ struct NetConnection {
   std::string net;
   int netDevice = -1, proxyRank = -1;
   bool gdr = false, shared = false;
-  std::string where;  // "FILE:LINE"
+  LineRef at;
   int localRank() const { return send ? fromRank : toRank; }
   int peerRank() const { return send ? toRank : fromRank; }
 };
@@ -68,10 +75,12 @@ struct ReadCounts {
 };
 
 struct LogSet {
+  std::vector<std::string> files;  // in the order read; LineRef::file indexes it
   std::vector<Process> processes;  // sorted by host, then pid
   std::string version;             // a "NCCL version" line without a header (older NCCL's printf)
   std::vector<Diagnostic> diagnostics;
   ReadCounts counts;
+  std::string where(const LineRef& at) const { return files.at(at.file) + ":" + std::to_string(at.line); }
 };
 
 // Builds a LogSet from lines, file after file (what readLogs does, and the fuzz target).

@@ -90,12 +90,12 @@ void importNcclLogs(const std::vector<FileRecords>& files, const LoadOptions& op
     if (process.connections.empty()) continue;
     std::vector<std::pair<formats::path_log::PathRecord, std::string>> records;
     for (const nccl_log::ImportedConnection& c : process.connections) {
-      records.emplace_back(c.record, c.where);
+      records.emplace_back(c.record, imported.where(c.at));
       peerless += c.record.remote.host.view().empty() ? 1 : 0;
     }
     for (const formats::path_log::PathRecord& r : process.traffic) records.emplace_back(r, "");
-    const std::string where = process.connections.front().where;
-    out->push_back(detail::recordsOfImport(where.substr(0, where.rfind(':')), process.identity, records));
+    const std::string& file = imported.files.at(process.connections.front().at.file);
+    out->push_back(detail::recordsOfImport(file, process.identity, records));
   }
   if (peerless > 0) {
     diagnostics->push_back({"", std::to_string(peerless) + " of " + std::to_string(imported.counts.connections) +

@@ -43,47 +43,53 @@ void printDiagnostics(const std::vector<nl::Diagnostic>& diagnostics, size_t lim
     std::fprintf(stderr, "warning: ... and %zu more (--warnings N shows more)\n", diagnostics.size() - limit);
 }
 
-// Into a folder, each file written whole beside its name and renamed over it, so that a full disk or a
-// killed import leaves the earlier file, never half a file.
-void writeFiles(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+void prepareFolder(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw std::runtime_error("-o " + dir + " exists and is not a folder");
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create -o " + dir + ": " + ec.message());
-  for (const auto& [name, text] : files) {
-    const fs::path path = fs::path(dir) / name;
-    const fs::path partial = fs::path(dir) / ("." + name + ".partial");
-    {
-      std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-      if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) || !out.flush()) {
-        out.close();
-        fs::remove(partial, ec);
-        throw std::runtime_error("cannot write " + path.string() + " (disk full, or no permission?)");
-      }
+}
+
+// Each file written whole beside its name and renamed over it, so that a full disk or a killed import leaves
+// the earlier file, never half a file.
+void writeFile(const std::string& dir, const std::string& name, const std::string& text) {
+  std::error_code ec;
+  const fs::path path = fs::path(dir) / name;
+  const fs::path partial = fs::path(dir) / ("." + name + ".partial");
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) || !out.flush()) {
+      out.close();
+      fs::remove(partial, ec);
+      throw std::runtime_error("cannot write " + path.string() + " (disk full, or no permission?)");
     }
-    fs::rename(partial, path, ec);
-    if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
   }
+  fs::rename(partial, path, ec);
+  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
 }
 
 std::string percent(uint64_t part, uint64_t whole) {
   return std::to_string(part) + " of " + std::to_string(whole);
 }
 
-void printSummary(const nl::Import& import, const std::optional<nl::ProfileJoinCounts>& join, bool railMap) {
+// What the imported processes were (they may have been written and let go one by one).
+struct Seen {
+  size_t processes = 0;
   std::set<std::string> hosts, versions;
-  for (const nl::ImportedProcess& p : import.processes) {
-    hosts.insert(p.identity.host);
-    if (!p.version.empty()) versions.insert(p.version);
-  }
+};
+
+void printSummary(const nl::Import& import, const Seen& seen, const std::optional<nl::ProfileJoinCounts>& join,
+                  bool railMap) {
+  const std::set<std::string>& hosts = seen.hosts;
+  const std::set<std::string>& versions = seen.versions;
   std::string version;
   for (const std::string& v : versions) version += (version.empty() ? "" : ", ") + v;
   const nl::ImportCounts& c = import.counts;
   std::printf("read %llu lines (%llu of NCCL) from %llu files: %zu processes on %zu hosts, NCCL %s\n",
               static_cast<unsigned long long>(import.read.lines),
               static_cast<unsigned long long>(import.read.ncclLines),
-              static_cast<unsigned long long>(import.read.files), import.processes.size(), hosts.size(),
+              static_cast<unsigned long long>(import.read.files), seen.processes, hosts.size(),
               version.empty() ? "version unknown" : version.c_str());
   std::printf("network connections: %llu (%llu Channel lines inside the node: P2P, SHM, NVLS, CollNet)\n",
               static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.localChannels));
@@ -122,20 +128,36 @@ int runImport(const ImportArgs& args) {
   nl::ImportOptions options;
   options.job = args.job;
   options.railMap = railMap ? &*railMap : nullptr;
-  nl::Import import = nl::importLogs(logs, options);
+  prepareFolder(args.output);
+  size_t written = 0, processes = 0;
+  std::set<std::string> hosts, versions;
+  const auto write = [&](const nl::ImportedProcess& process) {
+    ++processes;
+    hosts.insert(process.identity.host);
+    if (!process.version.empty()) versions.insert(process.version);
+    if (process.connections.empty()) return;
+    const auto [name, text] = nl::renderPathLog(process);
+    writeFile(args.output, name, text);
+    ++written;
+  };
+  // Without a profile join each process is written as it is imported: a large job's records are never all held.
+  nl::Import import = args.profileDirs.empty()
+                          ? nl::importLogs(logs, options, [&write](nl::ImportedProcess&& p) { write(p); })
+                          : nl::importLogs(logs, options);
   std::optional<nl::ProfileJoinCounts> join;
-  if (!args.profileDirs.empty()) join = nl::joinProfileFlows(args.profileDirs, &import);
+  if (!args.profileDirs.empty()) {
+    join = nl::joinProfileFlows(args.profileDirs, &import);
+    for (const nl::ImportedProcess& process : import.processes) write(process);
+  }
   printDiagnostics(import.diagnostics, args.warnings);
-  printSummary(import, join, railMap.has_value());
-  const std::vector<std::pair<std::string, std::string>> files = nl::renderPathLogs(import);
-  if (files.empty()) {
+  printSummary(import, Seen{processes, hosts, versions}, join, railMap.has_value());
+  if (written == 0) {
     std::printf(
         "no network connection in these logs (every rank's traffic stayed inside its node, or "
         "NCCL_DEBUG_SUBSYS left out INIT and NET): nothing written\n");
     return 0;
   }
-  writeFiles(args.output, files);
-  std::printf("wrote %zu path logs (job %s) to %s: railtune paths check %s\n", files.size(), args.job.c_str(),
+  std::printf("wrote %zu path logs (job %s) to %s: railtune paths check %s\n", written, args.job.c_str(),
               args.output.c_str(), args.output.c_str());
   return 0;
 }

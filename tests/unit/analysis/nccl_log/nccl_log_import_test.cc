@@ -92,7 +92,7 @@ TEST(NcclLogImport, EachNetworkLineIsAConnectRecordWithBothEnds) {
   const ImportedConnection* send = find(import, "node-a", 0, true, 0);
   ASSERT_NE(send, nullptr);
   const pl::PathRecord& r = send->record;
-  EXPECT_EQ(send->where, "a0.log:5");
+  EXPECT_EQ(import.where(send->at), "a0.log:5");
   EXPECT_EQ(r.source, pl::Source::NcclLog);
   EXPECT_EQ(r.comm.value_or(0), 0xabcdef0123456789ULL);
   EXPECT_EQ(r.transport.view(), "ib");

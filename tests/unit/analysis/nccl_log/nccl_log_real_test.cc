@@ -43,7 +43,7 @@ TEST(NcclLogReal, AwsEfaTwoNineHasEveryPeerAndNoHca) {
       EXPECT_EQ(c.record.nccl.net.view(), "AWS Libfabric");
       EXPECT_EQ(c.record.transport.view(), "plugin");
       EXPECT_TRUE(c.record.nccl.gdr);
-      EXPECT_NE(c.record.remote.host.view(), p.identity.host) << c.where;
+      EXPECT_NE(c.record.remote.host.view(), p.identity.host) << import.where(c.at);
     }
 }
 
@@ -80,12 +80,12 @@ TEST(NcclLogReal, RoceTwoTwentySevenKeepsNcclsIndicesOfANonContiguousHcaList) {
       EXPECT_EQ(c.record.comm.value_or(0), 0xde4443395863ef4aULL);
       EXPECT_EQ(c.record.nccl.link.view(), "RoCE");
       if (c.record.local.device == 7) {
-        EXPECT_EQ(c.record.local.hca.view(), "mlx5_11") << c.where;
+        EXPECT_EQ(c.record.local.hca.view(), "mlx5_11") << import.where(c.at);
       }
       if (c.record.local.device == 3) {
-        EXPECT_EQ(c.record.local.hca.view(), "mlx5_5") << c.where;
+        EXPECT_EQ(c.record.local.hca.view(), "mlx5_5") << import.where(c.at);
       }
-      EXPECT_EQ(c.record.local.gpu, c.record.local.device) << "rank with cudaDev d uses dev d: " << c.where;
+      EXPECT_EQ(c.record.local.gpu, c.record.local.device) << "rank with cudaDev d uses dev d: " << import.where(c.at);
     }
   EXPECT_EQ(hcas.size(), 8u);
 }
