@@ -59,10 +59,11 @@ std::optional<int64_t> hexValue(const std::string& tag) {
   return static_cast<int64_t>(value);
 }
 
+// A GPU index as NCCL prints it; -1 for anything else (the path log takes indices up to 2^16).
 int decimalValue(const std::string& tag) {
   int value = -1;
   const auto [end, error] = std::from_chars(tag.data(), tag.data() + tag.size(), value);
-  if (error != std::errc() || end != tag.data() + tag.size()) return -1;
+  if (error != std::errc() || end != tag.data() + tag.size() || value < 0 || value > (1 << 16)) return -1;
   return value;
 }
 

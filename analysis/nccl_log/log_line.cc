@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <limits>
 
 namespace railtune::analysis::nccl_log {
 namespace {
@@ -15,13 +16,20 @@ bool isDigit(char c) {
   return c >= '0' && c <= '9';
 }
 
-// Reads a decimal at the front of `text` and removes it; false (text untouched) when there is none.
-bool takeInt(string_view& text, int* out) {
+// The largest channel, device or port a line may name, and the largest rank: far above any NCCL job's, and
+// within what the path log's readers accept.
+constexpr int kMaxNumber = 1 << 16;
+constexpr int kMaxRank = 1 << 24;
+constexpr int kMaxId = std::numeric_limits<int>::max();  // pids and thread ids
+
+// Reads a decimal in [0, max] at the front of `text` and removes it; false (text untouched) when there is none.
+// NCCL prints no negative number in the fields read with it.
+bool takeInt(string_view& text, int* out, int max = kMaxNumber) {
   const char* begin = text.data();
   const char* end = begin + text.size();
   int value = 0;
   const auto [stop, error] = std::from_chars(begin, end, value);
-  if (error != std::errc() || stop == begin) return false;
+  if (error != std::errc() || stop == begin || value < 0 || value > max) return false;
   *out = value;
   text.remove_prefix(static_cast<size_t>(stop - begin));
   return true;
@@ -56,7 +64,7 @@ string_view takeWord(string_view& text) {
 
 // "1[c7000]" or "8[0]": a rank and the bracket's contents.
 bool takeRankTag(string_view& text, int* rank, string_view* tag) {
-  if (!takeInt(text, rank) || !take(text, "[")) return false;
+  if (!takeInt(text, rank, kMaxRank) || !take(text, "[")) return false;
   const size_t close = text.find(']');
   if (close == string_view::npos || close == 0) return false;
   *tag = text.substr(0, close);
@@ -95,7 +103,7 @@ bool parseNetVia(string_view via, ChannelLine* out, std::string* why) {
   if (rest.ends_with(')')) {  // PXN: "/5(2)"
     const size_t open = rest.rfind('(');
     string_view proxy = open == string_view::npos ? string_view() : rest.substr(open + 1, rest.size() - open - 2);
-    if (!takeInt(proxy, &out->proxyRank) || !proxy.empty()) {
+    if (!takeInt(proxy, &out->proxyRank, kMaxRank) || !proxy.empty()) {
       *why = "unreadable PXN proxy rank in '" + std::string(via) + "'";
       return false;
     }
@@ -107,7 +115,7 @@ bool parseNetVia(string_view via, ChannelLine* out, std::string* why) {
     return false;
   }
   string_view device = rest.substr(slash + 1);
-  if (!takeInt(device, &out->netDevice) || !device.empty() || out->netDevice < 0) {
+  if (!takeInt(device, &out->netDevice) || !device.empty()) {
     *why = "no network device in '" + std::string(via) + "' (expected NET/<name>/<device>)";
     return false;
   }
@@ -137,12 +145,12 @@ std::optional<LineHeader> splitHeader(string_view line) {
   const size_t tidColon = before.rfind(':');
   if (tidColon == string_view::npos) return std::nullopt;
   string_view tid = before.substr(tidColon + 1);
-  if (!takeInt(tid, &header.tid) || !tid.empty()) return std::nullopt;
+  if (!takeInt(tid, &header.tid, kMaxId) || !tid.empty()) return std::nullopt;
   before = before.substr(0, tidColon);
   const size_t pidColon = before.rfind(':');
   if (pidColon == string_view::npos) return std::nullopt;
   string_view pid = before.substr(pidColon + 1);
-  if (!takeInt(pid, &header.pid) || !pid.empty() || header.pid <= 0) return std::nullopt;
+  if (!takeInt(pid, &header.pid, kMaxId) || !pid.empty() || header.pid <= 0) return std::nullopt;
   before = before.substr(0, pidColon);
   const size_t start = before.find_last_of(" \t:>]");
   header.host = start == string_view::npos ? before : before.substr(start + 1);
@@ -222,11 +230,11 @@ bool parsePort(string_view entry, NetDevice* device) {
     link.remove_suffix(6);
   }
   if (link.empty()) return false;
-  device->link = std::string(link);
+  device->link = printable(link);
   string_view head = entry.substr(0, slash);
   const size_t colon = head.find(':');
   if (colon == string_view::npos || colon == 0) return false;
-  device->name = std::string(head.substr(0, colon));
+  device->name = printable(head.substr(0, colon));
   head.remove_prefix(colon);
   if (!take(head, ":") || !takeInt(head, &device->port)) return false;
   if (head.empty()) return true;
@@ -264,8 +272,8 @@ bool parseMerged(string_view entry, NetDevice* device) {
 bool parseSocketEntry(string_view entry, NetDevice* device) {
   const size_t colon = entry.find(':');
   if (colon == string_view::npos || colon == 0) return false;
-  device->name = std::string(entry.substr(0, colon));
-  device->address = std::string(entry.substr(colon + 1));
+  device->name = printable(entry.substr(0, colon));
+  device->address = printable(entry.substr(colon + 1));
   return true;
 }
 
@@ -277,7 +285,7 @@ DeviceListParse parseDeviceList(string_view message, DeviceList* out, std::strin
   const size_t using_ = text.find(" : Using");
   if (using_ == string_view::npos || using_ == 0) return DeviceListParse::NotDeviceList;
   *out = DeviceList{};
-  out->net = std::string(text.substr(0, using_));
+  out->net = printable(text.substr(0, using_));
   text.remove_prefix(using_ + 8);
   // "; OOB ..." ends NET/IB's list.
   const size_t oob = text.find("; OOB");
@@ -332,7 +340,7 @@ std::optional<CommLine> parseCommLine(string_view message) {
   string_view text = message;
   if (take(text, "[Rank ")) {  // 2.29+: "[Rank 8] ncclCommInitRank ..."
     int ignored = 0;
-    if (!takeInt(text, &ignored) || !take(text, "] ")) return std::nullopt;
+    if (!takeInt(text, &ignored, kMaxRank) || !take(text, "] ")) return std::nullopt;
   }
   // The Init START line names the function; older Init COMPLETE lines start at "comm".
   if (!take(text, "comm ")) {
@@ -349,9 +357,9 @@ std::optional<CommLine> parseCommLine(string_view message) {
     const string_view key = takeWord(text);
     skipSpaces(text);
     if (key == "rank") {
-      if (!takeInt(text, &comm.rank)) return std::nullopt;
+      if (!takeInt(text, &comm.rank, kMaxRank)) return std::nullopt;
     } else if (key == "nranks" || key == "nRanks") {
-      if (!takeInt(text, &comm.nRanks)) return std::nullopt;
+      if (!takeInt(text, &comm.nRanks, kMaxRank)) return std::nullopt;
       sawRanks = true;
     } else if (key == "cudaDev") {
       if (!takeInt(text, &comm.cudaDev)) return std::nullopt;
@@ -379,6 +387,13 @@ std::optional<string_view> networkOf(string_view message) {
   while (text.ends_with(' ') || text.ends_with('\r')) text.remove_suffix(1);
   if (text.empty()) return std::nullopt;
   return text;
+}
+
+std::string printable(string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (c < 0x20 || c > 0x7e) c = '?';
+  return out;
 }
 
 std::string busIdText(int64_t busId) {

@@ -92,6 +92,10 @@ std::optional<CommLine> parseCommLine(std::string_view message);
 // "Using network IB" (src/init.cc): the network a process's communicators use.
 std::optional<std::string_view> networkOf(std::string_view message);
 
+// Names as the records carry them: every byte outside printable ASCII becomes '?' (host, HCA and network names
+// are ASCII; a damaged line must not put bytes into a record that its readers refuse).
+std::string printable(std::string_view text);
+
 // NCCL's bus id as an integer (busIdToInt64) back to "dddd:bb:dd.f" (int64ToBusId).
 std::string busIdText(int64_t busId);
 

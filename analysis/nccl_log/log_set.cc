@@ -22,13 +22,13 @@ struct LogSetBuilder::State {
   std::string key;                                       // reused, so that a line allocates nothing
 
   Process& processOf(const LineHeader& header, int number) {
-    key.assign(header.host);
+    key = printable(header.host);  // the name the records carry: two spellings of it are one process
     key += ':';
     key += std::to_string(header.pid);
     const auto [it, added] = processIndex.try_emplace(key, set.processes.size());
     if (added) {
       Process process;
-      process.host = std::string(header.host);
+      process.host = key.substr(0, key.rfind(':'));
       process.pid = header.pid;
       process.firstSeen = file + ":" + std::to_string(number);
       set.processes.push_back(std::move(process));
@@ -110,7 +110,7 @@ struct LogSetBuilder::State {
     c.fromTag = std::string(line.fromTag);
     c.toTag = std::string(line.toTag);
     c.send = line.side == ChannelLine::Side::Send;
-    c.net = std::string(line.net);
+    c.net = printable(line.net);
     c.netDevice = line.netDevice;
     c.proxyRank = line.proxyRank;
     c.gdr = line.gdr;
@@ -172,8 +172,9 @@ struct LogSetBuilder::State {
     }
     if (first == 'U') {
       if (const std::optional<std::string_view> network = networkOf(message)) {
-        if (std::find(process.networks.begin(), process.networks.end(), *network) == process.networks.end())
-          process.networks.emplace_back(*network);
+        std::string name = printable(*network);
+        if (std::find(process.networks.begin(), process.networks.end(), name) == process.networks.end())
+          process.networks.push_back(std::move(name));
       }
       return;
     }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -15,6 +16,7 @@
 #include "analysis/nccl_log/import.h"
 #include "analysis/nccl_log/log_set.h"
 #include "analysis/nccl_log/profile_join.h"
+#include "cli/paths/import_writer.h"
 #include "cli/paths/paths.h"
 #include "cli/rail_map_option.h"
 #include "formats/rail_map.h"
@@ -131,24 +133,21 @@ int runImport(const ImportArgs& args) {
   prepareFolder(args.output);
   size_t written = 0, processes = 0;
   std::set<std::string> hosts, versions;
-  const auto write = [&](const nl::ImportedProcess& process) {
+  ParallelWriter writer(args.output, writeFile);
+  const auto write = [&](nl::ImportedProcess&& process) {
     ++processes;
     hosts.insert(process.identity.host);
     if (!process.version.empty()) versions.insert(process.version);
-    if (process.connections.empty()) return;
-    const auto [name, text] = nl::renderPathLog(process);
-    writeFile(args.output, name, text);
-    ++written;
+    if (!process.connections.empty()) writer.add(std::move(process));
   };
   // Without a profile join each process is written as it is imported: a large job's records are never all held.
-  nl::Import import = args.profileDirs.empty()
-                          ? nl::importLogs(logs, options, [&write](nl::ImportedProcess&& p) { write(p); })
-                          : nl::importLogs(logs, options);
+  nl::Import import = args.profileDirs.empty() ? nl::importLogs(logs, options, write) : nl::importLogs(logs, options);
   std::optional<nl::ProfileJoinCounts> join;
   if (!args.profileDirs.empty()) {
     join = nl::joinProfileFlows(args.profileDirs, &import);
-    for (const nl::ImportedProcess& process : import.processes) write(process);
+    for (nl::ImportedProcess& process : import.processes) write(std::move(process));
   }
+  written = writer.finish();
   printDiagnostics(import.diagnostics, args.warnings);
   printSummary(import, Seen{processes, hosts, versions}, join, railMap.has_value());
   if (written == 0) {
