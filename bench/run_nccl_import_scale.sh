@@ -5,7 +5,7 @@
 # imports them, checks the imported path logs, and checks the NCCL logs directly (imported on the fly).
 # Prints a table (step, seconds, peak MiB) and exits 1 when the import exceeds 10 s or 1 GiB or a check does not
 # find the one cross-rail send; 2 when it could not run. Works in a temporary folder (under TMPDIR) removed at the end.
-#   bench/run_nccl_import_scale.sh BUILD_DIR [RANKS=1024]
+#   bench/run_nccl_import_scale.sh BUILD_DIR [RANKS=1024]   (RAILTUNE_BENCH_BYTES_PER_RANK: default 1000000)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [RANKS=1024]" >&2; exit 2; }
@@ -18,7 +18,8 @@ trap 'rm -rf "$work"' EXIT
 echo "nproc: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$railtune" topo rail-map --fabric "$here/data/gb300-114-racks.yaml" --out "$work/rail-map.json" >/dev/null || exit 2
-python3 "$here/gen_nccl_logs.py" "$work/rail-map.json" "$work/logs" "$ranks" || exit 2
+python3 "$here/gen_nccl_logs.py" "$work/rail-map.json" "$work/logs" "$ranks" \
+  --bytes-per-rank "${RAILTUNE_BENCH_BYTES_PER_RANK:-1000000}" || exit 2
 
 # run NAME EXPECTED_STATUSES OUTPUT COMMAND...: the command under time -v, its stdout to OUTPUT.
 run() {

@@ -318,6 +318,11 @@ DeviceListParse parseDeviceList(string_view message, DeviceList* out, std::strin
       entry = takeWord(text);
       parsed = ib ? parsePort(entry, &device) : parseSocketEntry(entry, &device);
     }
+    if (!parsed && text.find_first_not_of(' ') == string_view::npos && oob == string_view::npos &&
+        !out->devices.empty()) {
+      out->cut = true;  // NCCL before 2.29 cuts a line at 1023 characters: the entries before the cut stand
+      break;
+    }
     if (!parsed) {
       *why = "unreadable device [" + std::to_string(device.index) + "] '" + std::string(entry) + "'";
       return DeviceListParse::Bad;

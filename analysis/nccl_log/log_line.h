@@ -74,6 +74,7 @@ struct DeviceList {
   std::string net;  // the name between "NET/" and " : Using"
   std::vector<NetDevice> devices;
   bool relaxedOrdering = false;  // "[RO]"
+  bool cut = false;              // the line ended inside an entry (NCCL < 2.29 cuts lines at 1023 characters)
 };
 enum class DeviceListParse { NotDeviceList, Ok, Bad };
 DeviceListParse parseDeviceList(std::string_view message, DeviceList* out, std::string* why);

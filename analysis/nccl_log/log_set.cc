@@ -161,6 +161,13 @@ struct LogSetBuilder::State {
       DeviceList list;
       switch (parseDeviceList(message, &list, &why)) {
         case DeviceListParse::Ok:
+          if (list.cut) {
+            set.diagnostics.push_back(
+                {file + ":" + std::to_string(number), "the NET/" + list.net + " device list is cut short after " +
+                                                          std::to_string(list.devices.size()) +
+                                                          " devices (NCCL before 2.29 cuts lines at 1023 characters): "
+                                                          "connections on later devices have no HCA name"});
+          }
           addDeviceList(process, std::move(list));
           return;
         case DeviceListParse::Bad:

@@ -78,6 +78,7 @@ struct RenderLink {
   int rail = -1, plane = -1;  // the writer's NIC's actual rail and plane (the colour)
   uint64_t bytes = 0, messages = 0;
   bool crossRail = false, digestMismatch = false;  // the check's violations naming either end's record
+  std::string ncclLine;  // "FILE:LINE" of NCCL's Channel line when the record was imported; "" from the net plugin
   bool violation() const { return crossRail || digestMismatch; }
 };
 

@@ -96,13 +96,22 @@ std::string page(const std::string& heading, const std::string& intro, const std
 
 }  // namespace
 
+// Which connections NCCL's logs gave (railtune paths import) and which railtune's net plugin wrote.
+static std::string originText(const CheckReport& report) {
+  if (report.fromNcclLog == 0) return "";
+  return " " + std::to_string(report.fromNcclLog) + " of the " + std::to_string(report.connections) +
+         " connections were rebuilt from NCCL's INFO logs (a link's details name the log line), the others written "
+         "by railtune's net plugin.";
+}
+
 std::string renderHtml(const PathGraph& graph, const CheckReport& report) {
   const std::string heading =
       svg::summaryLine(graph.job, graph.hostCount(), static_cast<int>(graph.links.size()), graph.violationFindings);
   return page(heading,
               "Each connection is drawn once, from the sending GPU through its NIC to its rail's switch and on to the "
               "peer's NIC and GPU; colour: the sender's rail; width: bytes (log scale); red dashed: a violation of "
-              "the rail plan. Dotted grey lines inside a tray: the GPU-to-NIC binding the rail map intends.",
+              "the rail plan. Dotted grey lines inside a tray: the GPU-to-NIC binding the rail map intends." +
+                  originText(report),
               renderSvg(graph), report);
 }
 
@@ -113,7 +122,8 @@ std::string renderHtml(const RackGraph& graph, const CheckReport& report) {
               "The job has too many trays to draw one by one (--max-hosts), so each link joins a rack to a rail "
               "switch and carries every connection with an end in that rack on that rail; width: summed bytes (log "
               "scale); red dashed: a link carrying violations; a red badge: how many of the rack's connections are "
-              "violations.",
+              "violations." +
+                  originText(report),
               renderSvg(graph), report);
 }
 

@@ -61,6 +61,7 @@ std::vector<RenderLink> buildLinks(const JobPaths& job, const CheckReport& repor
     const uint8_t flag = flags[i] | (peer ? flags[static_cast<size_t>(c.peerIndex)] : 0);
     link.crossRail = (flag & kCrossRail) != 0;
     link.digestMismatch = (flag & kDigestMismatch) != 0;
+    if (c.fromNcclLog) link.ncclLine = c.source;
     links.push_back(std::move(link));
   }
   // Violations last, so that they are drawn on top of everything else.

@@ -156,6 +156,7 @@ void DetailWriter::link(const RenderLink& l) {
   if (red == RedPart::FromEnd) title += " (misbound: " + endText(l.from) + ")";
   if (red == RedPart::ToEnd) title += " (misbound: " + endText(l.to) + ")";
   if (l.digestMismatch) title += "\nVIOLATION: configuration digest mismatch";
+  if (!l.ncclLine.empty()) title += "\nfrom NCCL's log: " + l.ncclLine;
   out += "<path" + attr("class", bad ? "link violation" : "link") + attr("d", d) +
          attr("stroke", bad ? style::kViolationColour : style::railColour(l.rail)) +
          attr("stroke-width", style::fixed1(width));
@@ -166,7 +167,9 @@ void DetailWriter::link(const RenderLink& l) {
          attr("data-nic", from.nics[static_cast<size_t>(l.from.nic)].hca) + attr("data-rank", l.from.rank) +
          attr("data-peer-host", to.name) + attr("data-peer-nic", to.nics[static_cast<size_t>(l.to.nic)].hca) +
          attr("data-peer-rank", l.to.rank) + attr("data-bytes", std::to_string(l.bytes)) +
-         attr("data-messages", std::to_string(l.messages)) + "><title>" + style::xmlEscape(title) + "</title></path>\n";
+         attr("data-messages", std::to_string(l.messages)) +
+         (l.ncclLine.empty() ? std::string() : attr("data-source", "nccl-log")) + "><title>" + style::xmlEscape(title) +
+         "</title></path>\n";
 }
 
 std::map<std::tuple<int, int, int>, std::set<int>> DetailWriter::ranksByGpu() const {

@@ -34,6 +34,10 @@ add_test(NAME cli.paths_check_nccl_logs_json
 add_test(NAME cli.paths_render_nccl_logs
          COMMAND ${_expect} ok "3 connections \\(3 from NCCL's logs\\)" --
                  ${_railtune} paths render ${_import_data}/v2_30_rails -o ${CMAKE_CURRENT_BINARY_DIR}/paths_import.svg)
+# The picture says it too: the page's text, and each imported link's details and data-source.
+add_test(NAME cli.paths_render_nccl_logs_html
+         COMMAND bash -c "\"$0\" paths render \"$1\" -o \"$2\" >/dev/null && grep -c 'data-source=\"nccl-log\"' \"$2\" | grep -x 3 && grep -q \"3 of the 3 connections were rebuilt from NCCL\" \"$2\" && grep -q \"from NCCL.....s log: .*node-a.7001.nccl.log:5\" \"$2\""
+                 ${_railtune} ${_import_data}/v2_30_rails ${CMAKE_CURRENT_BINARY_DIR}/paths_import.html)
 
 # The real logs (SOURCES.md in the shared folder names each); skipped where the folder is absent.
 set(_real ${RAILTUNE_SHARED_DATA_DIR}/nccl-logs)

@@ -196,6 +196,10 @@ TEST(NcclLogDevices, SocketListsAndThingsThatAreNotLists) {
   EXPECT_EQ(parseDeviceList("NET/Plugin: Failed to find ncclNetPlugin_v10 symbol.", &list, &why),
             DeviceListParse::NotDeviceList);
   EXPECT_EQ(parseDeviceList("NET/IB : Using [0]mlx5_0", &list, &why), DeviceListParse::Bad);
+  // Cut at 1023 characters (NCCL < 2.29): the entries before the cut stand.
+  ASSERT_EQ(parseDeviceList("NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_", &list, &why), DeviceListParse::Ok);
+  EXPECT_TRUE(list.cut);
+  EXPECT_EQ(list.devices.size(), 2u);
   EXPECT_EQ(parseDeviceList("NET/IB : Using ; OOB eth0:1.2.3.4<0>", &list, &why), DeviceListParse::Bad);
 }
 
