@@ -10,31 +10,14 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [RANKS=1024]" >&2; exit 2; }
 build=$1 ranks=${2:-1024}
-railtune=$build/bin/railtune
-[ -x "$railtune" ] || { echo "$0: $railtune not found; build it with: ninja -C $build railtune" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "$0: /usr/bin/time is missing (Debian package: time)" >&2; exit 2; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/railtune-nccl-import.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT
+. "$here/timed_steps.sh"
+timed_steps_init "$build" nccl-import
 echo "nproc: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$railtune" topo rail-map --fabric "$here/data/gb300-114-racks.yaml" --out "$work/rail-map.json" >/dev/null || exit 2
 python3 "$here/gen_nccl_logs.py" "$work/rail-map.json" "$work/logs" "$ranks" \
   --bytes-per-rank "${RAILTUNE_BENCH_BYTES_PER_RANK:-1000000}" || exit 2
 
-# run NAME EXPECTED_STATUSES OUTPUT COMMAND...: the command under time -v, its stdout to OUTPUT.
-run() {
-  local name=$1 statuses=$2 output=$3
-  shift 3
-  /usr/bin/time -v -o "$work/$name.time" "$@" >"$output" 2>"$work/$name.err"
-  local rc=$?
-  if [[ " $statuses " != *" $rc "* ]]; then
-    echo "$0: $name exited with status $rc:" >&2
-    tail -n 20 "$work/$name.err" >&2
-    exit 2
-  fi
-}
-seconds() { awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$work/$1.time"; }
-mib() { awk '/Maximum resident set size/ {printf "%.0f", $NF / 1024}' "$work/$1.time"; }
 
 # The baseline: every byte read by two readers, as the import reads its files on two threads here.
 run read "0" /dev/null bash -c 'find "$1" -type f -print0 | xargs -0 -P 2 -n 256 cat' _ "$work/logs"

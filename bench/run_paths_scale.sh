@@ -11,30 +11,14 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [RANKS=8192]" >&2; exit 2; }
 build=$1 ranks=${2:-8192}
-railtune=$build/bin/railtune
-[ -x "$railtune" ] || { echo "$0: $railtune not found; build it with: ninja -C $build railtune" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "$0: /usr/bin/time is missing (Debian package: time)" >&2; exit 2; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/railtune-paths-scale.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT
+. "$here/timed_steps.sh"
+timed_steps_init "$build" paths-scale
 need_kb=$((ranks * 620 + 1048576))  # ~600 KB per rank of 1,000 collectives, and 1 GB to spare
 free_kb=$(df -Pk "$work" | awk 'NR==2 {print $4}')
 echo "nproc: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg); free in $(dirname "$work"): $((free_kb / 1048576)) GiB, needed: about $((need_kb / 1048576)) GiB"
 [ "$free_kb" -ge "$need_kb" ] || { echo "$0: not enough free space" >&2; exit 2; }
 
 "$railtune" topo rail-map --fabric "$here/data/gb300-114-racks.yaml" --out "$work/rail-map.json" || exit 2
-# run NAME EXPECTED_STATUSES OUTPUT COMMAND...: the command under time -v, its stdout to OUTPUT.
-run() {
-  local name=$1 statuses=$2 output=$3
-  shift 3
-  /usr/bin/time -v -o "$work/$name.time" "$@" >"$output" 2>"$work/$name.err"
-  local rc=$?
-  if [[ " $statuses " != *" $rc "* ]]; then
-    echo "$0: $name exited with status $rc:" >&2
-    tail -n 20 "$work/$name.err" >&2
-    exit 2
-  fi
-}
 run synth "0" "$work/synth.out" "$railtune" paths synth --ranks "$ranks" --rail-map "$work/rail-map.json" \
   --out "$work/logs" --truth "$work/truth.json"
 cat "$work/synth.out"

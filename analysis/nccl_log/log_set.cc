@@ -254,7 +254,11 @@ std::vector<std::string> expand(const std::vector<std::string>& paths, std::vect
       continue;
     }
     if (S_ISDIR(info.st_mode)) {
-      const ingest::FolderWalk walk = ingest::walkLogFolders({path}, [](std::string_view) { return true; });
+      // railtune's own outputs beside the logs (`exec --capture` puts the profiler's there) are not NCCL logs.
+      const auto notRailtunes = [](std::string_view name) {
+        return !name.ends_with(".jsonl") && !name.ends_with(".json") && !name.ends_with(".prom");
+      };
+      const ingest::FolderWalk walk = ingest::walkLogFolders({path}, notRailtunes);
       for (const ingest::WalkNote& note : walk.notes) diagnostics->push_back({note.path, note.message});
       for (const ingest::WalkedFile& file : walk.files) files.push_back(file.path);
     } else if (S_ISREG(info.st_mode)) {

@@ -101,7 +101,8 @@ class LogSetBuilder {
   State* state_;
 };
 
-// Reads every file given, and every regular file below each folder given (sorted). A file that cannot be
+// Reads every file given, and every regular file below each folder given (sorted) but railtune's own outputs
+// (*.jsonl, *.json, *.prom). A file that cannot be
 // read is named in the diagnostics; so is a file in which no NCCL line was found.
 LogSet readLogs(const std::vector<std::string>& paths);
 

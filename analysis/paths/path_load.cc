@@ -8,8 +8,10 @@
 
 #include "analysis/ingest/folder_walk.h"
 #include "analysis/nccl_log/import.h"
+#include "analysis/nccl_log/profile_join.h"
 #include "analysis/paths/path_file.h"
 #include "analysis/paths/path_join.h"
+#include "formats/profile_logs.h"
 
 namespace railtune::analysis::paths {
 namespace {
@@ -71,10 +73,16 @@ void describeOthers(const std::vector<FileRecords>& files, std::vector<InputDiag
   }
 }
 
+bool isNetSummary(const std::string& path) {
+  const std::string_view suffix = formats::profile::profileSuffix(formats::profile::ProfileFile::Net);
+  return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // NCCL's INFO logs among the files, imported as one job: one FileRecords per process, named after the log
-// file its first line came from.
-void importNcclLogs(const std::vector<FileRecords>& files, const LoadOptions& options, std::vector<FileRecords>* out,
-                    std::vector<InputDiagnostic>* diagnostics) {
+// file its first line came from. The profiler's network summaries in the same folder (railtune exec --capture
+// writes both there) give the imported connections their bytes.
+void importNcclLogs(const std::string& dir, const std::vector<FileRecords>& files, const LoadOptions& options,
+                    std::vector<FileRecords>* out, std::vector<InputDiagnostic>* diagnostics) {
   std::vector<std::string> logs;
   for (const FileRecords& file : files)
     if (file.kind == FileKind::NcclLog) logs.push_back(file.path);
@@ -83,7 +91,14 @@ void importNcclLogs(const std::vector<FileRecords>& files, const LoadOptions& op
   nccl_log::ImportOptions importOptions;
   importOptions.job = options.ncclJob;
   importOptions.railMap = options.railMap;
-  const nccl_log::Import imported = nccl_log::importLogs(set, importOptions);
+  nccl_log::Import imported = nccl_log::importLogs(set, importOptions);
+  if (std::any_of(files.begin(), files.end(), [](const FileRecords& f) { return isNetSummary(f.path); })) {
+    const nccl_log::ProfileJoinCounts join = nccl_log::joinProfileFlows({dir}, &imported);
+    if (join.flowsUnmatched > 0) {
+      diagnostics->push_back({"", std::to_string(join.flowsUnmatched) + " of " + std::to_string(join.flows) +
+                                      " profiler flows in the folder match no connection of NCCL's logs"});
+    }
+  }
   for (const nccl_log::Diagnostic& d : imported.diagnostics) diagnostics->push_back({d.where, d.message});
   uint64_t peerless = 0;
   for (const nccl_log::ImportedProcess& process : imported.processes) {
@@ -111,7 +126,7 @@ LoadedPaths loadPathLogs(const std::string& dir, const LoadOptions& options) {
   std::vector<FileRecords> files = readAll(listFiles(dir, &loaded.diagnostics));
   describeOthers(files, &loaded.diagnostics);
   std::vector<FileRecords> imported;
-  importNcclLogs(files, options, &imported, &loaded.diagnostics);
+  importNcclLogs(dir, files, options, &imported, &loaded.diagnostics);
   std::erase_if(files, [](const FileRecords& f) { return f.kind != FileKind::PathLog; });
   for (FileRecords& file : imported) files.push_back(std::move(file));
   loaded.jobs = detail::joinFiles(files, options.job, &loaded.diagnostics);

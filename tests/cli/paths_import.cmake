@@ -39,6 +39,18 @@ add_test(NAME cli.paths_render_nccl_logs_html
          COMMAND bash -c "\"$0\" paths render \"$1\" -o \"$2\" >/dev/null && grep -c 'data-source=\"nccl-log\"' \"$2\" | grep -x 3 && grep -q \"3 of the 3 connections were rebuilt from NCCL\" \"$2\" && grep -q \"from NCCL.....s log: .*node-a.7001.nccl.log:5\" \"$2\""
                  ${_railtune} ${_import_data}/v2_30_rails ${CMAKE_CURRENT_BINARY_DIR}/paths_import.html)
 
+# The profiler's network summary beside the NCCL logs (as exec --capture writes them) gives bytes: to the check
+# directly, and to the import with --profile-dir. A collective's flows go to connIndex 0, a Send's to connIndex 1.
+add_test(NAME cli.paths_check_nccl_logs_with_profile
+         COMMAND ${_expect} ok "^  0 +- +2 +1.0 MiB" "^  1 +- +1 +4.0 KiB" "node-a +mlx5_1 +1 +- +1 +4.0 KiB" --
+                 ${_railtune} paths check ${_import_data}/v2_30_with_profile)
+add_test(NAME cli.paths_import_profile_dir
+         COMMAND ${_expect} ok "profile join: 3 flows from 1 files, 3 joined to 3 connections, 0 unmatched" --
+                 ${_railtune} paths import ${_import_data}/v2_30_with_profile -o ${_import_out}/with_profile
+                 --profile-dir ${_import_data}/v2_30_with_profile)
+set_tests_properties(cli.paths_check_nccl_logs_with_profile cli.paths_import_profile_dir
+                     PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:")
+
 # The real logs (SOURCES.md in the shared folder names each); skipped where the folder is absent.
 set(_real ${RAILTUNE_SHARED_DATA_DIR}/nccl-logs)
 function(import_real name file)
