@@ -25,8 +25,8 @@ LogSet job() {
   builder.startFile("a.log");
   const char* lines[] = {
       "node-a:100:100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:1.2.3.4<0>",
-      "node-a:100:100 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 "
-      "commId 0x00000000000000aa - Init START",
+      ("node-a:100:100 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 "
+       "commId 0x00000000000000aa - Init START"),
       "node-a:100:100 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA",
       "node-a:100:100 [0] NCCL INFO Channel 00/1 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA/Shared",
   };
