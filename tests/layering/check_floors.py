@@ -22,7 +22,7 @@ FLOORS = {
     "nccl": 0, "common": 0,
     "formats": 1,
     "fabric": 2, "topo_gen": 2, "tuner_plugin": 2, "net_plugin": 2, "profiler_plugin": 2,
-    "emulator": 3, "analysis": 3,
+    "emulator": 3, "analysis": 3, "nccl-tests-integration": 3,
     "cli": 4,
 }
 PLUGINS = {"tuner_plugin", "net_plugin", "profiler_plugin"}
@@ -30,8 +30,8 @@ PLUGINS = {"tuner_plugin", "net_plugin", "profiler_plugin"}
 #  topo_gen renders the fabric model; common's log is told its NCCL logger type by nccl/.
 SAME_FLOOR = {("topo_gen", "fabric"), ("common", "nccl")}
 # Floor 3 meets the plugins the way NCCL does: the emulator loads the .so files through the NCCL ABI
-# (nccl/), the analyses read the files they write (formats/). Neither includes a plugin's code.
-THROUGH_ABI_AND_FILES = {"emulator", "analysis"}
+# (nccl/), the analyses and the sweep tools read the files they write (formats/). None includes a plugin's code.
+THROUGH_ABI_AND_FILES = {"emulator", "analysis", "nccl-tests-integration"}
 # Folders outside the floors: test and benchmark code, and the build's own helpers.
 UNCHECKED = {"tests", "bench", "cmake", "scripts", "docs", "generated"}
 SOURCE_SUFFIXES = (".h", ".hpp", ".cc", ".cpp", ".c")

@@ -1,0 +1,66 @@
+// nccl-tests' text output read into runs of rows, every format from nccl-tests v1.0 to v2.19 (the
+// all_reduce_perf family): launcher prefixes (mpirun --tag-output, srun --label), the version line (2.17.4+),
+// "Collective test starting" (2.16.7+), the nThread parameters, the per-rank device lines (bus ids [0x01] and
+// [0000:04:00]), the table header of each era (per collective with an "error" column before 2.13; one layout
+// with redop, root and #wrong after), N/A values, rows split by interleaved NCCL INFO lines, the footer, NCCL's
+// "NCCL_ALGO set by environment to" lines and "Test NCCL failure" lines; several runs in one text. Columns come
+// from the header, so a table of any era is read by name. Part of issue 18 (`railtune sweep`): the dataset,
+// rules and reports build on it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace railtune::sweep {
+
+struct DeviceLine {
+  int rank = -1, group = -1, pid = -1, device = -1;
+  std::string host, busId, gpu;  // busId: "0x01" (bus only, not unique) or "0000:04:00"
+};
+
+// One half of a row (out-of-place, in-place): unset where nccl-tests printed N/A.
+struct Measurement {
+  std::optional<double> timeUs, algbwGBps, busbwGBps;
+  std::optional<double> wrong;  // #wrong (E2+) or the max error (E1, "error")
+};
+
+struct Row {
+  int line = 0;
+  uint64_t size = 0, count = 0;
+  std::string type, redop;
+  std::optional<int> root;
+  Measurement outOfPlace, inPlace;
+};
+
+struct TestRun {
+  int firstLine = 0;
+  std::string testsVersion;                       // "2.19.6" (E7+), "" before
+  int ncclHeaders = 0, ncclLibrary = 0;           // NCCL_VERSION_CODE, runtime; 0 unknown
+  std::string collective;                         // "all_reduce_perf" (E5+), "" unknown
+  std::map<std::string, std::string> parameters;  // nThread line: "nThread" -> "1", "warmup iters" -> "5", ...
+  std::vector<DeviceLine> devices;
+  std::vector<std::string> columns;  // the table header's labels
+  std::vector<Row> rows;
+  std::optional<int> outOfBounds;
+  std::optional<double> averageBusbw;
+  std::map<std::string, std::string> forced;  // NCCL_ALGO, NCCL_PROTO... from NCCL's "set by environment" lines
+  std::vector<std::string> ncclFailures;      // "Test NCCL failure ..." lines
+};
+
+struct Diagnostic {
+  int line = 0;
+  std::string message;
+};
+
+struct ParsedText {
+  std::vector<TestRun> runs;
+  std::vector<Diagnostic> diagnostics;
+};
+
+ParsedText parseNcclTestsText(std::string_view text);
+
+}  // namespace railtune::sweep

@@ -1,0 +1,198 @@
+// The reader of nccl-tests' text output (nccl-tests-integration/parse/nccl_tests_text.h): one snippet per format
+// era, written from nccl-tests' own printf strings (common.cu / util.cu of the tag named beside each), and the
+// published samples of the shared data folder (skipped with a message where it is absent).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "nccl-tests-integration/parse/nccl_tests_text.h"
+
+namespace railtune::sweep {
+namespace {
+
+// v2.17.4+: version line, "Collective test starting", one header with redop/root/#wrong (two spaces before it).
+constexpr const char* kCurrent = R"(# nccl-tests version 2.19.6 nccl-headers=23007 nccl-library=23007
+# Collective test starting: all_reduce_perf
+# nThread 1 nGpus 1 minBytes 8 maxBytes 128 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid   4121 on gb300-r01-t05 device  0 [0000:04:00] NVIDIA GB300
+#  Rank  1 Group  0 Pid   4122 on gb300-r01-t05 device  1 [0000:05:00] NVIDIA GB300
+#
+#                                                              out-of-place                       in-place          
+#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong 
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         
+           8             2     float     sum      -1    12.34    0.00    0.00       0    12.10    0.00    0.00       0
+         128            32     float     sum      -1    13.00    0.01    0.01       2    12.90    0.01    0.01       0
+# Out of bounds values : 2 FAILED
+# Avg bus bandwidth    : 0.005 
+#
+# Collective test concluded: all_reduce_perf
+)";
+
+TEST(SweepParse, CurrentFormatWithVersionDevicesAndWrongValues) {
+  const ParsedText parsed = parseNcclTestsText(kCurrent);
+  ASSERT_EQ(parsed.runs.size(), 1u);
+  EXPECT_TRUE(parsed.diagnostics.empty());
+  const TestRun& run = parsed.runs[0];
+  EXPECT_EQ(run.testsVersion, "2.19.6");
+  EXPECT_EQ(run.ncclLibrary, 23007);
+  EXPECT_EQ(run.collective, "all_reduce_perf");
+  EXPECT_EQ(run.parameters.at("warmup iters"), "1");
+  EXPECT_EQ(run.parameters.at("nGpus"), "1");
+  ASSERT_EQ(run.devices.size(), 2u);
+  EXPECT_EQ(run.devices[1].pid, 4122);
+  EXPECT_EQ(run.devices[1].busId, "0000:05:00");
+  EXPECT_EQ(run.devices[1].gpu, "NVIDIA GB300");
+  ASSERT_EQ(run.rows.size(), 2u);
+  EXPECT_EQ(run.rows[1].size, 128u);
+  EXPECT_EQ(run.rows[1].count, 32u);
+  EXPECT_EQ(run.rows[1].redop, "sum");
+  EXPECT_EQ(run.rows[1].root.value_or(0), -1);
+  EXPECT_DOUBLE_EQ(run.rows[1].outOfPlace.timeUs.value_or(0), 13.0);
+  EXPECT_DOUBLE_EQ(run.rows[1].outOfPlace.wrong.value_or(0), 2) << "#wrong kept, for the dataset to flag";
+  EXPECT_EQ(run.outOfBounds.value_or(0), 2);
+  EXPECT_DOUBLE_EQ(run.averageBusbw.value_or(0), 0.005);
+}
+
+TEST(SweepParse, TwoNineEraPerCollectiveHeaderWithErrorColumnBehindMpiPrefixes) {
+  // v2.0-v2.9: "#   Rank %2d Pid %6d on %10s device %2d [0x%02x] %s"; all_reduce's header without root.
+  const ParsedText parsed = parseNcclTestsText(
+      "[1,0]<stdout>:# nThread 1 nGpus 1 minBytes 8 maxBytes 64 step: 2(factor) warmup iters: 5 iters: 20 validation: "
+      "1 \n"
+      "[1,0]<stdout>:#   Rank  0 Pid     25 on     node-0 device  0 [0x10] A100-SXM4-40GB\n"
+      "[1,0]<stdout>:#       size         count    type   redop     time   algbw   busbw  error     time   algbw   "
+      "busbw  error\n"
+      "[1,0]<stdout>:node-0:25:25 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+      "[1,0]<stdout>:           8             2   float     sum    34.94    0.00    0.00  2e-07    34.14    0.00    "
+      "0.00  2e-07\n"
+      "[1,0]<stdout>:# Avg bus bandwidth    : 0.01 \n");
+  ASSERT_EQ(parsed.runs.size(), 1u);
+  const TestRun& run = parsed.runs[0];
+  EXPECT_EQ(run.devices.at(0).busId, "0x10");
+  EXPECT_EQ(run.devices.at(0).group, -1);
+  ASSERT_EQ(run.rows.size(), 1u);
+  EXPECT_FALSE(run.rows[0].root) << "no root column before 2.13";
+  EXPECT_DOUBLE_EQ(run.rows[0].inPlace.timeUs.value_or(0), 34.14);
+  EXPECT_DOUBLE_EQ(run.rows[0].outOfPlace.wrong.value_or(0), 2e-07);
+  EXPECT_EQ(run.forced.at("NCCL_ALGO"), "Ring");
+}
+
+TEST(SweepParse, NotApplicableValuesHypercubeAndSplitRows) {
+  const ParsedText parsed = parseNcclTestsText(
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong\n"
+      // alltoall: in-place N/A (v2.13.1+)
+      "        1024            32     float    none      -1    20.10    0.05    0.05      0      N/A     N/A     N/A   "
+      " "
+      "N/A\n"
+      // hypercube prints an empty redop: one token fewer
+      "        2048            64     float              -1    21.00    0.10    0.09      0    20.90    0.10    0.09   "
+      "   0\n"
+      // the row's preamble, then an NCCL INFO line, then its numbers (NVIDIA/nccl #1453)
+      "        4096           128     float     sum      -1\n"
+      "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+      "    22.00    0.19    0.18      0    21.50    0.19    0.18      0\n"
+      "        8192\n");
+  ASSERT_EQ(parsed.runs.size(), 1u);
+  const TestRun& run = parsed.runs[0];
+  ASSERT_EQ(run.rows.size(), 3u);
+  EXPECT_FALSE(run.rows[0].inPlace.busbwGBps);
+  EXPECT_DOUBLE_EQ(run.rows[0].outOfPlace.busbwGBps.value_or(0), 0.05);
+  EXPECT_EQ(run.rows[1].redop, "");
+  EXPECT_EQ(run.rows[1].root.value_or(0), -1);
+  EXPECT_EQ(run.rows[2].size, 4096u);
+  EXPECT_DOUBLE_EQ(run.rows[2].inPlace.timeUs.value_or(0), 21.5);
+  ASSERT_EQ(parsed.diagnostics.size(), 1u);
+  EXPECT_EQ(parsed.diagnostics[0].line, 7) << "the row cut after its size";
+}
+
+TEST(SweepParse, APreambleWithoutItsNumbersIsSaidAndTheNextRowStillRead) {
+  const ParsedText parsed = parseNcclTestsText(
+      "        4096           128     float     sum      -1\n"
+      "        8192           256     float     sum      -1    23.00    0.36    0.36      0    22.50    0.36    0.36   "
+      "   0\n");
+  ASSERT_EQ(parsed.runs.size(), 1u);
+  ASSERT_EQ(parsed.runs[0].rows.size(), 1u);
+  EXPECT_EQ(parsed.runs[0].rows[0].size, 8192u);
+  ASSERT_EQ(parsed.diagnostics.size(), 1u);
+  EXPECT_EQ(parsed.diagnostics[0].line, 1);
+}
+
+TEST(SweepParse, SeveralRunsFailuresAndOtherProgramsLines) {
+  const ParsedText parsed = parseNcclTestsText(
+      "$ mpirun -np 2 ./all_reduce_perf\n"
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 "
+      "graph: 0\n"
+      "           8             2     float     sum      -1    10.00    0.00    0.00      0    10.00    0.00    0.00   "
+      "   0\n"
+      "# Avg bus bandwidth    : 0 \n"
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 "
+      "graph: 0\n"
+      "node-0:  Test NCCL failure all_reduce.cu:44 'invalid usage (run with NCCL_DEBUG=WARN for details) / '\n"
+      "3: # nThread 1 nGpus 1 minBytes 16 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+      "validation: 1 graph: 0\n"
+      "3:           16             4     float     sum      -1    11.00    0.00    0.00      0    11.00    0.00    "
+      "0.00      0\n");
+  ASSERT_EQ(parsed.runs.size(), 3u);
+  EXPECT_EQ(parsed.runs[0].rows.size(), 1u);
+  EXPECT_TRUE(parsed.runs[1].rows.empty());
+  ASSERT_EQ(parsed.runs[1].ncclFailures.size(), 1u);
+  EXPECT_NE(parsed.runs[1].ncclFailures[0].find("invalid usage"), std::string::npos);
+  EXPECT_EQ(parsed.runs[2].rows.at(0).size, 16u) << "srun --label's '3: ' prefix";
+  EXPECT_TRUE(parsed.diagnostics.empty());
+}
+
+std::string sample(const char* name) {
+  return std::string(RAILTUNE_SHARED_DATA) + "/" + name;
+}
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+#define REQUIRE_SAMPLE(path) \
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is absent (no shared data folder beside the checkout)";
+
+TEST(SweepParseSamples, PublishedOutputsOfEachEra) {
+  struct Expected {
+    const char* file;
+    size_t runs;
+    size_t rowsOfLast;
+    size_t devicesOfFirst;
+  };
+  // nccl-tests/: E3 fragments (GB200), E4 (H100 a3mega), two E3 runs (H200); nccl-logs/: E1 behind mpirun's
+  // prefixes with NCCL INFO lines (2.9), E1b (2.11).
+  const Expected samples[] = {
+      {"nccl-tests/gb200-nvl72-1rack-72gpu-allreduce-coreweave.txt", 1, 5, 1},
+      {"nccl-tests/gb200-nvl72-multirack-144-and-1440gpu-allreduce-coreweave.txt", 2, 6, 2},
+      {"nccl-tests/h100-a3mega-2node-16gpu-allreduce-full.txt", 1, 31, 16},
+      {"nccl-tests/h200-2node-16gpu-cx7-ib-baremetal-vs-vm-allreduce.txt", 2, 6, 16},
+      {"nccl-logs/01-aws-efa-eks-ofi-2.9.9.log", 1, 30, 16},
+      {"nccl-logs/02-aws-hpc-tutorials-socket-2.11.4.log", 1, 25, 2},
+  };
+  REQUIRE_SAMPLE(sample(samples[0].file));
+  for (const Expected& e : samples) {
+    const ParsedText parsed = parseNcclTestsText(readAll(sample(e.file)));
+    EXPECT_TRUE(parsed.diagnostics.empty()) << e.file;
+    ASSERT_EQ(parsed.runs.size(), e.runs) << e.file;
+    EXPECT_EQ(parsed.runs.back().rows.size(), e.rowsOfLast) << e.file;
+    EXPECT_EQ(parsed.runs.front().devices.size(), e.devicesOfFirst) << e.file;
+    for (const TestRun& run : parsed.runs) {
+      EXPECT_TRUE(run.averageBusbw) << e.file;
+      for (const Row& row : run.rows) {
+        EXPECT_TRUE(row.outOfPlace.busbwGBps) << e.file << ":" << row.line;
+        EXPECT_EQ(row.type, "float") << e.file << ":" << row.line;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace railtune::sweep
