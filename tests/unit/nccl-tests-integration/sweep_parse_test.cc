@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "nccl-tests-integration/parse/nccl_tests_json.h"
 #include "nccl-tests-integration/parse/nccl_tests_text.h"
 
 namespace railtune::sweep {
@@ -144,6 +145,57 @@ TEST(SweepParse, SeveralRunsFailuresAndOtherProgramsLines) {
   EXPECT_NE(parsed.runs[1].ncclFailures[0].find("invalid usage"), std::string::npos);
   EXPECT_EQ(parsed.runs[2].rows.at(0).size, 16u) << "srun --label's '3: ' prefix";
   EXPECT_TRUE(parsed.diagnostics.empty());
+}
+
+// -J's file as nccl-tests 2.17.5 writes it (util.cu): one line, booleans as strings, root as "%6i", the misspelt
+// average of 2.17.3-2.17.8, "nan" for a number, a null #wrong.
+constexpr const char* kJson2175 =
+    R"({"version":1,"start_time":"2025-11-02 10:00:00","args":["/opt/nccl-tests/build/all_reduce_perf","-b","8"],)"
+    R"("env":["NCCL_ALGO=Ring","NCCL_PROTO=LL128","PATH=/usr/bin"],"nccl_version":22703,)"
+    R"("config":{"nthreads":1,"ngpus":1,"minimum_bytes":8,"maximum_bytes":16,"step_factor":2,"warmup_iters":1,)"
+    R"("iterations":20,"aggregated_iterations":1,"validation":1,"graph":0,"blocking_collectives":"false",)"
+    R"("parallel_init":"false","devices":[{"rank":0,"group":0,"pid":77,"hostname":"gb-1","device":0,)"
+    R"("device_hex":"0000:04:00","device_info":"NVIDIA GB300"}]},)"
+    R"("results":[{"size":8,"count":2,"type":"float","redop":"sum","root":"    -1",)"
+    R"("out_of_place":{"time":12.5,"alg_bw":0.0,"bus_bw":0.0,"nwrong":0.0},)"
+    R"("in_place":{"time":"nan","alg_bw":0.0,"bus_bw":0.0,"nwrong":null},"actual_iterations":20,"experiment_name":""},)"
+    R"({"size":16,"count":4,"type":"float","redop":"sum","root":"    -1",)"
+    R"("out_of_place":{"cpu_time":13.0,"alg_bw":0.001,"bus_bw":0.002,"nwrong":0.0},)"
+    R"("in_place":{"cpu_time":12.9,"alg_bw":0.001,"bus_bw":0.002,"nwrong":0.0},"actual_iterations":20,"experiment_name":""}],)"
+    R"("out_of_bounds":{"count":0,"okay":"true"},"average_bus_bandwidith":{"bandwidith":0.001,"okay":"unchecked"},)"
+    R"("errors":[""],"end_time":"2025-11-02 10:00:01"})";
+
+TEST(SweepParseJson, AFileOfTwoSeventeenWithItsQuirks) {
+  const ParsedText parsed = parseNcclTestsJson(kJson2175);
+  EXPECT_TRUE(parsed.diagnostics.empty());
+  ASSERT_EQ(parsed.runs.size(), 1u);
+  const TestRun& run = parsed.runs[0];
+  EXPECT_EQ(run.collective, "all_reduce_perf");
+  EXPECT_EQ(run.ncclLibrary, 22703);
+  EXPECT_EQ(run.forced.at("NCCL_ALGO"), "Ring");
+  EXPECT_EQ(run.forced.at("NCCL_PROTO"), "LL128");
+  EXPECT_FALSE(run.forced.contains("PATH"));
+  EXPECT_EQ(run.parameters.at("blocking_collectives"), "false");
+  ASSERT_EQ(run.devices.size(), 1u);
+  EXPECT_EQ(run.devices[0].busId, "0000:04:00");
+  ASSERT_EQ(run.rows.size(), 2u);
+  EXPECT_EQ(run.rows[0].root.value_or(0), -1);
+  EXPECT_FALSE(run.rows[0].inPlace.timeUs) << "\"nan\"";
+  EXPECT_FALSE(run.rows[0].inPlace.wrong) << "null";
+  EXPECT_DOUBLE_EQ(run.rows[1].outOfPlace.timeUs.value_or(0), 13.0) << "cpu_time with -C";
+  EXPECT_DOUBLE_EQ(run.averageBusbw.value_or(0), 0.001);
+  EXPECT_EQ(run.outOfBounds.value_or(-1), 0);
+  EXPECT_TRUE(run.ncclFailures.empty());
+}
+
+TEST(SweepParseJson, ACutFileIsOneDiagnostic) {
+  const std::string json = kJson2175;
+  const ParsedText parsed = parseNcclTestsJson(json.substr(0, json.size() / 2));
+  EXPECT_TRUE(parsed.runs.empty());
+  ASSERT_EQ(parsed.diagnostics.size(), 1u);
+  EXPECT_NE(parsed.diagnostics[0].message.find("cut short"), std::string::npos);
+  EXPECT_TRUE(parseNcclTestsJson("[1,2]").runs.empty());
+  EXPECT_EQ(parseNcclTestsJson(R"({"results":[1,{"size":8}]})").diagnostics.size(), 1u);
 }
 
 std::string sample(const char* name) {
