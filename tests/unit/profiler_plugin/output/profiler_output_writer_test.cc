@@ -445,10 +445,12 @@ TEST_F(ProfilerOutputWriter, AFullDiskIsRetriedAndEveryRecordIsWrittenOrCounted)
   const CollectiveParseResult all = parseCollectiveRecords(readFile(writer.path(ProfileFile::Collectives)), "log");
   ASSERT_EQ(all.error, "") << "a torn or duplicated line";
   const Tally t = tally(all.records);
-  EXPECT_GT(t.dropped, 0u) << "the 4 MiB limit was never reached";
-  EXPECT_LT(t.dropped, pushed);
-  // Each refused push() is counted as lost too (this test pushes the record again).
+  // Each refused push() is counted as lost too (this test pushes the record again): droppedTotal() counts those,
+  // and a slow machine (TSan) refuses many, so the file's dropped count may exceed the records pushed.
   EXPECT_EQ(t.records + t.dropped, pushed + writer.droppedTotal());
+  EXPECT_GT(t.dropped, 0u) << "nothing was lost while the disk was full";
+  EXPECT_LT(t.dropped - writer.droppedTotal(), pushed) << "every record pushed was lost";
+  EXPECT_GT(t.records, 0u);
   std::vector<bool> seen(pushed, false);
   for (const ParsedCollective& r : all.records) {
     if (r.droppedNotice || r.header) continue;
