@@ -3,15 +3,14 @@
 
 #include <sys/stat.h>
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <set>
-#include <thread>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/ingest/folder_walk.h"
 #include "analysis/ingest/line_reader.h"
+#include "analysis/ingest/parallel_for.h"
 
 namespace railtune::analysis::nccl_log {
 
@@ -347,15 +346,7 @@ LogSet readLogs(const std::vector<std::string>& paths) {
   LogSet all;
   const std::vector<std::string> files = expand(paths, &all.diagnostics);
   std::vector<LogSet> sets(files.size());
-  std::atomic<size_t> next{0};
-  auto work = [&]() {
-    for (size_t i = next++; i < files.size(); i = next++) sets[i] = readOne(files[i]);
-  };
-  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(files.size(), 1));
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  ingest::parallelFor(files.size(), [&](size_t i) { sets[i] = readOne(files[i]); });
   for (LogSet& set : sets) merge(all, std::move(set));
   for (Process& process : all.processes) dropRepeatedLines(process, &all.counts);
   std::sort(all.processes.begin(), all.processes.end(),

@@ -123,12 +123,11 @@ class Joiner {
   std::map<std::pair<size_t, size_t>, Totals> totals_;
 };
 
-bool isNetSummary(const std::string& path) {
-  const std::string_view suffix = pf::profileSuffix(pf::ProfileFile::Net);
-  return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
+
+bool isNetSummary(const std::string& path) {
+  return path.ends_with(pf::profileSuffix(pf::ProfileFile::Net));
+}
 
 ProfileJoinCounts joinProfileFlows(const std::vector<std::string>& folders, Import* import) {
   ProfileJoinCounts counts;

@@ -27,6 +27,9 @@ struct ProfileJoinCounts {
 // the import. A collective's flows go to the connection of connIndex 0, a Send's or Recv's to connIndex 1
 // (NCCL's p2p connections), and to the only connection where the log prints no connIndex (NCCL <= 2.11).
 // Processes are matched by host (NCCL's short name, or the profiler's full one) and pid.
+// Whether a file is a profiler network summary, by its name ("<...>.net.jsonl").
+bool isNetSummary(const std::string& path);
+
 ProfileJoinCounts joinProfileFlows(const std::vector<std::string>& folders, Import* import);
 
 }  // namespace railtune::analysis::nccl_log

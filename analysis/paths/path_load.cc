@@ -2,16 +2,14 @@
 #include "analysis/paths/path_load.h"
 
 #include <algorithm>
-#include <atomic>
 #include <string_view>
-#include <thread>
 
 #include "analysis/ingest/folder_walk.h"
+#include "analysis/ingest/parallel_for.h"
 #include "analysis/nccl_log/import.h"
 #include "analysis/nccl_log/profile_join.h"
 #include "analysis/paths/path_file.h"
 #include "analysis/paths/path_join.h"
-#include "formats/profile_logs.h"
 
 namespace railtune::analysis::paths {
 namespace {
@@ -34,15 +32,7 @@ std::vector<std::string> listFiles(const std::string& dir, std::vector<InputDiag
 // Reads every file on hardware_concurrency() threads; results keep the files' order.
 std::vector<FileRecords> readAll(const std::vector<std::string>& paths) {
   std::vector<FileRecords> files(paths.size());
-  std::atomic<size_t> next{0};
-  auto work = [&]() {
-    for (size_t i = next++; i < paths.size(); i = next++) files[i] = detail::readPathLogFile(paths[i]);
-  };
-  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(paths.size(), 1));
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  ingest::parallelFor(paths.size(), [&](size_t i) { files[i] = detail::readPathLogFile(paths[i]); });
   return files;
 }
 
@@ -73,11 +63,6 @@ void describeOthers(const std::vector<FileRecords>& files, std::vector<InputDiag
   }
 }
 
-bool isNetSummary(const std::string& path) {
-  const std::string_view suffix = formats::profile::profileSuffix(formats::profile::ProfileFile::Net);
-  return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // NCCL's INFO logs among the files, imported as one job: one FileRecords per process, named after the log
 // file its first line came from. The profiler's network summaries in the same folder (railtune exec --capture
 // writes both there) give the imported connections their bytes.
@@ -92,7 +77,7 @@ void importNcclLogs(const std::string& dir, const std::vector<FileRecords>& file
   importOptions.job = options.ncclJob;
   importOptions.railMap = options.railMap;
   nccl_log::Import imported = nccl_log::importLogs(set, importOptions);
-  if (std::any_of(files.begin(), files.end(), [](const FileRecords& f) { return isNetSummary(f.path); })) {
+  if (std::any_of(files.begin(), files.end(), [](const FileRecords& f) { return nccl_log::isNetSummary(f.path); })) {
     const nccl_log::ProfileJoinCounts join = nccl_log::joinProfileFlows({dir}, &imported);
     if (join.flowsUnmatched > 0) {
       diagnostics->push_back({"", std::to_string(join.flowsUnmatched) + " of " + std::to_string(join.flows) +

@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "analysis/ingest/parallel_for.h"
 #include "analysis/profile/logs.h"
 
 namespace railtune::analysis::profile {
@@ -40,7 +41,6 @@ CollectiveIndex indexCollectives(const ProfileLogs& logs, uint32_t job);
 int64_t medianOf(std::vector<int64_t>& values);
 int64_t percentileOf(std::vector<int64_t>& values, double p);
 
-// fn(i) for i in [0, n) on hardware_concurrency() threads.
-void parallelFor(size_t n, const std::function<void(size_t)>& fn);
+using ingest::parallelFor;  // analysis/ingest/parallel_for.h
 
 }  // namespace railtune::analysis::profile
