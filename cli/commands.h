@@ -32,5 +32,6 @@ Command addEmuCommand(CLI::App& parent);      // net_job.cc: the `emu` group (`r
 Command addPathsCommand(CLI::App& parent);    // paths.cc: the `paths` group (cli/paths/paths.h lists its subcommands)
 Command addProfileCommand(CLI::App& parent);  // profile.cc: the `profile` group (cli/profile/profile.h)
 Command addDoctorCommand(CLI::App& parent);   // doctor.cc: `railtune doctor` (checks in cli/doctor/)
+Command addSweepCommand(CLI::App& parent);    // sweep.cc: the `sweep` group (cli/sweep/sweep.h)
 
 }  // namespace railtune::cli

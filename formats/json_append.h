@@ -63,6 +63,10 @@ class JsonAppender {
     value();
     out_->append("null", 4);
   }
+  void boolean(bool v) {
+    value();
+    out_->append(v ? "true" : "false");
+  }
 
  private:
   void separate() {

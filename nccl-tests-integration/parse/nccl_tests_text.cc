@@ -138,7 +138,10 @@ class Reader {
       return;
     }
     if (c.starts_with("nThread ")) return parameters(c, number);
-    if (c.starts_with("Rank ")) return device(c, number);
+    if (c.starts_with("Rank ")) {
+      startIfDone(number);  // device lines after a table: the next run (a fragment without its other header lines)
+      return device(c, number);
+    }
     if (c.starts_with("size ")) return header(c, number);
     if (c.starts_with("Out of bounds values")) {
       const size_t colon = c.find(':');

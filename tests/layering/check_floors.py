@@ -27,8 +27,9 @@ FLOORS = {
 }
 PLUGINS = {"tuner_plugin", "net_plugin", "profiler_plugin"}
 # Uses within one floor that the design allows (docs/design.md, "Floors"):
-#  topo_gen renders the fabric model; common's log is told its NCCL logger type by nccl/.
-SAME_FLOOR = {("topo_gen", "fabric"), ("common", "nccl")}
+#  topo_gen renders the fabric model; common's log is told its NCCL logger type by nccl/; the sweep tools
+#  read their many files through the analyses' ingest stack (analysis/ingest).
+SAME_FLOOR = {("topo_gen", "fabric"), ("common", "nccl"), ("nccl-tests-integration", "analysis")}
 # Floor 3 meets the plugins the way NCCL does: the emulator loads the .so files through the NCCL ABI
 # (nccl/), the analyses and the sweep tools read the files they write (formats/). None includes a plugin's code.
 THROUGH_ABI_AND_FILES = {"emulator", "analysis", "nccl-tests-integration"}

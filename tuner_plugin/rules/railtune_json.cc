@@ -131,13 +131,17 @@ void JsonRulesReader::choices(const PosNode& object, Rule* rule) {
 
 bool JsonRulesReader::rule(const PosNode& object, Rule* out) {
   ok_ = true;
-  if (!onlyKeys(object,
-                {"description", "collective", "bytesPerRank", "nBytes", "nNodes", "nRanks", "nvlDomains",
-                 "ranksPerDomain", "numPipeOps", "regBuff", "algorithm", "protocol", "channels", "chunkSize"},
-                "a rule"))
+  if (!onlyKeys(
+          object,
+          {"description", "collective", "bytesPerRank", "nBytes", "nNodes", "nRanks", "nvlDomains", "ranksPerDomain",
+           "numPipeOps", "regBuff", "algorithm", "protocol", "channels", "chunkSize", "evidence"},
+          "a rule"))
     return false;
   std::string ignored;
   text(object, "description", &ignored);
+  // "evidence": what `railtune sweep rules` measured for this rule; any object, read past.
+  if (const PosNode* evidence = find(object, "evidence"); evidence != nullptr && evidence->kind != Kind::Object)
+    fail(evidence->offset, std::string("\"evidence\" must be an object, not ") + kindName(evidence->kind));
   names(object, out);
   if (find(object, "bytesPerRank") != nullptr && find(object, "nBytes") != nullptr)
     fail(find(object, "nBytes")->offset, "a rule keys on \"bytesPerRank\" or \"nBytes\", not both");

@@ -14,6 +14,8 @@
 #include "formats/path_log.h"
 #include "formats/profile_logs.h"
 #include "formats/rail_map.h"
+#include "nccl-tests-integration/dataset/dataset.h"
+#include "nccl-tests-integration/run/manifest.h"
 #include "topo_gen/nccl_xml_check.h"
 #include "tuner_plugin/rules/rules_file.h"
 
@@ -55,6 +57,24 @@ std::string railMapProblems(const std::string& path) {
   return "";
 }
 
+std::string sweepDatasetProblems(const std::string& path) {
+  std::vector<sweep::DatasetDiagnostic> diagnostics;
+  size_t rows = 0;
+  sweep::readDatasetFile(
+      path, [&](const sweep::DatasetRow&) { ++rows; }, diagnostics);
+  if (!diagnostics.empty())
+    return diagnostics.front().source + ":" + std::to_string(diagnostics.front().line) + ": " +
+           diagnostics.front().message;
+  return rows > 0 ? "" : "no rows";
+}
+
+std::string sweepManifestProblems(const std::string& path) {
+  const sweep::Manifest manifest = sweep::readManifestText(exampleText(path));
+  if (!manifest.diagnostics.empty())
+    return path + ":" + std::to_string(manifest.diagnostics.front().line) + ": " + manifest.diagnostics.front().message;
+  return manifest.entries.empty() ? "no entries" : "";
+}
+
 const std::map<std::string, Reader>& readers() {
   static const std::map<std::string, Reader> kReaders = {
       {"fabric.example.yaml", fabricProblems},
@@ -67,6 +87,8 @@ const std::map<std::string, Reader>& readers() {
        [](const std::string& path) { return formats::profile::parseCollectiveRecords(exampleText(path), path).error; }},
       {"profile-net.example.jsonl",
        [](const std::string& path) { return formats::profile::parseNetRecords(exampleText(path), path).error; }},
+      {"sweep-dataset.example.jsonl", sweepDatasetProblems},
+      {"sweep-manifest.example.jsonl", sweepManifestProblems},
   };
   return kReaders;
 }

@@ -223,7 +223,8 @@ TEST(SweepParseSamples, PublishedOutputsOfEachEra) {
   // prefixes with NCCL INFO lines (2.9), E1b (2.11).
   const Expected samples[] = {
       {"nccl-tests/gb200-nvl72-1rack-72gpu-allreduce-coreweave.txt", 1, 5, 1},
-      {"nccl-tests/gb200-nvl72-multirack-144-and-1440gpu-allreduce-coreweave.txt", 2, 6, 2},
+      // The second fragment's "Rank 1439" line follows the first fragment's footer: it is the second run's.
+      {"nccl-tests/gb200-nvl72-multirack-144-and-1440gpu-allreduce-coreweave.txt", 2, 6, 1},
       {"nccl-tests/h100-a3mega-2node-16gpu-allreduce-full.txt", 1, 31, 16},
       {"nccl-tests/h200-2node-16gpu-cx7-ib-baremetal-vs-vm-allreduce.txt", 2, 6, 16},
       {"nccl-logs/01-aws-efa-eks-ofi-2.9.9.log", 1, 30, 16},

@@ -78,10 +78,10 @@ TEST(TunerRulesJson, AbsentKeysAreWildcards) {
 }
 
 TEST(TunerRulesJson, UnknownKeysAreErrorsAtTheKey) {
-  EXPECT_EQ(
-      firstError(doc(R"(  {"algorithm": "ring", "protocol": "ll", "chanels": 4})")),
-      "rules.json:3:43: unknown key \"chanels\" in a rule (known: description, collective, bytesPerRank, nBytes, "
-      "nNodes, nRanks, nvlDomains, ranksPerDomain, numPipeOps, regBuff, algorithm, protocol, channels, chunkSize)");
+  EXPECT_EQ(firstError(doc(R"(  {"algorithm": "ring", "protocol": "ll", "chanels": 4})")),
+            "rules.json:3:43: unknown key \"chanels\" in a rule (known: description, collective, bytesPerRank, nBytes, "
+            "nNodes, nRanks, nvlDomains, ranksPerDomain, numPipeOps, regBuff, algorithm, protocol, channels, "
+            "chunkSize, evidence)");
   EXPECT_EQ(firstError(doc(R"({"algorithm": "ring", "protocol": "ll", "nBytes": {"min": 1, "mx": 2}})")),
             "rules.json:3:62: unknown key \"mx\" in nBytes (known: min, max)");
   EXPECT_EQ(firstError("{\"schema\": \"railtune.tuner-rules/1\", \"rules\": [], \"extra\": 1}"),

@@ -1,0 +1,115 @@
+// Building `railtune sweep compare`'s report (report.h).
+#include "nccl-tests-integration/compare/report.h"
+
+#include <algorithm>
+
+namespace railtune::sweep {
+namespace {
+
+std::optional<double> medianOf(const std::map<Choice, Samples>& choices, const Choice& choice) {
+  const auto it = choices.find(choice);
+  if (it == choices.end()) return std::nullopt;
+  const ChoiceStats stats = statsOf(it->second);
+  if (stats.samples == 0) return std::nullopt;
+  return stats.median;
+}
+
+// The tuned run's busbw at each size of a group: every valid sample of the tuned dataset, whatever it forced.
+std::map<uint64_t, Samples> tunedSamples(const Aggregate* tuned, const GroupKey& key) {
+  std::map<uint64_t, Samples> out;
+  if (tuned == nullptr) return out;
+  const auto group = tuned->groups.find(key);
+  if (group == tuned->groups.end()) return out;
+  for (const auto& [size, choices] : group->second)
+    for (const auto& [choice, samples] : choices)
+      out[size].busbw.insert(out[size].busbw.end(), samples.busbw.begin(), samples.busbw.end());
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> ComparePoint::gain() const {
+  if (!tunedBusbw && chosen == "default") return std::nullopt;  // NCCL decides here: nothing gained or lost
+  const std::optional<double> measured = tunedBusbw ? tunedBusbw : chosenBusbw;
+  if (!measured || !defaultBusbw || *defaultBusbw <= 0) return std::nullopt;
+  return *measured / *defaultBusbw - 1;
+}
+
+CompareReport buildCompareReport(const CompareRequest& request) {
+  CompareReport report;
+  report.withModel = static_cast<bool>(request.model);
+  const DerivedRules own = request.rules ? DerivedRules{} : deriveRules(*request.sweep, request.options);
+  size_t ownGroup = 0;
+  for (const auto& [key, table] : request.sweep->groups) {
+    CompareGroup group;
+    group.collective = key.collective;
+    group.shape = key.shape;
+    const GroupDecisions* decisions = nullptr;
+    for (; ownGroup < own.groups.size(); ++ownGroup)
+      if (own.groups[ownGroup].key == key) {
+        decisions = &own.groups[ownGroup];
+        break;
+      }
+    // Series: every choice measured in the group.
+    std::map<Choice, Series> series;
+    for (const auto& [size, choices] : table)
+      for (const auto& [choice, samples] : choices) {
+        const ChoiceStats stats = statsOf(samples);
+        if (stats.samples == 0) continue;
+        Series& s = series[choice];
+        s.label = choice.label();
+        s.isDefault = choice.isDefault();
+        s.points.push_back({size, stats.median, stats.samples});
+      }
+    const std::map<uint64_t, Samples> tuned = tunedSamples(request.tuned, key);
+    if (const auto def = series.find(Choice{}); def != series.end()) group.series.push_back(def->second);
+    if (!tuned.empty()) {
+      Series t;
+      t.label = "tuned";
+      t.isTuned = true;
+      for (const auto& [size, samples] : tuned) {
+        const ChoiceStats stats = statsOf(samples);
+        if (stats.samples > 0) t.points.push_back({size, stats.median, stats.samples});
+      }
+      group.series.push_back(std::move(t));
+    }
+    for (const auto& [choice, s] : series)
+      if (!choice.isDefault()) group.series.push_back(s);
+    // Points: one per measured size.
+    for (const auto& [size, choices] : table) {
+      ComparePoint p;
+      p.size = size;
+      p.defaultBusbw = medianOf(choices, Choice{});
+      std::optional<Choice> chosen;
+      if (request.rules) {
+        chosen = request.rules(key, size);
+      } else if (decisions != nullptr) {
+        for (const SizeDecision& d : decisions->sizes)
+          if (d.size == size && d.ruled) chosen = d.best;
+      }
+      p.chosen = chosen ? chosen->label() : "default";
+      p.chosenBusbw = medianOf(choices, chosen.value_or(Choice{}));
+      if (const auto t = tuned.find(size); t != tuned.end() && statsOf(t->second).samples > 0)
+        p.tunedBusbw = statsOf(t->second).median;
+      for (const auto& [choice, samples] : choices) {
+        const ChoiceStats stats = statsOf(samples);
+        if (stats.samples > 0 && (!p.bestBusbw || stats.median > *p.bestBusbw)) {
+          p.bestBusbw = stats.median;
+          p.best = choice.label();
+        }
+      }
+      if (request.model) {
+        const std::optional<Choice> pick = request.model(key, size);
+        p.modelPick = pick ? pick->label() : "default";
+        const std::optional<double> pickBusbw = medianOf(choices, pick.value_or(Choice{}));
+        if (pickBusbw && *pickBusbw > 0 && p.bestBusbw) p.modelRegret = *p.bestBusbw / *pickBusbw - 1;
+        if (p.defaultBusbw && *p.defaultBusbw > 0 && p.bestBusbw) p.defaultRegret = *p.bestBusbw / *p.defaultBusbw - 1;
+      }
+      group.points.push_back(std::move(p));
+    }
+    report.groups.push_back(std::move(group));
+  }
+  return report;
+}
+
+}  // namespace railtune::sweep

@@ -1,0 +1,81 @@
+// The sweep dataset (railtune.sweep-dataset/1, docs/formats.md#sweep-dataset): one JSON line per row of an
+// nccl-tests table, with what forced the run (the choice and the environment it came from), the
+// communicator's shape as NCCL and the tuner rules count it, and both halves of the measurement. Every
+// `railtune sweep` step after `parse` reads it; rows with a non-zero #wrong are kept and flagged, never used.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nccl-tests-integration/dataset/choice.h"
+#include "nccl-tests-integration/parse/nccl_tests_text.h"
+
+namespace railtune::sweep {
+
+inline constexpr std::string_view kDatasetSchema = "railtune.sweep-dataset/1";
+
+// The communicator as the tuner rules match it (docs/formats/tuner-rules.schema.json): nRanks, NCCL's nNodes
+// (with MNNVL an NVLink domain of several hosts is one node), NVLink domains and ranks in each (0 when the
+// domains differ in size). hosts: the distinct host names of the device lines.
+struct Shape {
+  int ranks = 0, hosts = 0, nodes = 0, nvlDomains = 0, ranksPerDomain = 0;
+  bool operator==(const Shape&) const = default;
+  auto operator<=>(const Shape&) const = default;
+  std::string label() const;  // "8 ranks, 2 nodes, 1 NVLink domain of 8"
+};
+
+// Where a row's choice came from.
+enum class ForcedBy { None, Manifest, NcclLog, Option };
+const char* forcedByName(ForcedBy f);  // "none", "manifest", "nccl-log", "option"
+
+struct DatasetRow {
+  std::string source;      // the file as given
+  int line = 0;            // the row's line in it (1-based; 1 for a -J JSON file, which is one document)
+  int run = 0;             // which run of the file (0-based)
+  std::string test;        // "all_reduce_perf" ("" when the output did not say)
+  std::string collective;  // "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", ...
+  uint64_t size = 0, count = 0;
+  std::string type, redop;
+  int root = -1;
+  Choice choice;
+  ForcedBy forcedBy = ForcedBy::None;
+  std::map<std::string, std::string> env;  // the NCCL_* / RAILTUNE_* variables that forced it
+  Shape shape;
+  Measurement outOfPlace, inPlace;
+  bool valid = true;  // false: a non-zero #wrong in either half (flagged, never used for rules)
+  int repeat = 0;     // the manifest's repeat index (0 otherwise)
+  std::string ncclVersion, testsVersion, gpu;
+};
+
+// One JSON line, with its trailing newline, appended to out. Keys are written in one order; absent values
+// (N/A) are left out.
+void appendDatasetRow(const DatasetRow& row, std::string& out);
+
+struct DatasetDiagnostic {
+  std::string source;
+  size_t line = 0;
+  std::string message;
+};
+
+struct Dataset {
+  std::vector<DatasetRow> rows;
+  std::vector<DatasetDiagnostic> diagnostics;  // lines skipped: not JSON, another schema, a bad field
+};
+
+// Reads railtune.sweep-dataset/1 lines (blank lines allowed), handing each row to sink as it is read (the
+// row is reused: copy what must outlive the call). A bad line is one diagnostic naming source:line and is
+// skipped; the reader never throws on content. text must be followed by simdjson's padding (64 readable
+// bytes); readDatasetFile provides it. readDatasetFile throws std::runtime_error naming the file when it
+// cannot be read (missing, a directory, a FIFO: only regular files are opened).
+using DatasetSink = std::function<void(const DatasetRow&)>;
+void readDatasetText(std::string_view paddedText, const std::string& source, const DatasetSink& sink,
+                     std::vector<DatasetDiagnostic>& diagnostics);
+void readDatasetFile(const std::string& path, const DatasetSink& sink, std::vector<DatasetDiagnostic>& diagnostics);
+Dataset readDatasetFiles(const std::vector<std::string>& paths);  // every row kept
+
+}  // namespace railtune::sweep

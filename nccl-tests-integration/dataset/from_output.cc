@@ -1,0 +1,269 @@
+// nccl-tests runs as dataset rows (from_output.h).
+#include "nccl-tests-integration/dataset/from_output.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <utility>
+
+namespace railtune::sweep {
+namespace {
+
+// nccl-tests' program names (src/*.cu, one binary per collective) and the rules' names.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kPrograms{{
+    {"all_reduce", "allreduce"},
+    {"all_gather", "allgather"},
+    {"reduce_scatter", "reducescatter"},
+    {"broadcast", "broadcast"},
+    {"reduce", "reduce"},
+    {"alltoallv", "alltoallv"},
+    {"alltoall", "alltoall"},
+    {"sendrecv", "sendrecv"},
+    {"gather", "gather"},
+    {"scatter", "scatter"},
+    {"hypercube", "hypercube"},
+}};
+
+std::string lowerCase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// NCCL_VERSION_CODE: 22807 -> "2.28.7"; before 2.9, 2708 -> "2.7.8".
+std::string ncclVersionText(int code) {
+  if (code <= 0) return "";
+  const int major = code >= 10000 ? code / 10000 : code / 1000;
+  const int minor = code >= 10000 ? (code % 10000) / 100 : (code % 1000) / 100;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(code % 100);
+}
+
+// From a file name: "gb200-72gpu-allreduce.txt", "all_gather_perf.out".
+std::string collectiveOfFileName(std::string_view source) {
+  const size_t slash = source.rfind('/');
+  std::string name = lowerCase(slash == std::string_view::npos ? source : source.substr(slash + 1));
+  std::erase(name, '_');
+  std::erase(name, '-');
+  for (const auto& [program, collective] : kPrograms) {
+    std::string p(program);
+    std::erase(p, '_');
+    if (name.find(p) != std::string::npos) return std::string(collective);
+  }
+  return "";
+}
+
+// busbw / algbw of the rows (nccl-tests' factor, *GetBw in src/*.cu), the median over the rows that have both.
+std::optional<double> busbwFactor(const TestRun& run) {
+  std::vector<double> ratios;
+  for (const Row& r : run.rows)
+    for (const Measurement* m : {&r.outOfPlace, &r.inPlace})
+      if (m->algbwGBps && m->busbwGBps && *m->algbwGBps >= 0.5) ratios.push_back(*m->busbwGBps / *m->algbwGBps);
+  if (ratios.empty()) return std::nullopt;
+  std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2), ratios.end());
+  return ratios[ratios.size() / 2];
+}
+
+// The ranks an all-reduce's factor 2(n-1)/n says, or 0 (another factor, or too few digits to tell).
+int ranksOfAllReduceFactor(double factor) {
+  if (factor <= 1.0 || factor >= 2.0) return 0;
+  const double n = 2.0 / (2.0 - factor);
+  return n < 1e5 ? static_cast<int>(std::lround(n)) : 0;
+}
+
+struct HostLayout {
+  int ranks = 0, hosts = 0;
+  bool complete = false;               // a device line for every rank
+  std::vector<std::string> hostOrder;  // first appearance
+  std::map<std::string, int> ranksOfHost;
+};
+
+HostLayout layoutOf(const TestRun& run) {
+  HostLayout layout;
+  std::set<int> ranks;
+  int maxRank = -1, maxDevice = -1;
+  for (const DeviceLine& d : run.devices) {
+    ranks.insert(d.rank);
+    maxRank = std::max(maxRank, d.rank);
+    maxDevice = std::max(maxDevice, d.device);
+    if (layout.ranksOfHost[d.host]++ == 0) layout.hostOrder.push_back(d.host);
+  }
+  layout.ranks = maxRank + 1;
+  layout.complete = !run.devices.empty() && static_cast<int>(ranks.size()) == layout.ranks;
+  if (layout.complete) {
+    layout.hosts = static_cast<int>(layout.hostOrder.size());
+  } else if (maxDevice >= 0 && layout.ranks % (maxDevice + 1) == 0) {
+    // A fragment (only the last device lines kept): as many ranks on every host as the highest device index says.
+    layout.hosts = layout.ranks / (maxDevice + 1);
+  }
+  return layout;
+}
+
+Shape shapeOf(const HostLayout& layout, const OutputContext& context, const std::string& where,
+              std::vector<DatasetDiagnostic>& diagnostics) {
+  Shape shape;
+  shape.ranks = layout.ranks;
+  shape.hosts = layout.hosts;
+  // Ranks of each NVLink domain.
+  std::map<std::string, int> ranksOfDomain;
+  bool severalHostsInADomain = false;
+  if (!context.domainOfHost.empty() && layout.complete) {
+    std::map<std::string, int> hostsOfDomain;
+    for (const auto& [host, ranks] : layout.ranksOfHost) {
+      const auto it = context.domainOfHost.find(host);
+      if (it == context.domainOfHost.end()) {
+        diagnostics.push_back(
+            {context.source, 0,
+             where + "host " + host + " is not in the rail map or fabric; " + "it counts as its own NVLink domain"});
+        ranksOfDomain["host:" + host] += ranks;
+        ++hostsOfDomain["host:" + host];
+        continue;
+      }
+      ranksOfDomain[it->second] += ranks;
+      ++hostsOfDomain[it->second];
+    }
+    for (const auto& [domain, hosts] : hostsOfDomain) severalHostsInADomain |= hosts > 1;
+    shape.nvlDomains = static_cast<int>(ranksOfDomain.size());
+  } else if (context.nvlDomains > 0) {
+    shape.nvlDomains = context.nvlDomains;
+    severalHostsInADomain = shape.hosts > context.nvlDomains;
+    if (shape.hosts > 0 && shape.hosts % context.nvlDomains != 0)
+      diagnostics.push_back({context.source, 0,
+                             where + std::to_string(shape.hosts) + " hosts do not split evenly into " +
+                                 std::to_string(context.nvlDomains) + " NVLink domains"});
+  } else {
+    shape.nvlDomains = shape.hosts;  // every host its own NVLink domain (no MNNVL)
+  }
+  if (!ranksOfDomain.empty()) {
+    const int first = ranksOfDomain.begin()->second;
+    const bool even =
+        std::all_of(ranksOfDomain.begin(), ranksOfDomain.end(), [&](const auto& d) { return d.second == first; });
+    shape.ranksPerDomain = even ? first : 0;
+  } else if (shape.nvlDomains > 0 && shape.ranks % shape.nvlDomains == 0 &&
+             (shape.hosts == 0 || shape.hosts % shape.nvlDomains == 0)) {
+    shape.ranksPerDomain = shape.ranks / shape.nvlDomains;
+  }
+  const bool mnnvl = context.mnnvl == "on" || (context.mnnvl.empty() && severalHostsInADomain);
+  shape.nodes = mnnvl ? shape.nvlDomains : shape.hosts;
+  return shape;
+}
+
+// A value that is not a finite number ("inf" where a time was 0) is no measurement: left out, as N/A is.
+Measurement finite(Measurement m) {
+  for (std::optional<double>* v : {&m.timeUs, &m.algbwGBps, &m.busbwGBps, &m.wrong})
+    if (*v && !std::isfinite(**v)) v->reset();
+  return m;
+}
+
+bool wrongOf(const Measurement& m, bool errorColumn) {
+  if (!m.wrong) return false;
+  // Before nccl-tests 2.13 the column was the largest error (2e-07 for a float sum is right); from 2.13 a count.
+  return errorColumn ? std::fabs(*m.wrong) > 1e-2 : *m.wrong > 0;
+}
+
+}  // namespace
+
+std::string collectiveOfTest(std::string_view program) {
+  std::string name(program);
+  if (const size_t slash = name.rfind('/'); slash != std::string::npos) name.erase(0, slash + 1);
+  if (name.ends_with("_mpi")) name.resize(name.size() - 4);
+  if (!name.ends_with("_perf")) return "";
+  name.resize(name.size() - 5);
+  for (const auto& [p, collective] : kPrograms)
+    if (name == p) return std::string(collective);
+  return "";
+}
+
+bool tunerCollective(std::string_view c) {
+  return c == "allreduce" || c == "allgather" || c == "reducescatter" || c == "broadcast" || c == "reduce";
+}
+
+void appendRowsFromOutput(const ParsedText& parsed, const OutputContext& context, std::vector<DatasetRow>& rows,
+                          std::vector<DatasetDiagnostic>& diagnostics) {
+  for (size_t r = 0; r < parsed.runs.size(); ++r) {
+    const TestRun& run = parsed.runs[r];
+    if (run.rows.empty()) continue;
+    const std::string where = parsed.runs.size() > 1 ? "run " + std::to_string(r + 1) + ": " : "";
+    const auto note = [&](int line, std::string message) {
+      diagnostics.push_back({context.source, static_cast<size_t>(line), where + std::move(message)});
+    };
+    // The collective.
+    std::string test = !context.test.empty() ? context.test : run.collective;
+    std::string collective = collectiveOfTest(test);
+    const std::optional<double> factor = busbwFactor(run);
+    if (collective.empty()) collective = context.collective;
+    if (collective.empty()) collective = collectiveOfFileName(context.source);
+    if (collective.empty() && factor && ranksOfAllReduceFactor(*factor) > 0) collective = "allreduce";
+    if (collective.empty()) {
+      note(run.firstLine,
+           "the output does not say which collective it measured (no \"Collective test starting\" line): "
+           "its rows are skipped; name it with --collective");
+      continue;
+    }
+    // The shape.
+    const HostLayout layout = layoutOf(run);
+    if (layout.ranks <= 0) note(run.firstLine, "no \"Rank N ... on HOST\" device lines: ranks and hosts unknown");
+    if (!layout.complete && layout.ranks > 0)
+      note(run.firstLine, "device lines for only " + std::to_string(run.devices.size()) + " of " +
+                              std::to_string(layout.ranks) + " ranks (a fragment): " + std::to_string(layout.hosts) +
+                              " hosts assumed from the highest device index");
+    const Shape shape = shapeOf(layout, context, where, diagnostics);
+    if (collective == "allreduce" && factor && layout.ranks > 0) {
+      const int implied = ranksOfAllReduceFactor(*factor);
+      if (implied > 0 && implied != layout.ranks &&
+          std::fabs(2.0 * (layout.ranks - 1) / layout.ranks - *factor) > 2e-4) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.5f", *factor);
+        note(run.firstLine, std::string("busbw/algbw = ") + text + " is all-reduce's 2(n-1)/n for " +
+                                std::to_string(implied) + " ranks, but the device lines say " +
+                                std::to_string(layout.ranks));
+      }
+    }
+    // What forced it.
+    std::map<std::string, std::string> env = context.env;
+    ForcedBy forcedBy = context.env.empty() ? ForcedBy::None : context.envFrom;
+    if (context.envFrom != ForcedBy::Manifest && !run.forced.empty()) {
+      for (const auto& [key, value] : run.forced) {
+        const auto given = context.env.find(key);
+        if (given != context.env.end() && lowerCase(given->second) != lowerCase(value))
+          note(run.firstLine, "--env " + key + "=" + given->second + " but NCCL says it was set to " + value +
+                                  "; NCCL's word is kept");
+        env[key] = value;
+      }
+      forcedBy = ForcedBy::NcclLog;
+    }
+    const Choice choice = choiceFromEnvironment(env);
+    const bool errorColumn = std::find(run.columns.begin(), run.columns.end(), "error") != run.columns.end();
+    const std::string gpu = run.devices.empty() ? "" : run.devices.back().gpu;
+    const std::string ncclVersion = ncclVersionText(run.ncclLibrary ? run.ncclLibrary : run.ncclHeaders);
+    for (const Row& tableRow : run.rows) {
+      DatasetRow row;
+      row.source = context.source;
+      row.line = tableRow.line;
+      row.run = static_cast<int>(r);
+      row.test = test;
+      row.collective = collective;
+      row.size = tableRow.size;
+      row.count = tableRow.count;
+      row.type = tableRow.type;
+      row.redop = tableRow.redop;
+      row.root = tableRow.root.value_or(-1);
+      row.choice = choice;
+      row.forcedBy = forcedBy;
+      row.env = env;
+      row.shape = shape;
+      row.outOfPlace = finite(tableRow.outOfPlace);
+      row.inPlace = finite(tableRow.inPlace);
+      row.valid = !wrongOf(row.outOfPlace, errorColumn) && !wrongOf(row.inPlace, errorColumn);
+      if (!row.valid) note(tableRow.line, "a non-zero #wrong: the row is kept, flagged, and never used for rules");
+      row.repeat = context.repeat;
+      row.ncclVersion = ncclVersion;
+      row.testsVersion = run.testsVersion;
+      row.gpu = gpu;
+      rows.push_back(std::move(row));
+    }
+  }
+}
+
+}  // namespace railtune::sweep

@@ -1,0 +1,46 @@
+// Gathering a dataset's samples (aggregate.h).
+#include "nccl-tests-integration/rules/aggregate.h"
+
+#include <algorithm>
+
+namespace railtune::sweep {
+
+void Aggregate::add(const DatasetRow& row) {
+  ++rowsRead;
+  if (!row.valid) {
+    ++rowsWrong;
+    return;
+  }
+  if (!row.choice.unusable.empty()) {
+    ++rowsUnusable;
+    return;
+  }
+  if (row.shape.ranks <= 0) {
+    ++rowsNoShape;
+    return;
+  }
+  const bool out = row.outOfPlace.busbwGBps.has_value(), in = row.inPlace.busbwGBps.has_value();
+  if (row.size == 0 || (!out && !in)) {
+    ++rowsNoMeasurement;
+    return;
+  }
+  ++rowsUsed;
+  const auto group = groups.try_emplace(GroupKey{row.collective, row.shape}).first;
+  Samples& samples = group->second[row.size][row.choice];
+  if (out) samples.busbw.push_back(*row.outOfPlace.busbwGBps);
+  if (in) samples.busbw.push_back(*row.inPlace.busbwGBps);
+}
+
+ChoiceStats statsOf(const Samples& samples) {
+  ChoiceStats stats;
+  stats.samples = static_cast<int>(samples.busbw.size());
+  if (samples.busbw.empty()) return stats;
+  std::vector<double> sorted = samples.busbw;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  stats.median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  stats.spread = stats.median > 0 ? (sorted.back() - sorted.front()) / stats.median : 0;
+  return stats;
+}
+
+}  // namespace railtune::sweep

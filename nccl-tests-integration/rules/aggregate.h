@@ -1,0 +1,49 @@
+// A dataset gathered for the rules: busbw samples per collective × communicator shape × size × choice. Each
+// valid row gives up to two samples (out-of-place and in-place busbw); rows flagged for #wrong, rows whose
+// forcing names no single choice, and rows of unknown shape are counted, never used.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nccl-tests-integration/dataset/dataset.h"
+
+namespace railtune::sweep {
+
+struct GroupKey {
+  std::string collective;
+  Shape shape;
+  auto operator<=>(const GroupKey&) const = default;
+  bool operator==(const GroupKey&) const = default;
+};
+
+// The samples of one choice at one size.
+struct Samples {
+  std::vector<double> busbw;
+};
+
+// size -> choice -> samples
+using SizeTable = std::map<uint64_t, std::map<Choice, Samples>>;
+
+struct Aggregate {
+  std::map<GroupKey, SizeTable> groups;
+  size_t rowsRead = 0, rowsUsed = 0;
+  size_t rowsWrong = 0;          // a non-zero #wrong
+  size_t rowsUnusable = 0;       // forcing that names no single choice
+  size_t rowsNoShape = 0;        // ranks unknown
+  size_t rowsNoMeasurement = 0;  // N/A busbw in both halves, or size 0
+
+  void add(const DatasetRow& row);
+};
+
+// The median busbw of some samples and their spread: (max - min) / median, the run-to-run noise the rules
+// must beat. samples: how many.
+struct ChoiceStats {
+  double median = 0, spread = 0;
+  int samples = 0;
+};
+ChoiceStats statsOf(const Samples& samples);
+
+}  // namespace railtune::sweep

@@ -1,0 +1,167 @@
+// Deriving tuner rules from a sweep's samples (derive.h).
+#include "nccl-tests-integration/rules/derive.h"
+
+#include <cstdio>
+#include <set>
+
+#include "nccl-tests-integration/dataset/from_output.h"
+
+namespace railtune::sweep {
+namespace {
+
+std::string plainPercent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %%", fraction * 100);
+  return text;
+}
+
+// A choice a rule can carry: the rules need an algorithm and a protocol.
+bool ruleable(const Choice& c) {
+  return !c.isDefault() && c.unusable.empty() && !c.algorithm.empty() && !c.protocol.empty();
+}
+
+SizeDecision decide(uint64_t size, const std::map<Choice, Samples>& choices, const RulesOptions& options) {
+  SizeDecision d;
+  d.size = size;
+  const auto def = choices.find(Choice{});
+  if (def != choices.end()) {
+    d.hasDefault = true;
+    d.defaultStats = statsOf(def->second);
+  }
+  bool any = false;
+  for (const auto& [choice, samples] : choices) {
+    if (!choice.isDefault() && !ruleable(choice)) continue;
+    const ChoiceStats stats = statsOf(samples);
+    if (stats.samples == 0) continue;
+    if (!any || stats.median > d.bestStats.median) {
+      d.best = choice;
+      d.bestStats = stats;
+      any = true;
+    }
+  }
+  if (!d.hasDefault) {
+    d.why = "no NCCL default measured";
+    return d;
+  }
+  if (d.best.isDefault()) {
+    d.why = "NCCL's default is best";
+    return d;
+  }
+  d.gain = d.defaultStats.median > 0 ? d.bestStats.median / d.defaultStats.median - 1 : 0;
+  d.threshold = std::max({options.minGain, d.defaultStats.spread, d.bestStats.spread});
+  d.ruled = d.gain > d.threshold;
+  const char* which = options.minGain >= std::max(d.defaultStats.spread, d.bestStats.spread) ? "--min-gain" : "spread";
+  d.why = d.best.label() + " " + signedPercent(d.gain) + (d.ruled ? " > " : " <= ") + std::string(which) + " " +
+          plainPercent(d.threshold);
+  return d;
+}
+
+}  // namespace
+
+std::string signedPercent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.1f %%", fraction * 100);
+  return text;
+}
+
+std::string sizeText(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  double value = static_cast<double>(bytes);
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  if (value == static_cast<double>(static_cast<uint64_t>(value)))
+    std::snprintf(text, sizeof text, "%llu %s", static_cast<unsigned long long>(value), kUnits[unit]);
+  else
+    std::snprintf(text, sizeof text, "%.3g %s", value, kUnits[unit]);
+  return text;
+}
+
+DerivedRules deriveRules(const Aggregate& aggregate, const RulesOptions& options) {
+  DerivedRules out;
+  std::map<Shape, std::set<std::string>> collectivesOfShape;
+  for (const auto& [key, table] : aggregate.groups) {
+    collectivesOfShape[key.shape].insert(key.collective);
+    const std::string shape = key.shape.label();
+    GroupDecisions group{key, {}};
+    for (const auto& [size, choices] : table) group.sizes.push_back(decide(size, choices, options));
+    // Nearer-point ranges: the boundary between two measured sizes is their midpoint.
+    for (size_t i = 0; i < group.sizes.size(); ++i) {
+      SizeDecision& d = group.sizes[i];
+      d.low = i == 0 ? d.size : group.sizes[i - 1].high + 1;
+      d.high = i + 1 == group.sizes.size() ? d.size : d.size + (group.sizes[i + 1].size - d.size) / 2;
+    }
+    if (!group.sizes.empty())
+      out.coverage.push_back({key.collective, shape,
+                              "measured " + std::to_string(group.sizes.size()) + " sizes, " +
+                                  sizeText(group.sizes.front().size) + " to " + sizeText(group.sizes.back().size) +
+                                  ": below and above them NCCL decides"});
+    std::string noDefault, onlyDefault;
+    for (const SizeDecision& d : group.sizes) {
+      if (!d.hasDefault)
+        noDefault += (noDefault.empty() ? "" : ", ") + sizeText(d.size);
+      else if (table.at(d.size).size() == 1)
+        onlyDefault += (onlyDefault.empty() ? "" : ", ") + sizeText(d.size);
+    }
+    if (!noDefault.empty())
+      out.coverage.push_back(
+          {key.collective, shape, "no NCCL default measured at " + noDefault + ": NCCL decides there"});
+    if (!onlyDefault.empty())
+      out.coverage.push_back({key.collective, shape, "only NCCL's default measured at " + onlyDefault});
+    const bool tuner = tunerCollective(key.collective);
+    if (!tuner)
+      out.coverage.push_back(
+          {key.collective, shape, "NCCL does not ask a tuner about " + key.collective + ": no rules"});
+    // Adjacent sizes with the same winner become one rule.
+    if (tuner) {
+      for (size_t i = 0; i < group.sizes.size();) {
+        const SizeDecision& first = group.sizes[i];
+        if (!first.ruled) {
+          ++i;
+          continue;
+        }
+        DerivedRule rule;
+        rule.key = key;
+        rule.choice = first.best;
+        rule.minBytes = first.low;
+        rule.minGain = first.gain;
+        rule.maxGain = first.gain;
+        size_t j = i;
+        for (; j < group.sizes.size() && group.sizes[j].ruled && group.sizes[j].best == first.best; ++j) {
+          const SizeDecision& d = group.sizes[j];
+          rule.maxBytes = d.high;
+          rule.sizes.push_back(d.size);
+          rule.minGain = std::min(rule.minGain, d.gain);
+          rule.maxGain = std::max(rule.maxGain, d.gain);
+          rule.samples += d.bestStats.samples;
+          rule.defaultSamples += d.defaultStats.samples;
+          rule.maxSpread = std::max({rule.maxSpread, d.bestStats.spread, d.defaultStats.spread});
+        }
+        out.rules.push_back(std::move(rule));
+        i = j;
+      }
+    }
+    out.groups.push_back(std::move(group));
+  }
+  // Tuner collectives that a measured shape lacks.
+  for (const auto& [shape, collectives] : collectivesOfShape) {
+    std::string missing;
+    for (const char* c : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce"})
+      if (!collectives.contains(c)) missing += (missing.empty() ? "" : ", ") + std::string(c);
+    if (!missing.empty()) out.coverage.push_back({"", shape.label(), "no data for " + missing + ": NCCL decides"});
+  }
+  out.coverage.push_back({"", "", "every other communicator shape: no data, NCCL decides"});
+  const auto dropped = [&](size_t n, const std::string& what) {
+    if (n > 0) out.coverage.push_back({"", "", std::to_string(n) + " rows not used: " + what});
+  };
+  dropped(aggregate.rowsWrong, "a non-zero #wrong");
+  dropped(aggregate.rowsUnusable, "their NCCL_ALGO/NCCL_PROTO forced no single choice");
+  dropped(aggregate.rowsNoShape, "the number of ranks is unknown (no device lines)");
+  dropped(aggregate.rowsNoMeasurement, "no busbw (N/A) or size 0");
+  return out;
+}
+
+}  // namespace railtune::sweep

@@ -1,0 +1,117 @@
+// Writing derived rules (write.h).
+#include "nccl-tests-integration/rules/write.h"
+
+#include <cstdio>
+
+#include "formats/json_append.h"
+
+namespace railtune::sweep {
+namespace {
+
+std::string evidenceText(const DerivedRule& r) {
+  std::string sizes = sizeText(r.sizes.front());
+  if (r.sizes.size() > 1) sizes += " to " + sizeText(r.sizes.back());
+  const std::string gain =
+      r.minGain == r.maxGain ? signedPercent(r.minGain) : signedPercent(r.minGain) + " to " + signedPercent(r.maxGain);
+  return "sweep: " + r.choice.label() + " beats NCCL's default by " + gain + " at " + sizes + " (" +
+         std::to_string(r.sizes.size()) + (r.sizes.size() == 1 ? " size, " : " sizes, ") + std::to_string(r.samples) +
+         " samples; " + r.key.shape.label() + ")";
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+}  // namespace
+
+std::string rulesJson(const DerivedRules& rules, const RulesProvenance& provenance) {
+  std::string out;
+  char gain[32];
+  std::snprintf(gain, sizeof gain, "%.1f %%", provenance.minGain * 100);
+  out += "{\n  \"schema\": \"railtune.tuner-rules/1\",\n  \"description\": ";
+  formats::appendJsonString(&out, "Written by railtune sweep rules from " + joined(provenance.datasets) +
+                                      "; a choice beats NCCL's default by more than " + gain +
+                                      " and the run-to-run spread. Sizes and shapes without a rule: NCCL decides.");
+  out += ",\n  \"rules\": [";
+  bool first = true;
+  for (const DerivedRule& r : rules.rules) {
+    out += first ? "\n    " : ",\n    ";
+    first = false;
+    formats::JsonAppender json(&out);
+    json.beginObject();
+    json.key("description").string(evidenceText(r));
+    json.key("collective").string(r.key.collective);
+    json.key("nBytes");
+    json.beginObject();
+    json.key("min").count(r.minBytes);
+    json.key("max").count(r.maxBytes);
+    json.endObject();
+    json.key("nRanks").integer(r.key.shape.ranks);
+    if (r.key.shape.nodes > 0) json.key("nNodes").integer(r.key.shape.nodes);
+    if (r.key.shape.nvlDomains > 0) json.key("nvlDomains").integer(r.key.shape.nvlDomains);
+    if (r.key.shape.ranksPerDomain > 0) json.key("ranksPerDomain").integer(r.key.shape.ranksPerDomain);
+    json.key("algorithm").string(r.choice.algorithm);
+    json.key("protocol").string(r.choice.protocol);
+    if (r.choice.channels > 0) json.key("channels").integer(r.choice.channels);
+    if (r.choice.chunkSize > 0) json.key("chunkSize").count(r.choice.chunkSize);
+    json.key("evidence");
+    json.beginObject();
+    json.key("sizes");
+    json.beginArray();
+    for (uint64_t s : r.sizes) json.count(s);
+    json.endArray();
+    json.key("min_gain").number(r.minGain);
+    json.key("max_gain").number(r.maxGain);
+    json.key("samples").integer(r.samples);
+    json.key("default_samples").integer(r.defaultSamples);
+    json.key("max_spread").number(r.maxSpread);
+    json.endObject();
+    json.endObject();
+  }
+  out += first ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+std::string rulesNcclCsv(const DerivedRules& rules, const RulesProvenance& provenance) {
+  std::string out =
+      "# Written by railtune sweep rules from " + joined(provenance.datasets) + " for NCCL's example tuner.\n" +
+      "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n"
+      "# This format cannot match NVLink domains or set chunk sizes: railtune's JSON rules can.\n";
+  for (const DerivedRule& r : rules.rules) {
+    out += "# " + evidenceText(r) + "\n";
+    const std::string line = r.key.collective + "," + std::to_string(r.minBytes) + "," + std::to_string(r.maxBytes) +
+                             "," + r.choice.algorithm + "," + r.choice.protocol + "," +
+                             (r.choice.channels > 0 ? std::to_string(r.choice.channels) : "-1") + "," +
+                             (r.key.shape.nodes > 0 ? std::to_string(r.key.shape.nodes) : "-1") + "," +
+                             std::to_string(r.key.shape.ranks) + ",-1,-1";
+    if (r.choice.chunkSize > 0)
+      out += "# not expressible here (chunk size " + std::to_string(r.choice.chunkSize) + "): " + line + "\n";
+    else
+      out += line + "\n";
+  }
+  return out;
+}
+
+std::string rulesReport(const DerivedRules& rules) {
+  std::string out;
+  for (const GroupDecisions& g : rules.groups) {
+    out += g.key.collective + ", " + g.key.shape.label() + ":\n";
+    for (const SizeDecision& d : g.sizes) {
+      char line[256];
+      std::snprintf(line, sizeof line, "  %10s  %-24s %s\n", sizeText(d.size).c_str(),
+                    d.ruled ? d.best.label().c_str() : "NCCL decides", d.why.c_str());
+      out += line;
+    }
+  }
+  if (!rules.coverage.empty()) out += "coverage:\n";
+  for (const CoverageNote& c : rules.coverage) {
+    std::string where = c.collective;
+    if (!c.shape.empty()) where += (where.empty() ? "" : ", ") + c.shape;
+    out += "  " + (where.empty() ? "" : where + ": ") + c.text + "\n";
+  }
+  return out;
+}
+
+}  // namespace railtune::sweep

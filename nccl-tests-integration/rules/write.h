@@ -1,0 +1,24 @@
+// Derived rules written for the tuner: railtune's rules JSON (railtune.tuner-rules/1, each rule with its
+// evidence in "description" and "evidence", which the tuner reads past) or the CSV of NCCL's example tuner
+// (evidence in a comment line above each rule; it cannot say NVLink domains or chunk sizes, so rules that
+// need them are written as comments), and the coverage report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nccl-tests-integration/rules/derive.h"
+
+namespace railtune::sweep {
+
+struct RulesProvenance {
+  std::vector<std::string> datasets;  // the inputs, as given
+  double minGain = 0.05;
+};
+
+std::string rulesJson(const DerivedRules& rules, const RulesProvenance& provenance);
+std::string rulesNcclCsv(const DerivedRules& rules, const RulesProvenance& provenance);
+// One line per size decision and per coverage note, for the terminal.
+std::string rulesReport(const DerivedRules& rules);
+
+}  // namespace railtune::sweep

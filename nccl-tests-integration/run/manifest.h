@@ -1,0 +1,60 @@
+// The sweep manifest (railtune.sweep-manifest/1, docs/formats.md#sweep-manifest): one JSON line per run that
+// `railtune sweep run` started or skipped, appended as each ends, so a sweep cut short resumes where it
+// stopped and `railtune sweep parse` knows what forced each output file. The last line for an id wins.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nccl-tests-integration/dataset/choice.h"
+
+namespace railtune::sweep {
+
+inline constexpr std::string_view kManifestSchema = "railtune.sweep-manifest/1";
+
+enum class RunStatus {
+  Ok,        // exited 0 with a table
+  Rejected,  // NCCL refused the forced choice ("no algorithm/protocol available", invalid usage): skipped, reason kept
+  Failed,    // any other failure (exit status, signal, no table)
+};
+const char* runStatusName(RunStatus s);  // "ok", "rejected", "failed"
+std::optional<RunStatus> runStatusFromName(std::string_view name);
+
+struct ManifestEntry {
+  std::string id;    // "allreduce.ring-ll128.r0": collective, choice, repeat; unique within a sweep
+  std::string test;  // "all_reduce_perf"
+  Choice choice;
+  int repeat = 0;
+  std::vector<std::string> command;        // argv as run (launcher words first)
+  std::map<std::string, std::string> env;  // what the sweep set for this run (NCCL_ALGO, NCCL_PROTO, ...)
+  std::string output;                      // the captured stdout+stderr, relative to the manifest's folder
+  std::string json;                        // the -J file, relative to the manifest's folder ("" when text only)
+  RunStatus status = RunStatus::Failed;
+  int exitCode = 0;        // the exit status; 128+N for signal N
+  std::string reason;      // rejected / failed: the line that says why
+  std::string start, end;  // UTC, ISO 8601 with milliseconds
+  // What `sweep run` was told of the communicator (0: not told; `sweep parse` then counts from the output).
+  int nvlDomains = 0;  // --nvl-domains
+  std::string mnnvl;   // --mnnvl on|off ("" = not told)
+};
+
+std::string manifestLine(const ManifestEntry& entry);  // one JSON line with its newline
+
+struct ManifestDiagnostic {
+  size_t line = 0;
+  std::string message;
+};
+
+struct Manifest {
+  std::vector<ManifestEntry> entries;  // in file order, the last line for each id only
+  std::vector<ManifestDiagnostic> diagnostics;
+};
+
+// Reads a manifest's text; a bad line is a diagnostic and skipped (a line cut by a crash included).
+Manifest readManifestText(std::string_view text);
+
+}  // namespace railtune::sweep

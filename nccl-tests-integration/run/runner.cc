@@ -1,0 +1,303 @@
+// A sweep's plan run (runner.h).
+#include "nccl-tests-integration/run/runner.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "nccl-tests-integration/run/process.h"
+
+namespace railtune::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string wholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void writeWhole(int fd, std::string_view text, const std::string& path) {
+  while (!text.empty()) {
+    const ssize_t wrote = write(fd, text.data(), text.size());
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    text.remove_prefix(static_cast<size_t>(wrote));
+  }
+}
+
+// DIR/manifest.jsonl, opened for appending and locked against a second sweep in the same folder.
+class ManifestFile {
+ public:
+  ManifestFile(const std::string& path, bool restart) : path_(path) {
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      close(fd_);
+      throw std::runtime_error(path + " is in use by another `railtune sweep run` (one sweep per folder)");
+    }
+    if (restart && ftruncate(fd_, 0) != 0) {
+      close(fd_);
+      throw std::runtime_error("cannot empty " + path + ": " + std::strerror(errno));
+    }
+  }
+  ~ManifestFile() { close(fd_); }
+  ManifestFile(const ManifestFile&) = delete;
+  ManifestFile& operator=(const ManifestFile&) = delete;
+
+  std::string text() const {
+    std::string out;
+    char buffer[65536];
+    off_t offset = 0;
+    for (;;) {
+      const ssize_t got = pread(fd_, buffer, sizeof buffer, offset);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      out.append(buffer, static_cast<size_t>(got));
+      offset += got;
+    }
+    return out;
+  }
+
+  // Each line whole, on a line of its own (after a line a crash cut), on disk before the next run starts.
+  void append(const std::string& line) {
+    const off_t size = lseek(fd_, 0, SEEK_END);
+    if (size > 0) {
+      char last = '\n';
+      if (pread(fd_, &last, 1, size - 1) == 1 && last != '\n') writeWhole(fd_, "\n", path_);
+    }
+    writeWhole(fd_, line, path_);
+    fdatasync(fd_);
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+void removeRunFiles(const std::string& dir, const PlannedRun& run) {
+  std::error_code ec;
+  fs::remove(fs::path(dir) / run.output, ec);
+  if (run.json.empty()) return;
+  fs::remove(fs::path(dir) / run.json, ec);
+  // nccl-tests never overwrites: with FILE present it writes FILE.0, FILE.1, ... (src/util.cu).
+  for (int i = 0; i < 100; ++i)
+    if (!fs::remove(fs::path(dir) / (run.json + "." + std::to_string(i)), ec)) break;
+}
+
+void writeRulesFile(const PlannedRun& run) {
+  std::error_code ec;
+  fs::create_directories(fs::path(run.rulesFile).parent_path(), ec);
+  std::ofstream out(run.rulesFile, std::ios::binary | std::ios::trunc);
+  if (!out || !out.write(run.rulesText.data(), static_cast<std::streamsize>(run.rulesText.size())) || !out.flush())
+    throw std::runtime_error("cannot write " + run.rulesFile);
+}
+
+ManifestEntry entryOf(const PlannedRun& run, const Plan& plan, const SweepSpec& spec) {
+  ManifestEntry entry;
+  entry.id = run.id;
+  entry.test = plan.test;
+  entry.choice = run.choice;
+  entry.repeat = run.repeat;
+  entry.command = run.command;
+  entry.env = run.env;
+  entry.output = run.notRun.empty() ? run.output : "";
+  entry.json = run.notRun.empty() ? run.json : "";
+  entry.nvlDomains = spec.nvlDomains;
+  entry.mnnvl = spec.mnnvl;
+  return entry;
+}
+
+std::string oneLine(std::string_view text, size_t max) {
+  std::string out(text.substr(0, max));
+  for (char& c : out)
+    if (c == '\n' || c == '\r') c = ' ';
+  return text.size() > max ? out + "..." : out;
+}
+
+}  // namespace
+
+std::string utcNow() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm = {};
+  gmtime_r(&seconds, &tm);
+  char text[96];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(millis));
+  return text;
+}
+
+std::string formatDuration(double seconds) {
+  if (seconds < 60) return std::to_string(static_cast<long>(std::lround(seconds))) + " s";
+  const long minutes = static_cast<long>(std::ceil(seconds / 60));
+  if (minutes < 60) return std::to_string(minutes) + " min";
+  return std::to_string(minutes / 60) + " h " + std::to_string(minutes % 60) + " min";
+}
+
+std::string progressLine(size_t done, size_t total, const std::string& id, const Outcome& outcome, double seconds,
+                         double etaSeconds) {
+  char time[32];
+  std::snprintf(time, sizeof time, "%.1f s", seconds);
+  std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + id + " " +
+                     runStatusName(outcome.status) + " " + time;
+  if (!outcome.reason.empty()) line += " (" + oneLine(outcome.reason, 120) + ")";
+  if (done < total) line += " \u00b7 ETA " + formatDuration(etaSeconds);
+  return line;
+}
+
+bool listsJsonOption(std::string_view helpText) {
+  return helpText.find("--output_file") != std::string_view::npos || helpText.find("-J,") != std::string_view::npos;
+}
+
+JsonProbe probeJsonSupport(const std::string& binary, const std::string& dir) {
+  ProcessSpec spec;
+  spec.argv = {binary, "-h"};
+  spec.outputPath = dir + "/.help.txt";
+  spec.timeoutSeconds = 15;
+  spec.killGraceSeconds = 2;
+  const ProcessResult result = runProcess(spec);
+  const std::string help = wholeFile(spec.outputPath);
+  std::error_code ec;
+  fs::remove(spec.outputPath, ec);
+  JsonProbe probe;
+  if (!result.end.startError.empty()) {
+    probe.note = "--json auto: " + result.end.startError + "; text output only";
+  } else if (result.end.timedOut) {
+    probe.note = "--json auto: `" + binary + " -h` did not end in 15 s; text output only (--json on forces -J)";
+  } else if (listsJsonOption(help)) {
+    probe.supported = true;
+  } else {
+    probe.note = "--json auto: `" + binary + " -h` does not list -J (nccl-tests before 2.17.3?): text output only";
+  }
+  return probe;
+}
+
+std::set<std::string> finishedRuns(const Manifest& previous, const Plan& plan, const std::string& manifestPath) {
+  std::map<std::string, const ManifestEntry*> last;
+  for (const ManifestEntry& entry : previous.entries) last[entry.id] = &entry;
+  std::set<std::string> done;
+  for (const PlannedRun& run : plan.runs) {
+    const auto it = last.find(run.id);
+    if (it == last.end()) continue;
+    const ManifestEntry& entry = *it->second;
+    if (!run.notRun.empty()) {
+      done.insert(run.id);
+      continue;
+    }
+    if (entry.status == RunStatus::Failed) continue;
+    if (entry.command != run.command) {
+      std::string was, now;
+      for (const std::string& w : entry.command) was += (was.empty() ? "" : " ") + shellQuote(w);
+      for (const std::string& w : run.command) now += (now.empty() ? "" : " ") + shellQuote(w);
+      throw std::invalid_argument(manifestPath + " has " + run.id + " run as `" + was + "`, this sweep would run `" +
+                                  now + "`: pass --restart to start the sweep over, or choose another -o folder");
+    }
+    done.insert(run.id);
+  }
+  return done;
+}
+
+SweepResult runSweep(const Plan& plan, const SweepSpec& spec, const RunnerOptions& options) {
+  std::error_code ec;
+  fs::create_directories(fs::path(spec.dir) / "runs", ec);
+  if (ec) throw std::runtime_error("cannot create " + spec.dir + "/runs: " + ec.message());
+  const std::string manifestPath = spec.dir + "/" + std::string(kManifestFileName);
+  ManifestFile manifest(manifestPath, options.restart);
+
+  const Manifest previous = readManifestText(manifest.text());
+  for (const ManifestDiagnostic& d : previous.diagnostics)
+    std::fprintf(options.progress, "warning: %s:%zu: %s (line ignored)\n", manifestPath.c_str(), d.line,
+                 d.message.c_str());
+  const std::set<std::string> done = finishedRuns(previous, plan, manifestPath);
+
+  SweepResult result;
+  std::vector<const PlannedRun*> toRun;
+  for (const PlannedRun& run : plan.runs) {
+    if (!run.notRun.empty()) {
+      ++result.notRun;
+      if (done.count(run.id) > 0) continue;
+      ManifestEntry entry = entryOf(run, plan, spec);
+      entry.status = RunStatus::Rejected;
+      entry.reason = "not run: " + run.notRun;
+      entry.start = entry.end = utcNow();
+      manifest.append(manifestLine(entry));
+    } else if (done.count(run.id) > 0) {
+      ++result.alreadyDone;
+    } else {
+      toRun.push_back(&run);
+    }
+  }
+  result.toRun = toRun.size();
+
+  double spent = 0;
+  for (size_t i = 0; i < toRun.size(); ++i) {
+    if ((result.interruptSignal = interruptSignal()) != 0) break;
+    const PlannedRun& run = *toRun[i];
+    removeRunFiles(spec.dir, run);
+    if (!run.rulesFile.empty()) writeRulesFile(run);
+    if (options.progressIsTerminal) {
+      std::fprintf(options.progress, "[%zu/%zu] %s running", i + 1, toRun.size(), run.id.c_str());
+      std::fflush(options.progress);
+    }
+    ManifestEntry entry = entryOf(run, plan, spec);
+    entry.start = utcNow();
+    ProcessSpec process;
+    process.argv = run.command;
+    process.unset = options.unset;
+    process.env = run.env;
+    process.outputPath = spec.dir + "/" + run.output;
+    process.timeoutSeconds = options.timeoutSeconds;
+    process.killGraceSeconds = options.killGraceSeconds;
+    const ProcessResult ended = runProcess(process);
+    entry.end = utcNow();
+    const std::string jsonText = run.json.empty() ? "" : wholeFile(spec.dir + "/" + run.json);
+    const Outcome outcome = classifyRun(wholeFile(process.outputPath), jsonText, ended.end);
+    entry.status = outcome.status;
+    entry.reason = outcome.reason;
+    entry.exitCode = ended.end.exitCode;
+    manifest.append(manifestLine(entry));
+
+    spent += ended.seconds;
+    const double eta = spent / static_cast<double>(i + 1) * static_cast<double>(toRun.size() - i - 1);
+    if (options.progressIsTerminal) std::fprintf(options.progress, "\r\033[K");
+    std::fprintf(options.progress, "%s\n",
+                 progressLine(i + 1, toRun.size(), run.id, outcome, ended.seconds, eta).c_str());
+    std::fflush(options.progress);
+    switch (outcome.status) {
+      case RunStatus::Ok:
+        ++result.ok;
+        break;
+      case RunStatus::Rejected:
+        ++result.rejected;
+        break;
+      case RunStatus::Failed:
+        ++result.failed;
+        result.failures.emplace_back(run.id, outcome.reason);
+        break;
+    }
+    if (ended.end.interrupted) {
+      result.interruptSignal = interruptSignal();
+      break;
+    }
+  }
+  return result;
+}
+
+}  // namespace railtune::sweep

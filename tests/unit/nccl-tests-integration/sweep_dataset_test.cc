@@ -1,0 +1,266 @@
+// The sweep dataset (nccl-tests-integration/dataset/): NCCL_ALGO/NCCL_PROTO read as NCCL reads them, rows built
+// from nccl-tests runs (collective, forcing, communicator shape), and the JSONL written and read back, with
+// every bad line reported by file:line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "nccl-tests-integration/dataset/dataset.h"
+#include "nccl-tests-integration/dataset/from_output.h"
+#include "nccl-tests-integration/parse/nccl_tests_text.h"
+
+namespace railtune::sweep {
+namespace {
+
+constexpr const char* kEightOnTwoTrays = R"(# nccl-tests version 2.19.6 nccl-headers=22807 nccl-library=22807
+# Collective test starting: all_reduce_perf
+# nThread 1 nGpus 8 minBytes 4194304 maxBytes 8388608 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid   4121 on gb300-r01-t01 device  0 [0000:04:00] NVIDIA GB300
+#  Rank  1 Group  0 Pid   4121 on gb300-r01-t01 device  1 [0000:05:00] NVIDIA GB300
+#  Rank  2 Group  0 Pid   4121 on gb300-r01-t01 device  2 [0000:06:00] NVIDIA GB300
+#  Rank  3 Group  0 Pid   4121 on gb300-r01-t01 device  3 [0000:07:00] NVIDIA GB300
+#  Rank  4 Group  0 Pid   5121 on gb300-r01-t02 device  0 [0000:04:00] NVIDIA GB300
+#  Rank  5 Group  0 Pid   5121 on gb300-r01-t02 device  1 [0000:05:00] NVIDIA GB300
+#  Rank  6 Group  0 Pid   5121 on gb300-r01-t02 device  2 [0000:06:00] NVIDIA GB300
+#  Rank  7 Group  0 Pid   5121 on gb300-r01-t02 device  3 [0000:07:00] NVIDIA GB300
+gb300-r01-t01:4121:4121 [0] NCCL INFO NCCL_ALGO set by environment to Ring
+gb300-r01-t01:4121:4121 [0] NCCL INFO NCCL_PROTO set by environment to LL128
+#
+#                                                              out-of-place                       in-place          
+#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong 
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         
+     4194304       1048576     float     sum      -1    26.60  157.69  275.95       0    26.50  158.28  276.99       0
+     8388608       2097152     float     sum      -1    39.80  210.77  368.85       0      N/A     N/A     N/A       3
+# Out of bounds values : 3 FAILED
+# Avg bus bandwidth    : 307.26 
+#
+# Collective test concluded: all_reduce_perf
+)";
+
+std::vector<DatasetRow> rowsOf(const std::string& text, const OutputContext& context,
+                               std::vector<DatasetDiagnostic>* diagnostics = nullptr) {
+  std::vector<DatasetRow> rows;
+  std::vector<DatasetDiagnostic> local;
+  appendRowsFromOutput(parseNcclTestsText(text), context, rows, diagnostics ? *diagnostics : local);
+  return rows;
+}
+
+std::string padded(std::string text) {
+  return text + std::string(64, '\0');
+}
+
+TEST(SweepDataset, NcclNamesReadAsNcclReadsThem) {
+  EXPECT_EQ(algorithmFromNccl("NVLSTree"), "nvls_tree");
+  EXPECT_EQ(algorithmFromNccl("ring"), "ring");
+  EXPECT_EQ(algorithmFromNccl("Collnet"), "collnet_direct");  // CollNet Direct's name before NCCL 2.14
+  EXPECT_EQ(algorithmFromNccl("CollNetChain"), "collnet_chain");
+  EXPECT_FALSE(algorithmFromNccl("Ring,Tree"));
+  EXPECT_EQ(protocolFromNccl("LL128"), "ll128");
+  EXPECT_EQ(ncclAlgorithmName("nvls_tree"), "NVLSTree");
+  EXPECT_EQ(ncclProtocolName("simple"), "Simple");
+
+  Choice c = choiceFromEnvironment({{"NCCL_ALGO", "RING"},
+                                    {"NCCL_PROTO", "Simple"},
+                                    {"NCCL_MIN_NCHANNELS", "16"},
+                                    {"NCCL_MAX_NCHANNELS", "16"},
+                                    {"RAILTUNE_SWEEP_CHUNK_SIZE", "524288"}});
+  EXPECT_EQ(c.label(), "ring/simple ch=16 chunk=512K");
+  EXPECT_TRUE(choiceFromEnvironment({{"NCCL_DEBUG", "INFO"}}).isDefault());
+  EXPECT_EQ(choiceFromEnvironment({{"NCCL_ALGO", "Ring"}}).label(), "ring/*");
+  // What forces no single choice is kept as text, never a rule.
+  EXPECT_NE(choiceFromEnvironment({{"NCCL_ALGO", "Ring,Tree"}}).unusable, "");
+  EXPECT_NE(choiceFromEnvironment({{"NCCL_ALGO", "allreduce:tree;broadcast:ring"}}).unusable, "");
+  EXPECT_NE(choiceFromEnvironment({{"NCCL_PROTO", "^LL128"}}).unusable, "");
+  EXPECT_NE(choiceFromEnvironment({{"NCCL_ALGO", "Rung"}}).unusable, "");
+  EXPECT_NE(choiceFromEnvironment({{"NCCL_MAX_NCHANNELS", "8"}}).unusable, "");
+}
+
+TEST(SweepDataset, RowsCarryTheForcingNcclLoggedAndTheShape) {
+  OutputContext context;
+  context.source = "ring-ll128.txt";
+  std::vector<DatasetDiagnostic> diagnostics;
+  std::vector<DatasetRow> rows = rowsOf(kEightOnTwoTrays, context, &diagnostics);
+  ASSERT_EQ(rows.size(), 2u);
+  const DatasetRow& r = rows[0];
+  EXPECT_EQ(r.collective, "allreduce");
+  EXPECT_EQ(r.test, "all_reduce_perf");
+  EXPECT_EQ(r.choice.label(), "ring/ll128");
+  EXPECT_EQ(r.forcedBy, ForcedBy::NcclLog);
+  EXPECT_EQ(r.ncclVersion, "2.28.7");
+  EXPECT_EQ(r.gpu, "NVIDIA GB300");
+  // No rail map: every host its own NVLink domain, NCCL counts hosts.
+  EXPECT_EQ(r.shape, (Shape{8, 2, 2, 2, 4}));
+  EXPECT_TRUE(r.valid);
+  EXPECT_FALSE(rows[1].valid);  // #wrong 3 in the in-place half
+  EXPECT_FALSE(rows[1].inPlace.busbwGBps.has_value());
+  ASSERT_FALSE(diagnostics.empty());
+  EXPECT_EQ(diagnostics.back().line, 21u);
+
+  // Both trays in one NVL72 (one NVLink domain): with MNNVL NCCL counts one node.
+  context.domainOfHost = {{"gb300-r01-t01", "r01"}, {"gb300-r01-t02", "r01"}};
+  EXPECT_EQ(rowsOf(kEightOnTwoTrays, context)[0].shape, (Shape{8, 2, 1, 1, 8}));
+  context.mnnvl = "off";
+  EXPECT_EQ(rowsOf(kEightOnTwoTrays, context)[0].shape, (Shape{8, 2, 2, 1, 8}));
+  context.domainOfHost.clear();
+  context.mnnvl.clear();
+  context.nvlDomains = 1;
+  EXPECT_EQ(rowsOf(kEightOnTwoTrays, context)[0].shape, (Shape{8, 2, 1, 1, 8}));
+}
+
+TEST(SweepDataset, TheManifestsEnvironmentOutranksNcclsLogAndOptionsAreCheckedAgainstIt) {
+  OutputContext context;
+  context.source = "x.txt";
+  context.env = {{"NCCL_ALGO", "Tree"}};
+  context.envFrom = ForcedBy::Manifest;
+  EXPECT_EQ(rowsOf(kEightOnTwoTrays, context)[0].choice.label(), "tree/*");
+  context.envFrom = ForcedBy::Option;
+  std::vector<DatasetDiagnostic> diagnostics;
+  const std::vector<DatasetRow> rows = rowsOf(kEightOnTwoTrays, context, &diagnostics);
+  EXPECT_EQ(rows[0].choice.label(), "ring/ll128");  // what NCCL said it was set to
+  bool said = false;
+  for (const DatasetDiagnostic& d : diagnostics)
+    said |= d.message.find("NCCL says it was set to Ring") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(SweepDataset, TheCollectiveComesFromTheProgramTheCallerTheFileNameOrTheFactor) {
+  EXPECT_EQ(collectiveOfTest("all_gather_perf"), "allgather");
+  EXPECT_EQ(collectiveOfTest("/opt/nccl-tests/build/reduce_scatter_perf_mpi"), "reducescatter");
+  EXPECT_EQ(collectiveOfTest("alltoall_perf"), "alltoall");
+  EXPECT_EQ(collectiveOfTest("python3"), "");
+  // A fragment without its "Collective test starting" line.
+  const std::string fragment = R"(#  Rank 15 Group  0 Pid  77 on h2 device  7 [0x18] NVIDIA H200
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+  1073741824     268435456     float     sum      -1   4361.1  246.21  461.64      0   4344.5  247.15  463.40      0
+)";
+  OutputContext context;
+  context.source = "results/run7.txt";
+  std::vector<DatasetDiagnostic> diagnostics;
+  std::vector<DatasetRow> rows = rowsOf(fragment, context, &diagnostics);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].collective, "allreduce");  // 461.64 / 246.21 = 2(n-1)/n for n = 16
+  EXPECT_EQ(rows[0].shape.ranks, 16);
+  EXPECT_EQ(rows[0].shape.hosts, 2);  // 16 ranks, devices 0..7 on each host
+  context.collective = "reducescatter";
+  EXPECT_EQ(rowsOf(fragment, context)[0].collective, "reducescatter");
+  context.collective.clear();
+  context.source = "h200-allgather.txt";
+  EXPECT_EQ(rowsOf(fragment, context)[0].collective, "allgather");
+}
+
+TEST(SweepDataset, RowsWrittenAreReadBackTheSame) {
+  OutputContext context;
+  context.source = "a \"quoted\" name.txt";
+  context.env = {{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "LL128"}};
+  context.envFrom = ForcedBy::Manifest;
+  context.repeat = 2;
+  const std::vector<DatasetRow> rows = rowsOf(kEightOnTwoTrays, context);
+  std::string text;
+  for (const DatasetRow& r : rows) appendDatasetRow(r, text);
+  std::vector<DatasetRow> back;
+  std::vector<DatasetDiagnostic> diagnostics;
+  const std::string p = padded(text);
+  readDatasetText(
+      std::string_view(p.data(), text.size()), "d.jsonl", [&](const DatasetRow& r) { back.push_back(r); }, diagnostics);
+  EXPECT_TRUE(diagnostics.empty()) << diagnostics.front().message;
+  ASSERT_EQ(back.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::string again;
+    appendDatasetRow(back[i], again);
+    std::string original;
+    appendDatasetRow(rows[i], original);
+    EXPECT_EQ(again, original);
+  }
+  EXPECT_EQ(back[0].source, context.source);
+  EXPECT_EQ(back[0].repeat, 2);
+  EXPECT_EQ(back[0].forcedBy, ForcedBy::Manifest);
+  EXPECT_EQ(back[1].outOfPlace.busbwGBps, 368.85);
+  EXPECT_FALSE(back[1].inPlace.busbwGBps.has_value());
+}
+
+TEST(SweepDataset, EveryBadLineIsNamedAndSkipped) {
+  OutputContext context;
+  context.source = "x.txt";
+  std::string good;
+  appendDatasetRow(rowsOf(kEightOnTwoTrays, context)[0], good);
+  good.pop_back();
+  const std::string text = good + "\n\n" +                           // 1, 2 (blank: fine)
+                           good.substr(0, good.size() / 2) + "\n" +  // 3: cut short
+                           R"({"schema":"railtune.path-log/1","size":1})"
+                           "\n" +  // 4: another schema
+                           good +
+                           " {}\n" +    // 5: text after the object
+                           "[1,2]\n" +  // 6: not an object
+                           R"({"schema":"railtune.sweep-dataset/1","collective":"allreduce"})"
+                           "\n" +  // 7: no size
+                           good.substr(0, good.size() - 1) +
+                           R"(,"colour":"red"})"
+                           "\n" +  // 8: unknown key
+                           good +
+                           "\n";  // 9
+  std::vector<size_t> lines;
+  size_t rows = 0;
+  std::vector<DatasetDiagnostic> diagnostics;
+  const std::string p = padded(text);
+  readDatasetText(
+      std::string_view(p.data(), text.size()), "d.jsonl", [&](const DatasetRow&) { ++rows; }, diagnostics);
+  for (const DatasetDiagnostic& d : diagnostics) lines.push_back(d.line);
+  EXPECT_EQ(rows, 2u);
+  EXPECT_EQ(lines, (std::vector<size_t>{3, 4, 5, 6, 7, 8}));
+}
+
+TEST(SweepDataset, AFileThatIsNotOneIsRefusedByName) {
+  std::vector<DatasetDiagnostic> diagnostics;
+  const auto sink = [](const DatasetRow&) {};
+  EXPECT_THROW(readDatasetFile("/nonexistent/d.jsonl", sink, diagnostics), std::runtime_error);
+  try {
+    readDatasetFile(std::filesystem::temp_directory_path().string(), sink, diagnostics);
+    FAIL() << "a directory was read as a dataset";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(std::filesystem::temp_directory_path().string()), std::string::npos);
+  }
+}
+
+std::string readShared(const std::string& name) {
+  const std::filesystem::path path = std::filesystem::path(RAILTUNE_SHARED_DATA) / "nccl-tests" / name;
+  if (!std::filesystem::exists(path)) return "";
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(SweepDataset, PublishedSamplesBecomeRowsWithTheirShape) {
+  const std::string h100 = readShared("h100-a3mega-2node-16gpu-allreduce-full.txt");
+  if (h100.empty()) GTEST_SKIP() << "the shared data folder is absent beside the checkout";
+  OutputContext context;
+  context.source = "h100.txt";
+  std::vector<DatasetRow> rows = rowsOf(h100, context);
+  ASSERT_EQ(rows.size(), 31u);
+  EXPECT_EQ(rows[0].shape, (Shape{16, 2, 2, 2, 8}));
+  EXPECT_EQ(rows[0].collective, "allreduce");  // from the file name
+  EXPECT_TRUE(rows[0].choice.isDefault());
+
+  // The "144-rank" fragment: its busbw/algbw is all-reduce's factor for 128 ranks; the reader says so.
+  const std::string multi = readShared("gb200-nvl72-multirack-144-and-1440gpu-allreduce-coreweave.txt");
+  context.source = "multirack.txt";
+  context.nvlDomains = 2;
+  std::vector<DatasetDiagnostic> diagnostics;
+  rows = rowsOf(multi, context, &diagnostics);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows.front().shape.ranks, 144);
+  EXPECT_EQ(rows.front().shape.hosts, 36);  // a fragment: 4 GPUs per host from the highest device index
+  EXPECT_EQ(rows.front().shape.nodes, 2);   // MNNVL: a rack is one node
+  bool said = false;
+  for (const DatasetDiagnostic& d : diagnostics) said |= d.message.find("for 128 ranks") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+}  // namespace
+}  // namespace railtune::sweep

@@ -1,0 +1,171 @@
+// Rules from a sweep (nccl-tests-integration/rules/) and the comparison report (compare/report.cc): the noise
+// rule, nearer-point ranges, merging, coverage, and the files read back through the tuner's own rules reader.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "nccl-tests-integration/compare/report.h"
+#include "nccl-tests-integration/rules/derive.h"
+#include "nccl-tests-integration/rules/write.h"
+#include "tuner_plugin/rules/rules_file.h"
+
+namespace railtune::sweep {
+namespace {
+
+constexpr uint64_t MiB = uint64_t{1} << 20;
+const Shape kEight{8, 2, 1, 1, 8};
+
+Choice forced(const char* algorithm, const char* protocol) {
+  Choice c;
+  c.algorithm = algorithm;
+  c.protocol = protocol;
+  return c;
+}
+
+DatasetRow row(const Choice& choice, uint64_t size, double busbwOut, double busbwIn, const Shape& shape = kEight,
+               const char* collective = "allreduce") {
+  DatasetRow r;
+  r.collective = collective;
+  r.size = size;
+  r.choice = choice;
+  r.shape = shape;
+  r.outOfPlace.busbwGBps = busbwOut;
+  r.inPlace.busbwGBps = busbwIn;
+  return r;
+}
+
+// The published GB300 result, 8 GPUs on 2 trays: Ring/LL128 +20/+42/+35/+30 % at 4-32 MiB, Ring/Simple +9/+6 % at
+// 64/128 MiB, +2 % at 256 MiB (noise).
+Aggregate gb300Eight() {
+  Aggregate a;
+  const uint64_t sizes[] = {2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB, 64 * MiB, 128 * MiB, 256 * MiB};
+  const double def[] = {190, 230, 260, 320, 420, 560, 650, 700};
+  const double ll128[] = {196, 276, 369, 432, 546, 500, 520, 530};
+  const double simple[] = {160, 210, 250, 300, 400, 610, 689, 714};
+  for (size_t i = 0; i < 8; ++i) {
+    a.add(row(Choice{}, sizes[i], def[i], def[i] * 1.002));
+    a.add(row(forced("ring", "ll128"), sizes[i], ll128[i], ll128[i] * 0.999));
+    a.add(row(forced("ring", "simple"), sizes[i], simple[i], simple[i] * 1.001));
+  }
+  return a;
+}
+
+TEST(SweepRules, TheWinnerMustBeatTheDefaultByMoreThanTheNoise) {
+  const DerivedRules rules = deriveRules(gb300Eight(), RulesOptions{});
+  ASSERT_EQ(rules.rules.size(), 2u);
+  const DerivedRule& ll128 = rules.rules[0];
+  EXPECT_EQ(ll128.choice.label(), "ring/ll128");
+  // 2 MiB (+3 %) stays NCCL's: the range starts halfway between 2 and 4 MiB.
+  EXPECT_EQ(ll128.minBytes, 3 * MiB + 1);
+  EXPECT_EQ(ll128.maxBytes, 48 * MiB);  // halfway between 32 and 64 MiB
+  EXPECT_EQ(ll128.sizes, (std::vector<uint64_t>{4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB}));
+  EXPECT_NEAR(ll128.minGain, 0.20, 0.01);
+  EXPECT_NEAR(ll128.maxGain, 0.42, 0.01);
+  EXPECT_EQ(ll128.samples, 8);
+  const DerivedRule& simple = rules.rules[1];
+  EXPECT_EQ(simple.choice.label(), "ring/simple");
+  EXPECT_EQ(simple.minBytes, 48 * MiB + 1);
+  EXPECT_EQ(simple.maxBytes, 192 * MiB);  // halfway between 128 and 256 MiB
+  // 256 MiB: +2 % is within --min-gain: NCCL decides.
+  const SizeDecision& last = rules.groups[0].sizes.back();
+  EXPECT_FALSE(last.ruled);
+  EXPECT_NE(last.why.find("<= --min-gain 5.0 %"), std::string::npos) << last.why;
+
+  // A lower --min-gain lets 256 MiB and 2 MiB through, and the ranges grow to the measured ends.
+  const DerivedRules loose = deriveRules(gb300Eight(), RulesOptions{0.01});
+  ASSERT_EQ(loose.rules.size(), 2u);
+  EXPECT_EQ(loose.rules[0].minBytes, 2 * MiB);
+  EXPECT_EQ(loose.rules[1].maxBytes, 256 * MiB);
+}
+
+TEST(SweepRules, TheRunToRunSpreadRaisesTheBar) {
+  Aggregate a;
+  // Default samples 400..460 (spread 14 %); ring/simple beats the median by 10 %: not enough.
+  for (double v : {400.0, 430.0, 460.0}) a.add(row(Choice{}, 64 * MiB, v, v));
+  for (double v : {470.0, 473.0, 476.0}) a.add(row(forced("ring", "simple"), 64 * MiB, v, v));
+  const DerivedRules rules = deriveRules(a, RulesOptions{});
+  EXPECT_TRUE(rules.rules.empty());
+  EXPECT_NE(rules.groups[0].sizes[0].why.find("<= spread"), std::string::npos) << rules.groups[0].sizes[0].why;
+}
+
+TEST(SweepRules, RowsThatCannotBeUsedAreCountedAndTheGapsReported) {
+  Aggregate a = gb300Eight();
+  DatasetRow wrong = row(forced("ring", "ll"), 4 * MiB, 999, 999);
+  wrong.valid = false;
+  a.add(wrong);
+  DatasetRow unusable = row(Choice{}, 4 * MiB, 999, 999);
+  unusable.choice.unusable = "NCCL_ALGO=Ring,Tree does not force one choice";
+  a.add(unusable);
+  a.add(row(forced("ring", "simple"), 512 * MiB, 800, 800));  // no default at 512 MiB
+  a.add(row(Choice{}, 1 * MiB, 100, 100, kEight, "alltoall"));
+  EXPECT_EQ(a.rowsWrong, 1u);
+  EXPECT_EQ(a.rowsUnusable, 1u);
+  const DerivedRules rules = deriveRules(a, RulesOptions{});
+  ASSERT_EQ(rules.rules.size(), 2u);  // the flagged row's 999 GB/s is never used
+  std::string coverage = rulesReport(rules);
+  for (const char* expected : {"no NCCL default measured at 512 MiB", "NCCL does not ask a tuner about alltoall",
+                               "no data for allgather, reducescatter, broadcast, reduce",
+                               "1 rows not used: a non-zero #wrong", "every other communicator shape"})
+    EXPECT_NE(coverage.find(expected), std::string::npos) << expected << " not in:\n" << coverage;
+}
+
+TEST(SweepRules, TheTunerReadsBothFormatsWithTheSameRules) {
+  const DerivedRules rules = deriveRules(gb300Eight(), RulesOptions{});
+  const RulesProvenance provenance{{"gb300.jsonl"}, 0.05};
+  const tuner::rules::RulesResult json = tuner::rules::readRules(rulesJson(rules, provenance), "rules.json");
+  ASSERT_TRUE(json.ok()) << json.describeErrors();
+  ASSERT_EQ(json.ruleSet.rules.size(), 2u);
+  const tuner::rules::Rule& first = json.ruleSet.rules[0];
+  EXPECT_EQ(first.nRanks, 8);
+  EXPECT_EQ(first.nNodes, 1);
+  EXPECT_EQ(first.nvlDomains, 1);
+  EXPECT_EQ(first.ranksPerDomain, 8);
+  EXPECT_EQ(first.minBytes, 3 * MiB + 1);
+  EXPECT_EQ(first.algorithm, tuner::Algorithm::Ring);
+  EXPECT_EQ(first.protocol, tuner::Protocol::LL128);
+  EXPECT_NE(rulesJson(rules, provenance).find("\"evidence\":{\"sizes\":[4194304,8388608,16777216,33554432]"),
+            std::string::npos);
+  const tuner::rules::RulesResult csv = tuner::rules::readRules(rulesNcclCsv(rules, provenance), "rules.csv");
+  ASSERT_TRUE(csv.ok()) << csv.describeErrors();
+  ASSERT_EQ(csv.ruleSet.rules.size(), 2u);
+  EXPECT_EQ(csv.ruleSet.rules[1].minBytes, json.ruleSet.rules[1].minBytes);
+  EXPECT_EQ(csv.ruleSet.rules[1].maxBytes, json.ruleSet.rules[1].maxBytes);
+  // No rule at all is still a file the tuner reads.
+  EXPECT_TRUE(tuner::rules::readRules(rulesJson(DerivedRules{}, provenance), "empty.json").ok());
+}
+
+TEST(SweepRules, TheReportShowsExpectedGainAndTheModelsRegret) {
+  const Aggregate a = gb300Eight();
+  CompareRequest request;
+  request.sweep = &a;
+  // A model that always picks ring/simple.
+  request.model = [](const GroupKey&, uint64_t) { return std::optional<Choice>(forced("ring", "simple")); };
+  const CompareReport report = buildCompareReport(request);
+  ASSERT_EQ(report.groups.size(), 1u);
+  const CompareGroup& g = report.groups[0];
+  EXPECT_EQ(g.series.front().label, "default");
+  EXPECT_EQ(g.series.size(), 3u);
+  ASSERT_EQ(g.points.size(), 8u);
+  const ComparePoint& at8 = g.points[2];
+  EXPECT_EQ(at8.chosen, "ring/ll128");
+  EXPECT_NEAR(*at8.gain(), 0.42, 0.01);
+  EXPECT_EQ(at8.modelPick, "ring/simple");
+  EXPECT_NEAR(*at8.modelRegret, 369.0 / 250.0 - 1, 0.01);
+  EXPECT_NEAR(*at8.defaultRegret, 369.0 / 260.0 - 1, 0.01);
+  EXPECT_EQ(g.points.back().chosen, "default");
+  EXPECT_FALSE(g.points.back().gain().has_value());  // NCCL decides there
+
+  // A tuned run measured with the rules: the gain is what it measured.
+  Aggregate tuned;
+  tuned.add(row(Choice{}, 8 * MiB, 300, 300));
+  request.tuned = &tuned;
+  request.model = nullptr;
+  const CompareReport measured = buildCompareReport(request);
+  EXPECT_EQ(measured.groups[0].series[1].label, "tuned");
+  EXPECT_NEAR(*measured.groups[0].points[2].gain(), 300.0 / 260.26 - 1, 1e-4);  // default: median of 260 and 260.52
+  EXPECT_FALSE(measured.groups[0].points[2].modelRegret.has_value());
+}
+
+}  // namespace
+}  // namespace railtune::sweep
