@@ -10,7 +10,8 @@ namespace railtune::cli {
 
 Command addSweepCommand(CLI::App& parent) {
   CLI::App* sweep = parent.add_subcommand(
-      "sweep", "nccl-tests sweeps: run them, parse them into a dataset, derive tuner rules, compare tuned with default");
+      "sweep",
+      "nccl-tests sweeps: run them, parse them into a dataset, derive tuner rules, compare tuned with default");
   sweep->require_subcommand(1);
   auto subcommands = std::make_shared<std::vector<Command>>(std::vector<Command>{
       addSweepRunCommand(*sweep),

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Validates every line of JSONL files against a JSON Schema (python3-jsonschema).
 
-usage: validate_jsonl.py SCHEMA FILE... [--expect NCCL/KIND=VERSION ...] [--min-records N]
+usage: validate_jsonl.py SCHEMA FILE... [--expect NCCL/KIND=VERSION ...] [--min-records N] [--document]
+
+--document: each FILE is one JSON document (a rules file), not JSON Lines.
 
 --expect checks bindings.jsonl content: the record for that NCCL version and plugin kind is bound
 at that ABI version (e.g. 2.30/tuner=6).
@@ -45,6 +47,7 @@ def main():
     parser.add_argument("files", nargs="+")
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--min-records", type=int, default=1)
+    parser.add_argument("--document", action="store_true")
     args = parser.parse_args()
 
     with open(args.schema, encoding="utf-8") as f:
@@ -55,7 +58,11 @@ def main():
 
     problems = []
     for path in args.files:
-        records = load_records(path)
+        if args.document:
+            with open(path, encoding="utf-8") as f:
+                records = [(1, json.load(f))]
+        else:
+            records = load_records(path)
         if len(records) < args.min_records:
             problems.append(f"{path}: {len(records)} records, expected at least {args.min_records}")
         for number, record in records:

@@ -1,0 +1,175 @@
+// `railtune sweep compare DATASET... [--rules RULES] [--tuned DATASET] [--model] -o REPORT.html`: tuned against
+// NCCL's default at each measured size, from the sweep (the expected gain of the rules' choices) or from a
+// second run made with the rules loaded (--tuned: measured gain), as a table on stdout and an HTML page (an
+// SVG plot and the table per collective and shape), an SVG or a text file. --model scores the tuner's cost
+// model (RAILTUNE_TUNER_MODEL=advise, through the real plugin as `tuner decisions` runs it): its regret at
+// each size beside NCCL default's.
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/plugin_files.h"
+#include "cli/sweep/dataset_input.h"
+#include "cli/sweep/output_file.h"
+#include "cli/sweep/rules_source.h"
+#include "cli/sweep/sweep.h"
+#include "cli/tuner/compute.h"
+#include "tuner_plugin/rules/rule.h"
+
+namespace railtune::cli {
+namespace {
+
+struct CompareOptions {
+  std::vector<std::string> datasets;
+  std::string rules;
+  std::string tuned;
+  std::string output;
+  bool model = false;
+  std::string profile = "gb300-nvl72";
+  std::string nccl = "2.30";
+  std::string plugin;
+  size_t maxWarnings = 20;
+};
+
+std::optional<sweep::Choice> choiceOf(const std::optional<CellChoice>& cell) {
+  if (!cell) return std::nullopt;
+  sweep::Choice c;
+  c.algorithm = tuner::rules::algorithmRuleName(cell->algorithm);
+  c.protocol = tuner::rules::protocolRuleName(cell->protocol);
+  return c;
+}
+
+uint64_t powerOfTwoAtMost(uint64_t v) {
+  uint64_t p = 1;
+  while (p <= v / 2) p *= 2;
+  return p;
+}
+
+// The cost model's advice for every group of the sweep, computed once per group through the real plugin.
+// Sizes that are not powers of two take the advice at the nearer power of two (on a log scale).
+class ModelAdvice {
+ public:
+  ModelAdvice(const CompareOptions& opts, std::vector<std::string>& notes) : opts_(opts), notes_(notes) {}
+
+  std::optional<sweep::Choice> pick(const sweep::GroupKey& key, uint64_t size) {
+    auto it = cache_.find(key);
+    if (it == cache_.end()) it = cache_.emplace(key, compute(key)).first;
+    const std::map<uint64_t, std::optional<sweep::Choice>>& bySize = it->second;
+    if (bySize.empty()) return std::nullopt;
+    const uint64_t low = powerOfTwoAtMost(size);
+    const uint64_t high = low == size ? low : low * 2;
+    const uint64_t nearer =
+        std::log2(static_cast<double>(size)) - std::log2(static_cast<double>(low)) < 0.5 ? low : high;
+    const auto found = bySize.find(nearer);
+    return found == bySize.end() ? std::nullopt : found->second;
+  }
+
+ private:
+  std::map<uint64_t, std::optional<sweep::Choice>> compute(const sweep::GroupKey& key) {
+    std::map<uint64_t, std::optional<sweep::Choice>> out;
+    tuner::Collective collective{};
+    if (!tuner::rules::collectiveFromRuleName(key.collective, &collective)) return out;
+    DecisionsRequest request;
+    request.comm.profile = opts_.profile;
+    request.comm.nodes = key.shape.nodes;
+    request.comm.ranks = key.shape.ranks;
+    request.comm.mnnvl = key.shape.hosts > key.shape.nodes ? "on" : "off";
+    const std::optional<emu::NcclBehaviour> nccl = emu::parseBehaviour(opts_.nccl);
+    if (!nccl) throw std::invalid_argument("--nccl must be 2.28 or 2.30, not '" + opts_.nccl + "'");
+    request.nccl = *nccl;
+    request.pluginPath =
+        opts_.plugin.empty() ? (defaultPluginDir() / "libnccl-tuner-railtune.so").string() : opts_.plugin;
+    request.collectives = {collective};
+    request.minBytes = 1;
+    request.maxBytes = uint64_t{1} << 40;
+    try {
+      const DecisionsReport report = computeDecisions(request);
+      for (const DecisionRow& row : report.rows) out[row.nBytes] = choiceOf(row.model);
+    } catch (const std::exception& e) {
+      notes_.push_back(key.collective + ", " + key.shape.label() + ": the model cannot be asked (" + e.what() + ")");
+    }
+    return out;
+  }
+
+  const CompareOptions& opts_;
+  std::vector<std::string>& notes_;
+  std::map<sweep::GroupKey, std::map<uint64_t, std::optional<sweep::Choice>>> cache_;
+};
+
+int runCompare(const CompareOptions& opts) {
+  const std::string& out = opts.output;
+  const bool html = out.ends_with(".html") || out.ends_with(".htm");
+  const bool svg = out.ends_with(".svg");
+  const bool text = out.ends_with(".txt") || out.ends_with(".md");
+  if (!out.empty() && !html && !svg && !text)
+    throw std::invalid_argument("-o " + out + ": cannot tell the format from the extension (.html, .svg or .txt)");
+  const sweep::Aggregate aggregate = readDatasets(opts.datasets, opts.maxWarnings);
+  std::optional<sweep::Aggregate> tuned;
+  if (!opts.tuned.empty()) tuned = readDatasets({opts.tuned}, opts.maxWarnings);
+
+  sweep::CompareRequest request;
+  request.sweep = &aggregate;
+  request.tuned = tuned ? &*tuned : nullptr;
+  std::optional<tuner::rules::RuleSet> rules;
+  if (!opts.rules.empty()) {
+    rules = loadTunerRules(opts.rules);
+    request.rules = [&](const sweep::GroupKey& key, uint64_t size) { return ruleChoice(*rules, key, size); };
+  }
+  std::vector<std::string> notes;
+  ModelAdvice advice(opts, notes);
+  if (opts.model) {
+    // The model advises as it does inside NCCL with RAILTUNE_TUNER_MODEL=advise; rules do not steer it.
+    setenv("RAILTUNE_TUNER_MODEL", "advise", 1);
+    unsetenv("RAILTUNE_TUNER_CONFIG");
+    request.model = [&](const sweep::GroupKey& key, uint64_t size) { return advice.pick(key, size); };
+  }
+  sweep::CompareReport report = sweep::buildCompareReport(request);
+  report.inputs = opts.datasets;
+  if (!opts.tuned.empty()) report.inputs.push_back(opts.tuned + " (tuned)");
+  report.rulesSource = opts.rules;
+  if (opts.model)
+    report.modelNote = "the railtune tuner's cost model (RAILTUNE_TUNER_MODEL=advise), hardware profile " +
+                       opts.profile + ", emulated NCCL " + opts.nccl;
+  for (const std::string& n : notes) std::cerr << "railtune: warning: " << n << "\n";
+  std::cout << sweep::renderCompareTable(report);
+  if (out.empty()) return 0;
+  if (svg && report.groups.size() != 1)
+    throw std::invalid_argument("-o " + out + ": an SVG holds one plot, and the datasets hold " +
+                                std::to_string(report.groups.size()) + " collectives and shapes; write .html");
+  writeOutputFile(out, html  ? sweep::renderCompareHtml(report)
+                       : svg ? sweep::renderCompareSvg(report.groups.front())
+                             : sweep::renderCompareTable(report));
+  std::cout << "wrote " << out << ": " << report.groups.size()
+            << (report.groups.size() == 1 ? " collective and shape" : " collectives and shapes") << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command addSweepCompareCommand(CLI::App& sweepGroup) {
+  auto opts = std::make_shared<CompareOptions>();
+  CLI::App* sub = sweepGroup.add_subcommand(
+      "compare", "tuned against NCCL's default per size: a table, and an HTML/SVG plot of busbw against size");
+  sub->add_option("DATASET", opts->datasets, "sweep datasets (railtune sweep parse)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("--rules", opts->rules, "the rules whose choices to show (default: the dataset's own winners)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--tuned", opts->tuned, "a dataset of a run made with the rules loaded: measured, not expected, gain")
+      ->check(CLI::ExistingFile);
+  sub->add_flag("--model", opts->model, "score the tuner's cost model: its regret per size beside NCCL default's");
+  sub->add_option("--profile", opts->profile, "hardware profile the model assumes (--model)")->capture_default_str();
+  sub->add_option("--nccl", opts->nccl, "NCCL behaviour emulated for the model: 2.28|2.30")->capture_default_str();
+  sub->add_option("--plugin", opts->plugin, "tuner library (default: <bin>/../lib/libnccl-tuner-railtune.so)");
+  sub->add_option("-o,--output", opts->output, "REPORT.html, REPORT.svg (one collective and shape) or REPORT.txt");
+  sub->add_option("--max-warnings", opts->maxWarnings, "warnings printed before the rest are counted")
+      ->capture_default_str();
+  return Command{sub, [opts] { return runCompare(*opts); }};
+}
+
+}  // namespace railtune::cli

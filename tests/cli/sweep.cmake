@@ -1,0 +1,83 @@
+# `railtune sweep parse|rules|compare` as a user runs them (docs/sweep.md): the whole loop on the stand-in
+# nccl-tests binary's recorded GB300 tables (sweep_loop.py: run -> parse -> rules -> tuner decisions -> compare
+# --model, each size's pick checked against the tables), the report opened in headless Chromium, the published
+# samples of the shared data folder, and the errors a user can make.
+set(_sweep_work ${CMAKE_CURRENT_BINARY_DIR}/sweep)
+set(_sweep_loop ${_sweep_work}/loop)
+file(MAKE_DIRECTORY ${_sweep_work})
+set(_sweep_env "NCCL_ALGO=unset:;NCCL_PROTO=unset:;NCCL_DEBUG=unset:;NCCL_MIN_NCHANNELS=unset:;NCCL_MAX_NCHANNELS=unset:;NCCL_TUNER_PLUGIN=unset:;RAILTUNE_TUNER_CONFIG=unset:;NCCL_TUNER_CONFIG_FILE=unset:;RAILTUNE_RAIL_MAP=unset:;RAILTUNE_TUNER_MODEL=unset:;RAILTUNE_FAKE_FAIL_RUNS=unset:;RAILTUNE_FAKE_HANG_RUNS=unset:")
+
+add_test(NAME cli.sweep_loop COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_loop.py ${_railtune} ${_sweep_loop}
+                                     ${PROJECT_SOURCE_DIR}/tests/data/sweep)
+set_tests_properties(cli.sweep_loop PROPERTIES TIMEOUT 300 FIXTURES_SETUP sweep_loop ENVIRONMENT_MODIFICATION "${_sweep_env}")
+add_test(NAME cli.sweep_compare_browser
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_compare_browser.py ${_railtune} ${_sweep_work}/browser
+                 ${_sweep_loop}/dataset.jsonl ${_sweep_loop}/rules.json)
+set_tests_properties(cli.sweep_compare_browser PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400 FIXTURES_REQUIRED sweep_loop
+                     ENVIRONMENT_MODIFICATION "${_sweep_env}")
+add_test(NAME cli.sweep_dataset_schema_accepts_loop_output
+         COMMAND ${_validate} ${_formats}/sweep-dataset.schema.json ${_sweep_loop}/dataset.jsonl --min-records 100)
+set_tests_properties(cli.sweep_dataset_schema_accepts_loop_output PROPERTIES FIXTURES_REQUIRED sweep_loop)
+add_test(NAME cli.sweep_rules_schema_accepts_loop_output
+         COMMAND ${_validate} ${_formats}/tuner-rules.schema.json ${_sweep_loop}/rules.json --document)
+set_tests_properties(cli.sweep_rules_schema_accepts_loop_output PROPERTIES FIXTURES_REQUIRED sweep_loop)
+add_test(NAME cli.sweep_compare_tuned
+         COMMAND ${_expect} ok "tuned GB/s" "measured with the rules loaded" "^wrote .*tuned\\.svg: 1 collective and shape"
+                 -- ${_railtune} sweep compare ${_sweep_loop}/g8.jsonl --rules ${_sweep_loop}/rules.json
+                    --tuned ${_sweep_loop}/g8-tuned.jsonl -o ${_sweep_work}/tuned.svg)
+set_tests_properties(cli.sweep_compare_tuned PROPERTIES FIXTURES_REQUIRED sweep_loop)
+
+function(sweep_expect name)
+  add_test(NAME cli.sweep_${name} COMMAND ${_expect} ${ARGN})
+  set_tests_properties(cli.sweep_${name} PROPERTIES ENVIRONMENT_MODIFICATION "${_sweep_env}")
+endfunction()
+
+# The published samples: every era, fragments, the "144-rank" fragment whose busbw says 128.
+if(EXISTS ${RAILTUNE_SHARED_DATA_DIR}/nccl-tests)
+  file(GLOB _sweep_samples ${RAILTUNE_SHARED_DATA_DIR}/nccl-tests/*.txt)
+  sweep_expect(parse_published_samples ok "^wrote .*samples\\.jsonl: 57 rows from 4 of 4 files \\(6 runs\\)"
+               "multirack.*: run 1: busbw/algbw = 1\\.9843[0-9] is all-reduce's 2\\(n-1\\)/n for 128 ranks, but the device lines say 144"
+               -- ${_railtune} sweep parse ${_sweep_samples} --nvl-domains 1 -o ${_sweep_work}/samples.jsonl)
+else()
+  add_test(NAME cli.sweep_parse_published_samples COMMAND ${CMAKE_COMMAND} -E echo
+           "SKIP: the shared data folder (${RAILTUNE_SHARED_DATA_DIR}) is absent beside the checkout")
+  set_tests_properties(cli.sweep_parse_published_samples PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP:")
+endif()
+
+# What a user gets wrong.
+file(WRITE ${_sweep_work}/not-a-table.txt "hello\nthis is not nccl-tests output\n")
+file(WRITE ${_sweep_work}/not-a-dataset.jsonl "{\"schema\":\"railtune.path_log.v1\"}\nnot json\n")
+file(MAKE_DIRECTORY ${_sweep_work}/empty)
+sweep_expect(parse_no_rows 1 "not-a-table\\.txt: no nccl-tests result rows" "error: no nccl-tests result rows in the inputs"
+             -- ${_railtune} sweep parse ${_sweep_work}/not-a-table.txt -o ${_sweep_work}/none.jsonl)
+sweep_expect(parse_empty_folder fail "no nccl-tests output files among the inputs"
+             -- ${_railtune} sweep parse ${_sweep_work}/empty -o ${_sweep_work}/none.jsonl)
+sweep_expect(parse_bad_env fail "--env NCCL_ALGO: expected KEY=VALUE"
+             -- ${_railtune} sweep parse --env NCCL_ALGO ${_sweep_work}/not-a-table.txt -o ${_sweep_work}/none.jsonl)
+sweep_expect(parse_output_is_a_folder fail "cannot write .*empty: it exists and is not a regular file"
+             -- ${_railtune} sweep parse ${PROJECT_SOURCE_DIR}/tests/data/sweep/recorded/g8/default.txt -o ${_sweep_work}/empty)
+sweep_expect(parse_env_per_file ok "^wrote .*: 22 rows from 2 of 2 files"
+             -- ${_railtune} sweep parse ${PROJECT_SOURCE_DIR}/tests/data/sweep/recorded/g8/default.txt
+                --env NCCL_ALGO=Ring --env NCCL_PROTO=LL128 ${PROJECT_SOURCE_DIR}/tests/data/sweep/recorded/g8/ring-ll128.txt
+                -o ${_sweep_work}/env.jsonl)
+sweep_expect(rules_from_env_per_file ok "ring/ll128 +\\+41\\.9 % > --min-gain 5\\.0 %" "^wrote .*env-rules\\.json: 1 rule from 22 rows"
+             -- ${_railtune} sweep rules ${_sweep_work}/env.jsonl -o ${_sweep_work}/env-rules.json)
+set_tests_properties(cli.sweep_rules_from_env_per_file PROPERTIES DEPENDS cli.sweep_parse_env_per_file)
+sweep_expect(rules_nccl_csv ok "^wrote .*env-rules\\.csv: 1 rule"
+             -- ${_railtune} sweep rules ${_sweep_work}/env.jsonl -o ${_sweep_work}/env-rules.csv)
+set_tests_properties(cli.sweep_rules_nccl_csv PROPERTIES DEPENDS cli.sweep_parse_env_per_file)
+sweep_expect(rules_bad_lines fail "not-a-dataset\\.jsonl:1: not a railtune\\.sweep-dataset/1 line; line skipped"
+             "not-a-dataset\\.jsonl:2: not a JSON object" "no sweep dataset rows in .*not-a-dataset\\.jsonl"
+             -- ${_railtune} sweep rules ${_sweep_work}/not-a-dataset.jsonl -o ${_sweep_work}/none.json)
+sweep_expect(rules_bad_min_gain 2 "--min-gain five: expected a percentage"
+             -- ${_railtune} sweep rules ${_sweep_work}/not-a-dataset.jsonl --min-gain five -o ${_sweep_work}/none.json)
+sweep_expect(rules_dataset_is_a_folder 2 "is actually a directory"
+             -- ${_railtune} sweep rules ${_sweep_work}/empty -o ${_sweep_work}/none.json)
+sweep_expect(rules_unwritable fail "cannot write /dev/null/rules\\.json"
+             -- ${_railtune} sweep rules ${_sweep_work}/env.jsonl -o /dev/null/rules.json)
+set_tests_properties(cli.sweep_rules_unwritable PROPERTIES DEPENDS cli.sweep_parse_env_per_file)
+sweep_expect(compare_bad_extension fail "cannot tell the format from the extension"
+             -- ${_railtune} sweep compare ${_sweep_work}/env.jsonl -o ${_sweep_work}/report.png)
+sweep_expect(compare_refused_rules fail "the tuner would refuse .*tuner_decisions_bad_rules\\.csv"
+             -- ${_railtune} sweep compare ${_sweep_work}/env.jsonl --rules ${PROJECT_SOURCE_DIR}/tests/cli/tuner_decisions_bad_rules.csv
+                -o ${_sweep_work}/report.html)

@@ -1,0 +1,52 @@
+# `railtune sweep run` (docs/sweep.md, "Running a sweep") over the stand-in nccl-tests binary of tests/data/sweep
+# (python3, no GPU): a real sweep with its manifest and resume, a failed run, a timeout, launchers, Ctrl-C, chunk
+# sizes, the dry run (sweep_run.sh), and the usage errors.
+set(_sweep_data ${PROJECT_SOURCE_DIR}/tests/data/sweep)
+set(_sweep_standin ${_sweep_data}/fake_all_reduce_perf)
+set(_sweep_out ${CMAKE_CURRENT_BINARY_DIR}/sweep_run)
+foreach(_scenario matrix failing timeout launcher interrupt chunk dry_run)
+  add_test(NAME cli.sweep_run_${_scenario}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_run.sh ${_scenario} ${_railtune} ${_sweep_data} ${_sweep_out}
+                   ${_validate} ${_formats}/sweep-manifest.schema.json)
+  # The user's own forcing and fault switches would change what the scenarios expect.
+  set_tests_properties(cli.sweep_run_${_scenario} PROPERTIES ENVIRONMENT_MODIFICATION
+    "NCCL_ALGO=unset:;NCCL_PROTO=unset:;NCCL_DEBUG=unset:;NCCL_MIN_NCHANNELS=unset:;NCCL_MAX_NCHANNELS=unset:;NCCL_TUNER_PLUGIN=unset:;RAILTUNE_TUNER_CONFIG=unset:;RAILTUNE_FAKE_FAIL_RUNS=unset:;RAILTUNE_FAKE_HANG_RUNS=unset:;PATH=path_list_prepend:${_sweep_data}")
+endforeach()
+# The stand-in itself answers as NCCL 2.28 and nccl-tests do when a forced choice is refused.
+add_test(NAME cli.sweep_run_standin_rejects
+         COMMAND ${_expect} 3 "enqueue.cc:1859 NCCL WARN Error : no algorithm/protocol available for function AllReduce"
+                 "Test NCCL failure common.cu:619 'invalid usage \\(run with NCCL_DEBUG=WARN for details\\) / Error"
+                 " \\.\\. gb300-r01-t02 pid [0-9]+: Test failure common.cu:1454" -- ${_sweep_standin} -b 1M -e 4M -f 2 -g 8)
+set_tests_properties(cli.sweep_run_standin_rejects PROPERTIES ENVIRONMENT "NCCL_ALGO=NVLS;NCCL_PROTO=LL")
+
+# Usage errors: exit 2, a message naming what is wrong; nothing run.
+add_test(NAME cli.sweep_run_missing_binary
+         COMMAND ${_expect} 2 "railtune sweep run: no-such_all_reduce_perf: not found in PATH" --
+                 ${_railtune} sweep run -o ${_sweep_out}/missing -- no-such_all_reduce_perf -g 8)
+add_test(NAME cli.sweep_run_output_not_a_folder
+         COMMAND ${_expect} 2 "-o /dev/null exists and is not a folder" --
+                 ${_railtune} sweep run -o /dev/null -- ${_sweep_standin} -g 8)
+add_test(NAME cli.sweep_run_bad_algorithm
+         COMMAND ${_expect} 2 "--algos: unknown algorithm 'rign'" --
+                 ${_railtune} sweep run -o ${_sweep_out}/bad --algos rign -- ${_sweep_standin} -g 8)
+add_test(NAME cli.sweep_run_bad_chunk_size
+         COMMAND ${_expect} 2 "--chunk-sizes: '12Q' is not a size" --
+                 ${_railtune} sweep run -o ${_sweep_out}/bad --chunk-sizes 12Q -- ${_sweep_standin} -g 8)
+add_test(NAME cli.sweep_run_chunk_needs_a_choice
+         COMMAND ${_expect} 2 "--chunk-sizes needs a forced algorithm and protocol" --
+                 ${_railtune} sweep run --dry-run -o ${_sweep_out}/bad --algos ring --protos any --chunk-sizes 512K
+                 -- ${_sweep_standin} -g 8)
+add_test(NAME cli.sweep_run_own_json_file
+         COMMAND ${_expect} 2 "-J: the sweep gives each run its own -J file" --
+                 ${_railtune} sweep run -o ${_sweep_out}/bad -- ${_sweep_standin} -g 8 -J x.json)
+add_test(NAME cli.sweep_run_bad_launcher
+         COMMAND ${_expect} 2 "--launcher: a ' is not closed" --
+                 ${_railtune} sweep run -o ${_sweep_out}/bad --launcher "srun 'x" -- ${_sweep_standin} -g 8)
+add_test(NAME cli.sweep_run_unknown_test
+         COMMAND ${_expect} 2 "cannot tell the nccl-tests program from the name; pass --test all_reduce_perf" --
+                 ${_railtune} sweep run -o ${_sweep_out}/bad -- ${_sweep_data}/render_tables.py)
+add_test(NAME cli.sweep_run_bad_json_value
+         COMMAND ${_expect} 2 "--json: maybe not in \\{auto,on,off\\}|--json.*maybe" --
+                 ${_railtune} sweep run -o ${_sweep_out}/bad --json maybe -- ${_sweep_standin} -g 8)
+add_test(NAME cli.format_golden_sweep_manifest
+         COMMAND ${_validate} ${_formats}/sweep-manifest.schema.json ${_formats}/sweep-manifest.example.jsonl --min-records 5)
