@@ -26,6 +26,10 @@ void Aggregate::add(const DatasetRow& row) {
   }
   ++rowsUsed;
   const auto group = groups.try_emplace(GroupKey{row.collective, row.shape}).first;
+  if (!row.gpu.empty()) {
+    std::set<std::string>& gpus = gpusOfGroup[group->first];
+    if (gpus.size() < 8) gpus.insert(row.gpu);
+  }
   Samples& samples = group->second[row.size][row.choice];
   if (out) samples.busbw.push_back(*row.outOfPlace.busbwGBps);
   if (in) samples.busbw.push_back(*row.inPlace.busbwGBps);

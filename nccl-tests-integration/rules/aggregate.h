@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ using SizeTable = std::map<uint64_t, std::map<Choice, Samples>>;
 
 struct Aggregate {
   std::map<GroupKey, SizeTable> groups;
+  // The GPU names of each group's rows: samples of one shape from different clusters are pooled, and said so.
+  std::map<GroupKey, std::set<std::string>> gpusOfGroup;
   size_t rowsRead = 0, rowsUsed = 0;
   size_t rowsWrong = 0;          // a non-zero #wrong
   size_t rowsUnusable = 0;       // forcing that names no single choice

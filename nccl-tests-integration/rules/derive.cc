@@ -111,6 +111,14 @@ DerivedRules deriveRules(const Aggregate& aggregate, const RulesOptions& options
           {key.collective, shape, "no NCCL default measured at " + noDefault + ": NCCL decides there"});
     if (!onlyDefault.empty())
       out.coverage.push_back({key.collective, shape, "only NCCL's default measured at " + onlyDefault});
+    if (const auto gpus = aggregate.gpusOfGroup.find(key);
+        gpus != aggregate.gpusOfGroup.end() && gpus->second.size() > 1) {
+      std::string names;
+      for (const std::string& g : gpus->second) names += (names.empty() ? "" : ", ") + g;
+      out.coverage.push_back({key.collective, shape,
+                              "rows of " + std::to_string(gpus->second.size()) + " GPU models (" + names +
+                                  ") pooled: is this one cluster? Parse each cluster's outputs into its own dataset"});
+    }
     const bool tuner = tunerCollective(key.collective);
     if (!tuner)
       out.coverage.push_back(

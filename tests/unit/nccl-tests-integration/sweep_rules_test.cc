@@ -99,14 +99,21 @@ TEST(SweepRules, RowsThatCannotBeUsedAreCountedAndTheGapsReported) {
   a.add(unusable);
   a.add(row(forced("ring", "simple"), 512 * MiB, 800, 800));  // no default at 512 MiB
   a.add(row(Choice{}, 1 * MiB, 100, 100, kEight, "alltoall"));
+  DatasetRow h100 = row(Choice{}, 1 * MiB, 100, 100);
+  h100.gpu = "NVIDIA H100 80GB HBM3";
+  a.add(h100);
+  DatasetRow h200 = row(Choice{}, 1 * MiB, 100, 100);
+  h200.gpu = "NVIDIA H200";
+  a.add(h200);
   EXPECT_EQ(a.rowsWrong, 1u);
   EXPECT_EQ(a.rowsUnusable, 1u);
   const DerivedRules rules = deriveRules(a, RulesOptions{});
   ASSERT_EQ(rules.rules.size(), 2u);  // the flagged row's 999 GB/s is never used
   std::string coverage = rulesReport(rules);
-  for (const char* expected : {"no NCCL default measured at 512 MiB", "NCCL does not ask a tuner about alltoall",
-                               "no data for allgather, reducescatter, broadcast, reduce",
-                               "1 rows not used: a non-zero #wrong", "every other communicator shape"})
+  for (const char* expected :
+       {"no NCCL default measured at 512 MiB", "NCCL does not ask a tuner about alltoall",
+        "no data for allgather, reducescatter, broadcast, reduce", "1 rows not used: a non-zero #wrong",
+        "every other communicator shape", "rows of 2 GPU models (NVIDIA H100 80GB HBM3, NVIDIA H200) pooled"})
     EXPECT_NE(coverage.find(expected), std::string::npos) << expected << " not in:\n" << coverage;
 }
 
