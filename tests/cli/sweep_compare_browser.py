@@ -15,29 +15,19 @@ import collections
 import html.parser
 import json
 import os
-import re
 import shutil
-import struct
-import subprocess
 import sys
-import zlib
+
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from browser_support import Browser, check_self_contained, chromium_or_skip, fail, png_pixels, run  # noqa: E402
 
 DEFAULT_RGB = (0x1A, 0x1A, 0x1A)  # the default series' stroke (render_svg.cc)
 FIRST_CHOICE_RGB = (0x1F, 0x77, 0xB4)  # the first forced choice's stroke
 
 
-def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
 
 
-def run(args, timeout=180):
-    print("+ " + " ".join(args), flush=True)
-    done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
-    if done.returncode != 0:
-        print(done.stdout + done.stderr)
-        fail("%s exited with %d" % (args[0], done.returncode))
-    return done.stdout  # Chromium's stderr (D-Bus complaints in a container) is not part of the DOM
 
 
 def group_key(collective, shape):
@@ -149,59 +139,8 @@ def check_dom(dom, expected):
     return summary.groups
 
 
-def check_self_contained(page):
-    """The page must fetch nothing: the only URL allowed is the SVG namespace's name."""
-    with open(page) as f:
-        text = f.read()
-    urls = set(re.findall(r"https?://[^\s\"'<>)]*", text))
-    foreign = urls - {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xhtml"}
-    if foreign:
-        fail("the page names URLs it would fetch or link: %s" % sorted(foreign))
-    for needle in ("<link", "<script", "src=", "@import", "url("):
-        if needle in text:
-            fail("the page contains %r" % needle)
 
 
-def png_pixels(path):
-    """Decodes an 8-bit RGB/RGBA non-interlaced PNG (what Chromium writes) into rows of bytes."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        fail(path + " is not a PNG")
-    pos, idat, header = 8, b"", None
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    width, height, depth, colour, _, _, interlace = header
-    if depth != 8 or colour not in (2, 6) or interlace != 0:
-        fail("unexpected PNG layout %s" % (header,))
-    channels = 3 if colour == 2 else 4
-    raw = zlib.decompress(idat)
-    stride = width * channels
-    rows, previous = [], bytearray(stride)
-    for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            left = line[i - channels] if i >= channels else 0
-            up, corner = previous[i], previous[i - channels] if i >= channels else 0
-            if kind == 1:
-                line[i] = (line[i] + left) & 0xFF
-            elif kind == 2:
-                line[i] = (line[i] + up) & 0xFF
-            elif kind == 3:
-                line[i] = (line[i] + (left + up) // 2) & 0xFF
-            elif kind == 4:
-                p = left + up - corner
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 0xFF
-        rows.append(line)
-        previous = line
-    return width, height, channels, rows
 
 
 def check_screenshot(path, first_group_has_choices):
@@ -236,10 +175,7 @@ def main():
         return 2
     railtune, work, dataset = (os.path.abspath(a) for a in sys.argv[1:4])
     rules = os.path.abspath(sys.argv[4]) if len(sys.argv) == 5 else None
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        print("SKIP: chromium is not installed (scripts/install-deps.sh installs it)")
-        return 77
+    chromium = chromium_or_skip()
     expected = expected_groups(dataset)
     if not expected:
         fail("the dataset %s holds no usable row: nothing to check" % dataset)
@@ -247,13 +183,12 @@ def main():
     os.makedirs(work)
     page = os.path.join(work, "report.html")
     print(run([railtune, "sweep", "compare", dataset, *(["--rules", rules] if rules else []), "-o", page]))
-    check_self_contained(page)
-    browser = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + os.path.join(work, "chromium"),
-               "--window-size=1400,1000", "--hide-scrollbars"]
-    dom = run(["timeout", "90", *browser, "--dump-dom", "file://" + page], timeout=120)
+    check_self_contained(page, ("<link", "<script", "src=", "@import", "url("))
+    browser = Browser(chromium, work, 1400, 1000)
+    dom = browser.dom(page)
     groups = check_dom(dom, expected)
     png = os.path.join(work, "report.png")
-    run(["timeout", "90", *browser, "--screenshot=" + png, "file://" + page], timeout=120)
+    browser.screenshot(page, png)
     check_screenshot(png, len(groups[0].series) > 1)
     print("ok")
     return 0
