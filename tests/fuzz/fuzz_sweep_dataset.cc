@@ -1,7 +1,8 @@
-// libFuzzer target for what `railtune sweep` reads after nccl-tests' output: the sweep dataset (JSONL), the sweep
-// manifest, and the rows built from any text read as nccl-tests output. Besides crashes and sanitizer reports it
-// checks the promises: rows written are read back to the same bytes, every diagnostic names a line the input has,
-// and the rules derived from whatever was read have ranges with min <= max inside the measured sizes.
+// libFuzzer target for what `railtune sweep` reads besides nccl-tests' tables: the sweep dataset (JSONL), the sweep
+// manifest, a run's output judged for how it ended, and the rows built from any text read as nccl-tests output. Besides
+// crashes and sanitizer reports it checks the promises: rows written are read back to the same bytes, every diagnostic
+// names a line the input has, and the rules derived from whatever was read have ranges with min <= max inside the
+// measured sizes.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "nccl-tests-integration/parse/nccl_tests_text.h"
 #include "nccl-tests-integration/rules/derive.h"
 #include "nccl-tests-integration/run/manifest.h"
+#include "nccl-tests-integration/run/outcome.h"
 
 namespace {
 
@@ -57,6 +59,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The input as a manifest.
   const Manifest manifest = readManifestText(text);
   for (const ManifestDiagnostic& d : manifest.diagnostics) require(d.line >= 1 && d.line <= lines);
+
+  // The input as a run's output (and as its -J file): how it ended, with a reason whenever it did not end ok.
+  ProcessEnd end;
+  end.exitCode = size % 2 == 0 ? 0 : 3;
+  const Outcome outcome = classifyRun(text, text, end);
+  require(outcome.status == RunStatus::Ok ? outcome.rows > 0 : !outcome.reason.empty());
 
   // The input as nccl-tests output: rows written, read back to the same bytes.
   OutputContext context;
