@@ -248,7 +248,7 @@ void appendRowsFromOutput(const ParsedText& parsed, const OutputContext& context
       row.count = tableRow.count;
       row.type = tableRow.type;
       row.redop = tableRow.redop;
-      row.root = tableRow.root.value_or(-1);
+      row.root = tableRow.root && *tableRow.root >= 0 ? *tableRow.root : -1;  // nccl-tests prints -1 for "no root"
       row.choice = choice;
       row.forcedBy = forcedBy;
       row.env = env;

@@ -184,6 +184,29 @@ TEST(SweepDataset, RowsWrittenAreReadBackTheSame) {
   EXPECT_FALSE(back[1].inPlace.busbwGBps.has_value());
 }
 
+TEST(SweepDataset, ANegativeRootIsNoRootAndReadsBack) {
+  // A root below -1 (a garbled table) is written as nccl-tests' "no root", which the reader accepts (found by
+  // fuzz_sweep_dataset).
+  std::string text = kEightOnTwoTrays;
+  const size_t at = text.find("   -1    26.60");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 5, "   -5");
+  OutputContext context;
+  context.source = "x.txt";
+  const std::vector<DatasetRow> rows = rowsOf(text, context);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0].root, -1);
+  std::string line;
+  appendDatasetRow(rows[0], line);
+  size_t read = 0;
+  std::vector<DatasetDiagnostic> diagnostics;
+  const std::string p = padded(line);
+  readDatasetText(
+      std::string_view(p.data(), line.size()), "d.jsonl", [&](const DatasetRow&) { ++read; }, diagnostics);
+  EXPECT_EQ(read, 1u);
+  EXPECT_TRUE(diagnostics.empty());
+}
+
 TEST(SweepDataset, EveryBadLineIsNamedAndSkipped) {
   OutputContext context;
   context.source = "x.txt";
