@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "formats/markup_escape.h"
+
 namespace railtune::analysis::paths::style {
 
 const char* railColour(int rail) {
@@ -46,30 +48,7 @@ std::string railLabel(int rail, int plane) {
 }
 
 std::string xmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return formats::markupEscape(text);
 }
 
 std::string dotEscape(std::string_view text) {

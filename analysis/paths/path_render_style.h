@@ -30,7 +30,8 @@ std::string bytesText(uint64_t bytes);
 // "rail 2", "rail 2 plane 1", "rail ?".
 std::string railLabel(int rail, int plane);
 
-// Text and attribute values for XML/HTML/SVG (&, <, >, ", ').
+// Text and attribute values for XML/HTML/SVG: formats::markupEscape (&, <, >, ", ' as entities; bytes that are
+// not UTF-8, and characters XML forbids, as U+FFFD).
 std::string xmlEscape(std::string_view text);
 // A DOT double-quoted string's contents (", \ and newlines).
 std::string dotEscape(std::string_view text);
