@@ -183,7 +183,7 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
     }
     pieces.push_back(std::move(r.text));
   }
-  writeOutputFile(opts.output, pieces);
+  if (rows > 0) writeOutputFile(opts.output, pieces);  // nothing read: no empty dataset left behind
   size_t shown = 0;
   for (const DatasetDiagnostic& d : notes) {
     if (shown++ == opts.maxWarnings) {
@@ -194,8 +194,8 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
     std::cerr << "railtune: warning: " << d.source << (d.line > 0 ? ":" + std::to_string(d.line) : "") << ": "
               << d.message << "\n";
   }
-  std::cout << "wrote " << opts.output << ": " << rows << " rows from " << filesWithRows << " of " << jobs.size()
-            << " files (" << runs << " runs)";
+  std::cout << (rows > 0 ? "wrote " + opts.output : std::string("nothing written")) << ": " << rows << " rows from "
+            << filesWithRows << " of " << jobs.size() << " files (" << runs << " runs)";
   if (flagged > 0) std::cout << "; " << flagged << " rows flagged for #wrong (kept, never used for rules)";
   if (rejected > 0) std::cout << "; " << rejected << " runs NCCL rejected";
   std::cout << "\n";

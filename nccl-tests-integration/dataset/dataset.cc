@@ -333,7 +333,12 @@ void readDatasetFile(const std::string& path, const DatasetSink& sink, std::vect
   };
   const analysis::ingest::ReadOutcome outcome =
       analysis::ingest::forEachLine(path, simdjson::SIMDJSON_PADDING, handlers);
-  if (!outcome.opened) throw std::runtime_error(outcome.error);
+  if (!outcome.opened) {
+    // The line reader's words are for a folder walk ("...; skipped"); a dataset named by the user is an error.
+    std::string error = outcome.error;
+    if (error.ends_with("; skipped")) error.resize(error.size() - 9);
+    throw std::runtime_error("cannot read the dataset " + error);
+  }
   if (!outcome.error.empty()) diagnostics.push_back({path, 0, outcome.error});
 }
 

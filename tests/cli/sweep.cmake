@@ -49,6 +49,7 @@ file(WRITE ${_sweep_work}/not-a-table.txt "hello\nthis is not nccl-tests output\
 file(WRITE ${_sweep_work}/not-a-dataset.jsonl "{\"schema\":\"railtune.path_log.v1\"}\nnot json\n")
 file(MAKE_DIRECTORY ${_sweep_work}/empty)
 sweep_expect(parse_no_rows 1 "not-a-table\\.txt: no nccl-tests result rows" "error: no nccl-tests result rows in the inputs"
+             "^nothing written: 0 rows"
              -- ${_railtune} sweep parse ${_sweep_work}/not-a-table.txt -o ${_sweep_work}/none.jsonl)
 sweep_expect(parse_empty_folder fail "no nccl-tests output files among the inputs"
              -- ${_railtune} sweep parse ${_sweep_work}/empty -o ${_sweep_work}/none.jsonl)
@@ -73,6 +74,8 @@ sweep_expect(rules_bad_min_gain 2 "--min-gain five: expected a percentage"
              -- ${_railtune} sweep rules ${_sweep_work}/not-a-dataset.jsonl --min-gain five -o ${_sweep_work}/none.json)
 sweep_expect(rules_dataset_is_a_folder 2 "is actually a directory"
              -- ${_railtune} sweep rules ${_sweep_work}/empty -o ${_sweep_work}/none.json)
+sweep_expect(rules_dataset_is_a_fifo fail "cannot read the dataset .*fifo\\.jsonl: not a regular file"
+             -- sh -c "rm -f ${_sweep_work}/fifo.jsonl && mkfifo ${_sweep_work}/fifo.jsonl && exec ${_railtune} sweep rules ${_sweep_work}/fifo.jsonl -o ${_sweep_work}/none.json")
 sweep_expect(rules_unwritable fail "cannot write /dev/null/rules\\.json"
              -- ${_railtune} sweep rules ${_sweep_work}/env.jsonl -o /dev/null/rules.json)
 set_tests_properties(cli.sweep_rules_unwritable PROPERTIES DEPENDS cli.sweep_parse_env_per_file)
