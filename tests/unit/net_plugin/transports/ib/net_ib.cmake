@@ -1,0 +1,24 @@
+# The verbs transport (net_plugin/transports/ib; issue 19, in progress): libibverbs loaded into the verbs table,
+# against stand-in libraries built here (fake_ibverbs.c: with rdma-core's version nodes, without one required
+# symbol, and without version nodes at all).
+function(net_ib_fake_library name)
+  cmake_parse_arguments(F "VERSIONED" "" "DEFINES" ${ARGN})
+  add_library(${name} SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_ibverbs.c)
+  target_compile_definitions(${name} PRIVATE ${F_DEFINES})
+  target_compile_options(${name} PRIVATE -w)  # a stand-in: its stubs take what they ignore
+  if(F_VERSIONED)
+    target_link_options(${name} PRIVATE -Wl,--version-script=${CMAKE_CURRENT_LIST_DIR}/fake_ibverbs.map)
+    set_target_properties(${name} PROPERTIES LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/fake_ibverbs.map)
+  endif()
+endfunction()
+net_ib_fake_library(net_ib_fake_full VERSIONED)
+net_ib_fake_library(net_ib_fake_partial VERSIONED DEFINES FAKE_WITHOUT_MODIFY_QP)
+net_ib_fake_library(net_ib_fake_unversioned)
+
+add_executable(net_ib_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_verbs_table_test.cc)
+target_link_libraries(net_ib_tests PRIVATE railtune_net_ib GTest::gtest_main)
+target_compile_definitions(net_ib_tests PRIVATE FAKE_IBVERBS_FULL="$<TARGET_FILE:net_ib_fake_full>"
+                           FAKE_IBVERBS_PARTIAL="$<TARGET_FILE:net_ib_fake_partial>"
+                           FAKE_IBVERBS_UNVERSIONED="$<TARGET_FILE:net_ib_fake_unversioned>")
+add_dependencies(net_ib_tests net_ib_fake_full net_ib_fake_partial net_ib_fake_unversioned)
+gtest_discover_tests(net_ib_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
