@@ -6,9 +6,13 @@
 namespace railtune::net::ib {
 namespace {
 
+// In the version node NCCL asks for; else, as plain dlsym finds it (the default version, or an unversioned
+// symbol): a library without version nodes (the strict simulator, the tests' stand-ins) must be usable, and
+// while glibc's dlvsym answers unversioned symbols too, a sanitizer runtime's interposed dlvsym does not.
 template <typename F>
 bool lookup(void* handle, const char* name, const char* version, F* out) {
   void* symbol = dlvsym(handle, name, version);
+  if (symbol == nullptr) symbol = dlsym(handle, name);
   *out = reinterpret_cast<F>(symbol);
   return symbol != nullptr;
 }
