@@ -3,7 +3,6 @@
 // folder of `railtune sweep run` (its manifest says what forced each output), else every file below it. Each
 // --env applies to the files after it on the command line (to all files when none follows). Files are read in
 // parallel; rows are written in input order.
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -44,10 +43,11 @@ struct Job {
 };
 
 struct JobResult {
-  std::vector<DatasetRow> rows;
+  size_t rows = 0;
   std::vector<DatasetDiagnostic> diagnostics;
   size_t runs = 0;
-  std::string text;  // the rows as dataset lines
+  size_t flagged = 0;  // rows with a non-zero #wrong (kept, never used for rules)
+  std::string text;    // the rows as dataset lines
 };
 
 std::pair<std::string, std::string> keyValue(const std::string& item) {
@@ -75,11 +75,14 @@ void readJob(const Job& job, JobResult& result) {
   for (const sweep::Diagnostic& d : parsed.diagnostics)
     result.diagnostics.push_back({job.path, static_cast<size_t>(d.line), d.message});
   result.runs = parsed.runs.size();
-  sweep::appendRowsFromOutput(parsed, job.context, result.rows, result.diagnostics);
-  if (result.rows.empty()) result.diagnostics.push_back({job.path, 0, "no nccl-tests result rows"});
-  for (const DatasetRow& row : result.rows) sweep::appendDatasetRow(row, result.text);
-  result.rows.clear();
-  result.rows.shrink_to_fit();
+  std::vector<DatasetRow> rows;
+  sweep::appendRowsFromOutput(parsed, job.context, rows, result.diagnostics);
+  if (rows.empty()) result.diagnostics.push_back({job.path, 0, "no nccl-tests result rows"});
+  for (const DatasetRow& row : rows) {
+    sweep::appendDatasetRow(row, result.text);
+    result.flagged += row.valid ? 0 : 1;
+  }
+  result.rows = rows.size();
 }
 
 // The jobs of a sweep folder: one per run its manifest says completed; the others are reported.
@@ -174,13 +177,11 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
   std::vector<std::string> pieces;
   size_t rows = 0, runs = 0, flagged = 0, filesWithRows = 0;
   for (JobResult& r : results) {
-    rows += static_cast<size_t>(std::count(r.text.begin(), r.text.end(), '\n'));
+    rows += r.rows;
     runs += r.runs;
     filesWithRows += r.text.empty() ? 0 : 1;
-    for (DatasetDiagnostic& d : r.diagnostics) {
-      if (d.message.find("non-zero #wrong") != std::string::npos) ++flagged;
-      notes.push_back(std::move(d));
-    }
+    flagged += r.flagged;
+    for (DatasetDiagnostic& d : r.diagnostics) notes.push_back(std::move(d));
     pieces.push_back(std::move(r.text));
   }
   if (rows > 0) writeOutputFile(opts.output, pieces);  // nothing read: no empty dataset left behind

@@ -1,6 +1,7 @@
 // NCCL_ALGO / NCCL_PROTO as NCCL reads them, in the tuner rules' spelling (choice.h).
 #include "nccl-tests-integration/dataset/choice.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -8,12 +9,6 @@
 
 namespace railtune::sweep {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -65,17 +60,36 @@ std::string single(const std::string& variable, const std::string& value, Lookup
 }  // namespace
 
 std::optional<std::string> algorithmFromNccl(std::string_view token) {
-  const std::string t = lower(trim(token));
+  const std::string t = lowerAscii(trim(token));
   for (const auto& [rule, nccl] : kAlgorithms)
-    if (t == lower(nccl) || t == rule) return std::string(rule);
+    if (t == lowerAscii(nccl) || t == rule) return std::string(rule);
   return std::nullopt;
 }
 
 std::optional<std::string> protocolFromNccl(std::string_view token) {
-  const std::string t = lower(trim(token));
+  const std::string t = lowerAscii(trim(token));
   for (const auto& [rule, nccl] : kProtocols)
-    if (t == lower(nccl)) return std::string(rule);
+    if (t == lowerAscii(nccl)) return std::string(rule);
   return std::nullopt;
+}
+
+std::string lowerAscii(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<std::string> algorithmNames() {
+  std::vector<std::string> out;
+  for (const auto& [rule, nccl] : kAlgorithms)
+    if (std::find(out.begin(), out.end(), rule) == out.end()) out.emplace_back(rule);
+  return out;
+}
+
+std::vector<std::string> protocolNames() {
+  std::vector<std::string> out;
+  for (const auto& [rule, nccl] : kProtocols) out.emplace_back(rule);
+  return out;
 }
 
 std::string ncclAlgorithmName(std::string_view algorithm) {

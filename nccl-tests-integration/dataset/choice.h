@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace railtune::sweep {
 
@@ -34,6 +35,12 @@ struct Choice {
 // in NCCL < 2.14), nullopt when it names none.
 std::optional<std::string> algorithmFromNccl(std::string_view token);
 std::optional<std::string> protocolFromNccl(std::string_view token);  // "ll", "ll128", "simple"
+// The rules' names of every algorithm and protocol ("ring", ..., "pat"; "ll", "ll128", "simple").
+std::vector<std::string> algorithmNames();
+std::vector<std::string> protocolNames();
+// ASCII letters lowered: how NCCL compares its variables' values (strcasecmp).
+std::string lowerAscii(std::string_view text);
+
 // NCCL's spelling of the rule names, for the environment a sweep sets: "ring" -> "Ring", "nvls_tree" -> "NVLSTree".
 std::string ncclAlgorithmName(std::string_view algorithm);
 std::string ncclProtocolName(std::string_view protocol);

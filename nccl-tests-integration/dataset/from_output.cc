@@ -11,26 +11,21 @@
 namespace railtune::sweep {
 namespace {
 
-// nccl-tests' program names (src/*.cu, one binary per collective) and the rules' names.
+// nccl-tests' program stems (src/*.cu, one binary per collective) and the rules' names, longest first so that a
+// suffix or substring match finds "reduce_scatter" before "scatter" and "all_reduce" before "reduce".
 constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kPrograms{{
+    {"reduce_scatter", "reducescatter"},
     {"all_reduce", "allreduce"},
     {"all_gather", "allgather"},
-    {"reduce_scatter", "reducescatter"},
-    {"broadcast", "broadcast"},
-    {"reduce", "reduce"},
     {"alltoallv", "alltoallv"},
+    {"broadcast", "broadcast"},
+    {"hypercube", "hypercube"},
     {"alltoall", "alltoall"},
     {"sendrecv", "sendrecv"},
-    {"gather", "gather"},
     {"scatter", "scatter"},
-    {"hypercube", "hypercube"},
+    {"gather", "gather"},
+    {"reduce", "reduce"},
 }};
-
-std::string lowerCase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // NCCL_VERSION_CODE: 22807 -> "2.28.7"; before 2.9, 2708 -> "2.7.8".
 std::string ncclVersionText(int code) {
@@ -43,7 +38,7 @@ std::string ncclVersionText(int code) {
 // From a file name: "gb200-72gpu-allreduce.txt", "all_gather_perf.out".
 std::string collectiveOfFileName(std::string_view source) {
   const size_t slash = source.rfind('/');
-  std::string name = lowerCase(slash == std::string_view::npos ? source : source.substr(slash + 1));
+  std::string name = lowerAscii(slash == std::string_view::npos ? source : source.substr(slash + 1));
   std::erase(name, '_');
   std::erase(name, '-');
   for (const auto& [program, collective] : kPrograms) {
@@ -175,6 +170,10 @@ std::string collectiveOfTest(std::string_view program) {
   return "";
 }
 
+std::span<const std::pair<std::string_view, std::string_view>> ncclTestsPrograms() {
+  return kPrograms;
+}
+
 bool tunerCollective(std::string_view c) {
   return c == "allreduce" || c == "allgather" || c == "reducescatter" || c == "broadcast" || c == "reduce";
 }
@@ -226,7 +225,7 @@ void appendRowsFromOutput(const ParsedText& parsed, const OutputContext& context
     if (context.envFrom != ForcedBy::Manifest && !run.forced.empty()) {
       for (const auto& [key, value] : run.forced) {
         const auto given = context.env.find(key);
-        if (given != context.env.end() && lowerCase(given->second) != lowerCase(value))
+        if (given != context.env.end() && lowerAscii(given->second) != lowerAscii(value))
           note(run.firstLine, "--env " + key + "=" + given->second + " but NCCL says it was set to " + value +
                                   "; NCCL's word is kept");
         env[key] = value;

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "nccl-tests-integration/dataset/dataset.h"
@@ -29,6 +32,8 @@ struct OutputContext {
 
 // "all_reduce_perf", "all_reduce_perf_mpi", "./build/all_reduce_perf" -> "allreduce"; "" when unknown.
 std::string collectiveOfTest(std::string_view program);
+// nccl-tests' program stems ("all_reduce") with their collectives ("allreduce"), longest stem first.
+std::span<const std::pair<std::string_view, std::string_view>> ncclTestsPrograms();
 // The collectives the tuner is asked about (NCCL's ncclFunc_t 0..4), in the rules' spelling.
 bool tunerCollective(std::string_view collective);
 

@@ -36,12 +36,6 @@ constexpr std::array<std::string_view, 6> kFailureWords{
 
 constexpr size_t kMaxReason = 400;
 
-std::string lowered(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string_view trimmed(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -103,7 +97,7 @@ std::string lastWords(std::string_view output) {
 std::string rejectionLine(std::string_view output) {
   std::string warnLine, anyLine;
   forEachLine(output, [&](std::string_view line) {
-    const std::string low = lowered(line);
+    const std::string low = lowerAscii(line);
     for (std::string_view words : kRejectionWords) {
       if (low.find(words) == std::string::npos) continue;
       if (line.find("NCCL WARN") != std::string_view::npos) {

@@ -11,26 +11,6 @@
 namespace railtune::sweep {
 namespace {
 
-// nccl-tests' program stems and their collectives, longest first so that a suffix match picks
-// "reduce_scatter" before "scatter" and "all_reduce" before "reduce".
-constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kTests{{
-    {"reduce_scatter", "reducescatter"},
-    {"all_reduce", "allreduce"},
-    {"all_gather", "allgather"},
-    {"alltoallv", "alltoallv"},
-    {"broadcast", "broadcast"},
-    {"hypercube", "hypercube"},
-    {"alltoall", "alltoall"},
-    {"sendrecv", "sendrecv"},
-    {"scatter", "scatter"},
-    {"gather", "gather"},
-    {"reduce", "reduce"},
-}};
-
-constexpr std::array<std::string_view, 7> kAlgorithmNames{"ring",           "tree",          "nvls", "nvls_tree",
-                                                          "collnet_direct", "collnet_chain", "pat"};
-constexpr std::array<std::string_view, 3> kProtocolNames{"ll", "ll128", "simple"};
-
 // NCCL's name of a collective in its messages (ncclFuncToString).
 std::string_view ncclFunctionName(std::string_view collective) {
   if (collective == "allreduce") return "AllReduce";
@@ -125,17 +105,12 @@ std::optional<std::string> testFromBinaryName(std::string_view path) {
   if (endsWith(name, "_mpi")) name.remove_suffix(4);
   if (!endsWith(name, "_perf")) return std::nullopt;
   name.remove_suffix(5);
-  for (const auto& [stem, collective] : kTests) {
+  for (const auto& [stem, collective] : ncclTestsPrograms()) {
     if (!endsWith(name, stem)) continue;
     const size_t before = name.size() - stem.size();
     if (before == 0 || name[before - 1] == '_' || name[before - 1] == '-') return std::string(stem) + "_perf";
   }
   return std::nullopt;
-}
-
-bool selectsAlgorithm(std::string_view collective) {
-  return collective == "allreduce" || collective == "allgather" || collective == "reducescatter" ||
-         collective == "broadcast" || collective == "reduce";
 }
 
 std::string neverOffered(std::string_view collective, const Choice& choice) {
@@ -171,7 +146,7 @@ std::string idLabel(const Choice& choice) {
 
 std::string tunerRulesText(std::string_view collective, const Choice& choice) {
   std::string rule = "{";
-  if (selectsAlgorithm(collective)) rule += "\"collective\":\"" + std::string(collective) + "\",";
+  if (tunerCollective(collective)) rule += "\"collective\":\"" + std::string(collective) + "\",";
   rule += "\"algorithm\":\"" + choice.algorithm + "\",\"protocol\":\"" + choice.protocol + "\"";
   if (choice.channels > 0) rule += ",\"channels\":" + std::to_string(choice.channels);
   if (choice.chunkSize > 0) rule += ",\"chunkSize\":" + std::to_string(choice.chunkSize);
@@ -200,8 +175,8 @@ Plan makePlan(const SweepSpec& spec) {
   const std::vector<int> channels = spec.channels.empty() ? std::vector<int>{0} : withoutRepeats(spec.channels);
   const std::vector<uint64_t> chunks =
       spec.chunkSizes.empty() ? std::vector<uint64_t>{0} : withoutRepeats(spec.chunkSizes);
-  for (const std::string& a : algorithms) checkName(a, kAlgorithmNames, "--algos");
-  for (const std::string& p : protocols) checkName(p, kProtocolNames, "--protos");
+  for (const std::string& a : algorithms) checkName(a, algorithmNames(), "--algos");
+  for (const std::string& p : protocols) checkName(p, protocolNames(), "--protos");
   for (int c : channels)
     if (c < 0 || c > 64) throw std::invalid_argument("--channels: " + std::to_string(c) + " is not 1 to 64 (or 0)");
   for (uint64_t c : chunks)
@@ -209,7 +184,7 @@ Plan makePlan(const SweepSpec& spec) {
   if (algorithms.empty()) algorithms = defaultAlgorithms(plan.collective);
   if (protocols.empty()) protocols = defaultProtocols();
 
-  const bool matrix = selectsAlgorithm(plan.collective);
+  const bool matrix = tunerCollective(plan.collective);
   if (!matrix) {
     plan.notes.push_back(spec.test +
                          " runs point-to-point operations, which NCCL_ALGO and NCCL_PROTO do not "

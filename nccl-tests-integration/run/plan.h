@@ -64,8 +64,7 @@ std::vector<std::string> defaultProtocols();
 // "/opt/nccl-tests/build/all_gather_perf" or a wrapper whose name ends with one ("fake_all_reduce_perf").
 std::optional<std::string> testFromBinaryName(std::string_view path);
 // The collective of a test: collectiveOfTest (dataset/from_output.h), shared with `sweep parse`.
-// Whether NCCL's algorithm and protocol selection applies (the five collectives of NCCL_NUM_FUNCTIONS).
-bool selectsAlgorithm(std::string_view collective);
+// Whether NCCL's algorithm and protocol selection applies: tunerCollective (dataset/from_output.h).
 // Why NCCL never offers a forced choice for the collective ("" when it may): the checks NCCL 2.24-2.30 make
 // before costing a choice (src/graph/tuning.cc:294-303@v2.30.7, :273-282@v2.28.9).
 std::string neverOffered(std::string_view collective, const Choice& choice);
