@@ -5,6 +5,8 @@
 //             busy time
 //   close     the final counters when the connection closes
 //   dropped   only when records were lost (queue full) and no other record could say so
+// Connections of transport "ib" add the verbs facts to their connect record ("verbs": port, GID, link layer, MTU,
+// the QP numbers of both ends) and the bytes each QP carried to their snapshot and close records ("bytes_per_qp").
 // A connect record rebuilt from NCCL's INFO logs (`railtune paths import`) says so: source "nccl-log", and an
 // "nccl" object with what NCCL's Channel line said; it has no digests, and what the log did not say
 // (streams, the peer's pid when its log is absent) is 0 or unknown, never guessed.
@@ -67,8 +69,39 @@ struct RemoteEnd {
   int rank = -1;  // -1: unknown
 };
 
+// The most QPs a record lists (NCCL_IB_QPS_PER_CONNECTION allows up to 128; railtune's ib transport opens at
+// most this many per connection).
+inline constexpr int kMaxQpsRecorded = 16;
+
+// What the verbs layer says about a connection: connect records of transport "ib" only, rendered as "verbs".
+struct VerbsFacts {
+  bool present = false;
+  int port = 0;              // the HCA port (the HCA itself is local.hca)
+  InlineText<48> gid;        // the local GID as sysfs prints it: "fe80:0000:0000:0000:0c42:a1ff:fe5b:b220"
+  int gidIndex = -1;         // -1: unknown
+  InlineText<16> linkLayer;  // "InfiniBand" or "RoCE"
+  int mtu = 0;               // the path MTU in bytes: 256, 512, 1024, 2048 or 4096
+  int qpCount = 0;           // QPs of the connection, == streams
+  uint32_t localQpn[kMaxQpsRecorded] = {};   // [0, qpCount)
+  uint32_t remoteQpn[kMaxQpsRecorded] = {};  // the peer's QP each local one is connected to
+  bool adaptiveRouting = false;
+  bool operator==(const VerbsFacts& other) const {
+    if (present != other.present || port != other.port || gid.view() != other.gid.view() ||
+        gidIndex != other.gidIndex || linkLayer.view() != other.linkLayer.view() || mtu != other.mtu ||
+        qpCount != other.qpCount || adaptiveRouting != other.adaptiveRouting) {
+      return false;
+    }
+    for (int i = 0; i < kMaxQpsRecorded; ++i) {
+      if (localQpn[i] != other.localQpn[i] || remoteQpn[i] != other.remoteQpn[i]) return false;
+    }
+    return true;
+  }
+};
+
 struct Traffic {
   uint64_t bytesSent = 0, bytesReceived = 0, messagesSent = 0, messagesReceived = 0, busyUs = 0;
+  int qpCount = 0;                            // ib connections: QPs counted in bytesPerQp; 0: absent
+  uint64_t bytesPerQp[kMaxQpsRecorded] = {};  // bytes each QP carried (both directions), [0, qpCount)
   bool operator==(const Traffic&) const = default;
 };
 
@@ -89,6 +122,7 @@ struct PathRecord {
   RemoteEnd remote;
   int expectedRail = -1;  // the rail the served GPU maps to in the rail map; -1: unknown
   uint64_t localDigest = 0, remoteDigest = 0;
+  VerbsFacts verbs;  // transport "ib" only
   // snapshot, close
   Traffic traffic;
 };

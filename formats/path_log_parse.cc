@@ -15,7 +15,7 @@ using nlohmann::json;
 using strict_json::FieldError;
 using strict_json::ObjectReader;
 
-constexpr int kMaxDepth = 8;  // records nest two levels
+constexpr int kMaxDepth = 8;  // records nest three levels (verbs.qps)
 
 int asInt(int64_t value) {
   return static_cast<int>(value);
@@ -101,6 +101,72 @@ void readNccl(const json& object, NcclLogFacts* nccl) {
   in.finish();
 }
 
+// An array of 1..kMaxQpsRecorded unsigned integers, each at most max, into out[]; returns how many.
+int readQpArray(ObjectReader& in, const char* key, uint64_t max, uint64_t* out) {
+  const json& value = in.field(key);
+  if (!value.is_array() || value.empty() || value.size() > static_cast<size_t>(kMaxQpsRecorded)) {
+    throw FieldError(in.where(key) + "expected an array of 1 to " + std::to_string(kMaxQpsRecorded) + " integers");
+  }
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (!value[i].is_number_unsigned() || value[i].get<uint64_t>() > max) {
+      const std::string range =
+          max == std::numeric_limits<uint64_t>::max() ? " >= 0" : " from 0 to " + std::to_string(max);
+      throw FieldError(in.where(key) + "element " + std::to_string(i) + ": expected an integer" + range);
+    }
+    out[i] = value[i].get<uint64_t>();
+  }
+  return static_cast<int>(value.size());
+}
+
+// "fe80:0000:0000:0000:0c42:a1ff:fe5b:b220": eight groups of four lowercase hex digits, as sysfs prints a GID.
+bool sysfsGid(std::string_view gid) {
+  if (gid.size() != 39) return false;
+  for (size_t i = 0; i < gid.size(); ++i) {
+    const char c = gid[i];
+    const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    if (i % 5 == 4 ? c != ':' : !hex) return false;
+  }
+  return true;
+}
+
+constexpr uint64_t kMaxQpn = (1u << 24) - 1;  // QP numbers are 24 bits
+
+void readQpns(ObjectReader& in, int streams, VerbsFacts* verbs) {
+  uint64_t local[kMaxQpsRecorded] = {}, remote[kMaxQpsRecorded] = {};
+  verbs->qpCount = readQpArray(in, "qps", kMaxQpn, local);
+  if (verbs->qpCount != streams) {
+    throw FieldError(in.where("qps") + "expected one QP per stream (" + std::to_string(streams) + "), got " +
+                     std::to_string(verbs->qpCount));
+  }
+  if (readQpArray(in, "peer_qps", kMaxQpn, remote) != verbs->qpCount) {
+    throw FieldError(in.where("peer_qps") + "expected as many as 'qps' (" + std::to_string(verbs->qpCount) + ")");
+  }
+  for (int i = 0; i < verbs->qpCount; ++i) {
+    verbs->localQpn[i] = static_cast<uint32_t>(local[i]);
+    verbs->remoteQpn[i] = static_cast<uint32_t>(remote[i]);
+  }
+}
+
+void readVerbs(const json& object, int streams, VerbsFacts* verbs) {
+  ObjectReader in(object, "verbs.");
+  verbs->present = true;
+  verbs->port = asInt(in.integer("port", 1, 255));
+  const std::string gid = in.text("gid", sizeof(verbs->gid.chars) - 1);
+  if (!sysfsGid(gid)) throw FieldError(in.where("gid") + "expected eight groups of four lowercase hex digits");
+  verbs->gid.assign(gid);
+  verbs->gidIndex = optionalInt(in, "gid_index", 1 << 16);
+  const std::string link = in.text("link_layer", sizeof(verbs->linkLayer.chars) - 1);
+  if (link != "InfiniBand" && link != "RoCE") throw FieldError(in.where("link_layer") + "expected InfiniBand or RoCE");
+  verbs->linkLayer.assign(link);
+  verbs->mtu = asInt(in.integer("mtu", 0, 4096));
+  if (verbs->mtu != 256 && verbs->mtu != 512 && verbs->mtu != 1024 && verbs->mtu != 2048 && verbs->mtu != 4096) {
+    throw FieldError(in.where("mtu") + "expected 256, 512, 1024, 2048 or 4096");
+  }
+  readQpns(in, streams, verbs);
+  verbs->adaptiveRouting = in.boolean("adaptive_routing");
+  in.finish();
+}
+
 Source readSource(ObjectReader& in) {
   if (!in.has("source")) return Source::NetPlugin;
   const std::string source = in.text("source", 16);
@@ -131,6 +197,11 @@ void readConnect(ObjectReader& in, PathRecord* record) {
   } else {
     readDigest(in.field("digest"), record);
   }
+  if (!in.has("verbs")) return;
+  if (imported || record->transport.view() != "ib") {
+    throw FieldError(in.where("verbs") + "only in the net plugin's records of transport 'ib'");
+  }
+  readVerbs(in.field("verbs"), record->streams, &record->verbs);
 }
 
 void readTraffic(ObjectReader& in, PathRecord* record) {
@@ -140,6 +211,10 @@ void readTraffic(ObjectReader& in, PathRecord* record) {
   record->traffic.messagesSent = in.count("messages_sent");
   record->traffic.messagesReceived = in.count("messages_received");
   record->traffic.busyUs = in.count("busy_us");
+  if (in.has("bytes_per_qp")) {
+    record->traffic.qpCount =
+        readQpArray(in, "bytes_per_qp", std::numeric_limits<uint64_t>::max(), record->traffic.bytesPerQp);
+  }
 }
 
 ParsedRecord readRecord(const json& document) {

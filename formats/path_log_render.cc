@@ -37,6 +37,22 @@ json ncclJson(const NcclLogFacts& n) {
               {"pxn_proxy_rank", unknownIfNegative(n.proxyRank)}};
 }
 
+json verbsJson(const VerbsFacts& v) {
+  json qps = json::array(), peerQps = json::array();
+  for (int i = 0; i < v.qpCount && i < kMaxQpsRecorded; ++i) {
+    qps.push_back(v.localQpn[i]);
+    peerQps.push_back(v.remoteQpn[i]);
+  }
+  return json{{"port", v.port},
+              {"gid", v.gid.view()},
+              {"gid_index", unknownIfNegative(v.gidIndex)},
+              {"link_layer", v.linkLayer.view()},
+              {"mtu", v.mtu},
+              {"qps", std::move(qps)},
+              {"peer_qps", std::move(peerQps)},
+              {"adaptive_routing", v.adaptiveRouting}};
+}
+
 void addConnect(json& out, const PathRecord& r) {
   out["conn"] = r.connection;
   out["direction"] = r.direction == Direction::Send ? "send" : "recv";
@@ -55,6 +71,7 @@ void addConnect(json& out, const PathRecord& r) {
   out["digest"] = json{{"local", digestHex(r.localDigest)},
                        {"remote", digestHex(r.remoteDigest)},
                        {"match", r.localDigest == r.remoteDigest}};
+  if (r.verbs.present && r.transport.view() == "ib") out["verbs"] = verbsJson(r.verbs);  // the reader's rule
 }
 
 void addTraffic(json& out, const PathRecord& r) {
@@ -64,6 +81,11 @@ void addTraffic(json& out, const PathRecord& r) {
   out["messages_sent"] = r.traffic.messagesSent;
   out["messages_received"] = r.traffic.messagesReceived;
   out["busy_us"] = r.traffic.busyUs;
+  if (r.traffic.qpCount > 0) {
+    json perQp = json::array();
+    for (int i = 0; i < r.traffic.qpCount && i < kMaxQpsRecorded; ++i) perQp.push_back(r.traffic.bytesPerQp[i]);
+    out["bytes_per_qp"] = std::move(perQp);
+  }
 }
 
 }  // namespace

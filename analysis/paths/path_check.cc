@@ -119,6 +119,8 @@ CheckReport checkPaths(const JobPaths& job, const formats::RailMap* railMap) {
   detail::findUnusedRails(job, map, &report.findings);
   detail::findMissingHosts(job, &report.findings);
   detail::findNeverClosed(job, &report.unclosed, &report.findings);
+  detail::findIdleQps(job, logical, &report.findings);
+  report.verbs = detail::verbsUse(job);
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
   return report;

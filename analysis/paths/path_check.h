@@ -2,7 +2,8 @@
 // against the intended rail plan (the writers' expected rails, and the rail map when one is given).
 // Severities (docs/paths.md): a connection on the wrong rail and a configuration digest mismatch are
 // violations (the command exits non-zero); unused rails, asymmetric rail counts between two hosts,
-// hosts referenced but not logged and connections never closed are notes.
+// hosts referenced but not logged, connections never closed and QPs left idle on an ib connection that carried
+// data are notes. ib connections' verbs facts (port, GID, link layer, MTU, QPNs, bytes per QP) are listed.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@ enum class FindingKind {
   UnusedRail,       // a rail of the plan that carried no connection in this job
   MissingHost,      // a host peers name whose own path log is absent
   NeverClosed,      // a process's connections without a close record (killed, or still running)
+  IdleQp,           // an ib connection carried data, but one of its QPs carried none
 };
 
 struct Finding {
@@ -62,6 +64,24 @@ struct UnclosedProcess {
   int64_t lastHeardUs = 0;
 };
 
+// One ib connection as one end logged it: the verbs facts of its connect record and the bytes per QP of its latest
+// snapshot or close (empty when none said).
+struct VerbsUse {
+  long connection = -1;  // index into JobPaths::connections
+  std::string host, hca;
+  int pid = 0, rank = -1;
+  bool send = true;
+  int port = 0;
+  std::string linkLayer, gid;  // "InfiniBand"/"RoCE"; the local GID as sysfs prints it
+  int gidIndex = -1;           // -1: unknown
+  int mtu = 0;
+  bool adaptiveRouting = false;
+  std::string peerHost, peerHca;
+  int peerRank = -1;
+  std::vector<uint32_t> qps, peerQps;  // QP numbers of both ends, peerQps[i] connected to qps[i]
+  std::vector<uint64_t> bytesPerQp;
+};
+
 struct CheckReport {
   std::string job;
   int hosts = 0, connections = 0;
@@ -70,6 +90,7 @@ struct CheckReport {
   std::vector<NicUse> nics;       // host, then HCA order
   std::vector<Finding> findings;  // violations first
   std::vector<UnclosedProcess> unclosed;  // host, then pid order
+  std::vector<VerbsUse> verbs;            // every record with verbs facts (ib), in JobPaths::connections order
   int violations() const;
 };
 

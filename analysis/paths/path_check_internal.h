@@ -33,4 +33,9 @@ void findMissingHosts(const JobPaths& job, std::vector<Finding>* findings);
 // Notes: per process, the connections it never closed and when it was last heard of.
 void findNeverClosed(const JobPaths& job, std::vector<UnclosedProcess>* unclosed, std::vector<Finding>* findings);
 
+// ib connections: each record's verbs facts; a note per logical connection that carried data on some QPs and none
+// on others.
+std::vector<VerbsUse> verbsUse(const JobPaths& job);
+void findIdleQps(const JobPaths& job, const std::vector<Logical>& logical, std::vector<Finding>* findings);
+
 }  // namespace railtune::analysis::paths::detail

@@ -418,7 +418,8 @@ bool sameRecord(const pl::ParsedRecord& a, const pl::ParsedRecord& b) {
          x.rank == y.rank && x.dropped == y.dropped && x.direction == y.direction &&
          x.transport.view() == y.transport.view() && x.streams == y.streams && sameLocal(x.local, y.local) &&
          sameRemote(x.remote, y.remote) && x.expectedRail == y.expectedRail && x.localDigest == y.localDigest &&
-         x.remoteDigest == y.remoteDigest && x.traffic == y.traffic && x.source == y.source && x.nccl == y.nccl;
+         x.remoteDigest == y.remoteDigest && x.traffic == y.traffic && x.source == y.source && x.nccl == y.nccl &&
+         x.verbs == y.verbs;
 }
 
 }  // namespace railtune::analysis::paths::detail

@@ -1,6 +1,7 @@
 // One file of a log folder: what kind it is, then its records, line by line (path_file.h).
 #include "analysis/paths/path_file.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -108,6 +109,7 @@ Connection toConnection(const pl::ParsedRecord& parsed, const std::string& sourc
   c.expectedRail = r.expectedRail;
   c.localDigest = r.localDigest;
   c.remoteDigest = r.remoteDigest;
+  c.verbs = r.verbs;
   c.connectTimeUs = r.timeUs;
   c.source = source;
   if (r.source == pl::Source::NcclLog) {
@@ -128,12 +130,10 @@ void addRecord(FileRecords& file, const pl::ParsedRecord& parsed, int line, cons
         owner, line, toConnection(parsed, where.empty() ? file.path + ":" + std::to_string(line) : where)});
   } else if (r.kind == pl::RecordKind::Snapshot || r.kind == pl::RecordKind::Close) {
     const pl::Traffic& t = r.traffic;
-    file.traffic.push_back(TrafficRecord{owner,
-                                         r.connection,
-                                         r.timeUs,
-                                         r.kind == pl::RecordKind::Close,
-                                         line,
-                                         {t.bytesSent, t.bytesReceived, t.messagesSent, t.messagesReceived, t.busyUs}});
+    ConnectionTraffic traffic{t.bytesSent, t.bytesReceived, t.messagesSent, t.messagesReceived, t.busyUs, {}};
+    traffic.bytesPerQp.assign(t.bytesPerQp, t.bytesPerQp + std::min(t.qpCount, pl::kMaxQpsRecorded));
+    file.traffic.push_back(
+        TrafficRecord{owner, r.connection, r.timeUs, r.kind == pl::RecordKind::Close, line, std::move(traffic)});
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/path_log.h"
 #include "formats/rail_map.h"
 
 namespace railtune::analysis::paths {
@@ -36,6 +37,7 @@ struct ConnectionEnd {
 
 struct ConnectionTraffic {
   uint64_t bytesSent = 0, bytesReceived = 0, messagesSent = 0, messagesReceived = 0, busyUs = 0;
+  std::vector<uint64_t> bytesPerQp;  // ib connections: bytes per QP (both directions); empty: not logged
 };
 
 // One connection as one process logged it (its connect record, then its latest snapshot or its close).
@@ -51,6 +53,7 @@ struct Connection {
   ConnectionEnd remote;   // the peer's end, from the handshake
   int expectedRail = -1;  // the rail the served GPU maps to (the writer's rail map); -1: unknown
   uint64_t localDigest = 0, remoteDigest = 0;
+  formats::path_log::VerbsFacts verbs;  // ib connections: port, GID, link layer, MTU, QPNs of both ends
   ConnectionTraffic traffic;
   bool closed = false;        // a close record was read
   int64_t connectTimeUs = 0;  // the connect record's time_us

@@ -86,6 +86,7 @@ std::string linkChain(const PathGraph& graph, const RenderLink& l) {
                         style::bytesText(l.bytes) + ", " + std::to_string(l.messages) + " messages";
   if (l.crossRail) tooltip += ", VIOLATION cross-rail";
   if (l.digestMismatch) tooltip += ", VIOLATION digest mismatch";
+  if (!l.verbs.empty()) tooltip += "; verbs: " + l.verbs;
   return "  // connection record " + std::to_string(l.connection) + "\n" + wired + chain +
          edgeStyle(l.rail, l.bytes, l.violation(), tooltip);
 }

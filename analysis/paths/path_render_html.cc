@@ -53,6 +53,8 @@ const char* kindName(FindingKind kind) {
       return "missing host";
     case FindingKind::NeverClosed:
       return "never closed";
+    case FindingKind::IdleQp:
+      return "idle QP";
   }
   return "?";
 }

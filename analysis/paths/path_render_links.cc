@@ -2,10 +2,12 @@
 // logged it, flagged with the check's violations against either end's record.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include "analysis/paths/path_render.h"
 #include "analysis/paths/path_render_links.h"
+#include "analysis/paths/path_render_style.h"
 
 namespace railtune::analysis::paths {
 namespace {
@@ -40,6 +42,25 @@ bool drawn(const JobPaths& job, size_t index) {
   return static_cast<long>(index) < c.peerIndex;
 }
 
+// One line of an ib connection's verbs facts for the link's details (RenderLink::verbs).
+std::string linkVerbsText(const Connection& c) {
+  const formats::path_log::VerbsFacts& v = c.verbs;
+  if (!v.present) return "";
+  std::string out = c.local.hca + ":" + std::to_string(v.port) + " " + std::string(v.linkLayer.view()) +
+                    (v.adaptiveRouting ? " (adaptive routing)" : "") + ", MTU " + std::to_string(v.mtu) + ", GID " +
+                    std::string(v.gid.view());
+  if (v.gidIndex >= 0) out += " (index " + std::to_string(v.gidIndex) + ")";
+  out += ", " + std::to_string(v.qpCount) + (v.qpCount == 1 ? " QP" : " QPs");
+  for (int q = 0; q < v.qpCount && q < formats::path_log::kMaxQpsRecorded; ++q) {
+    char pair[32];
+    std::snprintf(pair, sizeof(pair), " 0x%x->0x%x", v.localQpn[q], v.remoteQpn[q]);
+    out += pair;
+  }
+  const std::vector<uint64_t>& perQp = c.traffic.bytesPerQp;
+  for (size_t q = 0; q < perQp.size(); ++q) out += (q == 0 ? ", bytes per QP " : " / ") + style::bytesText(perQp[q]);
+  return out;
+}
+
 }  // namespace
 
 std::vector<RenderLink> buildLinks(const JobPaths& job, const CheckReport& report, const EndLocator& locate) {
@@ -62,6 +83,7 @@ std::vector<RenderLink> buildLinks(const JobPaths& job, const CheckReport& repor
     link.crossRail = (flag & kCrossRail) != 0;
     link.digestMismatch = (flag & kDigestMismatch) != 0;
     if (c.fromNcclLog) link.ncclLine = c.source;
+    link.verbs = linkVerbsText(c);
     links.push_back(std::move(link));
   }
   // Violations last, so that they are drawn on top of everything else.

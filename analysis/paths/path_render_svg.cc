@@ -157,6 +157,7 @@ void DetailWriter::link(const RenderLink& l) {
   if (red == RedPart::ToEnd) title += " (misbound: " + endText(l.to) + ")";
   if (l.digestMismatch) title += "\nVIOLATION: configuration digest mismatch";
   if (!l.ncclLine.empty()) title += "\nfrom NCCL's log: " + l.ncclLine;
+  if (!l.verbs.empty()) title += "\nverbs: " + l.verbs;
   out += "<path" + attr("class", bad ? "link violation" : "link") + attr("d", d) +
          attr("stroke", bad ? style::kViolationColour : style::railColour(l.rail)) +
          attr("stroke-width", style::fixed1(width));

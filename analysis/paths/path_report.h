@@ -22,9 +22,11 @@ struct TableLimits {
   int nicHosts = 64;         // more hosts than this: one NIC row per host, the busiest only
   int busiestHosts = 20;     // how many hosts that shows
   int findingsPerKind = 50;  // findings listed per kind (the JSON lists all)
+  int verbsRows = 50;        // ib connection records listed with their verbs facts (the JSON lists all)
 };
 
-// Per job: a summary line, traffic per rail and plane, NIC use, findings by severity with counts.
+// Per job: a summary line, traffic per rail and plane, NIC use, the verbs facts of ib connections (when there are
+// any), findings by severity with counts.
 std::string renderCheckTable(const std::vector<CheckedJob>& jobs, const TableLimits& limits = {});
 
 // One document, keys sorted, ending in a newline: every job's tables and findings, each finding with the
@@ -37,7 +39,7 @@ std::string renderDiagnostics(const std::vector<CheckedJob>& jobs,
                               const std::vector<InputDiagnostic>& folderDiagnostics, size_t limit = 20);
 
 // "violation"/"note"; "cross_rail", "digest_mismatch", "asymmetric_rails", "unused_rail", "missing_host",
-// "never_closed".
+// "never_closed", "idle_qp".
 const char* severityName(Severity severity);
 const char* findingKindName(FindingKind kind);
 

@@ -29,6 +29,29 @@ json findingJson(const Finding& f, const JobPaths* paths) {
           {"rail", f.rail}};
 }
 
+json verbsJson(const VerbsUse& v, const JobPaths* paths) {
+  const bool known =
+      paths != nullptr && v.connection >= 0 && static_cast<size_t>(v.connection) < paths->connections.size();
+  return {{"record", known ? paths->connections[static_cast<size_t>(v.connection)].source : std::string("?")},
+          {"host", v.host},
+          {"pid", v.pid},
+          {"rank", v.rank},
+          {"direction", v.send ? "send" : "recv"},
+          {"hca", v.hca},
+          {"port", v.port},
+          {"link_layer", v.linkLayer},
+          {"gid", v.gid},
+          {"gid_index", v.gidIndex},
+          {"mtu", v.mtu},
+          {"adaptive_routing", v.adaptiveRouting},
+          {"qps", v.qps},
+          {"peer_host", v.peerHost},
+          {"peer_hca", v.peerHca},
+          {"peer_rank", v.peerRank},
+          {"peer_qps", v.peerQps},
+          {"bytes_per_qp", v.bytesPerQp}};
+}
+
 json jobJson(const CheckedJob& job) {
   const CheckReport& r = job.report;
   json rails = json::array();
@@ -65,6 +88,11 @@ json jobJson(const CheckedJob& job) {
       {"unclosed", std::move(unclosed)},
       {"diagnostics", diagnosticsJson(job.paths != nullptr ? job.paths->diagnostics : std::vector<InputDiagnostic>{})}};
   if (r.fromNcclLog > 0) out["from_nccl_log"] = r.fromNcclLog;
+  if (!r.verbs.empty()) {  // ib connections only: a report of socket connections has no "verbs"
+    json verbs = json::array();
+    for (const VerbsUse& v : r.verbs) verbs.push_back(verbsJson(v, job.paths));
+    out["verbs"] = std::move(verbs);
+  }
   return out;
 }
 
@@ -88,6 +116,8 @@ const char* findingKindName(FindingKind kind) {
       return "missing_host";
     case FindingKind::NeverClosed:
       return "never_closed";
+    case FindingKind::IdleQp:
+      return "idle_qp";
   }
   return "unknown";
 }

@@ -63,6 +63,42 @@ std::string nicTable(const CheckReport& r) {
   return "NIC use per host:\n" + formatRows(rows);
 }
 
+std::string qpsText(const VerbsUse& v) {
+  std::string out;
+  for (size_t i = 0; i < v.qps.size(); ++i) {
+    char pair[40];
+    std::snprintf(pair, sizeof(pair), "%s0x%x->0x%x", i == 0 ? "" : " ", v.qps[i],
+                  i < v.peerQps.size() ? v.peerQps[i] : 0u);
+    out += pair;
+  }
+  return out;
+}
+
+std::string perQpText(const VerbsUse& v) {
+  if (v.bytesPerQp.empty()) return "-";
+  std::string out;
+  for (size_t i = 0; i < v.bytesPerQp.size(); ++i) out += (i == 0 ? "" : " / ") + bytesText(v.bytesPerQp[i]);
+  return out;
+}
+
+// ib connections: one row per record (each end logs its own QPs), the first limits.verbsRows.
+std::string verbsTable(const CheckReport& r, const TableLimits& limits) {
+  if (r.verbs.empty()) return "";
+  Rows rows{{"host", "rank", "dir", "hca:port", "link", "mtu", "gid", "peer", "qps (local->peer)", "bytes per qp"}};
+  const size_t shown = std::min(r.verbs.size(), static_cast<size_t>(limits.verbsRows));
+  for (size_t i = 0; i < shown; ++i) {
+    const VerbsUse& v = r.verbs[i];
+    rows.push_back({v.host, number(v.rank), v.send ? "send" : "recv", v.hca + ":" + std::to_string(v.port),
+                    v.linkLayer + (v.adaptiveRouting ? " AR" : ""), std::to_string(v.mtu),
+                    v.gid + (v.gidIndex >= 0 ? " [" + std::to_string(v.gidIndex) + "]" : ""),
+                    v.peerHost + " " + v.peerHca, qpsText(v), perQpText(v)});
+  }
+  std::string out = "Verbs (ib) connections, as each end logged them:\n" + formatRows(rows);
+  if (r.verbs.size() > shown)
+    out += "  ... and " + plural(r.verbs.size() - shown, "more record", "more records") + " (--json lists all)\n";
+  return out + "\n";
+}
+
 // Large jobs: one row per host (all its NICs together), the busiest first.
 std::string hostTable(const CheckReport& r, const TableLimits& limits) {
   struct HostUse {
@@ -131,6 +167,7 @@ std::string jobSection(const CheckedJob& job, const TableLimits& limits) {
   std::map<std::string, int> nicHosts;
   for (const NicUse& n : r.nics) nicHosts[n.host] = 1;
   out += (nicHosts.size() > static_cast<size_t>(limits.nicHosts) ? hostTable(r, limits) : nicTable(r)) + "\n";
+  out += verbsTable(r, limits);
   out += findingsSection(r, Severity::Violation, "Violations", limits);
   out += findingsSection(r, Severity::Note, "Notes", limits);
   if (r.findings.empty()) out += "No findings: every connection stayed on its rail.\n";

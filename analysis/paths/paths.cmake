@@ -9,6 +9,7 @@ add_library(railtune_paths STATIC
   ${CMAKE_CURRENT_LIST_DIR}/path_check_map.cc
   ${CMAKE_CURRENT_LIST_DIR}/path_check_violations.cc
   ${CMAKE_CURRENT_LIST_DIR}/path_check_notes.cc
+  ${CMAKE_CURRENT_LIST_DIR}/path_check_verbs.cc
   ${CMAKE_CURRENT_LIST_DIR}/path_report_table.cc
   ${CMAKE_CURRENT_LIST_DIR}/path_report_json.cc)
 target_link_libraries(railtune_paths PUBLIC railtune_ingest railtune_nccl_log railtune_formats

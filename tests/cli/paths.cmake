@@ -41,6 +41,12 @@ paths_check(damaged_input 1 "warning: .*mixed/net-job-rack00-tray01-15604.jsonl:
             "^job other: 1 host logged, 1 connection, 0 violations, 1 note"
             "sends through mlx5_1 \\(rail 1\\)"
             -- ${_railtune} paths check ${_paths_data}/mixed)
+# ib connections (tests/data/paths/ib, written by hand): the verbs facts of each end, and rank 1's idle QP as a note.
+paths_check(ib 0 "^job ib-job: 2 hosts logged, 2 connections, 0 violations, 1 note"
+            "^Verbs \\(ib\\) connections, as each end logged them:"
+            "rack00-tray00 +1 +send +mlx5_1:1 +InfiniBand AR +4096 +fe80:0000:0000:0000:0c42:a1ff:fe00:b221 \\[0\\] +rack01-tray00 mlx5_1 +0x1c0->0x2d0 0x1c1->0x2d1 0x1c2->0x2d2 0x1c3->0x2d3 +32.0 MiB / 32.0 MiB / 32.0 MiB / 0 B"
+            "idle QP: rank 1 on rack00-tray00 mlx5_1 \\(rail 1\\) -> rank 9 on rack01-tray00 mlx5_1 \\(rail 1\\): QP 3 \\(qpn 0x1c3\\) of 4 carried no bytes"
+            -- ${_railtune} paths check ${_paths_data}/ib)
 paths_check(one_job 0 "^job other: 1 host logged" "missing host: rack01-tray00 wrote no path log"
             -- ${_railtune} paths check ${_paths_data}/mixed --job other)
 paths_check(unknown_job 2 "no path log of job nope in .*/mixed \\(expected files named <job>-<host>-<pid>.<start>.jsonl"
@@ -65,6 +71,10 @@ add_test(NAME cli.paths_check_json_damaged
                  ${_paths_out}/mixed.json 1 ${_paths_data}/mixed)
 add_test(NAME cli.paths_check_format_example
          COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_paths_schema} ${_formats}/paths-check.example.json)
+add_test(NAME cli.paths_check_json_ib
+         COMMAND ${_paths_json} ${_railtune} ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_paths_schema}
+                 ${_paths_out}/ib.json 0 ${_paths_data}/ib)
+list(APPEND _paths_tests cli.paths_check_json_ib)
 list(APPEND _paths_tests cli.paths_check_json_misbound cli.paths_check_json_clean cli.paths_check_json_damaged)
 
 set_tests_properties(${_paths_tests} PROPERTIES FIXTURES_REQUIRED paths_check_jobs

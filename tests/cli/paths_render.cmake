@@ -10,7 +10,7 @@ if(TARGET railtune_paths_render)
   set(_render_two ${CMAKE_CURRENT_BINARY_DIR}/paths_render_two_jobs)
   file(WRITE ${_render_two}/48213-gb300-r01-t05-4121.jsonl "${_render_example}")
   file(WRITE ${_render_two}/48214-gb300-r01-t05-4121.jsonl "${_render_other}")
-  string(SUBSTRING "${_render_example}" 0 150 _render_cut)  # line 8: the first record, cut
+  string(SUBSTRING "${_render_example}" 0 150 _render_cut)  # line 10: the first record, cut
   file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/paths_render_cut/48213-gb300-r01-t05-4121.jsonl "${_render_example}${_render_cut}\n")
   set(_render_out ${CMAKE_CURRENT_BINARY_DIR}/paths_render_out)
   file(MAKE_DIRECTORY ${_render_out})
@@ -41,12 +41,24 @@ if(TARGET railtune_paths_render)
                       ${_railtune} paths render ${_render_two} -o ${_render_out}/two.svg)
   paths_render_expect(two_jobs_choose_one ok "^wrote .*: job 48214, 2 hosts" --
                       ${_railtune} paths render ${_render_two} --job 48214 -o ${_render_out}/two.svg)
-  paths_render_expect(cut_line ok "warning: .*48213-gb300-r01-t05-4121\\.jsonl:8:[0-9]+: " "^wrote .*: job 48213" --
+  paths_render_expect(cut_line ok "warning: .*48213-gb300-r01-t05-4121\\.jsonl:10:[0-9]+: " "^wrote .*: job 48213" --
                       ${_railtune} paths render ${CMAKE_CURRENT_BINARY_DIR}/paths_render_cut -o ${_render_out}/cut.svg)
   paths_render_expect(missing_rail_map fail "railtune paths render: .*no-such-map\\.json" --
                       ${_railtune} paths render ${_render_logs} --rail-map ${_render_out}/no-such-map.json -o ${_render_out}/x.svg)
   paths_render_expect(unwritable_output fail "cannot write /dev/null/x\\.html" --
                       ${_railtune} paths render ${_render_logs} -o /dev/null/x.html)
+
+  # ib connections (tests/data/paths/ib): each format carries the drawn record's verbs facts in the link's details.
+  set(_render_ib ${PROJECT_SOURCE_DIR}/tests/data/paths/ib)
+  paths_render_expect(ib_svg ok "^wrote .*ib\\.svg: job ib-job, 2 hosts, 2 connections"
+                      "^verbs: mlx5_0:1 InfiniBand, MTU 4096, GID fe80:0000:0000:0000:0c42:a1ff:fe00:b220 \\(index 0\\), 2 QPs 0x1a2-&gt;0x2b4 0x1a3-&gt;0x2b5, bytes per QP 128\\.0 MiB / 128\\.0 MiB"
+                      -- bash -c "\"$0\" paths render \"$1\" -o \"$2\" && cat \"$2\"" ${_railtune} ${_render_ib} ${_render_out}/ib.svg)
+  paths_render_expect(ib_html ok "^wrote .*ib\\.html: job ib-job"
+                      "^verbs: mlx5_1:1 InfiniBand \\(adaptive routing\\), MTU 4096, .* 4 QPs 0x1c0-&gt;0x2d0 .*, bytes per QP 32\\.0 MiB / 32\\.0 MiB / 32\\.0 MiB / 0 B"
+                      -- bash -c "\"$0\" paths render \"$1\" -o \"$2\" && cat \"$2\"" ${_railtune} ${_render_ib} ${_render_out}/ib.html)
+  paths_render_expect(ib_dot ok "^wrote .*ib\\.dot: job ib-job"
+                      "tooltip=.*; verbs: mlx5_0:1 InfiniBand, MTU 4096, .* 2 QPs 0x1a2->0x2b4 0x1a3->0x2b5"
+                      -- bash -c "\"$0\" paths render \"$1\" -o \"$2\" && cat \"$2\"" ${_railtune} ${_render_ib} ${_render_out}/ib.dot)
 
   add_test(NAME cli.paths_render_browser
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/paths_render_browser.py ${_railtune} ${CMAKE_CURRENT_BINARY_DIR}/paths_render_browser)

@@ -101,7 +101,7 @@ TEST(PathsLoad, GoldenExampleOfTheWriter) {
   const LoadedPaths loaded = loadPathLogs(dir.str(), {});
   ASSERT_EQ(loaded.jobs.size(), 1u);
   const JobPaths& job = loaded.jobs.front();
-  ASSERT_EQ(job.connections.size(), 3u);
+  ASSERT_EQ(job.connections.size(), 4u);
   EXPECT_TRUE(job.connections[0].closed);
   EXPECT_EQ(job.connections[0].traffic.bytesSent, 262144000u);
   EXPECT_FALSE(job.connections[1].closed);
@@ -112,7 +112,16 @@ TEST(PathsLoad, GoldenExampleOfTheWriter) {
   ASSERT_EQ(got.size(), 3u) << ::testing::PrintToString(got);
   EXPECT_NE(got[0].find(":5:1: the writer lost 2 record(s)"), std::string::npos) << got[0];
   EXPECT_NE(got[1].find(":7:1: the writer lost 5 record(s)"), std::string::npos) << got[1];
-  EXPECT_EQ(got[2].find(": host gb300-r02-t05 wrote no path log for job 48213: 3 connections"), 0u) << got[2];
+  EXPECT_EQ(got[2].find(": host gb300-r02-t05 wrote no path log for job 48213: 4 connections"), 0u) << got[2];
+  // The ib connection: its verbs facts, and the bytes per QP of its close.
+  const Connection& ib = job.connections[3];
+  EXPECT_EQ(ib.transport, "ib");
+  EXPECT_TRUE(ib.verbs.present);
+  EXPECT_EQ(ib.verbs.qpCount, 2);
+  EXPECT_EQ(ib.verbs.localQpn[1], 0x1a3u);
+  EXPECT_TRUE(ib.closed);
+  EXPECT_EQ(ib.traffic.bytesPerQp, (std::vector<uint64_t>{22282240, 22282240}));
+  EXPECT_TRUE(job.connections[0].traffic.bytesPerQp.empty());
 }
 
 TEST(PathsLoad, TruncatedAndInterleavedLinesAreNamedAndSkipped) {

@@ -4,6 +4,7 @@
 add_executable(net_pathlog_tests
   ${CMAKE_CURRENT_LIST_DIR}/net_pathlog_handshake_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/net_pathlog_records_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/net_pathlog_verbs_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/net_pathlog_writer_test.cc)
 target_link_libraries(net_pathlog_tests PRIVATE railtune_net_pathlog GTest::gtest_main)
 target_compile_definitions(net_pathlog_tests PRIVATE
@@ -15,4 +16,4 @@ gtest_discover_tests(net_pathlog_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOV
 add_test(NAME unit.net_pathlog_schema_accepts_example
          COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/validate_jsonl.py
                  ${PROJECT_SOURCE_DIR}/docs/formats/path-log.schema.json
-                 ${PROJECT_SOURCE_DIR}/docs/formats/path-log.example.jsonl --min-records 7)
+                 ${PROJECT_SOURCE_DIR}/docs/formats/path-log.example.jsonl --min-records 9)

@@ -59,8 +59,28 @@ PathRecord trafficRecord(RecordKind kind, uint64_t connection, int64_t timeUs, u
   return r;
 }
 
+// A connection of the verbs transport: its connect record carries the verbs facts (RoCE, two QPs).
+PathRecord ibConnectRecord() {
+  PathRecord r = connectRecord(4, Direction::Send, 2, 2);
+  r.timeUs = 1764480021500000;
+  r.transport.assign("ib");
+  r.streams = 2;
+  r.local.netdev.assign("enp2s0np0");
+  r.verbs.present = true;
+  r.verbs.port = 1;
+  r.verbs.gid.assign("0000:0000:0000:0000:0000:ffff:0a00:0203");
+  r.verbs.gidIndex = 3;
+  r.verbs.linkLayer.assign("RoCE");
+  r.verbs.mtu = 4096;
+  r.verbs.qpCount = 2;
+  r.verbs.localQpn[0] = 0x1a2, r.verbs.localQpn[1] = 0x1a3;
+  r.verbs.remoteQpn[0] = 0x2b4, r.verbs.remoteQpn[1] = 0x2b5;
+  return r;
+}
+
 // One of each kind and case: a matching send, a cross-rail receive whose peer runs another
-// configuration, its traffic, a connection with nothing known about its GPU, a loss notice.
+// configuration, its traffic, a connection with nothing known about its GPU, a loss notice, and a connection of the
+// verbs transport with its close (QPNs, bytes per QP).
 std::vector<PathRecord> exampleRecords() {
   std::vector<PathRecord> records;
   records.push_back(connectRecord(1, Direction::Send, 3, 3));
@@ -84,6 +104,12 @@ std::vector<PathRecord> exampleRecords() {
   notice.timeUs = 1764480021000000;
   notice.dropped = 5;
   records.push_back(notice);
+  records.push_back(ibConnectRecord());
+  PathRecord ibClose = trafficRecord(RecordKind::Close, 4, 1764480022000000, 40);
+  ibClose.traffic.qpCount = 2;
+  ibClose.traffic.bytesPerQp[0] = 20 * 1048576 + 20 * 65536;
+  ibClose.traffic.bytesPerQp[1] = 20 * 1048576 + 20 * 65536;
+  records.push_back(ibClose);
   return records;
 }
 
@@ -124,6 +150,10 @@ TEST(NetPathlogRecords, ReaderReadsTheGoldenExampleBackExactly) {
   EXPECT_EQ(crossRail.local.rail, 1);
   EXPECT_NE(crossRail.localDigest, crossRail.remoteDigest);
   EXPECT_EQ(all.records[5].record.traffic.bytesSent, 250u * 1048576u);
+  EXPECT_EQ(all.records[5].record.traffic.qpCount, 0);
+  EXPECT_FALSE(all.records[0].record.verbs.present);
+  EXPECT_TRUE(all.records[7].record.verbs == expected[7].verbs);
+  EXPECT_TRUE(all.records[8].record.traffic == expected[8].traffic);
 }
 
 TEST(NetPathlogRecords, UnknownValuesAreNullOrLeftOut) {
