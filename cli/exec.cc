@@ -121,7 +121,10 @@ int runExec(const ExecOptions& options) {
     topo::LauncherEnvOptions env = resolveLauncherOptions(options.launcher);
     if (env.host.empty()) env.host = hostFromEnvironment();
     if (env.localRank < 0) env.localRank = localRankFromEnvironment();
+    env.env = processEnv;  // RAILTUNE_NET_QPS and the user's NCCL_IB_* feed the QP policy
     vars = topo::launcherEnv(model, env);
+    for (const std::string& warning : topo::launcherQpPolicy(model, env).warnings)
+      std::cerr << "railtune exec: warning: " << warning << "\n";
     if (!options.captureDir.empty())
       for (auto& var : captureEnv(options.captureDir)) vars.push_back(std::move(var));
   } catch (const std::invalid_argument& e) {

@@ -25,6 +25,7 @@ constexpr int64_t kMaxHangTimeoutSeconds = 86400;  // a day: far from overflowin
 constexpr int64_t kMinSlots = 16;                  // at least one operation's worth of events
 constexpr int64_t kMaxSlots = 1 << 20;             // 32-bit slot indices, bounded memory per communicator
 constexpr int64_t kMaxNetStreams = 16;             // the socket transport's kMaxStreams (net_plugin/transports/socket/)
+constexpr int64_t kMaxQpsPerConnection = 128;      // NCCL_IB_MAX_QPS (common/qp_policy.h)
 
 // Keep in sync with profiler_plugin/capture/mask.cc (a unit test there parses every one).
 constexpr const char* kProfileMaskNames = "coll|p2p|proxyop|proxystep|kernelch|netplugin|all|default|none";
@@ -130,17 +131,28 @@ constexpr ParamSpec kParams[] = {
      "record's `events_dropped`.",
      "", kMinSlots, kMaxSlots},
     {"RAILTUNE_NET_TRANSPORT", ParamType::Enum, "auto", "net",
-     "Whether the net plugin carries the job's traffic. `auto` (the default): over TCP sockets only on a host "
-     "without an ACTIVE RDMA port; where one is active the plugin steps aside (one WARN) so that NCCL uses its "
-     "faster IB transport. `socket`: over TCP sockets even where RDMA is active. `none`: always step aside. "
+     "Whether and how the net plugin carries the job's traffic. `auto` (the default): over TCP sockets only on a "
+     "host without an ACTIVE RDMA port; where one is active the plugin steps aside (one WARN) so that NCCL uses its "
+     "own IB transport. `ib`: over RDMA through libibverbs (railtune's verbs transport: QPs per connection from "
+     "the QP policy, each GPU on its rail's HCA, every connection's HCA, GID and QPs in the path log); it has run "
+     "on railtune's strict verbs simulator, not yet on real HCAs, which is why `auto` does not choose it "
+     "([net-ib.md](net-ib.md)). `socket`: over TCP sockets even where RDMA is active. `none`: always step aside. "
      "A value outside these also steps aside, with a WARN naming it ([net.md](net.md)).",
-     "auto|socket|none", 0, 0},
+     "auto|socket|ib|none", 0, 0},
     {"RAILTUNE_NET_STREAMS", ParamType::Int, "2", "net",
      "TCP streams per connection of the socket transport (1 to 16), the socket analogue of QPs per connection. A "
      "message is cut into 512 KiB chunks dealt round-robin over the streams, so a message of one chunk or less "
      "travels whole on the first stream and only large messages spread over all of them. A value outside 1..16 is "
      "a WARN and the default is used.",
      "", 1, kMaxNetStreams},
+    {"RAILTUNE_NET_QPS", ParamType::Int, "0", "net",
+     "RDMA queue pairs per connection (and per port of a connection) of the net plugin's verbs transport, 1 to "
+     "128, as `NCCL_IB_QPS_PER_CONNECTION` is for NCCL's own IB transport. `0` (the default): the QP policy "
+     "chooses from the fabric: 1 on InfiniBand and on RoCE with adaptive routing, 4 on RoCE with ECMP "
+     "([qp-policy.md](qp-policy.md)); `railtune topo env` exports the same choice for NCCL's transport. "
+     "An `NCCL_IB_QPS_PER_CONNECTION` set in the environment wins over this variable. A value outside 0..128 is a "
+     "WARN and the policy's value is used.",
+     "", 0, kMaxQpsPerConnection},
     {"RAILTUNE_NET_TIMEOUT", ParamType::Int, "20", "net",
      "Seconds after which a peer that stopped answering fails its connection (TCP keepalive and "
      "`TCP_USER_TIMEOUT`, armed only while data is pending, so a slow but healthy peer is never cut). A peer that "

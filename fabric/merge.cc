@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <utility>
 
 namespace railtune::fabric {
 namespace {
@@ -55,6 +57,26 @@ void mergeSwitch(Network& into, const Switch& s, Diagnostics& out) {
     out.error(s.loc, "switch " + s.name + " differs from its declaration at " + existing->loc.str());
 }
 
+// A part that states adaptive routing, traffic class or service level (a YAML part; discovery knows
+// none of them) sets it; two parts that state different values are an error at the second.
+void mergeSwitchPolicy(Network& net, const Fabric& part, Diagnostics& out) {
+  const Network& p = part.network;
+  if (p.adaptiveRouting && net.adaptiveRouting && *p.adaptiveRouting != *net.adaptiveRouting)
+    out.error(part.loc, std::string("network: adaptiveRouting ") + (*p.adaptiveRouting ? "true" : "false") +
+                            ", but an earlier part says " + (*net.adaptiveRouting ? "true" : "false"));
+  else if (p.adaptiveRouting)
+    net.adaptiveRouting = p.adaptiveRouting;
+  const std::pair<int Network::*, const char*> fields[] = {{&Network::trafficClass, "trafficClass"},
+                                                           {&Network::serviceLevel, "serviceLevel"}};
+  for (const auto& [field, name] : fields) {
+    if (p.*field >= 0 && net.*field >= 0 && p.*field != net.*field)
+      out.error(part.loc, std::string("network: ") + name + " " + std::to_string(p.*field) +
+                              ", but an earlier part says " + std::to_string(net.*field));
+    else if (p.*field >= 0)
+      net.*field = p.*field;
+  }
+}
+
 void mergeNetwork(Fabric& into, const Fabric& part, bool first, Diagnostics& out) {
   Network& net = into.network;
   if (first) {
@@ -68,6 +90,7 @@ void mergeNetwork(Fabric& into, const Fabric& part, bool first, Diagnostics& out
                             ", but the first part has " + std::to_string(net.rails) + " x " +
                             std::to_string(net.planes) + " " + net.linkLayer);
   }
+  mergeSwitchPolicy(net, part, out);
   for (const RailGroup& g : part.network.railGroups) mergeRailGroup(net, g, out);
   for (const Switch& s : part.network.switches) mergeSwitch(net, s, out);
 }

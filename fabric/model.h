@@ -113,6 +113,10 @@ struct Network {
   int rails = 0;   // rails per host
   int planes = 1;  // planes per rail (1 = single plane)
   std::string linkLayer = "InfiniBand";
+  // What the description says of the switches, for the QP policy (common/qp_policy.h); unset = unknown.
+  std::optional<bool> adaptiveRouting;  // the switches route adaptively (Quantum AR, Spectrum-X RoCE AR)
+  int trafficClass = -1;                // RoCE traffic class of the lossless class (DSCP x 4 + ECN bits); -1 unset
+  int serviceLevel = -1;                // IB service level (the SL adaptive routing is enabled on); -1 unset
   std::vector<RailGroup> railGroups;
   std::vector<Switch> switches;  // leaves first, then spines, then cores
 };

@@ -104,11 +104,13 @@ void applyOverrides(Fabric& fabric, const MapReader& root) {
 }  // namespace
 
 Fabric readCompactForm(const YAML::Node& root, const std::string& file) {
-  const MapReader map(root, file, "cluster",
-                      {"cluster", "profile", "domains", "trays", "rails", "planes", "linkLayer", "domainNames",
-                       "hostNames", "racksPerRailGroup", "railGroups", "leafSpeedGbps", "overrides"});
+  const MapReader map(
+      root, file, "cluster",
+      {"cluster", "profile", "domains", "trays", "rails", "planes", "linkLayer", "adaptiveRouting", "trafficClass",
+       "serviceLevel", "domainNames", "hostNames", "racksPerRailGroup", "railGroups", "leafSpeedGbps", "overrides"});
   const ClusterSpec spec = readSpec(map);
   Fabric fabric = expandAt(spec, map);
+  readSwitchPolicy(map, fabric.network);
   applyOverrides(fabric, map);
   return fabric;
 }

@@ -111,12 +111,25 @@ void joinRailGroups(Fabric& fabric) {
         domain.railGroup = group.name;
 }
 
+}  // namespace
+
+void readSwitchPolicy(const MapReader& map, Network& net) {
+  net.adaptiveRouting = map.boolean("adaptiveRouting");
+  net.trafficClass = map.integer("trafficClass", -1, 0, 255);
+  net.serviceLevel = map.integer("serviceLevel", -1, 0, 15);
+}
+
+namespace {
+
 void readNetwork(const YAML::Node& node, const std::string& file, Fabric& fabric) {
-  const MapReader map(node, file, "network", {"rails", "planes", "linkLayer", "railGroups", "switches"});
+  const MapReader map(
+      node, file, "network",
+      {"rails", "planes", "linkLayer", "adaptiveRouting", "trafficClass", "serviceLevel", "railGroups", "switches"});
   Network& net = fabric.network;
   net.rails = map.integer("rails", 0, 0, kMaxIndex);
   net.planes = map.integer("planes", 1, 1, 16);
   net.linkLayer = map.text("linkLayer", "InfiniBand");
+  readSwitchPolicy(map, net);
   for (const YAML::Node& item : map.sequence("railGroups")) {
     const MapReader group(item, file, "railGroup", {"name", "domains", "spine"});
     group.require("name");

@@ -89,6 +89,13 @@ int MapReader::integer(const char* key, int fallback, int min, int max) const {
   return parsed;
 }
 
+std::optional<bool> MapReader::boolean(const char* key) const {
+  const YAML::Node value = node_[key];
+  if (!value) return std::nullopt;
+  if (value.IsScalar() && (value.Scalar() == "true" || value.Scalar() == "false")) return value.Scalar() == "true";
+  fail(key, "expected true or false, got " + preview(value));
+}
+
 std::string MapReader::text(const char* key, const std::string& fallback) const {
   const YAML::Node value = node_[key];
   if (!value) return fallback;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@ class MapReader {
   void require(const char* key) const;
   int integer(const char* key, int fallback, int min, int max) const;
   std::string text(const char* key, const std::string& fallback) const;
+  std::optional<bool> boolean(const char* key) const;  // true/false; nullopt when absent
   std::string busId(const char* key, const std::string& fallback) const;
   uint64_t guid(const char* key, uint64_t fallback) const;
   std::vector<std::string> texts(const char* key) const;

@@ -18,6 +18,10 @@ MapReader nicReader(const YAML::Node& node, const std::string& file);
 void readGpu(const MapReader& map, Gpu& gpu);  // the keys present overwrite `gpu`
 void readNic(const MapReader& map, Nic& nic);  // the keys present overwrite `nic`
 
+// The switches' adaptiveRouting, trafficClass and serviceLevel, keys of `network` (full form) or of
+// the cluster (compact form).
+void readSwitchPolicy(const MapReader& map, Network& net);
+
 Fabric readFullForm(const YAML::Node& root, const std::string& file);
 
 }  // namespace railtune::fabric::yaml

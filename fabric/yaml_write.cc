@@ -122,6 +122,9 @@ void writeNetwork(YAML::Emitter& out, const Network& net) {
   out << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "rails" << YAML::Value << net.rails << YAML::Key << "planes" << YAML::Value << net.planes;
   out << YAML::Key << "linkLayer" << YAML::Value << net.linkLayer;
+  if (net.adaptiveRouting) out << YAML::Key << "adaptiveRouting" << YAML::Value << *net.adaptiveRouting;
+  if (net.trafficClass >= 0) out << YAML::Key << "trafficClass" << YAML::Value << net.trafficClass;
+  if (net.serviceLevel >= 0) out << YAML::Key << "serviceLevel" << YAML::Value << net.serviceLevel;
   out << YAML::Key << "railGroups" << YAML::Value << YAML::BeginSeq;
   for (const RailGroup& g : net.railGroups) {
     out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << g.name;

@@ -13,6 +13,7 @@
 #include "net_plugin/devices/device_list.h"
 #include "net_plugin/devices/step_aside.h"
 #include "net_plugin/engine.h"
+#include "net_plugin/engine_ib.h"
 #include "net_plugin/plugin_engine.h"
 
 namespace railtune::net {
@@ -97,15 +98,27 @@ std::unique_ptr<Engine> makeEngine(const EngineOptions& engineOptions, const Log
   DeviceListOptions listOptions;
   listOptions.root = root;
   listOptions.addressFile = stringParam("RAILTUNE_NET_ADDRESS_FILE");
+  const bool verbs = decision.choice == TransportChoice::Ib;
   std::vector<NetDevice> devices;
   std::shared_ptr<const formats::RailMap> railMap;
   try {
-    devices = usableDevices(buildDeviceList(listOptions), log);
+    DeviceList list = buildDeviceList(listOptions);
+    if (verbs) {
+      for (const std::string& note : list.notes) RT_INFO(log, NCCL_INIT | NCCL_NET, "%s", note.c_str());
+      // HCAs only (from the rail map or /sys/class/infiniband): plain interfaces have no verbs.
+      if (list.source != DeviceSource::Interfaces) devices = std::move(list.devices);
+    } else {
+      devices = usableDevices(std::move(list), log);
+    }
     railMap = railMapFor(stringParam("RAILTUNE_RAIL_MAP"));
   } catch (const std::exception& e) {
     throw StepAside(std::string("cannot list the devices: ") + e.what());
   }
-  if (devices.empty()) throw StepAside("no network device with an IPv4 address to carry the traffic");
+  if (devices.empty()) {
+    throw StepAside(verbs
+                        ? "RAILTUNE_NET_TRANSPORT=ib, but no RDMA device was found (rail map or /sys/class/infiniband)"
+                        : "no network device with an IPv4 address to carry the traffic");
+  }
 
   PluginOptions options;
   options.identity = resolveIdentity();
@@ -119,6 +132,14 @@ std::unique_ptr<Engine> makeEngine(const EngineOptions& engineOptions, const Log
   options.misbind = misbindFault(devices, log);
   options.pathLog = pathlog::PathLogWriter::fromEnvironment(log);
   options.profiler = engineOptions.profiler;
+  if (verbs) {
+    options.ib = verbsSetup(listOptions, devices, log);
+    try {
+      return std::make_unique<PluginEngine>(std::move(devices), std::move(options), log);
+    } catch (const std::runtime_error& e) {
+      throw StepAside(std::string("the verbs transport cannot use its devices: ") + e.what());
+    }
+  }
   std::string names;
   for (const NetDevice& d : devices) names += (names.empty() ? "" : " ") + d.name + "/" + d.netdev + "=" + d.ipv4;
   RT_INFO(log, NCCL_INIT | NCCL_NET, "socket transport, %d streams per connection, timeout %d s, %s, devices: %s",

@@ -20,6 +20,9 @@ class Connection final : public TransferObserver {
   // Profiler events (net v10+): railtune's own event type, see formats/net_event.h.
   void* started(void* parentHandle, size_t bytes) noexcept override;
   void stopped(void* event) noexcept override;
+  // And NCCL's own IB descriptor for each QP of a verbs transfer (the profiler decodes both).
+  void* startedQp(void* parentHandle, int device, uint64_t wrId, int opcode, int qpNum,
+                  size_t length) noexcept override;
 
   formats::path_log::PathRecord record;  // the connect record; its rank fields are set by the first transfer
   std::shared_ptr<pathlog::ConnectionCounters> counters;

@@ -54,6 +54,7 @@ void* PluginEngine::adopt(void* comm, int vdev, bool send, std::optional<uint64_
   record.direction = send ? formats::path_log::Direction::Send : formats::path_log::Direction::Recv;
   record.transport.assign(transport_->name());
   record.streams = facts.streams;
+  record.verbs = facts.verbs;
   record.local.device = vdev;
   record.local.hca.assign(actual.name);
   record.local.netdev.assign(actual.netdev);

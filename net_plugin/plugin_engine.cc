@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "formats/handshake.h"
@@ -48,13 +49,51 @@ std::vector<socket::SocketDevice> socketDevices(std::span<const NetDevice> devic
   return out;
 }
 
+std::vector<ib::IbDevice> ibDevices(std::span<const NetDevice> devices, const PluginOptions& options) {
+  std::vector<ib::IbDevice> out;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const NetDevice& d = devices[i];
+    out.push_back(
+        ib::IbDevice{d.name, d.port, d.ipv4, d.pciPath, d.rail, d.plane, preambleFor(d, static_cast<int>(i), options)});
+  }
+  return out;
+}
+
 }  // namespace
+
+std::unique_ptr<Transport> PluginEngine::makeTransport(std::vector<NetDevice>& devices, PluginOptions& options,
+                                                       TransportLimits& limits) {
+  if (!options.ib) {
+    limits = socketLimits(options.socket);
+    return std::make_unique<socket::SocketEngine>(socketDevices(devices, options), options.socket);
+  }
+  auto engine = std::make_unique<ib::IbEngine>(std::move(options.ib->verbs), ibDevices(devices, options),
+                                               std::move(options.ib->options));
+  options.ib.reset();
+  limits = TransportLimits{};
+  limits.maxRecvs = kMaxRecvs;
+  limits.maxComms = 1 << 20;
+  limits.regIsGlobal = true;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const DeviceProperties p = engine->properties(static_cast<int>(i));
+    devices[i].speedMbps = p.speedMbps;  // what the port reports, as NCCL's IB transport offers it
+    devices[i].guid = p.guid;
+    devices[i].linkLayer =
+        engine->port(static_cast<int>(i)).attr.linkLayer == ib::kIbvLinkLayerEthernet ? "Ethernet" : "InfiniBand";
+    // The table offers one set of limits: what every port allows.
+    limits.pointerSupport = i == 0 ? p.pointerSupport : (limits.pointerSupport & p.pointerSupport);
+    limits.maxComms = std::min(limits.maxComms, p.maxComms);
+    limits.maxP2pBytes = p.maxP2pBytes;
+    limits.maxCollBytes = p.maxCollBytes;
+  }
+  return engine;
+}
 
 PluginEngine::PluginEngine(std::vector<NetDevice> devices, PluginOptions options, const Log& log)
     : log_(log),
       options_(std::move(options)),
-      table_(devices, socketLimits(options_.socket)),
-      transport_(std::make_unique<socket::SocketEngine>(socketDevices(devices, options_), options_.socket)) {
+      transport_(makeTransport(devices, options_, limits_)),
+      table_(devices, limits_) {
   if (options_.railMap) host_ = options_.railMap->findHost(options_.railMapHost);
 }
 

@@ -28,6 +28,7 @@
 #include "net_plugin/devices/device_table.h"
 #include "net_plugin/engine.h"
 #include "net_plugin/pathlog/writer.h"
+#include "net_plugin/transports/ib/ib_engine.h"
 #include "net_plugin/transports/socket/socket_engine.h"
 #include "net_plugin/transports/transport.h"
 
@@ -38,6 +39,8 @@ struct PluginOptions {
   uint64_t digest = 0;  // common/config_digest.h, computed at init
   bool strict = false;  // RAILTUNE_STRICT: a digest mismatch fails the connection
   socket::SocketEngineOptions socket;
+  // Set: the traffic goes over verbs (transports/ib/, RAILTUNE_NET_TRANSPORT=ib), else over TCP sockets.
+  std::optional<ib::IbTransportSetup> ib;
   std::shared_ptr<const formats::RailMap> railMap;  // NULL: none
   std::string railMapHost;                          // this host's name in it
   std::optional<std::pair<int, int>> misbind;       // physical device FROM leaves through TO (a fault, for tests)
@@ -87,12 +90,17 @@ class PluginEngine final : public Engine {
   void close(void* comm, bool send);
   bool limitWarning(std::atomic<int>& count, const char* what);
 
+  // The transport is made first: the verbs one reads each port's speed and GUID, which the table then offers.
+  static std::unique_ptr<Transport> makeTransport(std::vector<NetDevice>& devices, PluginOptions& options,
+                                                  TransportLimits& limits);
+
   Log log_;
   PluginOptions options_;
   const formats::RailMapHost* host_ = nullptr;  // into options_.railMap
+  TransportLimits limits_;
+  std::unique_ptr<Transport> transport_;  // sockets or verbs (docs/net.md)
   DeviceTable table_;
-  std::unique_ptr<Transport> transport_;  // the socket transport today (docs/net.md)
-  std::mutex setupMutex_;                 // listeners_ and connections_: setup and close only
+  std::mutex setupMutex_;  // listeners_ and connections_: setup and close only
   std::map<void*, ListenerInfo> listeners_;
   std::map<void*, std::unique_ptr<Connection>> connections_;
   std::atomic<int> railWarnings_{0}, digestWarnings_{0};

@@ -1,6 +1,9 @@
 #include "topo_gen/launcher_env.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "topo_gen/sched_common.h"
@@ -58,6 +61,20 @@ void addNvlinkDomainVars(const fabric::Fabric& fabric, const fabric::Host& host,
   vars.emplace_back("NCCL_CUMEM_ENABLE", "1");
 }
 
+// The QP policy's choices that differ from NCCL's defaults. Every one of these variables means the
+// same in NCCL 2.28 and 2.30 (docs/qp-policy.md), so the version does not enter.
+void addQpPolicyVars(const qp::QpPolicy& policy, EnvVars& vars) {
+  for (const qp::Decision& decision : policy.why)
+    if (decision.changed) vars.emplace_back(decision.variable, decision.value);
+}
+
+// One GID index for every rail NIC, or -1 when one is unknown or they differ (then NCCL picks per port).
+int commonGidIndex(const std::vector<const fabric::Nic*>& nics) {
+  std::set<int> indexes;
+  for (const fabric::Nic* nic : nics) indexes.insert(nic->gidIndex);
+  return indexes.size() == 1 ? *indexes.begin() : -1;
+}
+
 void addPluginVars(const std::string& pluginDir, EnvVars& vars) {
   if (pluginDir.empty()) return;
   const fs::path dir = fs::absolute(fs::path(pluginDir)).lexically_normal();
@@ -86,6 +103,34 @@ std::string ibHcaList(const std::vector<const fabric::Nic*>& nics, int ncclMinor
   return list;
 }
 
+qp::FabricShape fabricShape(const fabric::Fabric& fabric, const std::string& hostName) {
+  const fabric::Host& host = hostNamed(fabric, hostName);
+  std::vector<const fabric::Nic*> nics;
+  std::map<int, std::set<int>> planesByRail;
+  for (const fabric::Nic& nic : host.nics) {
+    if (nic.rail < 0) continue;
+    nics.push_back(&nic);
+    planesByRail[nic.rail].insert(nic.plane);
+  }
+  if (nics.empty()) throw std::invalid_argument("host '" + host.name + "' has no NIC on a rail");
+  qp::FabricShape shape;
+  shape.linkLayer = nics.front()->linkLayer == "Ethernet" ? qp::LinkLayer::Ethernet : qp::LinkLayer::InfiniBand;
+  shape.rails = static_cast<int>(planesByRail.size());
+  for (const auto& [rail, planes] : planesByRail)
+    shape.planes = std::max(shape.planes, static_cast<int>(planes.size()));
+  shape.speedMbps = nics.front()->speedMbps;
+  for (const fabric::Nic* nic : nics) shape.speedMbps = std::min(shape.speedMbps, nic->speedMbps);
+  shape.adaptiveRouting = fabric.network.adaptiveRouting;
+  shape.gidIndex = commonGidIndex(nics);
+  shape.trafficClass = fabric.network.trafficClass;
+  shape.serviceLevel = fabric.network.serviceLevel;
+  return shape;
+}
+
+qp::QpPolicy launcherQpPolicy(const fabric::Fabric& fabric, const LauncherEnvOptions& options) {
+  return qp::chooseQpPolicy(fabricShape(fabric, options.host), options.env);
+}
+
 EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& options) {
   if (options.ncclMinor < 28)
     throw std::invalid_argument("NCCL 2." + std::to_string(options.ncclMinor) +
@@ -97,6 +142,7 @@ EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& opti
   vars.emplace_back("NCCL_IB_HCA", ibHcaList(railNics(host, options), options.ncclMinor));
   vars.emplace_back("NCCL_CROSS_NIC", "0");
   if (options.ncclMinor >= 30) vars.emplace_back("NCCL_NET_MERGE_POLICY", "RAIL");
+  addQpPolicyVars(launcherQpPolicy(fabric, options), vars);
   addNvlinkDomainVars(fabric, host, vars);
   addPluginVars(options.pluginDir, vars);
   if (!options.railMap.empty()) vars.emplace_back("RAILTUNE_RAIL_MAP", absolutePath(options.railMap));

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/params.h"
+#include "common/qp_policy.h"
 #include "fabric/model.h"
 
 namespace railtune::topo {
@@ -21,13 +23,23 @@ struct LauncherEnvOptions {
   std::string topoFile;        // NCCL_TOPO_FILE; "{host}" is replaced by the host name; "" = not set
   std::string railMap;         // RAILTUNE_RAIL_MAP; "" = not set
   std::string pluginDir;       // folder of libnccl-{net,tuner,profiler}-railtune.so; "" = not set
+  EnvLookup env = nullptr;     // where RAILTUNE_NET_QPS and the user's NCCL_IB_* come from; null = none
 };
 
 using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
-// In a fixed order. Throws std::invalid_argument naming the problem (unknown host, local rank out of
-// range or missing where an option needs it, more than NCCL's 32 HCAs, a host without rail NICs).
+// In a fixed order; the QP policy's NCCL_IB_* variables (those that differ from NCCL's defaults, the
+// same policy the net plugin's verbs transport follows) come after NCCL_CROSS_NIC. Throws std::invalid_argument naming
+// the problem (unknown host, local rank out of range or missing where an option needs it, more than NCCL's 32 HCAs, a
+// host without rail NICs).
 EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& options);
+
+// The fabric shape of a host's rail NICs (link layer, rails, planes, slowest port, the GID index they
+// all share) and the fabric's switch settings, for the QP policy. Throws like launcherEnv.
+qp::FabricShape fabricShape(const fabric::Fabric& fabric, const std::string& host);
+
+// The QP policy for options.host with options.env, as launcherEnv applies it.
+qp::QpPolicy launcherQpPolicy(const fabric::Fabric& fabric, const LauncherEnvOptions& options);
 
 // "export NAME=<shell-quoted value>" lines.
 std::string exportLines(const EnvVars& vars);

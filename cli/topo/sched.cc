@@ -1,6 +1,7 @@
 // `railtune topo labels | hypernodes | kueue | slurm | env`: what the schedulers and the launcher
 // read, from the cluster description (--fabric FILE, default the built-in cluster), written to
 // stdout or --out PATH. See docs/scheduling.md.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -22,6 +23,17 @@ struct Common {
   std::string fabricPath;
   std::string outPath;  // "" = stdout
 };
+
+// `topo env --why`: the policy's lines as shell comments, so the output stays a script to source.
+std::string qpPolicyComments(const qp::QpPolicy& policy) {
+  std::string text;
+  const std::string lines = qp::describe(policy, false);
+  for (size_t begin = 0, end = 0; begin < lines.size(); begin = end + 1) {
+    end = std::min(lines.find('\n', begin), lines.size());
+    text += "# " + lines.substr(begin, end - begin) + "\n";
+  }
+  return text;
+}
 
 void addCommonOptions(CLI::App& app, Common& common) {
   addFabricOption(app, common.fabricPath);
@@ -97,13 +109,22 @@ Command addTopoEnvCommand(CLI::App& topo) {
   addCommonOptions(*app, *common);
   app->add_option("--host", options->env.host, "the host; default: the first host of the fabric");
   addLauncherOptions(*app, *options);
+  auto why = std::make_shared<bool>(false);
+  app->add_flag("--why", *why,
+                "before the exports, a comment line per QP-policy variable (NCCL_IB_QPS_PER_CONNECTION...): its "
+                "value and source, also where NCCL's default is kept (docs/qp-policy.md)");
   return {app, [=] {
             const fabric::Fabric model = loadFabricOption(common->fabricPath);
             topo::LauncherEnvOptions env;
             try {
               env = resolveLauncherOptions(*options);
               if (env.host.empty() && !model.hosts.empty()) env.host = model.hosts.front().name;
-              return writeOutput(topo::exportLines(topo::launcherEnv(model, env)), common->outPath);
+              env.env = processEnv;
+              const topo::EnvVars vars = topo::launcherEnv(model, env);
+              const qp::QpPolicy policy = topo::launcherQpPolicy(model, env);
+              for (const std::string& warning : policy.warnings)
+                std::cerr << "railtune topo env: warning: " << warning << "\n";
+              return writeOutput((*why ? qpPolicyComments(policy) : "") + topo::exportLines(vars), common->outPath);
             } catch (const std::invalid_argument& e) {
               std::cerr << "railtune topo env: " << e.what() << "\n";
               return 2;

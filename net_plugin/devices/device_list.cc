@@ -119,4 +119,17 @@ DeviceList buildDeviceList(const DeviceListOptions& options) {
   return list;
 }
 
+std::string outOfBandAddress(const DeviceListOptions& options) {
+  const AddressTable addresses =
+      options.addressFile.empty() ? readLiveAddresses() : readAddressFile(options.addressFile);
+  const IfFilter noFilter = parseIfFilter("", kMaxIbHcaEntries);
+  const std::vector<RdmaDevice> noRdma;
+  const DeviceInputs in{options, addresses, noFilter, noRdma};
+  DeviceList list;
+  devicesFromInterfaces(in, &list);
+  for (const NetDevice& device : list.devices)
+    if (!device.ipv4.empty()) return device.ipv4;
+  return "";
+}
+
 }  // namespace railtune::net

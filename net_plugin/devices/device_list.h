@@ -50,4 +50,9 @@ struct DeviceListOptions {
 // file, std::runtime_error for a bad RAILTUNE_RAIL_MAP value: each message names the file and what.
 DeviceList buildDeviceList(const DeviceListOptions& options);
 
+// The address NCCL's IB transport would set its connections up through (its ncclIbIfAddr): the first
+// interface with an IPv4 address that NCCL's socket rules choose (NCCL_SOCKET_IFNAME, else "ib*", else
+// anything but docker*/lo/virbr*...). "" when there is none. Throws as buildDeviceList for a bad address file.
+std::string outOfBandAddress(const DeviceListOptions& options);
+
 }  // namespace railtune::net

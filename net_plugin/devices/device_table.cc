@@ -40,6 +40,7 @@ DeviceProperties DeviceTable::properties(int vdev) const {
   props.pciPath = merged.pciPath.empty() ? nullptr : merged.pciPath.c_str();
   props.guid = merged.guid;
   props.pointerSupport = limits_.pointerSupport;
+  props.regIsGlobal = limits_.regIsGlobal;
   props.speedMbps = merged.speedMbps;
   props.port = merged.port;
   props.latencyUs = limits_.latencyUs;

@@ -26,6 +26,7 @@ struct TransportLimits {
   size_t maxP2pBytes = size_t{1} << 40;   // NCCL_MAX_NET_SIZE_BYTES, the largest NCCL accepts
   size_t maxCollBytes = size_t{1} << 29;  // MAX_COLLNET_SIZE
   float latencyUs = 0.0f;
+  bool regIsGlobal = false;  // a registration on one comm serves every comm (the verbs transport: one PD per port)
 };
 
 class DeviceTable {

@@ -28,9 +28,13 @@ StepAsideDecision decideStepAside(const std::string& root, EnvLookup env) {
     decision.reason = "RAILTUNE_NET_TRANSPORT=none: railtune steps aside and NCCL uses its own transports";
     return decision;
   }
-  decision.choice = transport.value == "socket" ? TransportChoice::Socket : TransportChoice::Auto;
+  decision.choice = transport.value == "socket" ? TransportChoice::Socket
+                    : transport.value == "ib"   ? TransportChoice::Ib
+                                                : TransportChoice::Auto;
   decision.activeRdmaPort = findActiveRdmaPort(root);
-  if (decision.activeRdmaPort.empty()) {
+  if (decision.choice == TransportChoice::Ib) {
+    decision.reason = "RAILTUNE_NET_TRANSPORT=ib: railtune carries the traffic over verbs";
+  } else if (decision.activeRdmaPort.empty()) {
     decision.reason = "no active RDMA port: railtune carries the traffic over TCP sockets";
   } else if (decision.choice == TransportChoice::Socket) {
     decision.reason = "RDMA port " + decision.activeRdmaPort +
@@ -38,8 +42,9 @@ StepAsideDecision decideStepAside(const std::string& root, EnvLookup env) {
   } else {
     decision.stepAside = true;
     decision.reason = "RDMA port " + decision.activeRdmaPort +
-                      " is active and railtune has only its socket transport: railtune steps aside so that NCCL "
-                      "uses its faster IB transport (RAILTUNE_NET_TRANSPORT=socket overrides)";
+                      " is active: railtune steps aside so that NCCL uses its own IB transport, because railtune's "
+                      "verbs transport has run on the verbs simulator only (RAILTUNE_NET_TRANSPORT=ib overrides, over "
+                      "verbs; RAILTUNE_NET_TRANSPORT=socket overrides, over TCP)";
   }
   return decision;
 }

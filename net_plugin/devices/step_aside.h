@@ -1,7 +1,9 @@
-// "Never a slower job": whether the net plugin offers NCCL any device at all. With only the socket
-// transport, a host with an ACTIVE RDMA port is better served by NCCL's own IB transport, so the plugin
-// steps aside (its init fails with one WARN and NCCL moves on) unless RAILTUNE_NET_TRANSPORT=socket asks
-// for it; RAILTUNE_NET_TRANSPORT=none always steps aside.
+// "Never a slower job": whether the net plugin offers NCCL any device at all, and over which transport. On a
+// host with an ACTIVE RDMA port the plugin carries the traffic over verbs only when RAILTUNE_NET_TRANSPORT=ib
+// asks for it (its verbs transport has run on the strict simulator, not yet on real HCAs: `auto` will choose
+// it once a hardware run has proven it), over TCP when RAILTUNE_NET_TRANSPORT=socket asks; otherwise it steps
+// aside (its init fails with one WARN and NCCL moves on to its own IB transport). RAILTUNE_NET_TRANSPORT=none
+// always steps aside.
 #pragma once
 
 #include <string>
@@ -10,7 +12,7 @@
 
 namespace railtune::net {
 
-enum class TransportChoice { Auto, Socket, None };
+enum class TransportChoice { Auto, Socket, Ib, None };
 
 struct StepAsideDecision {
   bool stepAside = false;
@@ -20,7 +22,7 @@ struct StepAsideDecision {
 };
 
 // `root`: "/" on a live host, a fake sysfs tree in tests. A RAILTUNE_NET_TRANSPORT value that is not
-// auto|socket|none steps aside too (the reason names the variable and the value): guessing could slow
+// auto|socket|ib|none steps aside too (the reason names the variable and the value): guessing could slow
 // the job.
 StepAsideDecision decideStepAside(const std::string& root, EnvLookup env = processEnv);
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "formats/handshake.h"
+#include "formats/path_log.h"
 #include "net_plugin/engine.h"
 #include "net_plugin/pathlog/counters.h"
 
@@ -27,6 +28,10 @@ class TransferObserver {
   // block nor throw.
   virtual void* started(void* parentHandle, size_t bytes) noexcept = 0;
   virtual void stopped(void* event) noexcept = 0;
+  // The verbs transport's per-QP work (NCCL's IB descriptor, ncclProfilerNetIbDescr_v1_t): one start per QP a
+  // transfer is posted on, stopped with stopped(). opcode -1 and length 0 for a receive, as NCCL's IB transport.
+  virtual void* startedQp(void* parentHandle, int device, uint64_t wrId, int opcode, int qpNum,
+                          size_t length) noexcept = 0;
 
  protected:
   ~TransferObserver() = default;
@@ -50,6 +55,7 @@ class Transport : public Engine {
     std::string peer;                                         // "10.0.0.7:43122", or the peer's GID and QPN
     int streams = 0;                                          // TCP streams or QPs
     std::span<const std::byte, kPreambleBytes> peerPreamble;  // what the peer's device sent
+    formats::path_log::VerbsFacts verbs{};                    // the verbs transport's: HCA port, GID, QPs
   };
   virtual ConnectionFacts describe(void* comm) const = 0;
   // Attaches (or, with an empty Attachments, detaches) the caller's objects to a send or receive comm.

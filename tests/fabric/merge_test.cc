@@ -63,6 +63,30 @@ TEST(MergeFabrics, ConflictsAreErrorsAtTheSecondPart) {
   EXPECT_NE(text.find("a-t0.yaml: error: host 'a-t0' is also declared at a-t0.yaml"), std::string::npos) << text;
 }
 
+TEST(MergeFabrics, SwitchPolicyComesFromThePartThatStatesIt) {
+  Fabric declared = part("nvl-a", "a-t1");
+  declared.network.adaptiveRouting = true;
+  declared.network.trafficClass = 106;
+  Diagnostics d;
+  const Fabric merged = mergeFabrics({part("nvl-a", "a-t0"), declared}, "", d);
+  EXPECT_FALSE(d.hasErrors()) << messages(d);
+  EXPECT_EQ(merged.network.adaptiveRouting, std::optional<bool>(true));
+  EXPECT_EQ(merged.network.trafficClass, 106);
+  EXPECT_EQ(merged.network.serviceLevel, -1);
+
+  Fabric other = part("nvl-b", "b-t0");
+  other.network.adaptiveRouting = false;
+  other.network.trafficClass = 41;
+  Diagnostics conflicts;
+  mergeFabrics({declared, other}, "", conflicts);
+  const std::string text = messages(conflicts);
+  EXPECT_NE(text.find("b-t0.yaml: error: network: adaptiveRouting false, but an earlier part says true"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("b-t0.yaml: error: network: trafficClass 41, but an earlier part says 106"), std::string::npos)
+      << text;
+}
+
 TEST(MergeFabrics, DifferingSwitchIsAnError) {
   Fabric second = part("nvl-b", "b-t0");
   second.network.switches[0].speedGbps = 400;

@@ -87,6 +87,28 @@ overrides:
   EXPECT_EQ(f.network.switches.back().name, "core0");
 }
 
+TEST(Compact, SwitchPolicyKeys) {
+  const Fabric f = readFabricYaml(
+      "profile: dgx-h100\nlinkLayer: Ethernet\nadaptiveRouting: true\n"
+      "trafficClass: 106\nserviceLevel: 3\n",
+      "c.yaml");
+  EXPECT_EQ(f.network.adaptiveRouting, std::optional<bool>(true));
+  EXPECT_EQ(f.network.trafficClass, 106);
+  EXPECT_EQ(f.network.serviceLevel, 3);
+  const Fabric unset = readFabricYaml("profile: dgx-h100\n", "c.yaml");
+  EXPECT_FALSE(unset.network.adaptiveRouting.has_value());
+  EXPECT_EQ(unset.network.trafficClass, -1);
+  EXPECT_EQ(unset.network.serviceLevel, -1);
+}
+
+TEST(Full, SwitchPolicyKeysOfTheNetwork) {
+  const Fabric f =
+      readFabricYaml("domains: []\nnetwork: {rails: 0, adaptiveRouting: false, serviceLevel: 0}\n", "f.yaml");
+  EXPECT_EQ(f.network.adaptiveRouting, std::optional<bool>(false));
+  EXPECT_EQ(f.network.serviceLevel, 0);
+  EXPECT_EQ(f.network.trafficClass, -1);
+}
+
 TEST(Full, SmallClusterFromTheTestData) {
   const Fabric f = loadFabricFile(kFabricData + "/full_small.yaml");
   ASSERT_EQ(f.hosts.size(), 2u);
@@ -130,6 +152,10 @@ TEST(Errors, NameTheKeyAndItsPosition) {
   EXPECT_EQ(errorOf("domains:\n  - {name: d, railGroup: nope}\n"), "2:5: domain d: unknown rail group 'nope'");
   EXPECT_EQ(errorOf("domains: 1\noverrides: {hosts: {rack00-tray00: {nics: [{rail: 7}]}}}\n"),
             "2:51: nic.rail: host rack00-tray00 has no NIC on rail 7 (give its plane)");
+  EXPECT_EQ(errorOf("adaptiveRouting: yes\n"), "1:18: cluster.adaptiveRouting: expected true or false, got 'yes'");
+  EXPECT_EQ(errorOf("trafficClass: 256\n"), "1:15: cluster.trafficClass: expected an integer from 0 to 255, got '256'");
+  EXPECT_EQ(errorOf("domains: []\nnetwork: {serviceLevel: 16}\n"),
+            "2:25: network.serviceLevel: expected an integer from 0 to 15, got '16'");
   EXPECT_EQ(errorOf("domains: 1\noverrides: {domains: {rack09: {}}}\n"),
             "2:23: overrides.domains: no domain named 'rack09'");
 }

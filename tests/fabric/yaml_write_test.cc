@@ -64,6 +64,25 @@ TEST(FabricYamlWriter, DiscoveryFieldsRoundTrip) {
   EXPECT_EQ(back.hosts[0].cpus[0].affinity, "ffffffff,ffffffff");
 }
 
+TEST(FabricYamlWriter, SwitchPolicyRoundTrips) {
+  Fabric fabric = expandProfile("dgx-h100", 1);
+  fabric.network.linkLayer = "Ethernet";
+  for (Host& host : fabric.hosts)
+    for (Nic& nic : host.nics) nic.linkLayer = "Ethernet";
+  fabric.network.adaptiveRouting = false;
+  fabric.network.trafficClass = 106;
+  fabric.network.serviceLevel = 3;
+  expectRoundTrip(fabric);
+  const Fabric back = readFabricYaml(writeFabricYaml(fabric), "written.yaml");
+  EXPECT_EQ(back.network.adaptiveRouting, std::optional<bool>(false));
+  EXPECT_EQ(back.network.trafficClass, 106);
+  EXPECT_EQ(back.network.serviceLevel, 3);
+  // Unset, none of the three is written.
+  const std::string plain = writeFabricYaml(expandProfile("dgx-h100", 1));
+  EXPECT_EQ(plain.find("adaptiveRouting"), std::string::npos);
+  EXPECT_EQ(plain.find("trafficClass"), std::string::npos);
+}
+
 TEST(FabricYamlWriter, HeaderIsComments) {
   const std::string text = writeFabricYaml(expandProfile("dgx-b200", 1), "line one\nline two");
   EXPECT_EQ(text.rfind("# line one\n# line two\ncluster: rt-dgx-b200\n", 0), 0u) << text.substr(0, 80);

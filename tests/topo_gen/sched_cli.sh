@@ -31,6 +31,19 @@ paths="--topo-file /etc/railtune/topo/{host}.xml --rail-map /etc/railtune/rail-m
 same env.sh topo env $paths
 # shellcheck disable=SC2086
 same env-rank1-2.28.sh topo env --host rack01-tray17 --local-rank 1 --one-hca-per-rank --isolate-gpu --nccl-version 2.28 $paths
+# A RoCE host: the QP policy's NCCL_IB_QPS_PER_CONNECTION, and with --why a comment per variable.
+roce="$golden/../discover/roce-h100.yaml"
+same env-roce.sh topo env --fabric "$roce" --plugin-dir /opt/railtune/lib
+"$railtune" topo env --fabric "$roce" --plugin-dir /opt/railtune/lib --why > "$work/why" 2> "$work/err" ||
+  fail "topo env --why exited non-zero: $(cat "$work/err")"
+[ "$(grep -c '^# NCCL_IB_' "$work/why")" -eq 7 ] || fail "topo env --why did not write 7 comment lines"
+grep -q '^# NCCL_IB_QPS_PER_CONNECTION=4: RoCE with ECMP: .*SIGCOMM 2024' "$work/why" || fail "--why names no source"
+grep -v '^#' "$work/why" | cmp -s - "$golden/env-roce.sh" || fail "--why changed the exports"
+RAILTUNE_NET_QPS=2 "$railtune" topo env --fabric "$roce" > "$work/qps" 2> "$work/err" || fail "RAILTUNE_NET_QPS=2 failed"
+grep -qx "export NCCL_IB_QPS_PER_CONNECTION=2" "$work/qps" || fail "RAILTUNE_NET_QPS=2 was not exported"
+RAILTUNE_NET_QPS=200 "$railtune" topo env --fabric "$roce" > "$work/qps" 2> "$work/err" || fail "RAILTUNE_NET_QPS=200 failed"
+grep -q "warning: RAILTUNE_NET_QPS='200'" "$work/err" || fail "a bad RAILTUNE_NET_QPS gave no warning: $(cat "$work/err")"
+grep -qx "export NCCL_IB_QPS_PER_CONNECTION=4" "$work/qps" || fail "a bad RAILTUNE_NET_QPS replaced the policy"
 
 "$railtune" topo hypernodes --out "$work/out.yaml" > "$work/stdout" || fail "--out exited non-zero"
 cmp -s "$work/out.yaml" "$golden/hypernodes.yaml" || fail "--out did not write the HyperNodes"

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "fabric/default_cluster.h"
+#include "fabric/yaml_reader.h"
 #include "topo_gen/hypernodes.h"
 #include "topo_gen/kueue.h"
 #include "topo_gen/labels.h"
@@ -91,6 +92,17 @@ TEST_F(SchedGolden, LauncherEnv) {
   options.isolateGpu = true;
   options.ncclMinor = 28;
   expectGolden("env-rank1-2.28.sh", exportLines(launcherEnv(fabric_, options)));
+}
+
+// A discovered RoCE host (ECMP, no adaptive routing stated): the QP policy adds 4 QPs per connection;
+// two of its eight NICs have no GID index, so NCCL_IB_GID_INDEX stays NCCL's.
+TEST_F(SchedGolden, LauncherEnvRoce) {
+  const fabric::Fabric roce =
+      fabric::loadFabricFile(std::string(RAILTUNE_SOURCE_DIR) + "/tests/data/golden/discover/roce-h100.yaml");
+  LauncherEnvOptions options;
+  options.host = "dgx01";
+  options.pluginDir = "/opt/railtune/lib";
+  expectGolden("env-roce.sh", exportLines(launcherEnv(roce, options)));
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
+#include <string>
+
 #include "tests/topo_gen/sched_fixture.h"
 #include "topo_gen/launcher_env.h"
 
@@ -126,6 +130,106 @@ TEST(SchedLauncherEnv, UnknownHostAndHostWithoutRailsAreClearErrors) {
 TEST(SchedLauncherEnv, ExportLinesQuoteValues) {
   EXPECT_EQ(exportLines({{"A", "=mlx5_0:1"}, {"B", "/a b/c"}, {"C", "it's"}, {"D", ""}}),
             "export A='=mlx5_0:1'\nexport B='/a b/c'\nexport C='it'\\''s'\nexport D=''\n");
+}
+
+// A RoCE copy of the small cluster: Ethernet rail NICs with the RoCE v2 GID at index 3.
+fabric::Fabric roceCluster() {
+  fabric::Fabric fabric = test::smallCluster(1, 2, 1);
+  fabric.network.linkLayer = "Ethernet";
+  for (fabric::Host& host : fabric.hosts)
+    for (fabric::Nic& nic : host.nics) {
+      nic.linkLayer = "Ethernet";
+      nic.gidIndex = 3;
+    }
+  return fabric;
+}
+
+const char* const kQpPolicyVars[] = {"NCCL_IB_QPS_PER_CONNECTION",
+                                     "NCCL_IB_SPLIT_DATA_ON_QPS",
+                                     "NCCL_IB_ADAPTIVE_ROUTING",
+                                     "NCCL_IB_AR_THRESHOLD",
+                                     "NCCL_IB_GID_INDEX",
+                                     "NCCL_IB_TC",
+                                     "NCCL_IB_SL"};
+
+TEST(SchedLauncherEnv, InfiniBandKeepsNcclsQpDefaults) {
+  const EnvVars vars = launcherEnv(test::smallCluster(1, 2, 1), optionsFor("rack00-tray00"));
+  for (const char* name : kQpPolicyVars) EXPECT_EQ(valueOf(vars, name), "<unset>") << name;
+}
+
+TEST(SchedLauncherEnv, RoceWithEcmpGetsFourQpsAndTheGidIndex) {
+  const EnvVars vars = launcherEnv(roceCluster(), optionsFor("rack00-tray00"));
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_QPS_PER_CONNECTION"), "4");
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_GID_INDEX"), "3");
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_SPLIT_DATA_ON_QPS"), "<unset>");
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_ADAPTIVE_ROUTING"), "<unset>");
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_TC"), "<unset>");
+  // The QP variables follow NCCL_CROSS_NIC, whatever the NCCL version.
+  for (const int minor : {28, 30}) {
+    LauncherEnvOptions options = optionsFor("rack00-tray00");
+    options.ncclMinor = minor;
+    const EnvVars versioned = launcherEnv(roceCluster(), options);
+    auto at = [&](const std::string& name) {
+      return std::find_if(versioned.begin(), versioned.end(), [&](const auto& v) { return v.first == name; });
+    };
+    EXPECT_LT(at("NCCL_CROSS_NIC"), at("NCCL_IB_QPS_PER_CONNECTION")) << minor;
+    EXPECT_EQ(valueOf(versioned, "NCCL_IB_QPS_PER_CONNECTION"), "4") << minor;
+  }
+}
+
+TEST(SchedLauncherEnv, RoceWithAdaptiveRoutingAndQosFromTheFabric) {
+  fabric::Fabric fabric = roceCluster();
+  fabric.network.adaptiveRouting = true;
+  fabric.network.trafficClass = 106;
+  fabric.network.serviceLevel = 3;
+  const EnvVars vars = launcherEnv(fabric, optionsFor("rack00-tray01"));
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_ADAPTIVE_ROUTING"), "1");
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_QPS_PER_CONNECTION"), "<unset>");
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_TC"), "106");
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_SL"), "3");
+}
+
+TEST(SchedLauncherEnv, InfiniBandWithoutAdaptiveRoutingTurnsItOff) {
+  fabric::Fabric fabric = test::smallCluster(1, 1, 1);
+  fabric.network.adaptiveRouting = false;
+  EXPECT_EQ(valueOf(launcherEnv(fabric, optionsFor("rack00-tray00")), "NCCL_IB_ADAPTIVE_ROUTING"), "0");
+}
+
+TEST(SchedLauncherEnv, RailNicsThatDisagreeOnTheGidIndexLeaveItToNccl) {
+  fabric::Fabric fabric = roceCluster();
+  fabric.hosts[0].nics[2].gidIndex = -1;
+  EXPECT_EQ(valueOf(launcherEnv(fabric, optionsFor("rack00-tray00")), "NCCL_IB_GID_INDEX"), "<unset>");
+  EXPECT_EQ(valueOf(launcherEnv(fabric, optionsFor("rack00-tray01")), "NCCL_IB_GID_INDEX"), "3");
+}
+
+std::optional<std::string> qpsEnv(const char* name) {
+  if (std::string(name) == "RAILTUNE_NET_QPS") return "2";
+  return std::nullopt;
+}
+
+TEST(SchedLauncherEnv, RailtuneNetQpsFromTheEnvironmentIsExported) {
+  LauncherEnvOptions options = optionsFor("rack00-tray00");
+  options.env = qpsEnv;
+  EXPECT_EQ(valueOf(launcherEnv(roceCluster(), options), "NCCL_IB_QPS_PER_CONNECTION"), "2");
+  EXPECT_EQ(valueOf(launcherEnv(test::smallCluster(1, 1, 1), options), "NCCL_IB_QPS_PER_CONNECTION"), "2");
+  EXPECT_EQ(launcherQpPolicy(roceCluster(), options).why.front().source, "RAILTUNE_NET_QPS");
+}
+
+TEST(SchedLauncherEnv, FabricShapeOfAHost) {
+  fabric::Fabric fabric = roceCluster();
+  fabric::Host& host = fabric.hosts[0];
+  host.nics[1].rail = 0;  // rail 0 with two planes, rail 1 gone
+  host.nics[0].plane = 0;
+  host.nics[1].plane = 1;
+  host.nics[3].speedMbps = 200000;
+  const qp::FabricShape shape = fabricShape(fabric, host.name);
+  EXPECT_EQ(shape.linkLayer, qp::LinkLayer::Ethernet);
+  EXPECT_EQ(shape.rails, 3);
+  EXPECT_EQ(shape.planes, 2);
+  EXPECT_EQ(shape.speedMbps, 200000);
+  EXPECT_EQ(shape.gidIndex, 3);
+  EXPECT_FALSE(shape.adaptiveRouting.has_value());
+  EXPECT_THROW(fabricShape(fabric, "nowhere"), std::invalid_argument);
 }
 
 }  // namespace

@@ -16,9 +16,19 @@ SocketListenComm::SocketListenComm(int device, Fd fd, uint64_t nonce, const Prea
 }
 
 std::unique_ptr<SocketRecvComm> SocketListenComm::acceptOne(const SocketEngineOptions& options) {
+  std::optional<Accepted> accepted = acceptStreams();
+  if (!accepted) return nullptr;
+  SocketEngineOptions followed = options;
+  followed.chunkBytes = accepted->chunkBytes;  // the sender's chunking decides where bytes travel
+  auto comm = std::make_unique<SocketRecvComm>(base.device, accepted->peer, std::move(accepted->streams), followed);
+  comm->base.peerPreamble = accepted->peerPreamble;
+  return comm;
+}
+
+std::optional<SocketListenComm::Accepted> SocketListenComm::acceptStreams() {
   acceptPending();
   readHellos();
-  return takeComplete(options);
+  return takeComplete();
 }
 
 void SocketListenComm::close() {
@@ -88,7 +98,7 @@ void SocketListenComm::place(Arriving& arriving, const Hello& hello) {
   ++partial.have;
 }
 
-std::unique_ptr<SocketRecvComm> SocketListenComm::takeComplete(const SocketEngineOptions& options) {
+std::optional<SocketListenComm::Accepted> SocketListenComm::takeComplete() {
   for (auto it = partial_.begin(); it != partial_.end();) {
     Partial& partial = **it;
     bool ready = false;
@@ -104,15 +114,12 @@ std::unique_ptr<SocketRecvComm> SocketListenComm::takeComplete(const SocketEngin
       ++it;
       continue;
     }
-    SocketEngineOptions followed = options;
-    followed.chunkBytes = partial.chunkBytes;  // the sender's chunking decides where bytes travel
-    auto comm = std::make_unique<SocketRecvComm>(base.device, describeAddress(partial.peer), std::move(partial.streams),
-                                                 followed);
-    comm->base.peerPreamble = partial.peerPreamble;
+    Accepted accepted{std::move(partial.streams), describeAddress(partial.peer), partial.peerPreamble,
+                      partial.chunkBytes};
     partial_.erase(it);
-    return comm;
+    return accepted;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 bool SocketListenComm::exchangePreambles(Partial& partial) {

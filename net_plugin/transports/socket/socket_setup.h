@@ -8,6 +8,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "net_plugin/transports/socket/socket_comm.h"
@@ -24,6 +26,15 @@ class SocketListenComm {
   // listening socket itself fails. A stream without a valid hello (a stray connection, a port
   // scanner, a peer that died mid-handshake) is closed and forgotten: it is not this job's.
   std::unique_ptr<SocketRecvComm> acceptOne(const SocketEngineOptions& options);
+  // The same, for a transport that only borrows the TCP setup (the verbs transport's out-of-band
+  // connection): the streams of one connection whose preambles have crossed, or nullopt.
+  struct Accepted {
+    StreamSet streams;
+    std::string peer;
+    Preamble peerPreamble{};
+    uint32_t chunkBytes = 0;
+  };
+  std::optional<Accepted> acceptStreams();
   void close();
 
  private:
@@ -48,7 +59,7 @@ class SocketListenComm {
   void acceptPending();
   void readHellos();
   void place(Arriving& arriving, const Hello& hello);
-  std::unique_ptr<SocketRecvComm> takeComplete(const SocketEngineOptions& options);
+  std::optional<Accepted> takeComplete();
   // false while the preambles are still crossing; throws NetError when the peer went away.
   bool exchangePreambles(Partial& partial);
 

@@ -32,9 +32,9 @@ uint64_t getLe(const std::byte* in) {
 
 }  // namespace
 
-void encodeHandle(const ListenHandle& handle, std::span<std::byte, kHandleBytes> out) {
+void encodeHandle(const ListenHandle& handle, std::span<std::byte, kHandleBytes> out, uint32_t magic) {
   std::fill(out.begin(), out.end(), std::byte{0});
-  putLe<4>(&out[0], kHandleMagic);
+  putLe<4>(&out[0], magic);
   putLe<2>(&out[4], kWireVersion);
   if (handle.address.ss_family == AF_INET) {
     const auto* v4 = reinterpret_cast<const sockaddr_in*>(&handle.address);
@@ -50,9 +50,12 @@ void encodeHandle(const ListenHandle& handle, std::span<std::byte, kHandleBytes>
   putLe<8>(&out[32], handle.nonce);
 }
 
-ListenHandle decodeHandle(std::span<const std::byte, kHandleBytes> in) {
-  const uint64_t magic = getLe<4>(&in[0]);
-  if (magic != kHandleMagic) badHandle("bad magic (not a railtune socket handle)");
+ListenHandle decodeHandle(std::span<const std::byte, kHandleBytes> in, uint32_t magic) {
+  const uint64_t found = getLe<4>(&in[0]);
+  if (found != magic) {
+    badHandle(magic == kHandleMagic ? "bad magic (not a railtune socket handle)"
+                                    : "bad magic (not a handle of this railtune transport)");
+  }
   const uint64_t version = getLe<2>(&in[4]);
   if (version != kWireVersion) {
     badHandle("version " + std::to_string(version) + ", this build speaks " + std::to_string(kWireVersion));

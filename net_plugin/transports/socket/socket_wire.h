@@ -30,10 +30,11 @@ struct ListenHandle {
   uint64_t nonce = 0;          // random per listener: a hello must repeat it
 };
 
-// Fills all 128 bytes (unused ones zero).
-void encodeHandle(const ListenHandle& handle, std::span<std::byte, kHandleBytes> out);
+// Fills all 128 bytes (unused ones zero). The magic tells the transports apart: the verbs transport, whose
+// out-of-band connection is made the same way, writes its own, so a handle never reaches the wrong one.
+void encodeHandle(const ListenHandle& handle, std::span<std::byte, kHandleBytes> out, uint32_t magic = kHandleMagic);
 // Throws NetError(InvalidArgument) naming what is wrong: magic, version, family, port.
-ListenHandle decodeHandle(std::span<const std::byte, kHandleBytes> in);
+ListenHandle decodeHandle(std::span<const std::byte, kHandleBytes> in, uint32_t magic = kHandleMagic);
 
 struct Hello {
   uint64_t nonce = 0;         // the listener's, from its handle

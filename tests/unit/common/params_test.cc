@@ -132,7 +132,7 @@ TEST_F(ParamsTest, EveryIntegerVariableHasTheRangeItsReaderNeeds) {
   const std::map<std::string, std::pair<int64_t, int64_t>> expected = {
       {"RAILTUNE_HANG_TIMEOUT", {0, 86400}},      {"RAILTUNE_PROFILE_OPERATIONS", {16, 1 << 20}},
       {"RAILTUNE_PROFILE_EVENTS", {16, 1 << 20}}, {"RAILTUNE_NET_STREAMS", {1, 16}},
-      {"RAILTUNE_NET_TIMEOUT", {1, 3600}},
+      {"RAILTUNE_NET_TIMEOUT", {1, 3600}},        {"RAILTUNE_NET_QPS", {0, 128}},
   };
   size_t integers = 0;
   for (const ParamSpec& spec : allParams()) {

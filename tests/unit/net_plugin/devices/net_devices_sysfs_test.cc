@@ -99,6 +99,20 @@ TEST_F(NetDevicesStepAside, StepsAsideWhereRdmaIsActive) {
   EXPECT_NE(decision.reason.find("RAILTUNE_NET_TRANSPORT=socket"), std::string::npos) << decision.reason;
 }
 
+TEST_F(NetDevicesStepAside, CarriesOverVerbsWhenIbIsAskedFor) {
+  testing::fakeEnvVars()["RAILTUNE_NET_TRANSPORT"] = "ib";
+  const StepAsideDecision decision = decideStepAside(kGb300, testing::fakeEnv);
+  EXPECT_FALSE(decision.stepAside);
+  EXPECT_EQ(decision.choice, TransportChoice::Ib);
+  EXPECT_NE(decision.reason.find("over verbs"), std::string::npos) << decision.reason;
+}
+
+TEST_F(NetDevicesStepAside, SaysTheVerbsTransportHasRunOnTheSimulatorOnly) {
+  const StepAsideDecision decision = decideStepAside(kGb300, testing::fakeEnv);
+  EXPECT_NE(decision.reason.find("simulator only"), std::string::npos) << decision.reason;
+  EXPECT_NE(decision.reason.find("RAILTUNE_NET_TRANSPORT=ib overrides"), std::string::npos) << decision.reason;
+}
+
 TEST_F(NetDevicesStepAside, CarriesWhenSocketIsAskedFor) {
   testing::fakeEnvVars()["RAILTUNE_NET_TRANSPORT"] = "socket";
   const StepAsideDecision decision = decideStepAside(kGb300, testing::fakeEnv);

@@ -1,0 +1,196 @@
+// The QP policy (qp_policy.h). Every value names its source in `why`; docs/qp-policy.md is the
+// long form. NCCL file:line references are to NVIDIA/nccl v2.30.7, src/transport/net_ib/.
+#include "common/qp_policy.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace railtune::qp {
+namespace {
+
+constexpr int kEcmpQpsPerConnection = 4;
+
+struct Choice {
+  int64_t value = 0;
+  std::string source;
+};
+
+// An NCCL_IB_* integer as NCCL's ncclLoadParam reads it (strtoll, base 0, the whole string; empty
+// means unset), then checked against the range this policy accepts. Returns nullopt when unset or
+// rejected; a rejection is a warning naming the variable, and the caller keeps its value.
+std::optional<int64_t> ncclOverride(EnvLookup env, const char* name, int64_t low, int64_t high,
+                                    std::vector<std::string>& warnings) {
+  if (env == nullptr) return std::nullopt;
+  const std::optional<std::string> raw = env(name);
+  if (!raw || raw->find_first_not_of(" \t") == std::string::npos) return std::nullopt;
+  int64_t parsed = 0;
+  if (!parseIntText(*raw, &parsed) || parsed < low || parsed > high) {
+    warnings.push_back(std::string(name) + "='" + *raw + "': expected an integer from " + std::to_string(low) + " to " +
+                       std::to_string(high) + "; the policy's value is kept");
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+// The user's NCCL variable, if set and well formed, replaces the policy's choice.
+void applyNcclOverride(EnvLookup env, const char* name, int64_t low, int64_t high, Choice& choice,
+                       std::vector<std::string>& warnings) {
+  if (const std::optional<int64_t> set = ncclOverride(env, name, low, high, warnings)) {
+    choice.value = *set;
+    choice.source = std::string("set in the environment (") + name + "), which NCCL reads itself";
+  }
+}
+
+Choice chooseQps(const FabricShape& shape) {
+  if (shape.linkLayer == LinkLayer::InfiniBand)
+    return {kNcclQpsPerConnection,
+            "NCCL's default (connect.cc:60): InfiniBand routes by the subnet manager's tables or adaptively, "
+            "not by hashing flows, so more QPs add no paths"};
+  if (shape.adaptiveRouting.value_or(false))
+    return {kNcclQpsPerConnection,
+            "NCCL's default (connect.cc:60): the fabric's switches route adaptively, spreading one QP's "
+            "packets over the paths, so more QPs add no entropy"};
+  return {kEcmpQpsPerConnection,
+          "RoCE with ECMP: 4 QPs per connection give the switches' hash 4 flows to place instead of 1 (Meta, "
+          "SIGCOMM 2024: QP scaling with E-ECMP, up to 40% on AllReduce; Mellanox/nccl-rdma-sharp-plugins PR #76; "
+          "OCI's RoCE settings)"};
+}
+
+Choice chooseAdaptiveRouting(const FabricShape& shape) {
+  const bool ncclDefault = shape.linkLayer == LinkLayer::InfiniBand;
+  if (!shape.adaptiveRouting)
+    return {ncclDefault ? 1 : 0, "NCCL's default (init.cc:441): on for InfiniBand, off for RoCE"};
+  if (*shape.adaptiveRouting)
+    return {1,
+            "the fabric description says its switches route adaptively; NCCL then sends the bulk as an RDMA "
+            "WRITE, which may take any path, and a zero-length WRITE_WITH_IMM after it (p2p.cc:131, "
+            "NVIDIA/nccl issue #850)"};
+  return {0,
+          "the fabric description says its switches do not route adaptively: the extra zero-length "
+          "WRITE_WITH_IMM per message (p2p.cc:131) buys nothing"};
+}
+
+Choice chooseGidIndex(const FabricShape& shape) {
+  if (shape.linkLayer == LinkLayer::Ethernet && shape.gidIndex >= 0)
+    return {shape.gidIndex,
+            "the fabric model's RoCE v2 IPv4 GID of the rail NICs, the one NCCL's scan picks (connect.cc:317-334), "
+            "pinned so that a container that hides GID types cannot change it"};
+  return {-1, shape.linkLayer == LinkLayer::InfiniBand
+                  ? "NCCL's default (connect.cc:12): InfiniBand does not read it (connect.cc:302-314)"
+                  : "NCCL's default (connect.cc:12): NCCL scans for the RoCE v2 IPv4 GID; the fabric gives no one "
+                    "index for all rail NICs"};
+}
+
+Choice chooseTrafficClass(const FabricShape& shape) {
+  if (shape.trafficClass < 0)
+    return {-1, "NCCL's default (connect.cc:20): traffic class 0; the fabric description gives none"};
+  if (shape.linkLayer == LinkLayer::InfiniBand)
+    return {-1, "NCCL's default: NCCL applies the traffic class to RoCE only (connect.cc:761)"};
+  return {shape.trafficClass,
+          "the fabric description's traffic class (DSCP x 4 + ECN bits), which must match the switches' "
+          "lossless class"};
+}
+
+Choice chooseServiceLevel(const FabricShape& shape) {
+  if (shape.serviceLevel < 0)
+    return {-1, "NCCL's default (connect.cc:19): service level 0; the fabric description gives none"};
+  return {shape.serviceLevel,
+          "the fabric description's service level (on InfiniBand the SL adaptive routing "
+          "is enabled on; NVIDIA/nccl issue #1687)"};
+}
+
+Decision decision(const char* variable, const Choice& choice, int64_t ncclDefault) {
+  return {variable, std::to_string(choice.value), choice.source, choice.value != ncclDefault};
+}
+
+// RAILTUNE_NET_QPS, then NCCL_IB_QPS_PER_CONNECTION over it (NCCL's transport reads only the latter).
+void applyQpsOverrides(EnvLookup env, Choice& qps, std::vector<std::string>& warnings) {
+  const ParamValue<int64_t> ours = readInt("RAILTUNE_NET_QPS", env);
+  if (!ours.ok()) {
+    warnings.push_back(ours.error + "; the policy's value is kept");
+  } else if (ours.value > 0) {
+    qps = {ours.value, "RAILTUNE_NET_QPS"};
+  }
+  const std::optional<int64_t> nccl =
+      ncclOverride(env, "NCCL_IB_QPS_PER_CONNECTION", 1, kMaxQpsPerConnection, warnings);
+  if (!nccl) return;
+  if (ours.ok() && ours.value > 0 && ours.value != *nccl)
+    warnings.push_back("RAILTUNE_NET_QPS=" + std::to_string(ours.value) + " and NCCL_IB_QPS_PER_CONNECTION=" +
+                       std::to_string(*nccl) + " disagree; NCCL_IB_QPS_PER_CONNECTION wins");
+  qps = {*nccl, "set in the environment (NCCL_IB_QPS_PER_CONNECTION), which NCCL reads itself"};
+}
+
+}  // namespace
+
+QpPolicy chooseQpPolicy(const FabricShape& shape, EnvLookup env) {
+  QpPolicy policy;
+  const bool ib = shape.linkLayer == LinkLayer::InfiniBand;
+
+  Choice qps = chooseQps(shape);
+  applyQpsOverrides(env, qps, policy.warnings);
+  Choice split{0,
+               "NCCL's default (common.cc:22): each message goes whole on one QP and successive messages rotate "
+               "over the QPs (common.h:393-397); Meta chose this round-robin over splitting for NCCL's message sizes"};
+  applyNcclOverride(env, "NCCL_IB_SPLIT_DATA_ON_QPS", 0, 1, split, policy.warnings);
+  Choice ar = chooseAdaptiveRouting(shape);
+  applyNcclOverride(env, "NCCL_IB_ADAPTIVE_ROUTING", 0, 1, ar, policy.warnings);
+  Choice arThreshold{static_cast<int64_t>(kNcclArThresholdBytes), "NCCL's default (p2p.cc:14): 8192 bytes"};
+  applyNcclOverride(env, "NCCL_IB_AR_THRESHOLD", 0, INT64_MAX, arThreshold, policy.warnings);
+  Choice gid = chooseGidIndex(shape);
+  applyNcclOverride(env, "NCCL_IB_GID_INDEX", -1, 255, gid, policy.warnings);
+  Choice tc = chooseTrafficClass(shape);
+  applyNcclOverride(env, "NCCL_IB_TC", -1, 255, tc, policy.warnings);
+  Choice sl = chooseServiceLevel(shape);
+  applyNcclOverride(env, "NCCL_IB_SL", -1, 15, sl, policy.warnings);
+
+  policy.qpsPerConnection = static_cast<int>(qps.value);
+  policy.splitDataOnQps = split.value != 0;
+  policy.adaptiveRouting = ar.value != 0;
+  policy.arThresholdBytes = static_cast<size_t>(arThreshold.value);
+  policy.gidIndex = static_cast<int>(gid.value);
+  policy.trafficClass = static_cast<int>(tc.value);
+  policy.serviceLevel = static_cast<int>(sl.value);
+  policy.why = {
+      decision("NCCL_IB_QPS_PER_CONNECTION", qps, kNcclQpsPerConnection),
+      decision("NCCL_IB_SPLIT_DATA_ON_QPS", split, 0),
+      decision("NCCL_IB_ADAPTIVE_ROUTING", ar, ib ? 1 : 0),
+      decision("NCCL_IB_AR_THRESHOLD", arThreshold, static_cast<int64_t>(kNcclArThresholdBytes)),
+      decision("NCCL_IB_GID_INDEX", gid, -1),
+      decision("NCCL_IB_TC", tc, -1),
+      decision("NCCL_IB_SL", sl, -1),
+  };
+  return policy;
+}
+
+int qpsPerMessage(const QpPolicy& policy) {
+  return policy.splitDataOnQps ? std::clamp(policy.qpsPerConnection, 1, kMaxQpsPerConnection) : 1;
+}
+
+int dataQpsFor(const QpPolicy& policy, size_t bytes) {
+  const int qps = qpsPerMessage(policy);
+  if (qps == 1 || bytes == 0 || bytes < policy.splitMinBytes) return 1;
+  const size_t chunk = chunkBytesFor(bytes, qps);
+  return static_cast<int>(bytes / chunk + (bytes % chunk != 0 ? 1 : 0));
+}
+
+size_t chunkBytesFor(size_t bytes, int dataQps) {
+  if (bytes == 0) return 0;
+  const size_t qps = static_cast<size_t>(std::max(dataQps, 1));
+  const size_t perQp = bytes / qps + (bytes % qps != 0 ? 1 : 0);
+  const size_t rest = perQp % kChunkAlignment;
+  return rest == 0 ? perQp : perQp + (kChunkAlignment - rest);
+}
+
+std::string describe(const QpPolicy& policy, bool changedOnly) {
+  std::string text;
+  for (const Decision& d : policy.why) {
+    if (changedOnly && !d.changed) continue;
+    const bool saysDefault = d.source.rfind("NCCL's default", 0) == 0;
+    text +=
+        d.variable + "=" + d.value + (d.changed || saysDefault ? "" : " (as NCCL's default)") + ": " + d.source + "\n";
+  }
+  for (const std::string& warning : policy.warnings) text += "warning: " + warning + "\n";
+  return text;
+}
+
+}  // namespace railtune::qp

@@ -1,0 +1,105 @@
+// The verbs transport's set-up from the environment. See engine_ib.h.
+#include "net_plugin/engine_ib.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "common/qp_policy.h"
+#include "net_plugin/engine.h"
+
+namespace railtune::net {
+namespace {
+
+const char* environment(const char* name) {
+  return std::getenv(name);
+}
+
+int intEnvironment(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return fallback;
+  char* end = nullptr;
+  const long parsed = std::strtol(value, &end, 10);
+  return end == value || *end != '\0' ? fallback : static_cast<int>(parsed);
+}
+
+// The fabric as this host sees it: the link layer of its HCAs, how many rails and planes they sit on.
+qp::FabricShape fabricShape(const std::vector<NetDevice>& devices) {
+  qp::FabricShape shape;
+  std::set<int> rails, planes;
+  for (const NetDevice& d : devices) {
+    if (d.linkLayer == "Ethernet") shape.linkLayer = qp::LinkLayer::Ethernet;
+    if (d.rail >= 0) rails.insert(d.rail);
+    if (d.plane >= 0) planes.insert(d.plane);
+    shape.speedMbps = std::max(shape.speedMbps, d.speedMbps);
+  }
+  shape.rails = std::max<int>(1, static_cast<int>(rails.size()));
+  shape.planes = std::max<int>(1, static_cast<int>(planes.size()));
+  return shape;
+}
+
+}  // namespace
+
+ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vector<NetDevice>& devices, const Log& log) {
+  const std::string& sysfsRoot = listOptions.root;
+  // NCCL's order: NCCL_IBVERBS_LIB, then libibverbs.so, then libibverbs.so.1 (src/misc/ibvsymbols.cc:79-87@v2.30.7).
+  std::vector<std::string> candidates;
+  if (const char* lib = std::getenv("NCCL_IBVERBS_LIB"); lib != nullptr && *lib != '\0') candidates.emplace_back(lib);
+  for (const std::string& name : ib::defaultVerbsLibraries()) candidates.push_back(name);
+  ib::IbTransportSetup setup;
+  setup.verbs = ib::loadVerbs(candidates);
+  if (!setup.verbs.ok()) throw StepAside("RAILTUNE_NET_TRANSPORT=ib, but " + setup.verbs.reason);
+
+  std::string oob;
+  try {
+    for (const NetDevice& d : devices)
+      if (d.ipv4.empty() && oob.empty()) oob = outOfBandAddress(listOptions);
+  } catch (const std::exception& e) {
+    ib::unloadVerbs(setup.verbs);
+    throw StepAside(std::string("cannot find an address for connection setup: ") + e.what());
+  }
+  if (std::any_of(devices.begin(), devices.end(), [](const NetDevice& d) { return d.ipv4.empty(); }) && oob.empty()) {
+    ib::unloadVerbs(setup.verbs);
+    throw StepAside("no IPv4 address for the verbs transport's connection setup (NCCL_SOCKET_IFNAME names none)");
+  }
+  for (NetDevice& d : devices) {
+    if (d.ipv4.empty()) {
+      RT_INFO(log, NCCL_INIT | NCCL_NET, "device %s: no IPv4 address of its own; connection setup goes through %s",
+              d.name.c_str(), oob.c_str());
+      d.ipv4 = oob;
+    }
+  }
+
+  ib::IbEngineOptions& o = setup.options;
+  o.connection.qp = ib::qpOptionsFromEnvironment(environment);
+  o.connection.policy = qp::chooseQpPolicy(fabricShape(devices), processEnv);
+  const qp::QpPolicy& policy = o.connection.policy;
+  for (const std::string& warning : policy.warnings) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", warning.c_str());
+  if (policy.qpsPerConnection > ib::kMaxQps) {
+    RT_WARN(log, NCCL_INIT | NCCL_ENV, "%d QPs per connection asked for; the verbs transport uses at most %d",
+            policy.qpsPerConnection, ib::kMaxQps);
+  }
+  for (const qp::Decision& d : policy.why) {
+    RT_INFO(log, NCCL_INIT | NCCL_NET, "QP policy: %s=%s (%s)", d.variable.c_str(), d.value.c_str(), d.source.c_str());
+  }
+  if (o.connection.qp.tc < 0 && policy.trafficClass >= 0) o.connection.qp.tc = policy.trafficClass;
+  if (o.connection.qp.sl < 0 && policy.serviceLevel >= 0) o.connection.qp.sl = policy.serviceLevel;
+  o.open.sysfsRoot = sysfsRoot;
+  o.open.gid = ib::gidOptionsFromEnvironment(environment);
+  if (o.open.gid.gidIndex < 0 && policy.gidIndex >= 0) o.open.gid.gidIndex = policy.gidIndex;
+  o.open.adaptiveRouting = policy.adaptiveRouting ? 1 : 0;
+  o.peerMemory = ib::peerMemoryPresent(sysfsRoot);
+  o.gdrFlush = intEnvironment("NCCL_GDR_FLUSH_DISABLE", 0) == 0;
+  o.note = [log](bool warn, const std::string& line) {
+    if (warn) {
+      RT_WARN(log, NCCL_NET, "verbs: %s", line.c_str());
+    } else {
+      RT_INFO(log, NCCL_NET, "verbs: %s", line.c_str());
+    }
+  };
+  RT_INFO(log, NCCL_INIT | NCCL_NET, "verbs transport: %s loaded, %d QPs per connection%s", setup.verbs.library.c_str(),
+          std::min(policy.qpsPerConnection, ib::kMaxQps), o.peerMemory ? ", GPU memory through peer memory" : "");
+  return setup;
+}
+
+}  // namespace railtune::net

@@ -1,0 +1,93 @@
+// The async-event watcher. See ib_async.h.
+#include "net_plugin/transports/ib/ib_async.h"
+
+#include <poll.h>
+
+#include <cerrno>
+
+namespace railtune::net::ib {
+
+std::string asyncEventName(const VerbsTable& verbs, int type) {
+  switch (type) {
+    case kIbvEventCqErr:
+      return "IBV_EVENT_CQ_ERR";
+    case kIbvEventQpFatal:
+      return "IBV_EVENT_QP_FATAL";
+    case kIbvEventQpReqErr:
+      return "IBV_EVENT_QP_REQ_ERR";
+    case kIbvEventQpAccessErr:
+      return "IBV_EVENT_QP_ACCESS_ERR";
+    case kIbvEventCommEst:
+      return "IBV_EVENT_COMM_EST";
+    case kIbvEventDeviceFatal:
+      return "IBV_EVENT_DEVICE_FATAL";
+    case kIbvEventPortActive:
+      return "IBV_EVENT_PORT_ACTIVE";
+    case kIbvEventPortErr:
+      return "IBV_EVENT_PORT_ERR";
+    default:
+      break;
+  }
+  const char* text = verbs.eventTypeStr != nullptr ? verbs.eventTypeStr(type) : nullptr;
+  return text != nullptr ? std::string(text) : "async event " + std::to_string(type);
+}
+
+AsyncWatcher::AsyncWatcher(const VerbsTable& verbs, std::vector<IbPort*> ports, Note note)
+    : verbs_(verbs), ports_(std::move(ports)), note_(std::move(note)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+AsyncWatcher::~AsyncWatcher() {
+  stop_.store(true, std::memory_order_relaxed);
+  if (thread_.joinable()) thread_.join();
+}
+
+void AsyncWatcher::handle(IbPort& port, const IbvAsyncEvent& event) {
+  const std::string name = asyncEventName(verbs_, event.eventType);
+  switch (event.eventType) {
+    case kIbvEventPortErr:
+    case kIbvEventDeviceFatal: {
+      const std::string what = name + " on " + port.where() + ": the port is down";
+      port.fatal.set(what);
+      note_(true, what);
+      return;
+    }
+    case kIbvEventQpFatal:
+    case kIbvEventQpReqErr:
+    case kIbvEventQpAccessErr: {
+      IbvQp* qp = event.element.qp;
+      const std::string what = name + " on QP " + std::to_string(qp != nullptr ? qp->qpNum : 0) + " of " + port.where();
+      if (qp != nullptr && qp->qpContext != nullptr) static_cast<FatalState*>(qp->qpContext)->set(what);
+      note_(true, what);
+      return;
+    }
+    case kIbvEventCqErr: {
+      IbvCq* cq = event.element.cq;
+      const std::string what = name + " on " + port.where() + " (a completion queue overran)";
+      if (cq != nullptr && cq->cqContext != nullptr) static_cast<FatalState*>(cq->cqContext)->set(what);
+      note_(true, what);
+      return;
+    }
+    default:
+      note_(false, name + " on " + port.where());
+      return;
+  }
+}
+
+void AsyncWatcher::run() {
+  std::vector<pollfd> fds(ports_.size());
+  for (size_t i = 0; i < ports_.size(); ++i) fds[i] = pollfd{ports_[i]->context->asyncFd, POLLIN, 0};
+  while (!stop_.load(std::memory_order_relaxed)) {
+    const int ready = poll(fds.data(), fds.size(), 100);
+    if (ready <= 0) continue;
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if ((fds[i].revents & POLLIN) == 0) continue;
+      IbvAsyncEvent event{};
+      if (verbs_.getAsyncEvent(ports_[i]->context, &event) != 0) continue;
+      handle(*ports_[i], event);
+      verbs_.ackAsyncEvent(&event);  // last, as NCCL does: the objects stay valid while we look at them
+    }
+  }
+}
+
+}  // namespace railtune::net::ib

@@ -1,0 +1,115 @@
+// What the send and receive comms share: control memory, QP lookup, error text. See ib_comm.h.
+#include "net_plugin/transports/ib/ib_comm.h"
+
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace railtune::net::ib {
+
+int QpSet::indexOf(uint32_t qpn) const {
+  for (int q = 0; q < count; ++q)
+    if (qps[static_cast<size_t>(q)] != nullptr && qps[static_cast<size_t>(q)]->qpNum == qpn) return q;
+  return -1;
+}
+
+void ControlMemory::allocate(const VerbsTable& verbs, IbPort& port, size_t size, int access) {
+  const long page = sysconf(_SC_PAGESIZE);
+  bytes = (size + static_cast<size_t>(page) - 1) / static_cast<size_t>(page) * static_cast<size_t>(page);
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) throw std::runtime_error(std::string("mmap of control memory: ") + std::strerror(errno));
+  data = static_cast<std::byte*>(memory);
+  errno = 0;
+  mr = verbs.regMr(port.pd, data, bytes, access);
+  if (mr == nullptr) {
+    const int error = errno;
+    munmap(data, bytes);
+    data = nullptr;
+    throw std::runtime_error("ibv_reg_mr of control memory on " + port.where() + ": " +
+                             (error != 0 ? std::strerror(error) : "no reason given"));
+  }
+}
+
+void ControlMemory::release(const VerbsTable& verbs) {
+  if (mr != nullptr) verbs.deregMr(mr);
+  if (data != nullptr) munmap(data, bytes);
+  mr = nullptr;
+  data = nullptr;
+}
+
+void watchPeer(const IbCommBase& base, QpSet& set) {
+  if (!set.oob.valid()) return;
+  const uint64_t now = socket::monotonicMs();
+  if (now - set.oobCheckedMs < 100) return;
+  set.oobCheckedMs = now;
+  char byte = 0;
+  const ssize_t got = recv(set.oob.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (got > 0 || (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))) return;
+  const std::string what = got == 0 ? "the peer closed its out-of-band connection with a transfer pending (its "
+                                      "process exited or closed the comm)"
+                                    : "the peer's out-of-band connection failed: " + socket::errorText(errno);
+  set.fatal.set(what);
+  throw connectionError(base, set, ErrorKind::Remote, what);
+}
+
+std::string completionStatusText(int status) {
+  const char* name = "an unknown status";
+  const char* hint = "";
+  switch (status) {
+    case kIbvWcLocLenErr:
+      name = "IBV_WC_LOC_LEN_ERR";
+      break;
+    case kIbvWcLocQpOpErr:
+      name = "IBV_WC_LOC_QP_OP_ERR";
+      break;
+    case kIbvWcLocProtErr:
+      name = "IBV_WC_LOC_PROT_ERR";
+      hint =
+          ": a buffer outside its registration (or GPU memory the HCA cannot reach: check ACS and NCCL_NET_GDR_LEVEL)";
+      break;
+    case kIbvWcWrFlushErr:
+      name = "IBV_WC_WR_FLUSH_ERR";
+      hint = ": the QP was already in error";
+      break;
+    case kIbvWcRemInvReqErr:
+      name = "IBV_WC_REM_INV_REQ_ERR";
+      break;
+    case kIbvWcRemAccessErr:
+      name = "IBV_WC_REM_ACCESS_ERR";
+      hint = ": the peer refused the key or range (a buffer it deregistered, or a mismatched build)";
+      break;
+    case kIbvWcRemOpErr:
+      name = "IBV_WC_REM_OP_ERR";
+      break;
+    case kIbvWcRetryExcErr:
+      name = "IBV_WC_RETRY_EXC_ERR";
+      hint =
+          ": the peer stopped answering (it died, or its port or the fabric path is down; NCCL_IB_TIMEOUT sets "
+          "how long to wait)";
+      break;
+    case kIbvWcRnrRetryExcErr:
+      name = "IBV_WC_RNR_RETRY_EXC_ERR";
+      hint = ": the peer posted no receive";
+      break;
+    case kIbvWcFatalErr:
+      name = "IBV_WC_FATAL_ERR";
+      break;
+    case kIbvWcGeneralErr:
+      name = "IBV_WC_GENERAL_ERR";
+      break;
+    default:
+      break;
+  }
+  return std::string(name) + " (" + std::to_string(status) + ")" + hint;
+}
+
+NetError connectionError(const IbCommBase& base, const QpSet& set, ErrorKind kind, const std::string& what) {
+  const std::string where = set.port != nullptr ? set.port->where() + " (" + set.port->linkLayerName() + ")" : "?";
+  return NetError(kind, base.peer, base.device, "verbs connection on " + where + ": " + what);
+}
+
+}  // namespace railtune::net::ib

@@ -1,0 +1,243 @@
+// The verbs transport's connections. A send comm and a receive comm each own a completion queue and N RC QPs
+// on one HCA port (N: the QP policy, common/qp_policy.h), plus registered control memory; both are driven only
+// by the thread NCCL calls them from, so the data path takes no lock and allocates nothing.
+//
+// Protocol (NCCL's IB transport's, src/transport/net_ib/p2p.cc@v2.30.7, in railtune's own layouts):
+//   - irecv posts one zero-SGE receive on each of the request's QPs (wr_id = FIFO slot) and RDMA-writes one
+//   clear-to-send
+//     element per buffer (ib_wire.h) into the sender's FIFO at that slot, on QP 0;
+//   - a request uses M of the connection's N QPs: all of them when the policy splits data, else one, and
+//     request `id` uses QPs (id*M + i) mod N (NCCL 2.30's choice), so successive requests rotate over them;
+//   - isend waits (returns NULL) until the slot's elements are whole and numbered for it, matches its tag, and
+//     once every buffer of the slot is matched posts one chain on each of the request's QPs: the RDMA writes
+//     of that QP's 128-byte aligned share of each buffer (unsignaled), on the first QP the sizes record when
+//     the receive is grouped, and a signaled zero-length RDMA write with immediate, so that the receiver
+//     counts one completion per QP;
+//   - the immediate carries the size of a single receive; a grouped receive reads its sizes record, which the
+//     write-with-immediate on QP 0 follows in that QP's order;
+//   - a request is done when the completions of all QPs are in (sender: its signaled writes; receiver: the
+//     receives they consumed).
+// A closed comm releases its verbs objects at once but stays as a small shell until the engine goes, so a call
+// on it is a clear error rather than a crash.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/qp_policy.h"
+#include "net_plugin/transports/ib/ib_devices.h"
+#include "net_plugin/transports/ib/ib_qp.h"
+#include "net_plugin/transports/ib/ib_wire.h"
+#include "net_plugin/transports/socket/socket_fd.h"
+#include "net_plugin/transports/transport.h"
+
+namespace railtune::net::ib {
+
+enum class IbCommKind : uint32_t { Send = 0x53424952, Recv = 0x52424952, Listen = 0x4c424952 };
+
+struct IbCommBase {
+  IbCommKind kind;
+  void* object = nullptr;
+  bool closed = false;
+  int device = -1;
+  std::string peer = "unknown";
+  int qps = 0;
+  std::array<std::byte, kPreambleBytes> peerPreamble{};
+  Attachments attached{};
+};
+
+enum class IbRequestKind : uint8_t { Send, Recv, Flush };
+
+struct IbRequestBase {
+  IbRequestKind kind = IbRequestKind::Send;
+  bool posted = false;  // handed to NCCL and not yet reported done
+  void* owner = nullptr;
+};
+
+// A registered buffer as NCCL holds it (its mhandle).
+struct IbRegion {
+  IbPort* port = nullptr;
+  IbvMr* mr = nullptr;
+};
+
+inline constexpr int kMaxInFlight = 32;          // NCCL_NET_MAX_REQUESTS: receives in flight per comm
+inline constexpr int kSendQueueDepth = 512;      // NCCL's sender data QPs
+inline constexpr int kRecvQueueDepth = 256;      // receives per QP (>= kMaxInFlight)
+inline constexpr int kChainMax = kMaxRecvs + 2;  // WRs of one slot on one QP: data, sizes, the write-with-immediate
+inline constexpr int kCtsSignalEvery = 32;       // receiver: one clear-to-send write in 32 is signaled
+inline constexpr uint64_t kWrCts = uint64_t{1} << 40;
+inline constexpr uint64_t kWrFlush = uint64_t{1} << 41;
+
+// What both comms share: the port, the CQ, the QPs and how full each send queue is.
+struct QpSet {
+  IbPort* port = nullptr;
+  IbvCq* cq = nullptr;
+  int count = 0;
+  std::array<IbvQp*, kMaxQps> qps{};
+  std::array<int, kMaxQps> sqUsed{};  // WRs posted whose slot a polled completion has not freed yet
+  int sqDepth = 0;
+  int perMessage = 1;  // QPs each request uses (the QP policy's qpsPerMessage)
+  size_t qpOf(uint64_t id, int i) const {
+    return static_cast<size_t>((id * static_cast<uint64_t>(perMessage) + static_cast<uint64_t>(i)) %
+                               static_cast<uint64_t>(count));
+  }
+  FatalState fatal;  // CQ or QP errors (the async thread and the completions set it)
+  uint32_t remoteQpn[kMaxQps] = {};
+  int pathMtu = kIbvMtu4096;  // the smaller of both ports' active MTUs (IbvMtu)
+  socket::Fd oob;             // the setup's TCP stream, kept to watch the peer
+  uint64_t oobCheckedMs = 0;
+  int indexOf(uint32_t qpn) const;
+};
+
+// While a request waits: at most every 100 ms, whether the peer's process is still there (its end of the
+// out-of-band stream open). Throws NetError(Remote) when it closed: a peer that died mid-transfer.
+void watchPeer(const IbCommBase& base, QpSet& set);
+
+// Page-aligned, zeroed, registered control memory.
+struct ControlMemory {
+  std::byte* data = nullptr;
+  size_t bytes = 0;
+  IbvMr* mr = nullptr;
+  void allocate(const VerbsTable& verbs, IbPort& port, size_t size, int access);
+  void release(const VerbsTable& verbs);
+};
+
+// A failure of this connection as the engine reports it: the HCA and port, the peer, what happened.
+NetError connectionError(const IbCommBase& base, const QpSet& set, ErrorKind kind, const std::string& what);
+
+// "IBV_WC_RETRY_EXC_ERR (12)" and what it usually means, for the WARN.
+std::string completionStatusText(int status);
+
+// Polls the set's CQ (up to 16 completions per call) and hands each good one to `handle`; a completion in
+// error marks the connection failed and throws NetError(Remote) naming the status, the QP and the port.
+template <typename Handle>
+void pollCompletions(const VerbsTable& verbs, const IbCommBase& base, QpSet& set, Handle&& handle) {
+  (void)verbs;
+  IbvWc wc[16];
+  const int n = set.cq->context->ops.pollCq(set.cq, 16, wc);
+  if (n < 0) throw connectionError(base, set, ErrorKind::System, "ibv_poll_cq failed (" + std::to_string(n) + ")");
+  for (int i = 0; i < n; ++i) {
+    if (wc[i].status != kIbvWcSuccess) {
+      const std::string what = "a work request on QP " + std::to_string(wc[i].qpNum) + " completed with " +
+                               completionStatusText(wc[i].status);
+      set.fatal.set(what);
+      throw connectionError(base, set, ErrorKind::Remote, what);
+    }
+    handle(wc[i]);
+  }
+}
+
+struct IbSendRequest : IbRequestBase {
+  uint64_t id = 0;  // the FIFO index (head) this send belongs to
+  int slot = 0;
+  int index = 0;  // which buffer of the slot
+  const std::byte* data = nullptr;
+  size_t size = 0;
+  uint32_t lkey = 0;
+  bool matched = false;
+  void* event = nullptr;
+  void* profilerHandle = nullptr;
+  std::array<void*, kMaxRecvs> qpEvents{};  // NCCL's IB descriptor per QP (at most 8, as NCCL keeps)
+  int qpEventCount = 0;
+};
+
+class IbSendComm {
+ public:
+  IbSendComm(const VerbsTable& verbs, const QpOptions& options, const qp::QpPolicy& policy);
+  IbCommBase base{IbCommKind::Send};
+  QpSet set;
+  ControlMemory control;  // the FIFO (kFifoDepth x kMaxRecvs elements), then the sizes source
+  uint64_t remoteRecordsAddr = 0;
+  uint32_t remoteRecordsRkey = 0;
+
+  IbSendRequest* post(const void* data, size_t size, int tag, const IbRegion* region, void* profilerHandle);
+  Completion test(IbSendRequest& request);
+  void close();
+
+ private:
+  struct Slot {
+    int nreqs = 0;
+    int matched = 0;
+    int reported = 0;
+    int pending = 0;  // QPs whose signaled write has not completed
+    bool posted = false;
+    std::array<int, kMaxQps> wrs{};  // WRs posted on each QP for this slot
+  };
+  std::byte* fifoElement(int slot, int index) const;
+  int32_t* sizesOf(int slot) const;
+  void postSlot(int slot);
+  void startQpEvents(int slot, int i, size_t q, uint64_t wrId, uint32_t qpNum);
+  void progress();
+  bool roomForChain();
+
+  const VerbsTable& verbs_;
+  QpOptions options_;
+  qp::QpPolicy policy_;
+  uint64_t head_ = 0;
+  std::unique_ptr<Slot[]> slots_;
+  std::unique_ptr<IbSendRequest[]> requests_;  // kFifoDepth x kMaxRecvs
+  std::array<FifoElement, kMaxRecvs> elements_{};
+};
+
+struct IbRecvRequest : IbRequestBase {
+  uint64_t id = 0;
+  int slot = 0;
+  int count = 0;
+  int pending = 0;
+  uint32_t imm = 0;
+  std::array<size_t, kMaxRecvs> capacity{};
+  std::array<void*, kMaxRecvs> events{};
+  std::array<void*, kMaxRecvs> qpEvents{};
+  int qpEventCount = 0;
+};
+
+// Stops the per-QP profiler events of a request (they end with the request, as NCCL's ncclIbRequestComplete).
+inline void stopQpEvents(TransferObserver* observer, std::array<void*, kMaxRecvs>& events, int& count) {
+  for (int i = 0; i < count; ++i)
+    if (events[static_cast<size_t>(i)] != nullptr) observer->stopped(events[static_cast<size_t>(i)]);
+  count = 0;
+}
+
+struct IbFlushRequest : IbRequestBase {
+  int pending = 0;
+};
+
+class IbRecvComm {
+ public:
+  IbRecvComm(const VerbsTable& verbs, const QpOptions& options);
+  IbCommBase base{IbCommKind::Recv};
+  QpSet set;
+  ControlMemory control;  // the clear-to-send shadow (kFifoDepth x kMaxRecvs elements), then the size records
+  uint64_t remoteFifoAddr = 0;
+  uint32_t remoteFifoRkey = 0;
+  // Flush: a loopback QP on the same port reading one byte (NCCL's iflush), when GPU memory needs it.
+  IbvQp* flushQp = nullptr;
+  ControlMemory flushTarget;
+  IbFlushRequest doneFlush{IbRequestKind::Flush, false, this};
+  qp::QpPolicy policy_;  // the sender's split, as its metadata said (for the path log's bytes per QP)
+
+  IbRecvRequest* post(std::span<const RecvBuffer> buffers);
+  IbFlushRequest* flush(std::span<const RecvBuffer> buffers);
+  Completion test(IbRecvRequest& request);
+  Completion testFlush(IbFlushRequest& request);
+  void close();
+
+  static size_t shadowBytes() { return kFifoDepth * kMaxRecvs * kFifoElementBytes; }
+
+ private:
+  void progress();
+  void countBytesPerQp(const IbRecvRequest& request, size_t size);
+  const VerbsTable& verbs_;
+  QpOptions options_;
+  uint64_t head_ = 0;
+  int inFlight_ = 0;
+  int ctsUnsignaled_ = 0;
+  std::unique_ptr<IbRecvRequest[]> requests_;  // by slot
+  std::array<IbFlushRequest, kMaxInFlight> flushes_{};
+};
+
+}  // namespace railtune::net::ib

@@ -1,0 +1,233 @@
+// The send side of a verbs connection: matching clear-to-send elements, posting the write chains, completions.
+// See ib_comm.h for the protocol.
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "net_plugin/transports/ib/ib_comm.h"
+
+namespace railtune::net::ib {
+namespace {}  // namespace
+
+IbSendComm::IbSendComm(const VerbsTable& verbs, const QpOptions& options, const qp::QpPolicy& policy)
+    : verbs_(verbs),
+      options_(options),
+      policy_(policy),
+      slots_(new Slot[kFifoDepth]),
+      requests_(new IbSendRequest[kFifoDepth * kMaxRecvs]) {
+  for (size_t i = 0; i < kFifoDepth * kMaxRecvs; ++i) {
+    requests_[i].kind = IbRequestKind::Send;
+    requests_[i].owner = this;
+  }
+}
+
+std::byte* IbSendComm::fifoElement(int slot, int index) const {
+  return control.data + (static_cast<size_t>(slot) * kMaxRecvs + static_cast<size_t>(index)) * kFifoElementBytes;
+}
+
+int32_t* IbSendComm::sizesOf(int slot) const {
+  return reinterpret_cast<int32_t*>(control.data + kFifoDepth * kMaxRecvs * kFifoElementBytes) +
+         static_cast<size_t>(slot) * kMaxRecvs;
+}
+
+bool IbSendComm::roomForChain() {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    bool room = true;
+    for (int i = 0; i < set.perMessage; ++i) room = room && set.sqUsed[set.qpOf(head_, i)] + kChainMax <= set.sqDepth;
+    if (room) return true;
+    progress();
+  }
+  return false;
+}
+
+IbSendRequest* IbSendComm::post(const void* data, size_t size, int tag, const IbRegion* region, void* profilerHandle) {
+  if (set.fatal.failed()) throw connectionError(base, set, ErrorKind::Remote, set.fatal.reason());
+  if (set.port->fatal.failed()) throw connectionError(base, set, ErrorKind::System, set.port->fatal.reason());
+  const int slot = static_cast<int>(head_ % kFifoDepth);
+  Slot& s = slots_[static_cast<size_t>(slot)];
+  if (s.posted) {  // the round 256 requests ago still runs in this slot
+    progress();
+    return nullptr;
+  }
+  // The receiver's elements for this slot: all whole and numbered for this round, else not yet.
+  const std::optional<FifoElement> first = decodeFifoElement(fifoElement(slot, 0));
+  if (!first || first->idx != head_ + 1) {
+    watchPeer(base, set);
+    return nullptr;
+  }
+  const int nreqs = static_cast<int>(first->nreqs);
+  if (nreqs < 1 || nreqs > kMaxRecvs)
+    throw connectionError(base, set, ErrorKind::Internal, "the peer posted " + std::to_string(nreqs) + " buffers");
+  if (s.matched == 0) {
+    for (int r = 0; r < nreqs; ++r) {
+      const std::optional<FifoElement> e = r == 0 ? first : decodeFifoElement(fifoElement(slot, r));
+      if (!e || e->idx != head_ + 1) return nullptr;
+      elements_[static_cast<size_t>(r)] = *e;
+    }
+    s.nreqs = nreqs;
+  }
+  int index = -1;
+  for (int r = 0; r < s.nreqs && index < 0; ++r) {
+    const IbSendRequest& candidate = requests_[static_cast<size_t>(slot) * kMaxRecvs + static_cast<size_t>(r)];
+    if (!candidate.matched && elements_[static_cast<size_t>(r)].tag == tag) index = r;
+  }
+  if (index < 0) return nullptr;  // no buffer of this tag posted (yet)
+  if (s.matched + 1 == s.nreqs && !roomForChain()) return nullptr;
+  IbSendRequest* request = &requests_[static_cast<size_t>(slot) * kMaxRecvs + static_cast<size_t>(index)];
+  request->index = index;
+  const FifoElement& element = elements_[static_cast<size_t>(index)];
+  // NCCL clamps a send larger than the posted buffer to the buffer (p2p.cc, ncclIbIsend); so does railtune.
+  const size_t sent = std::min<size_t>(size, element.size);
+  request->id = head_;
+  request->slot = slot;
+  request->data = static_cast<const std::byte*>(data);
+  request->size = sent;
+  request->lkey = region != nullptr && region->mr != nullptr ? region->mr->lkey : 0;
+  request->matched = true;
+  request->posted = true;
+  request->event = nullptr;
+  request->profilerHandle = profilerHandle;
+  request->qpEventCount = 0;
+  if (profilerHandle != nullptr && base.attached.observer != nullptr)
+    request->event = base.attached.observer->started(profilerHandle, sent);
+  sizesOf(slot)[request->index] = static_cast<int32_t>(htole32(static_cast<uint32_t>(sent)));
+  if (++s.matched == s.nreqs) {
+    postSlot(slot);
+    ++head_;
+  }
+  return request;
+}
+
+void IbSendComm::postSlot(int slot) {
+  Slot& s = slots_[static_cast<size_t>(slot)];
+  const uint64_t id = head_;
+  IbvSendWr wrs[kChainMax];
+  IbvSge sges[kChainMax];
+  for (int i = 0; i < set.perMessage; ++i) {
+    const size_t q = set.qpOf(id, i);
+    int n = 0;
+    for (int r = 0; r < s.nreqs; ++r) {
+      const IbSendRequest& request = requests_[static_cast<size_t>(slot) * kMaxRecvs + static_cast<size_t>(r)];
+      const FifoElement& element = elements_[static_cast<size_t>(r)];
+      // This QP's 128-byte aligned share of the buffer (common/qp_policy.h): the i-th chunk, if there is one.
+      const int dataQps = qp::dataQpsFor(policy_, request.size);
+      if (i >= dataQps || request.size == 0) continue;
+      const size_t chunk = qp::chunkBytesFor(request.size, dataQps);
+      const size_t offset = static_cast<size_t>(i) * chunk;
+      if (offset >= request.size) continue;
+      const size_t length = std::min(chunk, request.size - offset);
+      sges[n] = IbvSge{reinterpret_cast<uint64_t>(request.data + offset), static_cast<uint32_t>(length), request.lkey};
+      wrs[n] = IbvSendWr{};
+      wrs[n].wrId = static_cast<uint64_t>(slot);
+      wrs[n].sgList = &sges[n];
+      wrs[n].numSge = 1;
+      wrs[n].opcode = kIbvWrRdmaWrite;
+      wrs[n].wr.rdma.remoteAddr = element.addr + offset;
+      wrs[n].wr.rdma.rkey = element.rkey;
+      if (base.attached.counters != nullptr) base.attached.counters->countQpBytes(static_cast<int>(q), length);
+      ++n;
+    }
+    if (i == 0 && s.nreqs > 1) {  // the sizes of a grouped receive, ahead of the first QP's write-with-immediate
+      sges[n] = IbvSge{reinterpret_cast<uint64_t>(sizesOf(slot)),
+                       static_cast<uint32_t>(sizeof(int32_t) * static_cast<size_t>(s.nreqs)), control.mr->lkey};
+      wrs[n] = IbvSendWr{};
+      wrs[n].wrId = static_cast<uint64_t>(slot);
+      wrs[n].sgList = &sges[n];
+      wrs[n].numSge = 1;
+      wrs[n].opcode = kIbvWrRdmaWrite;
+      wrs[n].wr.rdma.remoteAddr = remoteRecordsAddr + static_cast<uint64_t>(slot) * kSizeRecordBytes;
+      wrs[n].wr.rdma.rkey = remoteRecordsRkey;
+      ++n;
+    }
+    // The zero-length write-with-immediate: consumes one receive on this QP and, being last in the QP's order,
+    // tells the receiver that everything before it on this QP has landed.
+    wrs[n] = IbvSendWr{};
+    wrs[n].wrId = static_cast<uint64_t>(slot) | (static_cast<uint64_t>(q) << 8);
+    wrs[n].numSge = 0;
+    wrs[n].opcode = kIbvWrRdmaWriteWithImm;
+    wrs[n].sendFlags = kIbvSendSignaled;
+    wrs[n].immData = htonl(static_cast<uint32_t>(requests_[static_cast<size_t>(slot) * kMaxRecvs].size));
+    wrs[n].wr.rdma.remoteAddr = elements_[0].addr;
+    wrs[n].wr.rdma.rkey = elements_[0].rkey;
+    ++n;
+    for (int k = 0; k + 1 < n; ++k) wrs[k].next = &wrs[k + 1];
+    IbvQp* qp = set.qps[q];
+    if (base.attached.observer != nullptr) startQpEvents(slot, i, q, wrs[n - 1].wrId, qp->qpNum);
+    IbvSendWr* bad = nullptr;
+    const int rc = qp->context->ops.postSend(qp, wrs, &bad);
+    if (rc != 0) {
+      const std::string what = "ibv_post_send on QP " + std::to_string(qp->qpNum) + " failed: " + std::strerror(rc);
+      set.fatal.set(what);
+      throw connectionError(base, set, ErrorKind::System, what);
+    }
+    set.sqUsed[q] += n;
+    s.wrs[q] = n;
+  }
+  s.pending = set.perMessage;
+  s.posted = true;
+}
+
+// NCCL's "send start" (p2p.cc@v2.30.7, ncclIbMultiSend): per QP, once per request of the chain, with this
+// QP's share of that request as the length.
+void IbSendComm::startQpEvents(int slot, int i, size_t q, uint64_t wrId, uint32_t qpNum) {
+  Slot& s = slots_[static_cast<size_t>(slot)];
+  for (int r = 0; r < s.nreqs; ++r) {
+    IbSendRequest& request = requests_[static_cast<size_t>(slot) * kMaxRecvs + static_cast<size_t>(r)];
+    if (request.profilerHandle == nullptr || request.qpEventCount >= kMaxRecvs) continue;
+    const int dataQps = qp::dataQpsFor(policy_, request.size);
+    const size_t chunk = qp::chunkBytesFor(request.size, dataQps);
+    const size_t offset = static_cast<size_t>(i) * chunk;
+    const size_t length = i < dataQps && offset < request.size ? std::min(chunk, request.size - offset) : 0;
+    request.qpEvents[static_cast<size_t>(request.qpEventCount++)] = base.attached.observer->startedQp(
+        request.profilerHandle, base.device, wrId, kIbvWrRdmaWriteWithImm, static_cast<int>(qpNum), length);
+    (void)q;
+  }
+}
+
+void IbSendComm::progress() {
+  pollCompletions(verbs_, base, set, [this](const IbvWc& wc) {
+    if (wc.opcode != kIbvWcRdmaWrite) return;  // nothing else is signaled on a sender
+    const int slot = static_cast<int>(wc.wrId & 0xff);
+    const int q = static_cast<int>((wc.wrId >> 8) & 0xff);
+    Slot& s = slots_[static_cast<size_t>(slot)];
+    if (q < set.count) set.sqUsed[static_cast<size_t>(q)] -= s.wrs[static_cast<size_t>(q)];
+    --s.pending;
+  });
+}
+
+Completion IbSendComm::test(IbSendRequest& request) {
+  if (set.fatal.failed()) throw connectionError(base, set, ErrorKind::Remote, set.fatal.reason());
+  if (set.port->fatal.failed()) throw connectionError(base, set, ErrorKind::System, set.port->fatal.reason());
+  Slot& s = slots_[static_cast<size_t>(request.slot)];
+  if (s.posted && s.pending > 0) progress();
+  Completion done;
+  if (!s.posted || s.pending > 0) {
+    watchPeer(base, set);
+    return done;
+  }
+  done.done = true;
+  done.nSizes = 1;
+  done.sizes[0] = request.size;
+  if (base.attached.counters != nullptr) base.attached.counters->countSent(request.size);
+  if (request.event != nullptr) base.attached.observer->stopped(request.event);
+  if (request.qpEventCount > 0) stopQpEvents(base.attached.observer, request.qpEvents, request.qpEventCount);
+  request.posted = false;
+  request.matched = false;
+  if (++s.reported == s.nreqs) s = Slot{};
+  return done;
+}
+
+void IbSendComm::close() {
+  base.closed = true;
+  for (int q = 0; q < set.count; ++q) {
+    if (set.qps[static_cast<size_t>(q)] != nullptr) verbs_.destroyQp(set.qps[static_cast<size_t>(q)]);
+    set.qps[static_cast<size_t>(q)] = nullptr;
+  }
+  control.release(verbs_);
+  if (set.cq != nullptr) verbs_.destroyCq(set.cq);
+  set.cq = nullptr;
+}
+
+}  // namespace railtune::net::ib

@@ -1,0 +1,83 @@
+// The simulated fabric for the verbs transport's end-to-end tests. See net_ib_harness.h.
+#include "tests/e2e/net_ib_harness.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace railtune::testing::netfault {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string hostName(int host) {
+  return "host" + std::to_string(host);
+}
+
+}  // namespace
+
+SimFabric::SimFabric(ScopedEnv& env, const SimFabricSetup& setup, int hosts) {
+  char pattern[] = "/tmp/railtune-verbs-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+  dir_ = pattern;
+  fs::create_directories(dir_ + "/sim");
+  for (int h = 0; h < hosts; ++h) {
+    const std::string root = dir_ + "/" + hostName(h);
+    const std::string command =
+        std::string(VERBS_SIM_TOOL) + " sysfs --fabric " + setup.fabric + " --host " + hostName(h) + " --out " + root;
+    if (std::system(command.c_str()) != 0) throw std::runtime_error("the simulator's tool failed: " + command);
+    // The loopback interface, so that connection setup goes through 127.0.0.1 (NCCL_SOCKET_IFNAME=lo).
+    fs::create_directories(root + "/sys/class/net/lo");
+    std::ofstream(root + "/sys/class/net/lo/operstate") << "unknown\n";
+    if (setup.peerMemory) {
+      fs::create_directories(root + "/sys/module/nvidia_peermem");
+      std::ofstream(root + "/sys/module/nvidia_peermem/version") << "580.65.06\n";
+    }
+  }
+  env.set("RAILTUNE_NET_TRANSPORT", "ib");
+  env.set("NCCL_IBVERBS_LIB", VERBS_SIM_LIBRARY);
+  env.set("NCCL_SOCKET_IFNAME", "lo");
+  env.set("RAILTUNE_VERBS_SIM_DIR", dir_ + "/sim");
+  env.set("RAILTUNE_VERBS_SIM_FABRIC", setup.fabric);
+  env.set("RAILTUNE_VERBS_SIM_TIME_SCALE", setup.timeScale);
+  if (setup.qps > 0) {
+    env.set("RAILTUNE_NET_QPS", std::to_string(setup.qps));
+  } else {
+    env.unset("RAILTUNE_NET_QPS");
+  }
+  env.set("NCCL_IB_SPLIT_DATA_ON_QPS", setup.split ? "1" : "0");
+  if (setup.adversarial) {
+    env.set("RAILTUNE_VERBS_SIM_ADVERSARIAL", "1");
+  } else {
+    env.unset("RAILTUNE_VERBS_SIM_ADVERSARIAL");
+  }
+  for (const char* name : {"RAILTUNE_VERBS_SIM_FAULTS", "NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_GID_INDEX", "NCCL_IB_TC",
+                           "NCCL_IB_SL", "NCCL_IB_TIMEOUT", "NCCL_IB_RETRY_CNT"})
+    env.unset(name);
+  env.set("RAILTUNE_VERBS_SIM_HOST", hostName(0));
+  env.set("RAILTUNE_NET_SYSFS_ROOT", dir_ + "/" + hostName(0));
+}
+
+SimFabric::~SimFabric() {
+  std::error_code ignored;
+  fs::remove_all(dir_, ignored);
+}
+
+void SimFabric::becomeHost(int host) const {
+  setenv("RAILTUNE_VERBS_SIM_HOST", hostName(host).c_str(), 1);
+  setenv("RAILTUNE_NET_SYSFS_ROOT", (dir_ + "/" + hostName(host)).c_str(), 1);
+}
+
+int SimFabric::control(const std::string& command) {
+  void* library = dlopen(VERBS_SIM_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+  if (library == nullptr) return -1;
+  auto* call = reinterpret_cast<int (*)(const char*)>(dlsym(library, "railtune_verbs_sim_control"));
+  const int result = call != nullptr ? call(command.c_str()) : -1;
+  dlclose(library);
+  return result;
+}
+
+}  // namespace railtune::testing::netfault

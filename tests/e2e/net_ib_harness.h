@@ -1,0 +1,40 @@
+// The verbs transport's end-to-end tests run the real net .so with RAILTUNE_NET_TRANSPORT=ib on the strict verbs
+// simulator (tests/support/verbs_sim): NCCL_IBVERBS_LIB names the simulator's libibverbs, each process picks
+// its simulated host (RAILTUNE_VERBS_SIM_HOST), and the plugin discovers that host's HCAs in the fake sysfs
+// tree the simulator's tool writes (RAILTUNE_NET_SYSFS_ROOT), as it would on a GB300 tray.
+#pragma once
+
+#include <string>
+
+#include "tests/e2e/net_fault_harness.h"
+
+namespace railtune::testing::netfault {
+
+struct SimFabricSetup {
+  std::string fabric = "gb300";    // a simulator preset
+  int qps = 0;                     // RAILTUNE_NET_QPS; 0 = the policy's
+  bool split = false;              // NCCL_IB_SPLIT_DATA_ON_QPS=1
+  bool adversarial = false;        // RAILTUNE_VERBS_SIM_ADVERSARIAL=1
+  bool peerMemory = false;         // the hosts' sysfs trees show nvidia_peermem: GPU pointers, and flush reads
+  std::string timeScale = "0.05";  // NCCL_IB_TIMEOUT 20 x 8 tries = 34 s becomes about 1.7 s
+};
+
+// A temporary folder holding the simulator's rendezvous directory and each host's sysfs tree, removed at the
+// end. useSimulatedVerbs() sets the environment of this process for host `host`; a forked peer calls
+// becomeHost() before it loads the plugin.
+class SimFabric {
+ public:
+  SimFabric(ScopedEnv& env, const SimFabricSetup& setup, int hosts = 2);
+  ~SimFabric();
+  SimFabric(const SimFabric&) = delete;
+  SimFabric& operator=(const SimFabric&) = delete;
+  void becomeHost(int host) const;  // setenv, for the process it is called in
+  const std::string& dir() const { return dir_; }
+  // The simulator's control call in this process (port_down mlx5_0 1, ...): 0 on success.
+  static int control(const std::string& command);
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace railtune::testing::netfault

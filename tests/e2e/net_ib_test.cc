@@ -1,0 +1,324 @@
+// The verbs transport end to end: the real net .so with RAILTUNE_NET_TRANSPORT=ib, driven through NCCL's call
+// sites at every exported net ABI version, carrying the NCCL-like workload of net_versions_test.cc (random sizes
+// from 0 bytes, tags, grouped receives, 32 receives in flight, the optional receive completion, iflush) between
+// two processes on two simulated hosts of the strict verbs simulator; then the fabrics and QP policies the
+// transport must handle (RoCE, two planes, several QPs with data split, adversarial placement of bytes), and
+// the faults (peer death, a port going down) that must surface as an error naming HCA and port within 5 s.
+#include <dlfcn.h>
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <vector>
+
+#include "formats/path_log.h"
+#include "tests/e2e/net_fault_workload.h"
+#include "tests/e2e/net_ib_harness.h"
+#include "tests/support/file_text.h"
+
+namespace railtune::testing::netfault {
+namespace {
+
+constexpr int kReceives = 120;
+constexpr size_t kReceivesInFlight = NCCL_NET_MAX_REQUESTS;
+constexpr size_t kSendsInFlight = 2 * NCCL_NET_MAX_REQUESTS;
+constexpr Millis kTransferLimit(20000);
+
+int maxRecvsOf(emu::NetDriver& net) {
+  ncclNetProperties_v12_t props{};
+  return net.getProperties(0, &props) == ncclSuccess ? props.maxRecvs : -1;
+}
+
+// The sender, on host 1: same plan from the same seed, sends everything, closes when told.
+int simulatedSender(const SimFabric& fabric, int version, uint32_t seed, Control& control) {
+  fabric.becomeHost(1);
+  NetEndpoint endpoint(version);
+  if (!endpoint.bound() || endpoint.init() != ncclSuccess) return 2;
+  Handle handle{};
+  control.receive(handle.data(), handle.size(), kStepLimit, "listen handle");
+  void* sendComm = nullptr;
+  if (connectTo(endpoint.net(), 0, handle, &sendComm, kStepLimit) != ncclSuccess || sendComm == nullptr) return 3;
+  const Plan plan = makePlan(seed, kReceives, maxRecvsOf(endpoint.net()));
+  control.sendText(runSender(endpoint.net(), sendComm, plan, kSendsInFlight, kTransferLimit));
+  control.receiveWord(kTransferLimit, "the receiver's go-ahead to close");
+  if (endpoint.net().closeSend(sendComm) != ncclSuccess) return 4;
+  return endpoint.finalize() == ncclSuccess ? 0 : 5;
+}
+
+// The path log records of every file under `dir`.
+std::vector<formats::path_log::ParsedRecord> pathRecords(const std::string& dir) {
+  std::vector<formats::path_log::ParsedRecord> records;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string text = railtune::testing::readFile(entry.path());
+    formats::path_log::ParseAllResult parsed = formats::path_log::parseRecords(text, entry.path().string());
+    EXPECT_EQ(parsed.error, "");
+    for (auto& r : parsed.records) records.push_back(std::move(r));
+  }
+  return records;
+}
+
+// The workload between host 0 (this process, receiving) and host 1 (a forked sender). With `pathLogs`, both
+// processes write their path log there.
+void runWorkload(ScopedEnv& env, const SimFabricSetup& setup, int version, const std::string& pathLogs = "") {
+  SimFabric fabric(env, setup);
+  if (!pathLogs.empty()) env.set("RAILTUNE_PATH_LOG_DIR", pathLogs);
+  const uint32_t seed = 0x1b000000u + static_cast<uint32_t>(version);
+  Watchdog watchdog(50, "NetIbTest: workload between two simulated hosts");
+  PeerProcess peer([&](Control& control) { return simulatedSender(fabric, version, seed, control); }, 45);
+
+  NetEndpoint endpoint(version);
+  ASSERT_TRUE(endpoint.bound()) << "ncclNetPlugin_v" << version << " not bound";
+  std::string lines;
+  const ncclResult_t init = endpoint.init();
+  takeWarnings(&lines);
+  ASSERT_EQ(init, ncclSuccess) << "init did not take the verbs transport:\n" << lines;
+  int ndev = 0;
+  ASSERT_EQ(endpoint.net().devices(&ndev), ncclSuccess);
+  ASSERT_GE(ndev, 1);
+  ncclNetProperties_v12_t props{};
+  ASSERT_EQ(endpoint.net().getProperties(0, &props), ncclSuccess);
+  EXPECT_STREQ(props.name, "mlx5_0");
+  EXPECT_EQ(props.maxRecvs, 8);
+  if (version >= 8) {
+    EXPECT_EQ(props.regIsGlobal, 1);  // v6 and v7 properties have no such field
+  }
+  EXPECT_EQ((props.ptrSupport & NCCL_PTR_CUDA) != 0, setup.peerMemory);
+
+  Handle handle{};
+  void* listenComm = nullptr;
+  ASSERT_EQ(endpoint.net().listen(0, handle.data(), &listenComm), ncclSuccess);
+  peer.control().send(handle.data(), handle.size());
+  void* recvComm = nullptr;
+  ASSERT_EQ(acceptFrom(endpoint.net(), listenComm, &recvComm, kStepLimit), ncclSuccess);
+  ASSERT_NE(recvComm, nullptr) << "the peer's connection never arrived";
+
+  const Plan plan = makePlan(seed, kReceives, maxRecvsOf(endpoint.net()));
+  EXPECT_EQ(runReceiver(endpoint.net(), recvComm, plan, kReceivesInFlight, kTransferLimit), "");
+  EXPECT_EQ(peer.control().receiveText(kTransferLimit, "the sender's report"), "");
+  peer.control().sendWord(1);
+  EXPECT_EQ(peer.wait(kStepLimit), std::optional<int>(0)) << "the sending peer failed";
+  EXPECT_EQ(endpoint.net().closeRecv(recvComm), ncclSuccess);
+  EXPECT_EQ(endpoint.net().closeListen(listenComm), ncclSuccess);
+  EXPECT_EQ(endpoint.finalize(), ncclSuccess);
+  EXPECT_TRUE(takeWarnings(&lines).empty()) << lines;
+  EXPECT_NE(lines.find("verbs transport"), std::string::npos) << lines;
+}
+
+class NetIbVersionTest : public NetFaultTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(NetIbVersionTest, CarriesANcclLikeWorkloadBetweenTwoSimulatedHosts) {
+  runWorkload(env, SimFabricSetup{}, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVersion, NetIbVersionTest, ::testing::Range(6, 13),
+                         [](const ::testing::TestParamInfo<int>& param) { return "v" + std::to_string(param.param); });
+
+class NetIbTest : public NetFaultTest {};
+
+TEST_F(NetIbTest, SplitsDataOverFourQpsAndRotatesThem) {
+  SimFabricSetup setup;
+  setup.qps = 4;
+  setup.split = true;
+  runWorkload(env, setup, kVersion);
+}
+
+TEST_F(NetIbTest, RotatesMessagesOverFourQpsWithoutSplitting) {
+  SimFabricSetup setup;
+  setup.qps = 4;
+  runWorkload(env, setup, kVersion);
+}
+
+TEST_F(NetIbTest, WritesEachConnectionsHcaGidAndQpsToThePathLog) {
+  const std::string logs = std::filesystem::temp_directory_path() / ("railtune-ib-paths-" + std::to_string(getpid()));
+  std::filesystem::create_directories(logs);
+  SimFabricSetup setup;
+  setup.qps = 4;
+  setup.split = true;
+  runWorkload(env, setup, kVersion, logs);
+  const std::vector<formats::path_log::ParsedRecord> records = pathRecords(logs);
+  std::filesystem::remove_all(logs);
+  std::vector<const formats::path_log::PathRecord*> connects;
+  int closes = 0;
+  for (const auto& parsed : records) {
+    const formats::path_log::PathRecord& r = parsed.record;
+    if (r.kind == formats::path_log::RecordKind::Connect) connects.push_back(&r);
+    if (r.kind == formats::path_log::RecordKind::Close) {
+      ++closes;
+      uint64_t perQp = 0;
+      for (int q = 0; q < r.traffic.qpCount; ++q) perQp += r.traffic.bytesPerQp[q];
+      EXPECT_EQ(r.traffic.qpCount, 4) << "every QP carried a share of the split messages";
+      EXPECT_GT(perQp, 0u);
+      EXPECT_EQ(perQp, r.traffic.bytesSent + r.traffic.bytesReceived) << "the bytes per QP add up to the bytes moved";
+    }
+  }
+  ASSERT_EQ(connects.size(), 2u) << "one connect record at each end";
+  const formats::path_log::PathRecord& a = *connects[0];
+  const formats::path_log::PathRecord& b = *connects[1];
+  for (const formats::path_log::PathRecord* r : connects) {
+    EXPECT_EQ(r->transport.view(), "ib");
+    EXPECT_EQ(r->streams, 4);
+    ASSERT_TRUE(r->verbs.present);
+    EXPECT_EQ(r->verbs.port, 1);
+    EXPECT_EQ(r->verbs.linkLayer.view(), "InfiniBand");
+    EXPECT_EQ(r->verbs.mtu, 4096);
+    EXPECT_EQ(r->verbs.qpCount, 4);
+    EXPECT_EQ(r->verbs.gid.view().size(), 39u);
+  }
+  for (int q = 0; q < 4; ++q) {  // each end's QP q is connected to the other's QP q
+    EXPECT_EQ(a.verbs.localQpn[q], b.verbs.remoteQpn[q]);
+    EXPECT_EQ(a.verbs.remoteQpn[q], b.verbs.localQpn[q]);
+  }
+  EXPECT_GE(closes, 2) << "a close record at each end";
+}
+
+TEST_F(NetIbTest, CarriesTheWorkloadOverRoce) {
+  SimFabricSetup setup;
+  setup.fabric = "dgx-h100-roce";
+  runWorkload(env, setup, kVersion);
+}
+
+TEST_F(NetIbTest, CarriesTheWorkloadOnATwoPlaneFabric) {
+  SimFabricSetup setup;
+  setup.fabric = "gb300-2plane";
+  runWorkload(env, setup, kVersion);
+}
+
+TEST_F(NetIbTest, SurvivesBytesPlacedInShuffledPieces) {
+  SimFabricSetup setup;
+  setup.adversarial = true;
+  setup.qps = 2;
+  setup.split = true;
+  runWorkload(env, setup, kVersion);
+}
+
+TEST_F(NetIbTest, FlushesWithAnRdmaReadWhenGpuMemoryIsReachable) {
+  SimFabricSetup setup;
+  setup.peerMemory = true;
+  runWorkload(env, setup, kVersion);
+}
+
+// The peer, on host 1, connects and then dies (SIGKILL) or waits. `protocol`: an NCCL_PROTO of its own, which
+// gives it another configuration digest.
+int connectingPeer(const SimFabric& fabric, Control& control, const char* protocol = nullptr) {
+  fabric.becomeHost(1);
+  if (protocol != nullptr) setenv("NCCL_PROTO", protocol, 1);
+  NetEndpoint endpoint(kVersion);
+  if (endpoint.init() != ncclSuccess) return 2;
+  Handle handle{};
+  control.receive(handle.data(), handle.size(), kStepLimit, "listen handle");
+  void* sendComm = nullptr;
+  if (connectTo(endpoint.net(), 0, handle, &sendComm, kStepLimit) != ncclSuccess || sendComm == nullptr) return 3;
+  control.sendWord(1);
+  for (;;) pause();
+}
+
+struct ReceivingEnd {
+  NetEndpoint endpoint{kVersion};
+  void* listen = nullptr;
+  void* recv = nullptr;
+  std::vector<std::byte> buffer = std::vector<std::byte>(1 << 20);
+  void* region = nullptr;
+  void* request = nullptr;
+};
+
+// Connects host 0 (here) to the peer and posts one receive the peer never sends into.
+void receiveFromPeer(PeerProcess& peer, ReceivingEnd& end) {
+  ASSERT_EQ(end.endpoint.init(), ncclSuccess);
+  Handle handle{};
+  ASSERT_EQ(end.endpoint.net().listen(0, handle.data(), &end.listen), ncclSuccess);
+  peer.control().send(handle.data(), handle.size());
+  ASSERT_EQ(acceptFrom(end.endpoint.net(), end.listen, &end.recv, kStepLimit), ncclSuccess);
+  ASSERT_NE(end.recv, nullptr);
+  peer.control().receiveWord(kStepLimit, "the peer connected");
+  ASSERT_EQ(end.endpoint.net().regMr(end.recv, end.buffer.data(), end.buffer.size(), NCCL_PTR_HOST, &end.region),
+            ncclSuccess);
+  void* data[1] = {end.buffer.data()};
+  size_t sizes[1] = {end.buffer.size()};
+  int tags[1] = {7};
+  void* regions[1] = {end.region};
+  ASSERT_EQ(end.endpoint.net().irecv(end.recv, 1, data, sizes, tags, regions, nullptr, &end.request), ncclSuccess);
+  ASSERT_NE(end.request, nullptr);
+}
+
+TEST_F(NetIbTest, APeerThatDiesFailsTheWaitingReceiverWithinFiveSeconds) {
+  SimFabric fabric(env, SimFabricSetup{});
+  Watchdog watchdog(30, "NetIbTest: peer death");
+  PeerProcess peer([&](Control& control) { return connectingPeer(fabric, control); }, 25);
+  ReceivingEnd end;
+  receiveFromPeer(peer, end);
+  takeWarnings();
+  peer.kill(SIGKILL);
+  const TestOutcome outcome = testUntil(end.endpoint.net(), end.request, Millis(5000));
+  EXPECT_NE(outcome.result, ncclSuccess) << "no error within 5 s of the peer's death";
+  EXPECT_LT(outcome.elapsed, Millis(5000));
+  std::string lines;
+  const std::vector<std::string> warnings = takeWarnings(&lines);
+  ASSERT_EQ(warnings.size(), 1u) << lines;
+  EXPECT_NE(warnings[0].find("mlx5_0 port 1"), std::string::npos) << warnings[0];
+  (void)end.endpoint.net().closeRecv(end.recv);
+  (void)end.endpoint.net().closeListen(end.listen);
+}
+
+TEST_F(NetIbTest, APortGoingDownFailsItsConnectionsNamingHcaAndPort) {
+  SimFabric fabric(env, SimFabricSetup{});
+  Watchdog watchdog(30, "NetIbTest: port down");
+  PeerProcess peer([&](Control& control) { return connectingPeer(fabric, control); }, 25);
+  ReceivingEnd end;
+  receiveFromPeer(peer, end);
+  takeWarnings();
+  ASSERT_EQ(SimFabric::control("port_down mlx5_0 1"), 0);
+  const TestOutcome outcome = testUntil(end.endpoint.net(), end.request, Millis(5000));
+  EXPECT_NE(outcome.result, ncclSuccess) << "no error within 5 s of the port going down";
+  std::string lines;
+  const std::vector<std::string> warnings = takeWarnings(&lines);
+  ASSERT_FALSE(warnings.empty()) << lines;
+  bool named = false;
+  for (const std::string& w : warnings)
+    named = named || (w.find("PORT_ERR") != std::string::npos && w.find("mlx5_0 port 1") != std::string::npos);
+  EXPECT_TRUE(named) << lines;
+  (void)end.endpoint.net().closeRecv(end.recv);
+  (void)end.endpoint.net().closeListen(end.listen);
+}
+
+TEST_F(NetIbTest, ADigestMismatchOverVerbsIsOneWarningAndTheConnectionWorks) {
+  SimFabric fabric(env, SimFabricSetup{});
+  Watchdog watchdog(30, "NetIbTest: digest mismatch");
+  PeerProcess peer([&](Control& control) { return connectingPeer(fabric, control, "Simple"); }, 25);
+  ReceivingEnd end;
+  receiveFromPeer(peer, end);
+  std::string lines;
+  const std::vector<std::string> warnings = takeWarnings(&lines);
+  ASSERT_EQ(warnings.size(), 1u) << lines;
+  EXPECT_NE(warnings[0].find("different rules, rail map or environment"), std::string::npos) << warnings[0];
+  (void)end.endpoint.net().closeRecv(end.recv);
+  (void)end.endpoint.net().closeListen(end.listen);
+}
+
+TEST_F(NetIbTest, StepsAsideWithOneWarningWhenLibibverbsCannotServeTheDevices) {
+  // Once a test of this process has loaded the simulator, dlopen("libibverbs.so.1") finds it by its soname.
+  if (void* loaded = dlopen(VERBS_SIM_LIBRARY, RTLD_NOW | RTLD_NOLOAD); loaded != nullptr) {
+    dlclose(loaded);
+    GTEST_SKIP() << "the simulator is already loaded in this process (ctest runs this test alone)";
+  }
+  SimFabric fabric(env, SimFabricSetup{});
+  env.set("NCCL_IBVERBS_LIB", "/nonexistent/libibverbs.so.1");
+  NetEndpoint endpoint(kVersion);
+  ASSERT_TRUE(endpoint.bound());
+  const ncclResult_t init = endpoint.init();
+  std::string lines;
+  const std::vector<std::string> warnings = takeWarnings(&lines);
+  EXPECT_NE(init, ncclSuccess) << "init must fail so that NCCL moves on to its own transport\n" << lines;
+  ASSERT_EQ(warnings.size(), 1u) << lines;
+  EXPECT_NE(warnings[0].find("stepping aside"), std::string::npos) << warnings[0];
+  // Without the simulator: either no libibverbs at all, or a real one that lists no simulated HCA.
+  const bool named =
+      warnings[0].find("libibverbs") != std::string::npos || warnings[0].find("mlx5_0") != std::string::npos;
+  EXPECT_TRUE(named) << warnings[0];
+}
+
+}  // namespace
+}  // namespace railtune::testing::netfault

@@ -1,0 +1,299 @@
+#include "common/qp_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/fake_env.h"
+
+namespace railtune::qp {
+namespace {
+
+using railtune::testing::fakeEnv;
+using railtune::testing::fakeEnvVars;
+
+class QpPolicyTest : public ::testing::Test {
+ protected:
+  void SetUp() override { fakeEnvVars().clear(); }
+  void TearDown() override { fakeEnvVars().clear(); }
+};
+
+const Decision& decisionFor(const QpPolicy& policy, const std::string& variable) {
+  for (const Decision& d : policy.why)
+    if (d.variable == variable) return d;
+  static const Decision none{"<none>", "", "", false};
+  return none;
+}
+
+int changedCount(const QpPolicy& policy) {
+  int n = 0;
+  for (const Decision& d : policy.why) n += d.changed ? 1 : 0;
+  return n;
+}
+
+FabricShape roce() {
+  FabricShape shape;
+  shape.linkLayer = LinkLayer::Ethernet;
+  shape.rails = 8;
+  shape.speedMbps = 400000;
+  return shape;
+}
+
+TEST_F(QpPolicyTest, InfiniBandKeepsEveryNcclDefault) {
+  FabricShape shape;
+  shape.rails = 4;
+  shape.speedMbps = 800000;
+  const QpPolicy policy = chooseQpPolicy(shape, fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 1);
+  EXPECT_FALSE(policy.splitDataOnQps);
+  EXPECT_TRUE(policy.adaptiveRouting);
+  EXPECT_EQ(policy.arThresholdBytes, 8192u);
+  EXPECT_EQ(policy.gidIndex, -1);
+  EXPECT_EQ(policy.trafficClass, -1);
+  EXPECT_EQ(policy.serviceLevel, -1);
+  EXPECT_EQ(policy.why.size(), 7u);
+  EXPECT_EQ(changedCount(policy), 0);
+  EXPECT_TRUE(policy.warnings.empty());
+  EXPECT_NE(decisionFor(policy, "NCCL_IB_QPS_PER_CONNECTION").source.find("connect.cc:60"), std::string::npos);
+  EXPECT_NE(decisionFor(policy, "NCCL_IB_ADAPTIVE_ROUTING").source.find("init.cc:441"), std::string::npos);
+}
+
+TEST_F(QpPolicyTest, InfiniBandWithAdaptiveRoutingAndTwoPlanesStaysAtOneQp) {
+  FabricShape shape;
+  shape.planes = 2;
+  shape.adaptiveRouting = true;
+  const QpPolicy policy = chooseQpPolicy(shape, fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 1);
+  EXPECT_TRUE(policy.adaptiveRouting);
+  EXPECT_EQ(changedCount(policy), 0);  // AR on is NCCL's own IB default
+}
+
+TEST_F(QpPolicyTest, InfiniBandWithoutAdaptiveRoutingTurnsItOff) {
+  FabricShape shape;
+  shape.adaptiveRouting = false;
+  const QpPolicy policy = chooseQpPolicy(shape, fakeEnv);
+  EXPECT_FALSE(policy.adaptiveRouting);
+  const Decision& ar = decisionFor(policy, "NCCL_IB_ADAPTIVE_ROUTING");
+  EXPECT_TRUE(ar.changed);
+  EXPECT_EQ(ar.value, "0");
+  EXPECT_NE(ar.source.find("fabric description"), std::string::npos);
+}
+
+TEST_F(QpPolicyTest, RoceWithEcmpGetsFourQpsRoundRobin) {
+  const QpPolicy policy = chooseQpPolicy(roce(), fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 4);
+  EXPECT_FALSE(policy.splitDataOnQps);
+  EXPECT_FALSE(policy.adaptiveRouting);  // NCCL's RoCE default
+  const Decision& qps = decisionFor(policy, "NCCL_IB_QPS_PER_CONNECTION");
+  EXPECT_TRUE(qps.changed);
+  EXPECT_EQ(qps.value, "4");
+  EXPECT_NE(qps.source.find("SIGCOMM 2024"), std::string::npos);
+  EXPECT_FALSE(decisionFor(policy, "NCCL_IB_ADAPTIVE_ROUTING").changed);
+  EXPECT_EQ(changedCount(policy), 1);
+}
+
+TEST_F(QpPolicyTest, RoceWithoutAdaptiveRoutingAndTwoPlanesGetsFourQps) {
+  FabricShape shape = roce();
+  shape.planes = 2;
+  shape.adaptiveRouting = false;
+  const QpPolicy policy = chooseQpPolicy(shape, fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 4);  // per port: NCCL multiplies by the merged ports itself
+  EXPECT_FALSE(decisionFor(policy, "NCCL_IB_ADAPTIVE_ROUTING").changed);  // off is RoCE's default
+}
+
+TEST_F(QpPolicyTest, RoceWithAdaptiveRoutingTurnsItOnWithOneQp) {
+  FabricShape shape = roce();
+  shape.adaptiveRouting = true;
+  const QpPolicy policy = chooseQpPolicy(shape, fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 1);
+  EXPECT_TRUE(policy.adaptiveRouting);
+  const Decision& ar = decisionFor(policy, "NCCL_IB_ADAPTIVE_ROUTING");
+  EXPECT_TRUE(ar.changed);
+  EXPECT_EQ(ar.value, "1");
+  EXPECT_NE(ar.source.find("issue #850"), std::string::npos);
+}
+
+TEST_F(QpPolicyTest, RoceGidIndexTrafficClassAndServiceLevelFromTheFabric) {
+  FabricShape shape = roce();
+  shape.gidIndex = 3;
+  shape.trafficClass = 106;
+  shape.serviceLevel = 3;
+  const QpPolicy policy = chooseQpPolicy(shape, fakeEnv);
+  EXPECT_EQ(policy.gidIndex, 3);
+  EXPECT_EQ(policy.trafficClass, 106);
+  EXPECT_EQ(policy.serviceLevel, 3);
+  EXPECT_TRUE(decisionFor(policy, "NCCL_IB_GID_INDEX").changed);
+  EXPECT_EQ(decisionFor(policy, "NCCL_IB_TC").value, "106");
+  EXPECT_EQ(decisionFor(policy, "NCCL_IB_SL").value, "3");
+}
+
+TEST_F(QpPolicyTest, InfiniBandIgnoresGidIndexAndTrafficClassButKeepsServiceLevel) {
+  FabricShape shape;
+  shape.gidIndex = 0;
+  shape.trafficClass = 106;
+  shape.serviceLevel = 1;
+  const QpPolicy policy = chooseQpPolicy(shape, fakeEnv);
+  EXPECT_EQ(policy.gidIndex, -1);
+  EXPECT_EQ(policy.trafficClass, -1);
+  EXPECT_EQ(policy.serviceLevel, 1);
+  EXPECT_NE(decisionFor(policy, "NCCL_IB_TC").source.find("RoCE only"), std::string::npos);
+}
+
+TEST_F(QpPolicyTest, NullEnvironmentReadsNothing) {
+  fakeEnvVars()["RAILTUNE_NET_QPS"] = "8";
+  const QpPolicy policy = chooseQpPolicy(roce(), nullptr);
+  EXPECT_EQ(policy.qpsPerConnection, 4);
+  EXPECT_TRUE(policy.warnings.empty());
+}
+
+TEST_F(QpPolicyTest, RailtuneNetQpsOverridesThePolicy) {
+  fakeEnvVars()["RAILTUNE_NET_QPS"] = "8";
+  const QpPolicy policy = chooseQpPolicy(FabricShape{}, fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 8);
+  const Decision& qps = decisionFor(policy, "NCCL_IB_QPS_PER_CONNECTION");
+  EXPECT_TRUE(qps.changed);
+  EXPECT_EQ(qps.source, "RAILTUNE_NET_QPS");
+}
+
+TEST_F(QpPolicyTest, RailtuneNetQpsZeroLeavesThePolicy) {
+  fakeEnvVars()["RAILTUNE_NET_QPS"] = "0";
+  const QpPolicy policy = chooseQpPolicy(roce(), fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 4);
+  EXPECT_TRUE(policy.warnings.empty());
+}
+
+TEST_F(QpPolicyTest, MalformedRailtuneNetQpsIsAWarningAndThePolicyStays) {
+  for (const char* bad : {"129", "-1", "four", "2x"}) {
+    fakeEnvVars()["RAILTUNE_NET_QPS"] = bad;
+    const QpPolicy policy = chooseQpPolicy(roce(), fakeEnv);
+    EXPECT_EQ(policy.qpsPerConnection, 4) << bad;
+    ASSERT_EQ(policy.warnings.size(), 1u) << bad;
+    EXPECT_NE(policy.warnings[0].find("RAILTUNE_NET_QPS='" + std::string(bad) + "'"), std::string::npos);
+  }
+}
+
+TEST_F(QpPolicyTest, ExplicitNcclVariablesWinForTheirField) {
+  fakeEnvVars()["NCCL_IB_QPS_PER_CONNECTION"] = "2";
+  fakeEnvVars()["NCCL_IB_SPLIT_DATA_ON_QPS"] = "1";
+  fakeEnvVars()["NCCL_IB_ADAPTIVE_ROUTING"] = "1";
+  fakeEnvVars()["NCCL_IB_AR_THRESHOLD"] = "0x4000";  // NCCL reads base 0
+  fakeEnvVars()["NCCL_IB_GID_INDEX"] = "5";
+  fakeEnvVars()["NCCL_IB_TC"] = "41";
+  fakeEnvVars()["NCCL_IB_SL"] = "0";
+  const QpPolicy policy = chooseQpPolicy(roce(), fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 2);
+  EXPECT_TRUE(policy.splitDataOnQps);
+  EXPECT_TRUE(policy.adaptiveRouting);
+  EXPECT_EQ(policy.arThresholdBytes, 16384u);
+  EXPECT_EQ(policy.gidIndex, 5);
+  EXPECT_EQ(policy.trafficClass, 41);
+  EXPECT_EQ(policy.serviceLevel, 0);
+  EXPECT_TRUE(policy.warnings.empty());
+  for (const Decision& d : policy.why)
+    EXPECT_NE(d.source.find("set in the environment (" + d.variable + ")"), std::string::npos) << d.variable;
+  EXPECT_TRUE(decisionFor(policy, "NCCL_IB_SL").changed);  // 0 differs from NCCL's unset -1
+}
+
+TEST_F(QpPolicyTest, NcclQpsWinsOverRailtuneNetQpsWithAWarning) {
+  fakeEnvVars()["RAILTUNE_NET_QPS"] = "8";
+  fakeEnvVars()["NCCL_IB_QPS_PER_CONNECTION"] = "2";
+  const QpPolicy policy = chooseQpPolicy(roce(), fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 2);
+  ASSERT_EQ(policy.warnings.size(), 1u);
+  EXPECT_NE(policy.warnings[0].find("disagree"), std::string::npos);
+}
+
+TEST_F(QpPolicyTest, MalformedNcclVariablesAreWarningsAndThePolicyStays) {
+  fakeEnvVars()["NCCL_IB_QPS_PER_CONNECTION"] = "0";
+  fakeEnvVars()["NCCL_IB_SPLIT_DATA_ON_QPS"] = "2";
+  fakeEnvVars()["NCCL_IB_ADAPTIVE_ROUTING"] = "yes";
+  fakeEnvVars()["NCCL_IB_SL"] = "16";
+  fakeEnvVars()["NCCL_IB_TC"] = "";  // empty is unset, as for NCCL
+  const QpPolicy policy = chooseQpPolicy(roce(), fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 4);
+  EXPECT_FALSE(policy.splitDataOnQps);
+  EXPECT_FALSE(policy.adaptiveRouting);
+  EXPECT_EQ(policy.serviceLevel, -1);
+  EXPECT_EQ(policy.warnings.size(), 4u);
+  EXPECT_NE(describe(policy, false).find("warning: NCCL_IB_SL='16'"), std::string::npos);
+}
+
+TEST_F(QpPolicyTest, DescribeListsChangedOrAllDecisions) {
+  const QpPolicy policy = chooseQpPolicy(roce(), fakeEnv);
+  const std::string changed = describe(policy, true);
+  EXPECT_EQ(changed.rfind("NCCL_IB_QPS_PER_CONNECTION=4: RoCE with ECMP", 0), 0u) << changed;
+  EXPECT_EQ(changed.find("NCCL_IB_SPLIT"), std::string::npos);
+  EXPECT_NE(describe(policy, false).find("NCCL_IB_SPLIT_DATA_ON_QPS=0: NCCL's default (common.cc:22)"),
+            std::string::npos);
+  fakeEnvVars()["NCCL_IB_SPLIT_DATA_ON_QPS"] = "0";
+  EXPECT_NE(
+      describe(chooseQpPolicy(roce(), fakeEnv), false).find("NCCL_IB_SPLIT_DATA_ON_QPS=0 (as NCCL's default): set"),
+      std::string::npos);
+}
+
+TEST_F(QpPolicyTest, ChunkBytesAreCeilingPerQpRoundedTo128) {
+  EXPECT_EQ(chunkBytesFor(0, 4), 0u);
+  EXPECT_EQ(chunkBytesFor(1, 1), 128u);
+  EXPECT_EQ(chunkBytesFor(1, 4), 128u);
+  EXPECT_EQ(chunkBytesFor(128, 1), 128u);
+  EXPECT_EQ(chunkBytesFor(129, 1), 256u);
+  EXPECT_EQ(chunkBytesFor(1000, 4), 256u);  // ceil(1000/4) = 250
+  EXPECT_EQ(chunkBytesFor(1000, 7), 256u);  // ceil(1000/7) = 143
+  EXPECT_EQ(chunkBytesFor(1 << 20, 4), 262144u);
+  EXPECT_EQ(chunkBytesFor(1000, 0), 1024u);              // below 1 counts as 1
+  EXPECT_EQ(chunkBytesFor((1u << 20) + 1, 128), 8320u);  // ceil(1048577/128) = 8193 -> 8320
+}
+
+TEST_F(QpPolicyTest, WithoutSplitEveryMessageTravelsOnOneQp) {
+  QpPolicy policy;
+  policy.qpsPerConnection = 4;
+  EXPECT_EQ(qpsPerMessage(policy), 1);
+  EXPECT_EQ(dataQpsFor(policy, 0), 1);
+  EXPECT_EQ(dataQpsFor(policy, 1), 1);
+  EXPECT_EQ(dataQpsFor(policy, 1 << 30), 1);
+}
+
+TEST_F(QpPolicyTest, SplitSpreadsAsManyQpsAsAlignedChunksFill) {
+  QpPolicy policy;
+  policy.qpsPerConnection = 4;
+  policy.splitDataOnQps = true;
+  EXPECT_EQ(qpsPerMessage(policy), 4);
+  EXPECT_EQ(dataQpsFor(policy, 0), 1);    // one zero-length WRITE_WITH_IMM
+  EXPECT_EQ(dataQpsFor(policy, 1), 1);    // 128-byte chunk: the others get zero length
+  EXPECT_EQ(dataQpsFor(policy, 300), 3);  // chunks of 128: 128 + 128 + 44
+  EXPECT_EQ(dataQpsFor(policy, 512), 4);
+  EXPECT_EQ(dataQpsFor(policy, 1 << 20), 4);
+  policy.qpsPerConnection = 7;
+  EXPECT_EQ(dataQpsFor(policy, 1000), 4);  // chunks of 256: 256 x 3 + 232, as NCCL's p2p.cc:116
+  for (size_t bytes : {1u, 127u, 129u, 1000u, 4097u, 65536u, 1000003u}) {
+    const int qps = dataQpsFor(policy, bytes);
+    const size_t chunk = chunkBytesFor(bytes, qps);
+    EXPECT_GE(chunk * static_cast<size_t>(qps), bytes) << bytes;
+    EXPECT_LT(chunk * static_cast<size_t>(qps - 1), bytes) << bytes;         // every data QP carries bytes
+    EXPECT_EQ(chunk, chunkBytesFor(bytes, qpsPerMessage(policy))) << bytes;  // same chunks as over all QPs
+  }
+}
+
+TEST_F(QpPolicyTest, SplitMinBytesKeepsSmallMessagesOnOneQp) {
+  QpPolicy policy;
+  policy.qpsPerConnection = 8;
+  policy.splitDataOnQps = true;
+  policy.splitMinBytes = 65536;
+  EXPECT_EQ(dataQpsFor(policy, 65535), 1);
+  EXPECT_EQ(dataQpsFor(policy, 65536), 8);
+  EXPECT_EQ(qpsPerMessage(policy), 8);  // the other 7 still get a zero-length WRITE_WITH_IMM
+}
+
+TEST_F(QpPolicyTest, ManyQps) {
+  QpPolicy policy;
+  policy.qpsPerConnection = 128;
+  policy.splitDataOnQps = true;
+  EXPECT_EQ(dataQpsFor(policy, 128 * 128), 128);
+  EXPECT_EQ(dataQpsFor(policy, 128 * 128 - 1), 128);
+  EXPECT_EQ(dataQpsFor(policy, 128 * 127), 127);
+  policy.qpsPerConnection = 500;  // out of range: clamped to NCCL's 128
+  EXPECT_EQ(qpsPerMessage(policy), 128);
+}
+
+}  // namespace
+}  // namespace railtune::qp

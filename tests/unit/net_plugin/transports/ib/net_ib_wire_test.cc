@@ -1,0 +1,97 @@
+// The verbs transport's wire layouts: metadata round trips and refuses what is out of range; a clear-to-send
+// element is accepted only whole.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "net_plugin/transports/ib/ib_wire.h"
+
+namespace railtune::net::ib {
+namespace {
+
+ConnectionMeta sampleMeta() {
+  ConnectionMeta meta;
+  meta.qpCount = 4;
+  for (int q = 0; q < 4; ++q) meta.qpn[q] = 0x100 + static_cast<uint32_t>(q);
+  meta.linkLayer = kIbvLinkLayerEthernet;
+  meta.port = 1;
+  meta.mtu = kIbvMtu4096;
+  meta.gidIndex = 3;
+  meta.lid = 0;
+  meta.serviceLevel = 3;
+  meta.trafficClass = 106;
+  meta.gid.raw[10] = 0xff;
+  meta.gid.raw[11] = 0xff;
+  meta.gid.raw[12] = 10;
+  meta.controlAddr = 0x7f0000001000;
+  meta.controlRkey = 0x1234;
+  meta.flags = kMetaAdaptiveRouting;
+  return meta;
+}
+
+TEST(NetIbWire, MetadataRoundTripsInAFixedLayout) {
+  const MetaBytes bytes = encodeMeta(sampleMeta());
+  EXPECT_EQ(static_cast<int>(bytes[0]), 0x52);  // "RTIM" little-endian
+  std::string error;
+  const std::optional<ConnectionMeta> back = decodeMeta(bytes, error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->qpCount, 4);
+  EXPECT_EQ(back->qpn[3], 0x103u);
+  EXPECT_EQ(back->trafficClass, 106);
+  EXPECT_EQ(back->serviceLevel, 3);
+  EXPECT_EQ(back->controlAddr, 0x7f0000001000u);
+  EXPECT_EQ(back->controlRkey, 0x1234u);
+  EXPECT_EQ(std::memcmp(back->gid.raw, sampleMeta().gid.raw, 16), 0);
+  EXPECT_EQ(encodeMeta(*back), bytes);
+}
+
+TEST(NetIbWire, MetadataOutOfRangeIsRefusedWithAReason) {
+  std::string error;
+  MetaBytes bytes = encodeMeta(sampleMeta());
+  bytes[0] = std::byte{0};
+  EXPECT_FALSE(decodeMeta(bytes, error));
+  EXPECT_NE(error.find("magic"), std::string::npos);
+  for (auto [field, value, words] : {std::tuple{6, 17, "QPs"}, std::tuple{6, 0, "QPs"}, std::tuple{10, 6, "MTU"},
+                                     std::tuple{8, 3, "link layer"}, std::tuple{40, 0, "rkey"}}) {
+    bytes = encodeMeta(sampleMeta());
+    bytes[static_cast<size_t>(field)] = static_cast<std::byte>(value);
+    if (field == 40) std::memset(bytes.data() + 40, 0, 4);
+    error.clear();
+    EXPECT_FALSE(decodeMeta(bytes, error)) << words;
+    EXPECT_NE(error.find(words), std::string::npos) << error;
+  }
+  bytes = encodeMeta(sampleMeta());
+  bytes[4] = std::byte{9};
+  EXPECT_FALSE(decodeMeta(bytes, error));
+  EXPECT_NE(error.find("version"), std::string::npos);
+}
+
+TEST(NetIbWire, FifoElementIsAcceptedOnlyWhole) {
+  alignas(64) std::byte slot[kFifoElementBytes] = {};
+  EXPECT_FALSE(decodeFifoElement(slot));  // never written: zero never checks
+  FifoElement e;
+  e.addr = 0x7f00deadbee0;
+  e.size = 1 << 20;
+  e.rkey = 0xabcd;
+  e.tag = -7;
+  e.nreqs = 8;
+  e.idx = 12345;
+  encodeFifoElement(e, slot);
+  const std::optional<FifoElement> back = decodeFifoElement(slot);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->addr, e.addr);
+  EXPECT_EQ(back->size, e.size);
+  EXPECT_EQ(back->tag, -7);
+  EXPECT_EQ(back->nreqs, 8u);
+  EXPECT_EQ(back->idx, 12345u);
+  // Any field still holding the previous round's bytes (a torn placement) fails the check.
+  for (size_t at : {0, 8, 16, 20, 24, 32}) {
+    alignas(64) std::byte torn[kFifoElementBytes];
+    std::memcpy(torn, slot, sizeof torn);
+    torn[at] = static_cast<std::byte>(static_cast<unsigned>(torn[at]) ^ 0x01);
+    EXPECT_FALSE(decodeFifoElement(torn)) << "byte " << at;
+  }
+}
+
+}  // namespace
+}  // namespace railtune::net::ib
