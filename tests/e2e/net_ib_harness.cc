@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -78,6 +80,20 @@ int SimFabric::control(const std::string& command) {
   const int result = call != nullptr ? call(command.c_str()) : -1;
   dlclose(library);
   return result;
+}
+
+std::vector<uint32_t> SimFabric::qpNumbers() {
+  std::vector<uint32_t> qpns;
+  void* library = dlopen(VERBS_SIM_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+  if (library == nullptr) return qpns;
+  auto* stats = reinterpret_cast<size_t (*)(char*, size_t)>(dlsym(library, "railtune_verbs_sim_stats"));
+  std::string text(1 << 16, '\0');
+  if (stats != nullptr) text.resize(std::min(stats(text.data(), text.size()), text.size()));
+  dlclose(library);
+  for (size_t at = text.find("\"qpn\":"); at != std::string::npos; at = text.find("\"qpn\":", at + 1))
+    qpns.push_back(static_cast<uint32_t>(std::strtoul(text.c_str() + at + 6, nullptr, 10)));
+  std::sort(qpns.begin(), qpns.end());
+  return qpns;
 }
 
 }  // namespace railtune::testing::netfault

@@ -4,7 +4,9 @@
 // tree the simulator's tool writes (RAILTUNE_NET_SYSFS_ROOT), as it would on a GB300 tray.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tests/e2e/net_fault_harness.h"
 
@@ -32,6 +34,8 @@ class SimFabric {
   const std::string& dir() const { return dir_; }
   // The simulator's control call in this process (port_down mlx5_0 1, ...): 0 on success.
   static int control(const std::string& command);
+  // The QP numbers the simulator has in this process (from its stats), lowest first.
+  static std::vector<uint32_t> qpNumbers();
 
  private:
   std::string dir_;

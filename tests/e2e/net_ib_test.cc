@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "formats/path_log.h"
+#include "nccl/profiler_common.h"
 #include "tests/e2e/net_fault_workload.h"
 #include "tests/e2e/net_ib_harness.h"
 #include "tests/support/file_text.h"
@@ -296,6 +297,196 @@ TEST_F(NetIbTest, ADigestMismatchOverVerbsIsOneWarningAndTheConnectionWorks) {
   EXPECT_NE(warnings[0].find("different rules, rail map or environment"), std::string::npos) << warnings[0];
   (void)end.endpoint.net().closeRecv(end.recv);
   (void)end.endpoint.net().closeListen(end.listen);
+}
+
+// Profiler events through NCCL's callback: railtune's own per transfer, and NCCL's IB descriptor per QP.
+struct SeenIbEvent {
+  int64_t pluginId = 0;
+  ncclProfilerNetIbDescr_v1_t ib{};
+};
+std::vector<SeenIbEvent> gIbStarted;
+int gIbStopped = 0;
+int gIbToken = 0;
+
+ncclResult_t recordingIbProfiler(void** eHandle, int type, void* /*pHandle*/, int64_t pluginId, void* extData) {
+  if (type == ncclProfilerNetEventStart) {
+    SeenIbEvent seen;
+    seen.pluginId = pluginId;
+    if ((pluginId & NCCL_PROFILER_NET_TYPE_MASK) == NCCL_PROFILER_NET_TYPE_IB)
+      seen.ib = *static_cast<ncclProfilerNetIbDescr_v1_t*>(extData);
+    gIbStarted.push_back(seen);
+    *eHandle = &gIbToken;
+  } else if (type == ncclProfilerNetEventStop) {
+    ++gIbStopped;
+  }
+  return ncclSuccess;
+}
+
+TEST_F(NetIbTest, ProfilerEventsCarryNcclsIbDescriptorPerQp) {
+  SimFabricSetup setup;
+  setup.qps = 2;
+  setup.split = true;
+  SimFabric fabric(env, setup);
+  gIbStarted.clear();
+  gIbStopped = 0;
+  const emu::Binding binding = emu::Loader::bindVersion(emu::PluginKind::Net, pluginPath("net"), kVersion);
+  ASSERT_TRUE(binding);
+  emu::NetDriver net(binding);
+  ASSERT_EQ(net.init(0x1b, NCCL_NET_TRAFFIC_CLASS_UNDEF, emu::pluginLogger(), recordingIbProfiler), ncclSuccess);
+  LocalLink link;
+  ASSERT_EQ(connectLocal(net, 0, link, kStepLimit), ncclSuccess);
+  std::vector<std::byte> out(1 << 16, std::byte{0x11}), in(1 << 16);
+  void* outRegion = nullptr;
+  void* inRegion = nullptr;
+  ASSERT_EQ(net.regMr(link.send, out.data(), out.size(), NCCL_PTR_HOST, &outRegion), ncclSuccess);
+  ASSERT_EQ(net.regMr(link.recv, in.data(), in.size(), NCCL_PTR_HOST, &inRegion), ncclSuccess);
+  int parent = 0;
+  void* data[1] = {in.data()};
+  size_t sizes[1] = {in.size()};
+  int tags[1] = {3};
+  void* regions[1] = {inRegion};
+  void* phandles[1] = {&parent};
+  void* recv = nullptr;
+  void* send = nullptr;
+  ASSERT_EQ(net.irecv(link.recv, 1, data, sizes, tags, regions, phandles, &recv), ncclSuccess);
+  ASSERT_TRUE(pollUntil(
+      [&] {
+        return net.isend(link.send, out.data(), out.size(), 3, outRegion, &parent, &send) != ncclSuccess ||
+               send != nullptr;
+      },
+      kStepLimit));
+  ASSERT_NE(send, nullptr);
+  EXPECT_TRUE(testUntil(net, send, kStepLimit).done);
+  EXPECT_TRUE(testUntil(net, recv, kStepLimit).done);
+  EXPECT_EQ(in, out);
+  int railtuneEvents = 0, sendQps = 0, recvQps = 0;
+  for (const SeenIbEvent& e : gIbStarted) {
+    if ((e.pluginId & NCCL_PROFILER_NET_TYPE_MASK) != NCCL_PROFILER_NET_TYPE_IB) {
+      ++railtuneEvents;
+      continue;
+    }
+    EXPECT_EQ(e.pluginId, NCCL_PROFILER_NET_TYPE_IB | 1);
+    EXPECT_EQ(e.ib.type, ncclProfileQp);
+    EXPECT_EQ(e.ib.qp.device, 0);
+    EXPECT_NE(e.ib.qp.qpNum, 0);
+    if (e.ib.qp.opcode == -1) {
+      ++recvQps;
+      EXPECT_EQ(e.ib.qp.length, 0u);
+    } else {
+      ++sendQps;
+      EXPECT_EQ(e.ib.qp.length, out.size() / 2) << "each of the 2 QPs carries half of the split message";
+    }
+  }
+  EXPECT_EQ(railtuneEvents, 2) << "one railtune event per transfer";
+  EXPECT_EQ(sendQps, 2);
+  EXPECT_EQ(recvQps, 2);
+  EXPECT_EQ(gIbStopped, static_cast<int>(gIbStarted.size())) << "every event stopped when its request completed";
+  EXPECT_EQ(net.deregMr(link.send, outRegion), ncclSuccess);
+  EXPECT_EQ(net.deregMr(link.recv, inRegion), ncclSuccess);
+  EXPECT_EQ(net.closeSend(link.send), ncclSuccess);
+  EXPECT_EQ(net.closeRecv(link.recv), ncclSuccess);
+  EXPECT_EQ(net.closeListen(link.listen), ncclSuccess);
+  EXPECT_EQ(net.finalize(), ncclSuccess);
+}
+
+// Both ends in this process (host 0, its HCA looped back), a receive posted and a send of it pending.
+struct LoopedBack {
+  explicit LoopedBack(emu::NetDriver& driver) : net(driver) {}
+  emu::NetDriver& net;
+  LocalLink link;
+  std::vector<std::byte> out = std::vector<std::byte>(1 << 20, std::byte{0x42}), in = std::vector<std::byte>(1 << 20);
+  void* outRegion = nullptr;
+  void* inRegion = nullptr;
+  void* recv = nullptr;
+  void* send = nullptr;
+  void post() {
+    ASSERT_EQ(net.regMr(link.send, out.data(), out.size(), NCCL_PTR_HOST, &outRegion), ncclSuccess);
+    ASSERT_EQ(net.regMr(link.recv, in.data(), in.size(), NCCL_PTR_HOST, &inRegion), ncclSuccess);
+    void* data[1] = {in.data()};
+    size_t sizes[1] = {in.size()};
+    int tags[1] = {1};
+    void* regions[1] = {inRegion};
+    ASSERT_EQ(net.irecv(link.recv, 1, data, sizes, tags, regions, nullptr, &recv), ncclSuccess);
+    ASSERT_NE(recv, nullptr);
+  }
+};
+
+// The first of `requests` to fail within `limit`; ncclSuccess when none did.
+ncclResult_t firstFailure(emu::NetDriver& net, std::vector<void*> requests, Millis limit) {
+  ncclResult_t failed = ncclSuccess;
+  pollUntil(
+      [&] {
+        for (void*& request : requests) {
+          int done = 0;
+          if (request == nullptr) continue;
+          const ncclResult_t result = net.test(request, &done, nullptr);
+          if (result != ncclSuccess) {
+            failed = result;
+            return true;
+          }
+          if (done != 0) request = nullptr;  // reported: never tested again, as NCCL would not
+        }
+        return false;
+      },
+      limit);
+  return failed;
+}
+
+TEST_F(NetIbTest, AFabricThatStopsAcknowledgingFailsTheConnectionWithRetryExceeded) {
+  SimFabric fabric(env, SimFabricSetup{});
+  NetEndpoint endpoint(kVersion);
+  ASSERT_EQ(endpoint.init(), ncclSuccess);
+  LoopedBack loop(endpoint.net());
+  ASSERT_EQ(connectLocal(endpoint.net(), 0, loop.link, kStepLimit), ncclSuccess);
+  ASSERT_EQ(SimFabric::control("drop_acks on"), 0);  // the wire still carries the packets; no ACK comes back
+  loop.post();
+  (void)endpoint.net().isend(loop.link.send, loop.out.data(), loop.out.size(), 1, loop.outRegion, nullptr, &loop.send);
+  takeWarnings();
+  const auto start = std::chrono::steady_clock::now();
+  const ncclResult_t failed = firstFailure(endpoint.net(), {loop.recv, loop.send}, Millis(5000));
+  EXPECT_NE(failed, ncclSuccess) << "no error within 5 s (timeout 20 x 8 tries on the simulator's scaled clock)";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, Millis(5000));
+  std::string lines;
+  const std::vector<std::string> warnings = takeWarnings(&lines);
+  ASSERT_FALSE(warnings.empty()) << lines;
+  EXPECT_NE(warnings[0].find("IBV_WC_RETRY_EXC_ERR"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("mlx5_0 port 1"), std::string::npos) << warnings[0];
+  (void)SimFabric::control("drop_acks off");
+}
+
+TEST_F(NetIbTest, AFatalQpEventFailsItsConnectionNamingTheQp) {
+  SimFabric fabric(env, SimFabricSetup{});
+  NetEndpoint endpoint(kVersion);
+  ASSERT_EQ(endpoint.init(), ncclSuccess);
+  LoopedBack loop(endpoint.net());
+  ASSERT_EQ(connectLocal(endpoint.net(), 0, loop.link, kStepLimit), ncclSuccess);
+  const std::vector<uint32_t> qpns = SimFabric::qpNumbers();
+  ASSERT_EQ(qpns.size(), 2u) << "one QP each end";
+  takeWarnings();
+  ASSERT_EQ(SimFabric::control("qp_fatal " + std::to_string(qpns[1])), 0);
+  // The watcher reports the event within its poll period, naming the event and the QP ...
+  std::string lines;
+  bool named = false;
+  pollUntil(
+      [&] {
+        for (const std::string& w : takeWarnings(&lines))
+          named = named || (w.find("IBV_EVENT_QP_FATAL") != std::string::npos &&
+                            w.find(std::to_string(qpns[1])) != std::string::npos);
+        return named;
+      },
+      Millis(2000));
+  EXPECT_TRUE(named) << lines;
+  // ... and the next call on the connection fails.
+  ASSERT_EQ(endpoint.net().regMr(loop.link.recv, loop.in.data(), loop.in.size(), NCCL_PTR_HOST, &loop.inRegion),
+            ncclSuccess);
+  void* data[1] = {loop.in.data()};
+  size_t sizes[1] = {loop.in.size()};
+  int tags[1] = {1};
+  void* regions[1] = {loop.inRegion};
+  EXPECT_NE(endpoint.net().irecv(loop.link.recv, 1, data, sizes, tags, regions, nullptr, &loop.recv), ncclSuccess);
+  const std::vector<std::string> warnings = takeWarnings(&lines);
+  ASSERT_EQ(warnings.size(), 1u) << lines;
+  EXPECT_NE(warnings[0].find("IBV_EVENT_QP_FATAL"), std::string::npos) << warnings[0];
 }
 
 TEST_F(NetIbTest, StepsAsideWithOneWarningWhenLibibverbsCannotServeTheDevices) {

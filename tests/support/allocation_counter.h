@@ -19,6 +19,9 @@
 
 namespace railtune::testing {
 inline std::atomic<size_t> gAllocations{0};
+// The calling thread's own count: for code under test that shares its process with a thread it does not own
+// (the verbs simulator's agent, which plays the NIC).
+inline thread_local size_t tAllocations = 0;
 #ifdef RAILTUNE_NO_NEW_REPLACEMENT
 inline constexpr bool kCountsAllocations = false;
 #else
@@ -33,6 +36,7 @@ inline constexpr bool kCountsAllocations = true;
 #endif
 void* operator new(std::size_t size) {
   railtune::testing::gAllocations.fetch_add(1, std::memory_order_relaxed);
+  ++railtune::testing::tAllocations;
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }

@@ -137,6 +137,8 @@ struct IbSendRequest : IbRequestBase {
   int index = 0;  // which buffer of the slot
   const std::byte* data = nullptr;
   size_t size = 0;
+  int dataQps = 1;   // of the request's QPs, those that carry bytes of this buffer (common/qp_policy.h)
+  size_t chunk = 0;  // bytes per data QP, 128-byte aligned
   uint32_t lkey = 0;
   bool matched = false;
   void* event = nullptr;
@@ -217,7 +219,7 @@ class IbRecvComm {
   // Flush: a loopback QP on the same port reading one byte (NCCL's iflush), when GPU memory needs it.
   IbvQp* flushQp = nullptr;
   ControlMemory flushTarget;
-  IbFlushRequest doneFlush{IbRequestKind::Flush, false, this};
+  IbFlushRequest doneFlush{{IbRequestKind::Flush, false, this}};
   qp::QpPolicy policy_;  // the sender's split, as its metadata said (for the path log's bytes per QP)
 
   IbRecvRequest* post(std::span<const RecvBuffer> buffers);

@@ -84,6 +84,8 @@ IbSendRequest* IbSendComm::post(const void* data, size_t size, int tag, const Ib
   request->slot = slot;
   request->data = static_cast<const std::byte*>(data);
   request->size = sent;
+  request->dataQps = qp::dataQpsFor(policy_, sent);  // once per message, not once per QP
+  request->chunk = qp::chunkBytesFor(sent, request->dataQps);
   request->lkey = region != nullptr && region->mr != nullptr ? region->mr->lkey : 0;
   request->matched = true;
   request->posted = true;
@@ -112,12 +114,10 @@ void IbSendComm::postSlot(int slot) {
       const IbSendRequest& request = requests_[static_cast<size_t>(slot) * kMaxRecvs + static_cast<size_t>(r)];
       const FifoElement& element = elements_[static_cast<size_t>(r)];
       // This QP's 128-byte aligned share of the buffer (common/qp_policy.h): the i-th chunk, if there is one.
-      const int dataQps = qp::dataQpsFor(policy_, request.size);
-      if (i >= dataQps || request.size == 0) continue;
-      const size_t chunk = qp::chunkBytesFor(request.size, dataQps);
-      const size_t offset = static_cast<size_t>(i) * chunk;
+      if (i >= request.dataQps || request.size == 0) continue;
+      const size_t offset = static_cast<size_t>(i) * request.chunk;
       if (offset >= request.size) continue;
-      const size_t length = std::min(chunk, request.size - offset);
+      const size_t length = std::min(request.chunk, request.size - offset);
       sges[n] = IbvSge{reinterpret_cast<uint64_t>(request.data + offset), static_cast<uint32_t>(length), request.lkey};
       wrs[n] = IbvSendWr{};
       wrs[n].wrId = static_cast<uint64_t>(slot);
@@ -176,10 +176,9 @@ void IbSendComm::startQpEvents(int slot, int i, size_t q, uint64_t wrId, uint32_
   for (int r = 0; r < s.nreqs; ++r) {
     IbSendRequest& request = requests_[static_cast<size_t>(slot) * kMaxRecvs + static_cast<size_t>(r)];
     if (request.profilerHandle == nullptr || request.qpEventCount >= kMaxRecvs) continue;
-    const int dataQps = qp::dataQpsFor(policy_, request.size);
-    const size_t chunk = qp::chunkBytesFor(request.size, dataQps);
-    const size_t offset = static_cast<size_t>(i) * chunk;
-    const size_t length = i < dataQps && offset < request.size ? std::min(chunk, request.size - offset) : 0;
+    const size_t offset = static_cast<size_t>(i) * request.chunk;
+    const size_t length =
+        i < request.dataQps && offset < request.size ? std::min(request.chunk, request.size - offset) : 0;
     request.qpEvents[static_cast<size_t>(request.qpEventCount++)] = base.attached.observer->startedQp(
         request.profilerHandle, base.device, wrId, kIbvWrRdmaWriteWithImm, static_cast<int>(qpNum), length);
     (void)q;
