@@ -35,6 +35,9 @@ struct JobOptions {
   std::string jobId = "net-job";  // RAILTUNE_JOB_ID: path log files are <job>-<host>-<pid>.<start>.jsonl
   std::string profileDir;         // "": no profiler; else RAILTUNE_PROFILE_DIR for every rank
   std::string profilerPath;       // libnccl-profiler-railtune.so (NCCL_PROFILER_PLUGIN) with profileDir
+  // Set for every rank after the launcher's own (RAILTUNE_NET_TRANSPORT=socket among them), so a job can run
+  // over another transport: the verbs transport on the verbs simulator, in the tests.
+  std::vector<std::pair<std::string, std::string>> jobEnv;
   int faultRank = -1;
   std::vector<std::pair<std::string, std::string>> faultEnv;  // set for faultRank only
   double timeoutSeconds = 60;

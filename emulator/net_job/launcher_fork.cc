@@ -57,6 +57,7 @@ void setRankEnvironment(const JobOptions& options, const JobResult& job, int ran
     setEnv("RAILTUNE_PROFILE_DIR", options.profileDir);
     setEnv("RAILTUNE_PROFILE_MASK", "all");
   }
+  for (const auto& [name, value] : options.jobEnv) setEnv(name.c_str(), value);
   if (rank == options.faultRank)
     for (const auto& [name, value] : options.faultEnv) setEnv(name.c_str(), value);
 }

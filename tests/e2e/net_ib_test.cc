@@ -6,12 +6,14 @@
 // the faults (peer death, a port going down) that must surface as an error naming HCA and port within 5 s.
 #include <dlfcn.h>
 #include <signal.h>
+#include <sys/mman.h>
 
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -487,6 +489,46 @@ TEST_F(NetIbTest, AFatalQpEventFailsItsConnectionNamingTheQp) {
   const std::vector<std::string> warnings = takeWarnings(&lines);
   ASSERT_EQ(warnings.size(), 1u) << lines;
   EXPECT_NE(warnings[0].find("IBV_EVENT_QP_FATAL"), std::string::npos) << warnings[0];
+}
+
+// A receive buffer registered by DMA-BUF (a memfd stands in for a GPU buffer's dma-buf): the device advertises
+// NCCL_PTR_DMABUF (NCCL's probe: fd -1 fails with EBADF, not EOPNOTSUPP) and the bytes land in the fd's pages.
+TEST_F(NetIbTest, ReceivesIntoADmaBufRegistration) {
+  SimFabric fabric(env, SimFabricSetup{});
+  NetEndpoint endpoint(kVersion);
+  ASSERT_EQ(endpoint.init(), ncclSuccess);
+  ncclNetProperties_v12_t props{};
+  ASSERT_EQ(endpoint.net().getProperties(0, &props), ncclSuccess);
+  EXPECT_NE(props.ptrSupport & NCCL_PTR_DMABUF, 0);
+  LoopedBack loop(endpoint.net());
+  ASSERT_EQ(connectLocal(endpoint.net(), 0, loop.link, kStepLimit), ncclSuccess);
+  const size_t bytes = 1 << 20;
+  const int fd = memfd_create("railtune-dmabuf", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(bytes)), 0);
+  void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  void* inRegion = nullptr;
+  ASSERT_EQ(endpoint.net().regMrDmaBuf(loop.link.recv, mapped, bytes, NCCL_PTR_CUDA, 0, fd, &inRegion), ncclSuccess);
+  ASSERT_EQ(endpoint.net().regMr(loop.link.send, loop.out.data(), bytes, NCCL_PTR_HOST, &loop.outRegion), ncclSuccess);
+  void* data[1] = {mapped};
+  size_t sizes[1] = {bytes};
+  int tags[1] = {5};
+  void* regions[1] = {inRegion};
+  ASSERT_EQ(endpoint.net().irecv(loop.link.recv, 1, data, sizes, tags, regions, nullptr, &loop.recv), ncclSuccess);
+  ASSERT_TRUE(pollUntil(
+      [&] {
+        return endpoint.net().isend(loop.link.send, loop.out.data(), bytes, 5, loop.outRegion, nullptr, &loop.send) !=
+                   ncclSuccess ||
+               loop.send != nullptr;
+      },
+      kStepLimit));
+  EXPECT_TRUE(testUntil(endpoint.net(), loop.send, kStepLimit).done);
+  EXPECT_TRUE(testUntil(endpoint.net(), loop.recv, kStepLimit).done);
+  EXPECT_EQ(std::memcmp(mapped, loop.out.data(), bytes), 0);
+  EXPECT_EQ(endpoint.net().deregMr(loop.link.recv, inRegion), ncclSuccess);
+  munmap(mapped, bytes);
+  close(fd);
 }
 
 TEST_F(NetIbTest, StepsAsideWithOneWarningWhenLibibverbsCannotServeTheDevices) {

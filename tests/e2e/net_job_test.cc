@@ -1,19 +1,23 @@
 // The multi-process emulated job (emulator/net_job) through the real libnccl-net-railtune.so: ranks in
 // separate processes, handles exchanged out of band, every collective with odd sizes, with and without
 // MNNVL, both NCCL behaviours; the path logs read back: one connect record per end of every plugin
-// connection, rails as expected, and an injected misbinding visible on exactly the injected rank.
+// connection, rails as expected, and an injected misbinding visible on exactly the injected rank; and a 16-rank
+// job over the verbs transport on the verbs simulator with the same misbinding.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 
 #include "cli/demo/net.h"
+#include "emulator/net_job/job_plan.h"
 #include "emulator/net_job/job_report.h"
 #include "emulator/net_job/launcher.h"
 #include "emulator/net_job/profile_summary.h"
+#include "formats/rail_map.h"
 #include "tests/support/path_log_oracle.h"
 
 namespace railtune::emu::netjob {
@@ -194,6 +198,50 @@ TEST_F(NetJobTest, MisbindingShowsOnExactlyTheInjectedRank) {
     if (injected) {
       EXPECT_EQ(c.record.local.hca.view(), "mlx5_1");
       EXPECT_EQ(c.record.expectedRail, 0);
+    }
+    mismatched += railMismatch(c.record);
+  }
+  EXPECT_EQ(mismatched, result.ranks[0].pluginSends + result.ranks[0].pluginRecvs);
+  EXPECT_GT(mismatched, 0);
+}
+
+// The same job over the verbs transport (RAILTUNE_NET_TRANSPORT=ib) on the strict verbs simulator: each rank
+// process picks its simulated host by RAILTUNE_HOST, whose HCAs are the rail map's; rank 0's HCA is misbound.
+TEST_F(NetJobTest, SixteenRanksOverTheVerbsTransportShowTheMisboundHca) {
+  JobOptions o = options(16, 2);
+  o.collectives = parseCollectiveList("all-reduce,tree");
+  o.mnnvl = false;  // every hop between trays crosses the plugin
+  const JobPlan plan = makePlan(formats::parseRailMap(railMapText(""), "the default cluster"), o.placement);
+  std::string hosts;
+  for (const PlannedHost& h : plan.hosts)
+    if (hosts.find("\"" + h.name + "\"") == std::string::npos) hosts += (hosts.empty() ? "\"" : ",\"") + h.name + "\"";
+  // A short rendezvous folder: the simulator's Unix sockets live there (sun_path holds 107 characters).
+  char simDir[] = "/tmp/rtvs-XXXXXX";
+  ASSERT_NE(mkdtemp(simDir), nullptr);
+  const fs::path fabric = dir_ / "verbs-fabric.json";
+  fs::create_directories(dir_);
+  std::ofstream(fabric) << "{\"preset\": \"gb300\", \"hosts\": [" << hosts << "]}\n";
+  o.jobEnv = {{"RAILTUNE_NET_TRANSPORT", "ib"},
+              {"NCCL_IBVERBS_LIB", VERBS_SIM_LIBRARY},
+              {"RAILTUNE_VERBS_SIM_DIR", simDir},
+              {"RAILTUNE_VERBS_SIM_FABRIC", fabric.string()},
+              {"RAILTUNE_VERBS_SIM_TIME_SCALE", "0.05"}};
+  o.faultRank = 0;
+  o.faultEnv = {{"RAILTUNE_NET_FAULT_MISBIND", "mlx5_0:mlx5_1"}};
+  const JobResult result = run(o);
+  fs::remove_all(simDir);
+  const PathLogs logs = readPathLogs(o.pathLogDir);
+  expectOneRecordPerConnectionEnd(result, logs);
+  const auto pids = rankOfPid(result);
+  int mismatched = 0;
+  for (const auto& c : logs.connects) {
+    EXPECT_EQ(c.record.transport.view(), "ib") << describeConnection(c, pids);
+    EXPECT_TRUE(c.record.verbs.present) << describeConnection(c, pids);
+    EXPECT_EQ(c.record.verbs.linkLayer.view(), "InfiniBand");
+    const bool injected = writerRank(c, pids) == 0;
+    EXPECT_EQ(railMismatch(c.record), injected) << describeConnection(c, pids);
+    if (injected) {
+      EXPECT_EQ(c.record.local.hca.view(), "mlx5_1");
     }
     mismatched += railMismatch(c.record);
   }
