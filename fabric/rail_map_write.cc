@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 
 #include "formats/rail_map.h"
@@ -46,16 +47,46 @@ ordered hostRecord(const Host& host) {
   return ordered{{"name", host.name}, {"domain", host.domain}, {"gpus", gpus}};
 }
 
+// The network facts the QP policy reads (formats::RailMapNetwork): the switch settings the description
+// states, and the link layer and GID index of the rail NICs when all of them agree. Empty (and then not
+// written, so that a map of a fabric that states none reads byte for byte as before) when the fabric states
+// no switch setting, its rail NICs share no known GID index and they are all InfiniBand (the model's
+// default, which a reader that finds no `network` assumes as well).
+ordered networkRecord(const Fabric& fabric) {
+  std::set<std::string> linkLayers;
+  std::set<int> gidIndexes;
+  for (const Host& host : fabric.hosts)
+    for (const Nic& nic : host.nics) {
+      if (nic.rail < 0) continue;
+      linkLayers.insert(nic.linkLayer);
+      gidIndexes.insert(nic.gidIndex);
+    }
+  const Network& net = fabric.network;
+  const bool gidKnown = gidIndexes.size() == 1 && *gidIndexes.begin() >= 0;
+  const bool stated = net.adaptiveRouting || net.trafficClass >= 0 || net.serviceLevel >= 0 || gidKnown ||
+                      linkLayers.count("Ethernet") != 0;
+  ordered record = ordered::object();
+  if (!stated) return record;
+  if (linkLayers.size() == 1) record["link_layer"] = *linkLayers.begin();
+  if (net.adaptiveRouting) record["adaptive_routing"] = *net.adaptiveRouting;
+  if (net.trafficClass >= 0) record["traffic_class"] = net.trafficClass;
+  if (net.serviceLevel >= 0) record["service_level"] = net.serviceLevel;
+  if (gidKnown) record["gid_index"] = *gidIndexes.begin();
+  return record;
+}
+
 }  // namespace
 
 std::string writeRailMap(const Fabric& fabric) {
   ordered hosts = ordered::array();
   for (const Host& host : fabric.hosts) hosts.push_back(hostRecord(host));
-  const ordered doc{{"schema", formats::kRailMapSchema},
-                    {"cluster", fabric.name},
-                    {"rails", fabric.network.rails},
-                    {"planes", fabric.network.planes},
-                    {"hosts", hosts}};
+  ordered doc{{"schema", formats::kRailMapSchema},
+              {"cluster", fabric.name},
+              {"rails", fabric.network.rails},
+              {"planes", fabric.network.planes}};
+  ordered network = networkRecord(fabric);
+  if (!network.empty()) doc["network"] = std::move(network);
+  doc["hosts"] = std::move(hosts);
   return doc.dump(2) + "\n";
 }
 

@@ -201,6 +201,8 @@ class Parser {
   RailMapHost host(const json& obj, const At& at);
   RailMapGpu gpu(const json& obj, const At& at);
   RailMapNic nic(const json& obj, const At& at);
+  RailMapNetwork network(const json& obj, const At& at);
+  int optionalInteger(const json& obj, const At& at, const char* key, int min, int max);
 
   std::vector<Problem> problems_;
   int rails_ = 0, planes_ = 1;
@@ -347,9 +349,47 @@ RailMapHost Parser::host(const json& obj, const At& where) {
   return h;
 }
 
+// An optional integer from min to max; -1 when absent. A wrong type or range is a problem (and -1): nothing
+// else in the document depends on it, so the checks go on.
+int Parser::optionalInteger(const json& obj, const At& at, const char* key, int min, int max) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return -1;
+  if (!it->is_number_integer() || it->get<int64_t>() < min || it->get<int64_t>() > max) {
+    problem(at,
+            std::string("field '") + key + "' must be an integer from " + std::to_string(min) + " to " +
+                std::to_string(max),
+            key);
+    return -1;
+  }
+  return static_cast<int>(it->get<int64_t>());
+}
+
+RailMapNetwork Parser::network(const json& obj, const At& at) {
+  onlyKeys(obj, at, {"link_layer", "adaptive_routing", "traffic_class", "service_level", "gid_index"});
+  RailMapNetwork net;
+  if (const auto it = obj.find("link_layer"); it != obj.end()) {
+    if (it->is_string() && *it == "InfiniBand")
+      net.linkLayer = qp::LinkLayer::InfiniBand;
+    else if (it->is_string() && *it == "Ethernet")
+      net.linkLayer = qp::LinkLayer::Ethernet;
+    else
+      problem(at, "field 'link_layer' must be \"InfiniBand\" or \"Ethernet\"", "link_layer");
+  }
+  if (const auto it = obj.find("adaptive_routing"); it != obj.end()) {
+    if (it->is_boolean())
+      net.adaptiveRouting = it->get<bool>();
+    else
+      problem(at, "field 'adaptive_routing' must be true or false", "adaptive_routing");
+  }
+  net.trafficClass = optionalInteger(obj, at, "traffic_class", 0, 255);
+  net.serviceLevel = optionalInteger(obj, at, "service_level", 0, 15);
+  net.gidIndex = optionalInteger(obj, at, "gid_index", 0, 65535);
+  return net;
+}
+
 RailMap Parser::parse(const json& doc) {
   const At top{"top level", ""};
-  onlyKeys(doc, top, {"schema", "cluster", "rails", "planes", "hosts"});
+  onlyKeys(doc, top, {"schema", "cluster", "rails", "planes", "network", "hosts"});
   const std::string schema = str(doc, top, "schema");
   if (schema != kRailMapSchema)
     fail({"schema", ""}, "'" + printableName(schema) + "' is not " + kRailMapSchema, "schema");
@@ -357,6 +397,7 @@ RailMap Parser::parse(const json& doc) {
   map.cluster = str(doc, top, "cluster");
   map.rails = rails_ = integer(doc, top, "rails", 1);
   map.planes = planes_ = integer(doc, top, "planes", 1);
+  if (doc.contains("network")) map.network = network(doc["network"], {"network", "/network"});  // optional
   const json& hosts = field(doc, top, "hosts");
   if (!hosts.is_array()) fail(top, "field 'hosts' must be an array", "hosts");
   std::set<std::string> names;

@@ -5,10 +5,12 @@
 // Format: docs/formats.md, schema docs/formats/rail-map.schema.json.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/qp_policy.h"
 #include "formats/schemas.h"
 
 namespace railtune::formats {
@@ -40,11 +42,23 @@ struct RailMapHost {
   const RailMapNic* findNic(const std::string& hca) const;           // any GPU's NIC of this HCA name
 };
 
+// What the fabric description says of the network as a whole, for the QP policy (common/qp_policy.h): the
+// optional `network` object. Every field is optional; unset = unknown (a map written before it existed, or a
+// fabric that does not state it).
+struct RailMapNetwork {
+  std::optional<qp::LinkLayer> linkLayer;  // link_layer: "InfiniBand" or "Ethernet" (RoCE), when every rail NIC agrees
+  std::optional<bool> adaptiveRouting;     // adaptive_routing: the switches route adaptively
+  int trafficClass = -1;                   // traffic_class, 0..255; -1 unknown
+  int serviceLevel = -1;                   // service_level, 0..15; -1 unknown
+  int gidIndex = -1;                       // gid_index, 0..65535: the one every rail NIC uses; -1 unknown
+};
+
 struct RailMap {
   std::string cluster;
   int rails = 0;
   int planes = 1;
   std::vector<RailMapHost> hosts;
+  RailMapNetwork network;  // `network`; all unknown when the file has none
 
   const RailMapHost* findHost(const std::string& name) const;
 };
@@ -65,9 +79,19 @@ class RailMapError : public std::runtime_error {
 // Parses rail-map JSON; `source` (a path) prefixes every message. Throws RailMapError. Besides the
 // shape (fields, types, no unknown or duplicated key), it checks the values: rails >= 1, every rail and
 // plane within the map's counts, PCI bus ids "dddd:bb:dd.f", HCA names within NCCL's IB device name
-// length, host and domain names valid DNS-1123 names (formats/names.h), no NUL in any string. The
-// plugins and `railtune topo check --rail-map` all read through it.
+// length, host and domain names valid DNS-1123 names (formats/names.h), no NUL in any string, and the
+// optional `network` facts of the right type and within their ranges. The plugins and `railtune topo check
+// --rail-map` all read through it.
 RailMap parseRailMap(const std::string& text, const std::string& source);
 RailMap readRailMapFile(const std::string& path);
+
+// The fabric shape the QP policy reads (common/qp_policy.h), from a rail map: one function for both of its
+// consumers, so that the net plugin's verbs transport (which reads the map) chooses what `railtune topo env`
+// (which reads the fabric model the map is written from) chooses. Link layer, adaptive routing, traffic class,
+// service level and GID index come from the map's `network`; rails (distinct rails), planes (the most on one
+// rail) and speed (the slowest port) from `host`'s NICs, or the map's `rails` and `planes` when `host` is null
+// or has no NIC. Every fact the map does not state keeps `unstated`'s value (the net plugin passes what its
+// devices show; by default FabricShape's defaults: InfiniBand, AR unknown, speed, GID, TC and SL unknown).
+qp::FabricShape fabricShapeOf(const RailMap& map, const RailMapHost* host, const qp::FabricShape& unstated = {});
 
 }  // namespace railtune::formats

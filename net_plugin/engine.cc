@@ -133,7 +133,7 @@ std::unique_ptr<Engine> makeEngine(const EngineOptions& engineOptions, const Log
   options.pathLog = pathlog::PathLogWriter::fromEnvironment(log);
   options.profiler = engineOptions.profiler;
   if (verbs) {
-    options.ib = verbsSetup(listOptions, devices, log);
+    options.ib = verbsSetup(listOptions, devices, options.railMap.get(), options.railMapHost, log);
     try {
       return std::make_unique<PluginEngine>(std::move(devices), std::move(options), log);
     } catch (const std::runtime_error& e) {

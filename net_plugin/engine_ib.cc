@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/qp_policy.h"
+#include "formats/rail_map.h"
 #include "net_plugin/engine.h"
 
 namespace railtune::net {
@@ -23,8 +24,8 @@ int intEnvironment(const char* name, int fallback) {
   return end == value || *end != '\0' ? fallback : static_cast<int>(parsed);
 }
 
-// The fabric as this host sees it: the link layer of its HCAs, how many rails and planes they sit on.
-qp::FabricShape fabricShape(const std::vector<NetDevice>& devices) {
+// The fabric as this host's devices show it: the link layer of its HCAs, how many rails and planes they sit on.
+qp::FabricShape deviceShape(const std::vector<NetDevice>& devices) {
   qp::FabricShape shape;
   std::set<int> rails, planes;
   for (const NetDevice& d : devices) {
@@ -38,9 +39,23 @@ qp::FabricShape fabricShape(const std::vector<NetDevice>& devices) {
   return shape;
 }
 
+// The QP policy's input. With a rail map, the one function `railtune topo env`'s shape is tested against
+// (formats::fabricShapeOf: the map's `network` facts and this host's NICs in it), the devices filling in
+// what the map does not state (a map written before `network` existed); without one, the devices alone.
+qp::FabricShape fabricShape(const std::vector<NetDevice>& devices, const formats::RailMap* railMap,
+                            const std::string& host, const Log& log) {
+  const qp::FabricShape seen = deviceShape(devices);
+  if (railMap == nullptr) return seen;
+  const formats::RailMapHost* mapped = railMap->findHost(host);
+  const std::string which = mapped ? "host " + host : "host " + host + " is not in it: the map's rails and planes";
+  RT_INFO(log, NCCL_INIT | NCCL_NET, "QP policy: fabric shape from the rail map (%s)", which.c_str());
+  return formats::fabricShapeOf(*railMap, mapped, seen);
+}
+
 }  // namespace
 
-ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vector<NetDevice>& devices, const Log& log) {
+ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vector<NetDevice>& devices,
+                                const formats::RailMap* railMap, const std::string& railMapHost, const Log& log) {
   const std::string& sysfsRoot = listOptions.root;
   // NCCL's order: NCCL_IBVERBS_LIB, then libibverbs.so, then libibverbs.so.1 (src/misc/ibvsymbols.cc:79-87@v2.30.7).
   std::vector<std::string> candidates;
@@ -72,7 +87,7 @@ ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vecto
 
   ib::IbEngineOptions& o = setup.options;
   o.connection.qp = ib::qpOptionsFromEnvironment(environment);
-  o.connection.policy = qp::chooseQpPolicy(fabricShape(devices), processEnv);
+  o.connection.policy = qp::chooseQpPolicy(fabricShape(devices, railMap, railMapHost, log), processEnv);
   const qp::QpPolicy& policy = o.connection.policy;
   for (const std::string& warning : policy.warnings) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", warning.c_str());
   if (policy.qpsPerConnection > ib::kMaxQps) {

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "formats/path_log.h"
@@ -529,6 +530,45 @@ TEST_F(NetIbTest, ReceivesIntoADmaBufRegistration) {
   EXPECT_EQ(endpoint.net().deregMr(loop.link.recv, inRegion), ncclSuccess);
   munmap(mapped, bytes);
   close(fd);
+}
+
+// The QP policy reads the rail map's network facts, as `railtune topo env` reads the fabric they were written
+// from: a RoCE fabric with ECMP gets 4 QPs per connection, one declared with adaptive routing 1.
+std::string roceRailMap(const std::string& network) {
+  std::string hosts;
+  for (int h = 0; h < 2; ++h) {
+    hosts += std::string(h == 0 ? "" : ",") + "{\"name\": \"host" + std::to_string(h) + "\", \"domain\": \"d" +
+             std::to_string(h) + "\", \"gpus\": [{\"index\": 0, \"bus_id\": \"0000:18:00.0\", " +
+             "\"nics\": [{\"hca\": \"mlx5_0\", \"netdev\": \"\", \"bus_id\": \"0000:1a:00.0\", \"port\": 1, " +
+             "\"rail\": 0, \"plane\": -1}]}]}";
+  }
+  return "{\"schema\": \"railtune.rail_map.v1\", \"cluster\": \"roce\", \"rails\": 1, \"planes\": 1, " + network +
+         "\"hosts\": [" + hosts + "]}\n";
+}
+
+TEST_F(NetIbTest, TheRailMapsNetworkFactsChooseTheQps) {
+  for (const auto& [network, qps] :
+       {std::pair<std::string, int>{"\"network\": {\"link_layer\": \"Ethernet\"}, ", 4},
+        {"\"network\": {\"link_layer\": \"Ethernet\", \"adaptive_routing\": true}, ", 1}}) {
+    SimFabricSetup setup;
+    setup.fabric = "dgx-h100-roce";
+    SimFabric fabric(env, setup);
+    const std::string map = fabric.dir() + "/rail-map.json";
+    std::ofstream(map) << roceRailMap(network);
+    env.set("RAILTUNE_RAIL_MAP", map);
+    env.set("RAILTUNE_HOST", "host0");
+    NetEndpoint endpoint(kVersion);
+    const ncclResult_t init = endpoint.init();
+    std::string lines;
+    takeWarnings(&lines);
+    ASSERT_EQ(init, ncclSuccess) << lines;
+    EXPECT_NE(lines.find("fabric shape from the rail map"), std::string::npos) << lines;
+    EXPECT_NE(lines.find(", " + std::to_string(qps) + " QPs per connection"), std::string::npos) << network << lines;
+    EXPECT_EQ(endpoint.finalize(), ncclSuccess);
+    env.unset("RAILTUNE_RAIL_MAP");
+    env.unset("RAILTUNE_HOST");
+    if (HasFailure()) break;
+  }
 }
 
 TEST_F(NetIbTest, StepsAsideWithOneWarningWhenLibibverbsCannotServeTheDevices) {

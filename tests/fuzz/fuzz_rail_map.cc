@@ -1,6 +1,7 @@
 // libFuzzer target for the rail-map reader (formats/rail_map.h), which the plugins run on a file named by
 // RAILTUNE_RAIL_MAP. Besides crashes and sanitizer reports it checks the reader's promises: every
-// rejection names the source, and an accepted map has unique hosts and rails and planes in range.
+// rejection names the source, and an accepted map has unique hosts, rails and planes in range, network facts in
+// their ranges and a fabric shape (fabricShapeOf) within the map's counts.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -16,10 +17,15 @@ void require(bool promise) {
 }
 
 void checkAccepted(const railtune::formats::RailMap& map) {
+  const railtune::formats::RailMapNetwork& net = map.network;
+  require(net.trafficClass >= -1 && net.trafficClass <= 255 && net.serviceLevel >= -1 && net.serviceLevel <= 15 &&
+          net.gidIndex >= -1 && net.gidIndex <= 65535);
   std::set<std::string> names;
   for (const railtune::formats::RailMapHost& host : map.hosts) {
     require(!host.name.empty() && names.insert(host.name).second);
     require(map.findHost(host.name) == &host);
+    const railtune::qp::FabricShape shape = railtune::formats::fabricShapeOf(map, &host);
+    require(shape.rails >= 1 && shape.rails <= map.rails && shape.planes >= 1 && shape.planes <= map.planes + 1);
     for (const railtune::formats::RailMapGpu& gpu : host.gpus)
       for (const railtune::formats::RailMapNic& nic : gpu.nics)
         require(!nic.hca.empty() && nic.rail >= 0 && nic.rail < map.rails && nic.plane >= -1 &&

@@ -23,6 +23,7 @@ using topo::testing::sourcePath;
 
 const char* kGb300Golden = "tests/data/golden/rail_map/gb300-2racks.json";
 const char* kDgxGolden = "docs/formats/rail-map.example.json";  // the documented example is a golden file
+const char* kDgxRoceGolden = "tests/data/golden/rail_map/dgx-h100-roce.json";
 
 TEST(RailMapWriter, Gb300TwoRacksMatchesGolden) {
   expectGolden(kGb300Golden, writeRailMap(topo::testing::gb300TwoRacks()));
@@ -30,6 +31,24 @@ TEST(RailMapWriter, Gb300TwoRacksMatchesGolden) {
 
 TEST(RailMapWriter, DgxH100MatchesTheDocumentedExample) {
   expectGolden(kDgxGolden, writeRailMap(topo::testing::dgxH100()));
+}
+
+// A RoCE copy of the DGX example whose description states the QP policy's facts: the map gains `network`.
+Fabric dgxH100Roce() {
+  Fabric f = topo::testing::dgxH100();
+  f.network.linkLayer = "Ethernet";
+  f.network.adaptiveRouting = true;
+  f.network.trafficClass = 106;
+  f.network.serviceLevel = 3;
+  for (Nic& nic : f.hosts.front().nics) {
+    nic.linkLayer = "Ethernet";
+    nic.gidIndex = 3;
+  }
+  return f;
+}
+
+TEST(RailMapWriter, DgxH100RoceWithNetworkFactsMatchesGolden) {
+  expectGolden(kDgxRoceGolden, writeRailMap(dgxH100Roce()));
 }
 
 TEST(RailMapWriter, ListsAGpusNicsInRailThenPlaneOrder) {
@@ -244,6 +263,150 @@ TEST(RailMapValidation, ReportsEveryProblemInOneRun) {
   } catch (const RailMapError& e) {
     EXPECT_EQ(std::string(e.what()), found[0] + " (and 2 more problems)");
   }
+}
+
+// The optional `network` object: the QP policy's facts (docs/qp-policy.md).
+TEST(RailMapNetworkFacts, AbsentWhenTheFabricStatesNoneAndUnknownWhenRead) {
+  const std::string text = writeRailMap(topo::testing::dgxH100());
+  EXPECT_EQ(text.find("\"network\""), std::string::npos);
+  const RailMap map = parseRailMap(text, "m.json");
+  EXPECT_FALSE(map.network.linkLayer.has_value());
+  EXPECT_FALSE(map.network.adaptiveRouting.has_value());
+  EXPECT_EQ(map.network.trafficClass, -1);
+  EXPECT_EQ(map.network.serviceLevel, -1);
+  EXPECT_EQ(map.network.gidIndex, -1);
+}
+
+TEST(RailMapNetworkFacts, RoundTripThroughTheWriter) {
+  Fabric f = dgxH100Roce();
+  const std::string text = writeRailMap(f);
+  EXPECT_NE(text.find("  \"planes\": 1,\n  \"network\": {\n    \"link_layer\": \"Ethernet\",\n"
+                      "    \"adaptive_routing\": true,\n    \"traffic_class\": 106,\n    \"service_level\": 3,\n"
+                      "    \"gid_index\": 3\n  },\n  \"hosts\": ["),
+            std::string::npos)
+      << text.substr(0, 400);
+  const RailMapNetwork net = parseRailMap(text, "m.json").network;
+  EXPECT_EQ(net.linkLayer, qp::LinkLayer::Ethernet);
+  EXPECT_EQ(net.adaptiveRouting, true);
+  EXPECT_EQ(net.trafficClass, 106);
+  EXPECT_EQ(net.serviceLevel, 3);
+  EXPECT_EQ(net.gidIndex, 3);
+
+  // Rail NICs that disagree state no GID index; a stated `false` is written as such.
+  f.hosts.front().nics[1].gidIndex = 4;
+  f.network.adaptiveRouting = false;
+  const RailMapNetwork mixed = parseRailMap(writeRailMap(f), "m.json").network;
+  EXPECT_EQ(mixed.gidIndex, -1);
+  EXPECT_EQ(mixed.adaptiveRouting, false);
+  EXPECT_EQ(mixed.linkLayer, qp::LinkLayer::Ethernet);
+
+  // InfiniBand stating only adaptive routing: the link layer comes along.
+  Fabric ib = topo::testing::dgxH100();
+  ib.network.adaptiveRouting = false;
+  const RailMapNetwork ibNet = parseRailMap(writeRailMap(ib), "m.json").network;
+  EXPECT_EQ(ibNet.linkLayer, qp::LinkLayer::InfiniBand);
+  EXPECT_EQ(ibNet.adaptiveRouting, false);
+  EXPECT_EQ(ibNet.gidIndex, -1);
+}
+
+TEST(RailMapNetworkFacts, ReaderIsStrictOnEachField) {
+  using J = nlohmann::json;
+  EXPECT_EQ(rejection([](J& d) { d["network"] = J::object(); }), "accepted");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"link_layer", "Ethernet"},
+                              {"adaptive_routing", false},
+                              {"traffic_class", 255},
+                              {"service_level", 15},
+                              {"gid_index", 0}};
+            }),
+            "accepted");
+  EXPECT_EQ(rejection([](J& d) { d["network"] = J::array(); }), "m.json: network: expected an object");
+  EXPECT_EQ(rejection([](J& d) { d["network"] = {{"mtu", 4096}}; }), "m.json: network: unknown field 'mtu'");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"link_layer", "RoCE"}};
+            }),
+            "m.json: network: field 'link_layer' must be \"InfiniBand\" or \"Ethernet\"");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"link_layer", 1}};
+            }),
+            "m.json: network: field 'link_layer' must be \"InfiniBand\" or \"Ethernet\"");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"adaptive_routing", "true"}};
+            }),
+            "m.json: network: field 'adaptive_routing' must be true or false");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"adaptive_routing", 1}};
+            }),
+            "m.json: network: field 'adaptive_routing' must be true or false");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"traffic_class", 256}};
+            }),
+            "m.json: network: field 'traffic_class' must be an integer from 0 to 255");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"traffic_class", -1}};
+            }),
+            "m.json: network: field 'traffic_class' must be an integer from 0 to 255");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"service_level", 16}};
+            }),
+            "m.json: network: field 'service_level' must be an integer from 0 to 15");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"service_level", 1.5}};
+            }),
+            "m.json: network: field 'service_level' must be an integer from 0 to 15");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"gid_index", 65536}};
+            }),
+            "m.json: network: field 'gid_index' must be an integer from 0 to 65535");
+  EXPECT_EQ(rejection([](J& d) {
+              d["network"] = {{"gid_index", "3"}};
+            }),
+            "m.json: network: field 'gid_index' must be an integer from 0 to 65535");
+}
+
+TEST(RailMapNetworkFacts, ProblemsNameTheirPositionAndAreReportedTogether) {
+  const std::string text =
+      edited("\"planes\": 1,", "\"planes\": 1,\n  \"network\": {\"service_level\": 16, \"link_layer\": \"ib\"},");
+  EXPECT_EQ(problemsOf(text),
+            (std::vector<std::string>{"m.json:6:50: network: field 'link_layer' must be \"InfiniBand\" or \"Ethernet\"",
+                                      "m.json:6:32: network: field 'service_level' must be an integer from 0 to 15"}));
+  EXPECT_EQ(problemsOf(edited("\"planes\": 1,", "\"planes\": 1, \"network\": {\"gid_index\": 3, \"gid_index\": 4},")),
+            std::vector<std::string>{"m.json:5:44: duplicate key \"gid_index\""});
+}
+
+TEST(RailMapNetworkFacts, FabricShapeOfAHostAndOfTheMap) {
+  Fabric f = topo::testing::dgxH100();
+  f.network.adaptiveRouting = true;
+  f.network.trafficClass = 106;
+  for (Nic& nic : f.hosts.front().nics) {
+    nic.linkLayer = "Ethernet";
+    nic.gidIndex = 3;
+  }
+  f.hosts.front().nics[7].speedMbps = 200000;
+  const RailMap map = parseRailMap(writeRailMap(f), "m.json");
+  const qp::FabricShape shape = fabricShapeOf(map, &map.hosts.front());
+  EXPECT_EQ(shape.linkLayer, qp::LinkLayer::Ethernet);
+  EXPECT_EQ(shape.rails, 8);
+  EXPECT_EQ(shape.planes, 1);
+  EXPECT_EQ(shape.speedMbps, 200000);
+  EXPECT_EQ(shape.adaptiveRouting, true);
+  EXPECT_EQ(shape.trafficClass, 106);
+  EXPECT_EQ(shape.serviceLevel, -1);
+  EXPECT_EQ(shape.gidIndex, 3);
+
+  // No host: the map's rails and planes; what the map does not state keeps the caller's value.
+  qp::FabricShape seen;
+  seen.linkLayer = qp::LinkLayer::Ethernet;
+  seen.speedMbps = 400000;
+  const RailMap plain = parseRailMap(writeRailMap(topo::testing::dgxH100()), "m.json");
+  const qp::FabricShape unknown = fabricShapeOf(plain, nullptr, seen);
+  EXPECT_EQ(unknown.linkLayer, qp::LinkLayer::Ethernet);
+  EXPECT_EQ(unknown.rails, 8);
+  EXPECT_EQ(unknown.planes, 1);
+  EXPECT_EQ(unknown.speedMbps, 400000);
+  EXPECT_FALSE(unknown.adaptiveRouting.has_value());
+  EXPECT_EQ(unknown.gidIndex, -1);
+  EXPECT_EQ(fabricShapeOf(map, nullptr, seen).adaptiveRouting, true);
 }
 
 TEST(TopoAgainstRailMap, AgreesWithItsOwnOutputAndReportsEachDisagreement) {

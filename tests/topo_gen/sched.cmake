@@ -9,8 +9,11 @@ target_link_libraries(topo_sched_tests PRIVATE railtune_topo_sched railtune_yaml
 gtest_discover_tests(topo_sched_tests TEST_PREFIX topo_gen. NO_PRETTY_VALUES)
 
 # The goldens come from the built-in default cluster, so this one needs the fabric sources.
-add_executable(topo_sched_golden_tests ${CMAKE_CURRENT_LIST_DIR}/sched_golden_test.cc)
-target_link_libraries(topo_sched_golden_tests PRIVATE railtune_topo_sched railtune_fabric_yaml GTest::gtest_main)
+# qp_shape_agreement_test.cc: `topo env`'s QP policy shape against the rail map's (so it needs the map writer).
+add_executable(topo_sched_golden_tests ${CMAKE_CURRENT_LIST_DIR}/sched_golden_test.cc
+                                       ${CMAKE_CURRENT_LIST_DIR}/qp_shape_agreement_test.cc)
+target_link_libraries(topo_sched_golden_tests PRIVATE railtune_topo_sched railtune_topo_xml railtune_fabric_yaml
+                                                      GTest::gtest_main)
 target_compile_definitions(topo_sched_golden_tests PRIVATE RAILTUNE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 gtest_discover_tests(topo_sched_golden_tests TEST_PREFIX topo_gen. NO_PRETTY_VALUES)
 

@@ -13,7 +13,7 @@ gtest_discover_tests(topo_xml_tests TEST_PREFIX topo_gen. NO_PRETTY_VALUES DISCO
 
 # The rail map's golden files fit its JSON Schema (the same check the docs promise for every format).
 foreach(_golden tests/data/golden/rail_map/gb300-2racks.json tests/data/golden/rail_map/profile-gb300-nvl72.json
-                docs/formats/rail-map.example.json)
+                tests/data/golden/rail_map/dgx-h100-roce.json docs/formats/rail-map.example.json)
   get_filename_component(_name ${_golden} NAME_WE)
   add_test(NAME topo_gen.rail_map_schema.${_name}
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/rail_map_schema_check.py
