@@ -47,7 +47,7 @@ void openOne(const VerbsTable& verbs, IbvDevice* device, IbPort& port, const Por
   uint64_t speed100Mbps = 0;
   // NCCL prefers ibv_query_port_speed (IBVERBS_1.16, units of 100 Mb/s) where it resolves (init.cc:405-411).
   if (verbs.queryPortSpeed != nullptr &&
-      verbs.queryPortSpeed(port.context, static_cast<uint8_t>(port.port), &speed100Mbps) == 0 && speed100Mbps > 0) {
+      verbs.queryPortSpeed(port.context, static_cast<uint32_t>(port.port), &speed100Mbps) == 0 && speed100Mbps > 0) {
     port.speedMbps = static_cast<int>(speed100Mbps * 100);
   } else {
     port.speedMbps = portSpeedMbps(port.attr);

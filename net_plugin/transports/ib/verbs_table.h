@@ -40,8 +40,9 @@ struct VerbsTable {
   // Optional.
   IbvMr* (*regMrIova2)(IbvPd* pd, void* addr, size_t length, uint64_t iova, unsigned access) = nullptr;  // 1.8
   IbvMr* (*regDmabufMr)(IbvPd* pd, uint64_t offset, size_t length, uint64_t iova, int fd,
-                        int access) = nullptr;                                          // 1.12
-  int (*queryPortSpeed)(IbvContext* context, uint8_t port, uint64_t* speed) = nullptr;  // 1.16, units of 100 Mb/s
+                        int access) = nullptr;  // 1.12
+  // rdma-core declares the port uint32_t here (verbs.h, ibv_query_port_speed), unlike ibv_query_port's uint8_t.
+  int (*queryPortSpeed)(IbvContext* context, uint32_t port, uint64_t* speed) = nullptr;  // 1.16, units of 100 Mb/s
 };
 
 struct LoadedVerbs {

@@ -40,7 +40,7 @@ int listDevices(const VerbsTable& v, void* handle) {
       IbvPortAttr port{};
       v.queryPort(ctx, static_cast<uint8_t>(p), &port);
       uint64_t speed = 0;
-      v.queryPortSpeed(ctx, static_cast<uint8_t>(p), &speed);
+      v.queryPortSpeed(ctx, static_cast<uint32_t>(p), &speed);
       std::printf("port %d state %d link %d lid %d width %d speed %d speed100 %" PRIu64 " gids %d\n", p, port.state,
                   port.linkLayer, port.lid, port.activeWidth, port.activeSpeed, speed, port.gidTblLen);
       for (int g = 0; g < port.gidTblLen; ++g) {
