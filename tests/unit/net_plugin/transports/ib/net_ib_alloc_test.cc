@@ -51,18 +51,19 @@ class NetIbAllocation : public ::testing::TestWithParam<int> {
       engine_.reset();
     }
   }
-  // One per process, kept until it exits: the simulator reads RAILTUNE_VERBS_SIM_DIR once.
-  static const std::string& simDir() {
-    static const std::string dir = [] {
-      char pattern[] = "/tmp/railtune-ib-alloc-XXXXXX";
-      const std::string made = mkdtemp(pattern) != nullptr ? pattern : "";
+  // One per process, kept until it exits: the simulator reads RAILTUNE_VERBS_SIM_DIR once. A plain buffer, so
+  // that the exit handler never sees a destroyed string.
+  static std::string simDir() {
+    static char dir[] = "/tmp/railtune-ib-alloc-XXXXXX";
+    static const bool made = [] {
+      if (mkdtemp(dir) == nullptr) return false;
       std::atexit([] {
         std::error_code ignored;
-        std::filesystem::remove_all(simDir(), ignored);
+        std::filesystem::remove_all(dir, ignored);
       });
-      return made;
+      return true;
     }();
-    return dir;
+    return made ? dir : "";
   }
 
   // One receive of `n` buffers of `bytes` each and its n sends, driven to completion.
