@@ -16,14 +16,6 @@ const char* environment(const char* name) {
   return std::getenv(name);
 }
 
-int intEnvironment(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return fallback;
-  char* end = nullptr;
-  const long parsed = std::strtol(value, &end, 10);
-  return end == value || *end != '\0' ? fallback : static_cast<int>(parsed);
-}
-
 // The fabric as this host's devices show it: the link layer of its HCAs, how many rails and planes they sit on.
 qp::FabricShape deviceShape(const std::vector<NetDevice>& devices) {
   qp::FabricShape shape;
@@ -104,7 +96,7 @@ ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vecto
   if (o.open.gid.gidIndex < 0 && policy.gidIndex >= 0) o.open.gid.gidIndex = policy.gidIndex;
   o.open.adaptiveRouting = policy.adaptiveRouting ? 1 : 0;
   o.peerMemory = ib::peerMemoryPresent(sysfsRoot);
-  o.gdrFlush = intEnvironment("NCCL_GDR_FLUSH_DISABLE", 0) == 0;
+  o.gdrFlush = ib::ncclIntVariable(environment, "NCCL_GDR_FLUSH_DISABLE", 0) == 0;
   o.note = [log](bool warn, const std::string& line) {
     if (warn) {
       RT_WARN(log, NCCL_NET, "verbs: %s", line.c_str());

@@ -127,19 +127,11 @@ ListenComm* IbEngine::listen(int dev, const CommConfig& /*config: the sender's c
                              std::span<std::byte, kHandleBytes> handle) {
   portOf(dev);
   const IbDevice& d = devices_[static_cast<size_t>(dev)];
-  socket::ListenHandle local;
-  socket::parseAddress(d.oobAddress, local.address);
-  socket::Fd fd = socket::openStreamSocket(local.address.ss_family, dev);
-  socket::bindTo(fd, local.address, dev);
-  if (::listen(fd.get(), SOMAXCONN) != 0)
-    throw NetError(ErrorKind::System, "unknown", dev, "listen(): " + socket::errorText(errno));
-  socklen_t length = sizeof local.address;
-  if (getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local.address), &length) != 0)
-    throw NetError(ErrorKind::System, "unknown", dev, "getsockname(): " + socket::errorText(errno));
-  local.nonce = socket::randomU64();
-  socket::encodeHandle(local, handle, kHandleMagic);
+  socket::Listening listening = socket::openListener(d.oobAddress, dev);
+  socket::encodeHandle(listening.handle, handle, kHandleMagic);
   auto comm = std::make_unique<IbListenComm>(
-      dev, std::make_unique<socket::SocketListenComm>(dev, std::move(fd), local.nonce, preambleOf(d)));
+      dev,
+      std::make_unique<socket::SocketListenComm>(dev, std::move(listening.fd), listening.handle.nonce, preambleOf(d)));
   IbCommBase* base = &comm->base;
   std::lock_guard lock(commsMutex_);
   listenComms_.push_back(std::move(comm));

@@ -80,15 +80,15 @@ bool inRange(const AddressRange& range, const IbvGid& gid) {
   return true;
 }
 
-int intEnv(const std::function<const char*(const char*)>& env, const char* name, int fallback) {
+}  // namespace
+
+int ncclIntVariable(const EnvFunction& env, const char* name, int fallback) {
   const char* value = env(name);
   if (value == nullptr || *value == '\0') return fallback;
   char* end = nullptr;
   const long parsed = std::strtol(value, &end, 0);
   return (end == value || *end != '\0') ? fallback : static_cast<int>(parsed);
 }
-
-}  // namespace
 
 int portSpeedMbps(const IbvPortAttr& attr) {
   const unsigned speed = attr.activeSpeedEx != 0 ? attr.activeSpeedEx : attr.activeSpeed;
@@ -104,15 +104,15 @@ int mtuBytes(int mtu) {
   return mtu >= kIbvMtu256 && mtu <= kIbvMtu4096 ? 128 << mtu : 0;
 }
 
-GidOptions gidOptionsFromEnvironment(const std::function<const char*(const char*)>& env) {
+GidOptions gidOptionsFromEnvironment(const EnvFunction& env) {
   GidOptions options;
-  options.gidIndex = intEnv(env, "NCCL_IB_GID_INDEX", -1);
+  options.gidIndex = ncclIntVariable(env, "NCCL_IB_GID_INDEX", -1);
   const char* family = env("NCCL_IB_ADDR_FAMILY");
   if (family != nullptr && std::strcmp(family, "AF_INET6") == 0) options.family = AF_INET6;
   const char* range = env("NCCL_IB_ADDR_RANGE");
   options.range = range == nullptr ? "" : range;
-  options.roceVersion = intEnv(env, "NCCL_IB_ROCE_VERSION_NUM", 2);
-  options.routableFlidGidIndex = intEnv(env, "NCCL_IB_ROUTABLE_FLID_GID_INDEX", 1);
+  options.roceVersion = ncclIntVariable(env, "NCCL_IB_ROCE_VERSION_NUM", 2);
+  options.routableFlidGidIndex = ncclIntVariable(env, "NCCL_IB_ROUTABLE_FLID_GID_INDEX", 1);
   return options;
 }
 

@@ -21,6 +21,11 @@ int portSpeedMbps(const IbvPortAttr& attr);
 int pathMtu(int local, int remote);
 int mtuBytes(int mtu);  // kIbvMtu4096 -> 4096; 0 for an unknown value
 
+// An NCCL integer variable as NCCL's NCCL_PARAM reads it (strtoll, base 0 there; here base 0 too): unset, empty or
+// not a whole number gives the fallback. `env` returns NULL for an unset variable.
+using EnvFunction = std::function<const char*(const char*)>;
+int ncclIntVariable(const EnvFunction& env, const char* name, int fallback);
+
 // What the GID choice reads from the environment (NCCL's names, NCCL's defaults).
 struct GidOptions {
   int gidIndex = -1;             // NCCL_IB_GID_INDEX (RoCE): >= 0 wins
@@ -29,7 +34,7 @@ struct GidOptions {
   int roceVersion = 2;           // NCCL_IB_ROCE_VERSION_NUM
   int routableFlidGidIndex = 1;  // NCCL_IB_ROUTABLE_FLID_GID_INDEX (IB)
 };
-GidOptions gidOptionsFromEnvironment(const std::function<const char*(const char*)>& env);
+GidOptions gidOptionsFromEnvironment(const EnvFunction& env);
 
 // Reads one GID of the port; false when the index cannot be read.
 using GidReader = std::function<bool(int index, IbvGid& gid)>;

@@ -15,14 +15,6 @@ std::runtime_error verbsFailure(const std::string& what, int result) {
   return std::runtime_error(what + " failed: " + (error != 0 ? std::strerror(error) : "no reason given"));
 }
 
-int envInt(const std::function<const char*(const char*)>& env, const char* name, int fallback) {
-  const char* value = env(name);
-  if (value == nullptr || *value == '\0') return fallback;
-  char* end = nullptr;
-  const long parsed = std::strtol(value, &end, 0);
-  return (end == value || *end != '\0') ? fallback : static_cast<int>(parsed);
-}
-
 // NCCL's constants for RTR/RTS (connect.cc@v2.30.7): a responder accepts one outstanding RDMA read (the flush),
 // waits 12 (0.64 ms) before an RNR retry, and the requester retries RNR forever (7).
 constexpr uint8_t kMaxRdAtomic = 1;
@@ -32,15 +24,15 @@ constexpr uint8_t kHopLimit = 255;
 
 }  // namespace
 
-QpOptions qpOptionsFromEnvironment(const std::function<const char*(const char*)>& env) {
+QpOptions qpOptionsFromEnvironment(const EnvFunction& env) {
   QpOptions options;
-  options.timeout = envInt(env, "NCCL_IB_TIMEOUT", 20);
-  options.retryCnt = envInt(env, "NCCL_IB_RETRY_CNT", 7);
-  options.pkey = envInt(env, "NCCL_IB_PKEY", 0);
-  options.sl = envInt(env, "NCCL_IB_SL", -1);
-  options.tc = envInt(env, "NCCL_IB_TC", -1);
-  options.fifoTc = envInt(env, "NCCL_IB_FIFO_TC", -1);
-  options.useInline = envInt(env, "NCCL_IB_USE_INLINE", 0) != 0;
+  options.timeout = ncclIntVariable(env, "NCCL_IB_TIMEOUT", 20);
+  options.retryCnt = ncclIntVariable(env, "NCCL_IB_RETRY_CNT", 7);
+  options.pkey = ncclIntVariable(env, "NCCL_IB_PKEY", 0);
+  options.sl = ncclIntVariable(env, "NCCL_IB_SL", -1);
+  options.tc = ncclIntVariable(env, "NCCL_IB_TC", -1);
+  options.fifoTc = ncclIntVariable(env, "NCCL_IB_FIFO_TC", -1);
+  options.useInline = ncclIntVariable(env, "NCCL_IB_USE_INLINE", 0) != 0;
   // Out-of-range values would make modify_qp fail with EINVAL on every connection: clamp to what IB allows.
   if (options.timeout < 1 || options.timeout > 31) options.timeout = 20;
   if (options.retryCnt < 0 || options.retryCnt > 7) options.retryCnt = 7;

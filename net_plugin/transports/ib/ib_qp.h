@@ -21,7 +21,7 @@ struct QpOptions {
   int fifoTc = -1;         // NCCL_IB_FIFO_TC: receiver QPs (they carry the clear-to-send writes); -1: tc
   bool useInline = false;  // NCCL_IB_USE_INLINE
 };
-QpOptions qpOptionsFromEnvironment(const std::function<const char*(const char*)>& env);
+QpOptions qpOptionsFromEnvironment(const EnvFunction& env);
 
 IbvCq* createCq(const VerbsTable& verbs, IbPort& port, int entries, void* cqContext);
 // An RC QP with one SGE each way; access flags are set at INIT.

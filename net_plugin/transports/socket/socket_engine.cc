@@ -104,20 +104,9 @@ DeviceProperties SocketEngine::properties(int dev) {
 ListenComm* SocketEngine::listen(int dev, const CommConfig& /*config: no traffic classes on TCP yet*/,
                                  std::span<std::byte, kHandleBytes> handle) {
   const SocketDevice& d = device(dev);
-  ListenHandle local;
-  parseAddress(d.bindAddress, local.address);
-  Fd fd = openStreamSocket(local.address.ss_family, dev);
-  bindTo(fd, local.address, dev);
-  if (::listen(fd.get(), SOMAXCONN) != 0) {
-    throw NetError(ErrorKind::System, "unknown", dev, "listen(): " + errorText(errno));
-  }
-  socklen_t length = sizeof local.address;
-  if (getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local.address), &length) != 0) {
-    throw NetError(ErrorKind::System, "unknown", dev, "getsockname(): " + errorText(errno));
-  }
-  local.nonce = randomU64();
-  encodeHandle(local, handle);
-  auto comm = std::make_unique<SocketListenComm>(dev, std::move(fd), local.nonce, preambleOf(d));
+  Listening listening = openListener(d.bindAddress, dev);
+  encodeHandle(listening.handle, handle);
+  auto comm = std::make_unique<SocketListenComm>(dev, std::move(listening.fd), listening.handle.nonce, preambleOf(d));
   CommBase* base = &comm->base;
   std::lock_guard lock(commsMutex_);
   listenComms_.push_back(std::move(comm));

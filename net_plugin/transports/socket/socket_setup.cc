@@ -15,6 +15,22 @@ SocketListenComm::SocketListenComm(int device, Fd fd, uint64_t nonce, const Prea
   base.device = device;
 }
 
+Listening openListener(const std::string& bindAddress, int device) {
+  Listening out;
+  parseAddress(bindAddress, out.handle.address);
+  out.fd = openStreamSocket(out.handle.address.ss_family, device);
+  bindTo(out.fd, out.handle.address, device);
+  if (::listen(out.fd.get(), SOMAXCONN) != 0) {
+    throw NetError(ErrorKind::System, "unknown", device, "listen(): " + errorText(errno));
+  }
+  socklen_t length = sizeof out.handle.address;
+  if (getsockname(out.fd.get(), reinterpret_cast<sockaddr*>(&out.handle.address), &length) != 0) {
+    throw NetError(ErrorKind::System, "unknown", device, "getsockname(): " + errorText(errno));
+  }
+  out.handle.nonce = randomU64();
+  return out;
+}
+
 std::unique_ptr<SocketRecvComm> SocketListenComm::acceptOne(const SocketEngineOptions& options) {
   std::optional<Accepted> accepted = acceptStreams();
   if (!accepted) return nullptr;

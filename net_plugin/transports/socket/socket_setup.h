@@ -16,6 +16,15 @@
 
 namespace railtune::net::socket {
 
+// A listening TCP socket on `bindAddress` (numeric; the kernel picks the port) and the handle naming it, with a
+// fresh random nonce. Throws NetError(System) naming the call that failed. The verbs transport listens the same
+// way for its connection setup.
+struct Listening {
+  Fd fd;
+  ListenHandle handle;
+};
+Listening openListener(const std::string& bindAddress, int device);
+
 class SocketListenComm {
  public:
   using Preamble = std::array<std::byte, kPreambleBytes>;
