@@ -214,6 +214,13 @@ TEST(VerbsSimProcess, FaultsFromTheEnvironmentApplyInThePeerProcess) {
 // multi-threaded fork, so the case is left to the other builds.
 #if !defined(__SANITIZE_THREAD__)
 TEST(VerbsSimProcess, AForkedChildGetsItsOwnAgent) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "TSan cannot follow a forked child of a multi-threaded process";
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "TSan cannot follow a forked child of a multi-threaded process";
+#endif
+#endif
   Endpoint parent = makeEndpoint("mlx5_0");
   ASSERT_NO_FATAL_FAILURE(connectSelf(parent));
   pid_t pid = fork();
