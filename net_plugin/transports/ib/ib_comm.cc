@@ -41,6 +41,20 @@ void ControlMemory::release(const VerbsTable& verbs) {
   data = nullptr;
 }
 
+void throwIfFailed(const IbCommBase& base, const QpSet& set) {
+  if (set.fatal.failed()) throw connectionError(base, set, ErrorKind::Remote, set.fatal.reason());
+  if (set.port->fatal.failed()) throw connectionError(base, set, ErrorKind::System, set.port->fatal.reason());
+}
+
+void releaseQpSet(const VerbsTable& verbs, QpSet& set) {
+  for (IbvQp*& qp : set.qps) {
+    if (qp != nullptr) verbs.destroyQp(qp);
+    qp = nullptr;
+  }
+  if (set.cq != nullptr) verbs.destroyCq(set.cq);
+  set.cq = nullptr;
+}
+
 void watchPeer(const IbCommBase& base, QpSet& set) {
   if (!set.oob.valid()) return;
   const uint64_t now = socket::monotonicMs();

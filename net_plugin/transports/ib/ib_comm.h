@@ -93,6 +93,12 @@ struct QpSet {
   int indexOf(uint32_t qpn) const;
 };
 
+// Throws the connection's failure, or its port's, when either has been marked (by a completion in error or the
+// async-event watcher): the first thing every data-path call does.
+void throwIfFailed(const IbCommBase& base, const QpSet& set);
+// Destroys the set's QPs, then its CQ (teardown of either comm).
+void releaseQpSet(const VerbsTable& verbs, QpSet& set);
+
 // While a request waits: at most every 100 ms, whether the peer's process is still there (its end of the
 // out-of-band stream open). Throws NetError(Remote) when it closed: a peer that died mid-transfer.
 void watchPeer(const IbCommBase& base, QpSet& set);
@@ -149,7 +155,7 @@ struct IbSendRequest : IbRequestBase {
 
 class IbSendComm {
  public:
-  IbSendComm(const VerbsTable& verbs, const QpOptions& options, const qp::QpPolicy& policy);
+  IbSendComm(const VerbsTable& verbs, const qp::QpPolicy& policy);
   IbCommBase base{IbCommKind::Send};
   QpSet set;
   ControlMemory control;  // the FIFO (kFifoDepth x kMaxRecvs elements), then the sizes source
@@ -172,12 +178,11 @@ class IbSendComm {
   std::byte* fifoElement(int slot, int index) const;
   int32_t* sizesOf(int slot) const;
   void postSlot(int slot);
-  void startQpEvents(int slot, int i, size_t q, uint64_t wrId, uint32_t qpNum);
+  void startQpEvents(int slot, int i, uint64_t wrId, uint32_t qpNum);
   void progress();
   bool roomForChain();
 
   const VerbsTable& verbs_;
-  QpOptions options_;
   qp::QpPolicy policy_;
   uint64_t head_ = 0;
   std::unique_ptr<Slot[]> slots_;
@@ -210,7 +215,7 @@ struct IbFlushRequest : IbRequestBase {
 
 class IbRecvComm {
  public:
-  IbRecvComm(const VerbsTable& verbs, const QpOptions& options);
+  explicit IbRecvComm(const VerbsTable& verbs);
   IbCommBase base{IbCommKind::Recv};
   QpSet set;
   ControlMemory control;  // the clear-to-send shadow (kFifoDepth x kMaxRecvs elements), then the size records
@@ -234,7 +239,6 @@ class IbRecvComm {
   void progress();
   void countBytesPerQp(const IbRecvRequest& request, size_t size);
   const VerbsTable& verbs_;
-  QpOptions options_;
   uint64_t head_ = 0;
   int inFlight_ = 0;
   int ctsUnsignaled_ = 0;

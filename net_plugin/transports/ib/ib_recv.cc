@@ -9,8 +9,7 @@
 
 namespace railtune::net::ib {
 
-IbRecvComm::IbRecvComm(const VerbsTable& verbs, const QpOptions& options)
-    : verbs_(verbs), options_(options), requests_(new IbRecvRequest[kFifoDepth]) {
+IbRecvComm::IbRecvComm(const VerbsTable& verbs) : verbs_(verbs), requests_(new IbRecvRequest[kFifoDepth]) {
   for (size_t i = 0; i < kFifoDepth; ++i) {
     requests_[i].kind = IbRequestKind::Recv;
     requests_[i].owner = this;
@@ -22,8 +21,7 @@ IbRecvComm::IbRecvComm(const VerbsTable& verbs, const QpOptions& options)
 }
 
 IbRecvRequest* IbRecvComm::post(std::span<const RecvBuffer> buffers) {
-  if (set.fatal.failed()) throw connectionError(base, set, ErrorKind::Remote, set.fatal.reason());
-  if (set.port->fatal.failed()) throw connectionError(base, set, ErrorKind::System, set.port->fatal.reason());
+  throwIfFailed(base, set);
   const int slot = static_cast<int>(head_ % kFifoDepth);
   IbRecvRequest& request = requests_[static_cast<size_t>(slot)];
   if (inFlight_ >= kMaxInFlight || request.posted) return nullptr;
@@ -125,8 +123,7 @@ void IbRecvComm::progress() {
 }
 
 Completion IbRecvComm::test(IbRecvRequest& request) {
-  if (set.fatal.failed()) throw connectionError(base, set, ErrorKind::Remote, set.fatal.reason());
-  if (set.port->fatal.failed()) throw connectionError(base, set, ErrorKind::System, set.port->fatal.reason());
+  throwIfFailed(base, set);
   if (request.pending > 0) progress();
   Completion done;
   if (request.pending > 0) {
@@ -175,7 +172,7 @@ void IbRecvComm::countBytesPerQp(const IbRecvRequest& request, size_t size) {
 }
 
 IbFlushRequest* IbRecvComm::flush(std::span<const RecvBuffer> buffers) {
-  if (set.fatal.failed()) throw connectionError(base, set, ErrorKind::Remote, set.fatal.reason());
+  throwIfFailed(base, set);
   // NCCL's iflush (p2p.cc@v2.30.7): nothing to flush without GPU memory, or when every buffer is empty;
   // otherwise one signaled 1-byte RDMA read from the last non-empty buffer on the loopback QP.
   const RecvBuffer* last = nullptr;
@@ -216,7 +213,7 @@ Completion IbRecvComm::testFlush(IbFlushRequest& request) {
     done.done = true;
     return done;
   }
-  if (set.fatal.failed()) throw connectionError(base, set, ErrorKind::Remote, set.fatal.reason());
+  throwIfFailed(base, set);
   if (request.pending > 0) progress();
   if (request.pending > 0) return done;
   request.posted = false;
@@ -226,16 +223,11 @@ Completion IbRecvComm::testFlush(IbFlushRequest& request) {
 
 void IbRecvComm::close() {
   base.closed = true;
-  for (int q = 0; q < set.count; ++q) {
-    if (set.qps[static_cast<size_t>(q)] != nullptr) verbs_.destroyQp(set.qps[static_cast<size_t>(q)]);
-    set.qps[static_cast<size_t>(q)] = nullptr;
-  }
-  if (flushQp != nullptr) verbs_.destroyQp(flushQp);
+  if (flushQp != nullptr) verbs_.destroyQp(flushQp);  // it shares the set's CQ: gone before it
   flushQp = nullptr;
+  releaseQpSet(verbs_, set);
   control.release(verbs_);
   flushTarget.release(verbs_);
-  if (set.cq != nullptr) verbs_.destroyCq(set.cq);
-  set.cq = nullptr;
 }
 
 }  // namespace railtune::net::ib

@@ -11,9 +11,8 @@
 namespace railtune::net::ib {
 namespace {}  // namespace
 
-IbSendComm::IbSendComm(const VerbsTable& verbs, const QpOptions& options, const qp::QpPolicy& policy)
+IbSendComm::IbSendComm(const VerbsTable& verbs, const qp::QpPolicy& policy)
     : verbs_(verbs),
-      options_(options),
       policy_(policy),
       slots_(new Slot[kFifoDepth]),
       requests_(new IbSendRequest[kFifoDepth * kMaxRecvs]) {
@@ -43,8 +42,7 @@ bool IbSendComm::roomForChain() {
 }
 
 IbSendRequest* IbSendComm::post(const void* data, size_t size, int tag, const IbRegion* region, void* profilerHandle) {
-  if (set.fatal.failed()) throw connectionError(base, set, ErrorKind::Remote, set.fatal.reason());
-  if (set.port->fatal.failed()) throw connectionError(base, set, ErrorKind::System, set.port->fatal.reason());
+  throwIfFailed(base, set);
   const int slot = static_cast<int>(head_ % kFifoDepth);
   Slot& s = slots_[static_cast<size_t>(slot)];
   if (s.posted) {  // the round 256 requests ago still runs in this slot
@@ -154,7 +152,7 @@ void IbSendComm::postSlot(int slot) {
     ++n;
     for (int k = 0; k + 1 < n; ++k) wrs[k].next = &wrs[k + 1];
     IbvQp* qp = set.qps[q];
-    if (base.attached.observer != nullptr) startQpEvents(slot, i, q, wrs[n - 1].wrId, qp->qpNum);
+    if (base.attached.observer != nullptr) startQpEvents(slot, i, wrs[n - 1].wrId, qp->qpNum);
     IbvSendWr* bad = nullptr;
     const int rc = qp->context->ops.postSend(qp, wrs, &bad);
     if (rc != 0) {
@@ -171,7 +169,7 @@ void IbSendComm::postSlot(int slot) {
 
 // NCCL's "send start" (p2p.cc@v2.30.7, ncclIbMultiSend): per QP, once per request of the chain, with this
 // QP's share of that request as the length.
-void IbSendComm::startQpEvents(int slot, int i, size_t q, uint64_t wrId, uint32_t qpNum) {
+void IbSendComm::startQpEvents(int slot, int i, uint64_t wrId, uint32_t qpNum) {
   Slot& s = slots_[static_cast<size_t>(slot)];
   for (int r = 0; r < s.nreqs; ++r) {
     IbSendRequest& request = requests_[static_cast<size_t>(slot) * kMaxRecvs + static_cast<size_t>(r)];
@@ -181,7 +179,6 @@ void IbSendComm::startQpEvents(int slot, int i, size_t q, uint64_t wrId, uint32_
         i < request.dataQps && offset < request.size ? std::min(request.chunk, request.size - offset) : 0;
     request.qpEvents[static_cast<size_t>(request.qpEventCount++)] = base.attached.observer->startedQp(
         request.profilerHandle, base.device, wrId, kIbvWrRdmaWriteWithImm, static_cast<int>(qpNum), length);
-    (void)q;
   }
 }
 
@@ -197,8 +194,7 @@ void IbSendComm::progress() {
 }
 
 Completion IbSendComm::test(IbSendRequest& request) {
-  if (set.fatal.failed()) throw connectionError(base, set, ErrorKind::Remote, set.fatal.reason());
-  if (set.port->fatal.failed()) throw connectionError(base, set, ErrorKind::System, set.port->fatal.reason());
+  throwIfFailed(base, set);
   Slot& s = slots_[static_cast<size_t>(request.slot)];
   if (s.posted && s.pending > 0) progress();
   Completion done;
@@ -220,13 +216,8 @@ Completion IbSendComm::test(IbSendRequest& request) {
 
 void IbSendComm::close() {
   base.closed = true;
-  for (int q = 0; q < set.count; ++q) {
-    if (set.qps[static_cast<size_t>(q)] != nullptr) verbs_.destroyQp(set.qps[static_cast<size_t>(q)]);
-    set.qps[static_cast<size_t>(q)] = nullptr;
-  }
+  releaseQpSet(verbs_, set);
   control.release(verbs_);
-  if (set.cq != nullptr) verbs_.destroyCq(set.cq);
-  set.cq = nullptr;
 }
 
 }  // namespace railtune::net::ib

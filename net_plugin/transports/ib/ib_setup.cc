@@ -102,7 +102,7 @@ IbConnecting::~IbConnecting() {
 }
 
 void IbConnecting::createQps() {
-  comm_ = std::make_unique<IbSendComm>(verbs_, options_.qp, options_.policy);
+  comm_ = std::make_unique<IbSendComm>(verbs_, options_.policy);
   comm_->base.device = device_;
   comm_->base.object = comm_.get();
   comm_->base.peer = oob_->peer();
@@ -212,7 +212,7 @@ IbAccepting::~IbAccepting() {
 
 void IbAccepting::build(const ConnectionMeta& remote) {
   checkLinkLayers(port_, remote, peer_, device_);
-  comm_ = std::make_unique<IbRecvComm>(verbs_, options_.qp);
+  comm_ = std::make_unique<IbRecvComm>(verbs_);
   comm_->base.device = device_;
   comm_->base.object = comm_.get();
   comm_->base.peer = peer_;
