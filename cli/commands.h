@@ -33,5 +33,6 @@ Command addPathsCommand(CLI::App& parent);    // paths.cc: the `paths` group (cl
 Command addProfileCommand(CLI::App& parent);  // profile.cc: the `profile` group (cli/profile/profile.h)
 Command addDoctorCommand(CLI::App& parent);   // doctor.cc: `railtune doctor` (checks in cli/doctor/)
 Command addSweepCommand(CLI::App& parent);    // sweep.cc: the `sweep` group (cli/sweep/sweep.h)
+Command addEvalCommand(CLI::App& parent);     // eval/eval.cc: `railtune eval` (the suites in eval/)
 
 }  // namespace railtune::cli

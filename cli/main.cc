@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
       railtune::cli::addDemoCommand(app),  railtune::cli::addConfigCommand(app),  railtune::cli::addExecCommand(app),
       railtune::cli::addTopoCommand(app),  railtune::cli::addTunerCommand(app),   railtune::cli::addEmuCommand(app),
       railtune::cli::addPathsCommand(app), railtune::cli::addProfileCommand(app), railtune::cli::addDoctorCommand(app),
-      railtune::cli::addSweepCommand(app),
+      railtune::cli::addSweepCommand(app), railtune::cli::addEvalCommand(app),
   };
 
   try {

@@ -22,17 +22,19 @@ FLOORS = {
     "nccl": 0, "common": 0,
     "formats": 1,
     "fabric": 2, "topo_gen": 2, "tuner_plugin": 2, "net_plugin": 2, "profiler_plugin": 2,
-    "emulator": 3, "analysis": 3, "nccl-tests-integration": 3,
+    "emulator": 3, "analysis": 3, "nccl-tests-integration": 3, "eval": 3,
     "cli": 4,
 }
 PLUGINS = {"tuner_plugin", "net_plugin", "profiler_plugin"}
 # Uses within one floor that the design allows (docs/design.md, "Floors"):
 #  topo_gen renders the fabric model; common's log is told its NCCL logger type by nccl/; the sweep tools
-#  read their many files through the analyses' ingest stack (analysis/ingest).
-SAME_FLOOR = {("topo_gen", "fabric"), ("common", "nccl"), ("nccl-tests-integration", "analysis")}
+#  read their many files through the analyses' ingest stack (analysis/ingest); the evaluations drive the
+#  analyses and the emulator they score.
+SAME_FLOOR = {("topo_gen", "fabric"), ("common", "nccl"), ("nccl-tests-integration", "analysis"),
+              ("eval", "analysis"), ("eval", "emulator")}
 # Floor 3 meets the plugins the way NCCL does: the emulator loads the .so files through the NCCL ABI
 # (nccl/), the analyses and the sweep tools read the files they write (formats/). None includes a plugin's code.
-THROUGH_ABI_AND_FILES = {"emulator", "analysis", "nccl-tests-integration"}
+THROUGH_ABI_AND_FILES = {"emulator", "analysis", "nccl-tests-integration", "eval"}
 # Folders outside the floors: test and benchmark code, and the build's own helpers.
 UNCHECKED = {"tests", "bench", "cmake", "scripts", "docs", "generated"}
 SOURCE_SUFFIXES = (".h", ".hpp", ".cc", ".cpp", ".c")
