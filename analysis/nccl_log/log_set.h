@@ -2,7 +2,11 @@
 // communicators, and every Channel line. Files may be one per process (NCCL_DEBUG_FILE=%h.%p) or one
 // interleaved job log with any line prefix; lines are routed to processes by the "HOST:PID:TID" of NCCL's
 // header, so other programs' lines mixed in are passed over. A line that starts like one of NCCL's but
-// cannot be read (cut short, garbled) is named "FILE:LINE" and skipped.
+// cannot be read (cut short, garbled, two writers' output spliced into one line) is named "FILE:LINE" and
+// skipped. A process exists only when it printed a line that only a process prints of itself (an Init or
+// comm line, a device list, its version or its network); a header seen nowhere else is a splice, not a host.
+// A connection is one connection however many files carry its line: the same process's log given twice
+// (its NCCL_DEBUG_FILE and the job's stdout) adds nothing.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +72,11 @@ struct Process {
   std::vector<NetConnection> connections;
   LocalChannelCounts local;
   std::string firstSeen;  // "FILE:LINE" of its first line
+  // Whether it printed a line only a process prints of itself (Init or comm line, device list, version,
+  // network): a header that never does is two writers' output spliced, not a process (log_set.cc).
+  bool established = false;
+  uint64_t ncclLines = 0;            // its lines, all files together
+  std::vector<LineRef> unconfirmed;  // its first lines while not established (named if it never is)
 };
 
 struct ReadCounts {
@@ -94,7 +103,12 @@ class LogSetBuilder {
   void startFile(const std::string& name);
   void addLine(std::string_view line, int number);
   void addDiagnostic(Diagnostic diagnostic);
-  LogSet finish();
+  // The file's last line had no newline: the file was cut inside it. A connection read from it is taken
+  // back and counted as a bad line (a cut "NET/IB/1" may have been "NET/IB/12").
+  void lastLineCut(int number);
+  // settle: repeated connections dropped and spliced headers' processes removed (readLogs settles once,
+  // after every file is merged).
+  LogSet finish(bool settle = true);
 
  private:
   struct State;
