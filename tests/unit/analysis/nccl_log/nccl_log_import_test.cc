@@ -87,7 +87,8 @@ TEST(NcclLogImport, EachNetworkLineIsAConnectRecordWithBothEnds) {
   const LogSet logs = twoHostJob();
   ASSERT_EQ(logs.processes.size(), 4u);
   const Import import = importLogs(logs, ImportOptions{});
-  EXPECT_EQ(import.counts.connections, 6u);
+  EXPECT_EQ(import.counts.connections, 3u);  // each logged at both ends
+  EXPECT_EQ(import.counts.connectionEnds, 6u);
   EXPECT_EQ(import.counts.peerKnown, 6u);
   const ImportedConnection* send = find(import, "node-a", 0, true, 0);
   ASSERT_NE(send, nullptr);
