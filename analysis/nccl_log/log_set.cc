@@ -45,6 +45,22 @@ int commOf(const Process& process, int tid, int rank) {
   return found;
 }
 
+// The communicator a Channel line belongs to, once its file is read. From 2.18.3 a communicator's "Init START"
+// precedes its Channel lines; before, its only line ("Init COMPLETE") follows them (init.cc: v2.16.5
+// init.cc:1109, v2.18.6 init.cc:1356): a line is tied to the next such line of its thread and rank, else to
+// the latest before it, else to the process's only communicator of its rank.
+int commOfLine(const Process& process, const NetConnection& c) {
+  const int rank = c.localRank();
+  for (size_t i = static_cast<size_t>(c.commsBefore); i < process.comms.size(); ++i) {
+    const Comm& k = process.comms[i];
+    if (k.tid == c.tid && k.rank == rank && !k.started) return static_cast<int>(i);
+  }
+  for (size_t i = std::min(static_cast<size_t>(c.commsBefore), process.comms.size()); i-- > 0;) {
+    if (process.comms[i].tid == c.tid && process.comms[i].rank == rank) return static_cast<int>(i);
+  }
+  return commOf(process, c.tid, rank);
+}
+
 }  // namespace
 
 struct LogSetBuilder::State {
@@ -52,8 +68,6 @@ struct LogSetBuilder::State {
   std::string file;
   std::unordered_map<std::string, size_t> processIndex;  // "host:pid"
   std::string key;                                       // reused, so that a line allocates nothing
-  size_t lastProcess = SIZE_MAX;                         // the process of the latest NCCL line
-  int lastLine = 0;
 
   Process& processOf(const LineHeader& header, int number) {
     key = header.host;
@@ -71,8 +85,6 @@ struct LogSetBuilder::State {
     ++process.ncclLines;
     if (!process.established && process.unconfirmed.size() < kUnconfirmedKept)
       process.unconfirmed.push_back(LineRef{static_cast<uint32_t>(set.files.size() - 1), number});
-    lastProcess = it->second;
-    lastLine = number;
     return process;
   }
 
@@ -99,6 +111,7 @@ struct LogSetBuilder::State {
       comm->tid = tid;
     }
     comm->rank = line.rank;
+    comm->started = comm->started || line.start;
     if (line.nRanks > 0) comm->nRanks = line.nRanks;
     if (line.commId) comm->commId = line.commId;
     if (line.cudaDev >= 0) comm->cudaDev = line.cudaDev;
@@ -141,7 +154,7 @@ struct LogSetBuilder::State {
     c.proxyRank = line.proxyRank;
     c.gdr = line.gdr;
     c.shared = line.shared;
-    c.comm = commOf(process, header.tid, c.localRank());
+    c.commsBefore = static_cast<int>(process.comms.size());
     c.at = LineRef{static_cast<uint32_t>(set.files.size() - 1), number};
     process.connections.push_back(std::move(c));
   }
@@ -266,16 +279,14 @@ void LogSetBuilder::addDiagnostic(Diagnostic diagnostic) {
   state_->set.diagnostics.push_back(std::move(diagnostic));
 }
 
-void LogSetBuilder::lastLineCut(int number) {
+void LogSetBuilder::addCutLine(std::string_view line, int number) {
   State& s = *state_;
-  if (s.lastProcess == SIZE_MAX || s.lastLine != number) return;
-  Process& process = s.set.processes[s.lastProcess];
-  const auto file = static_cast<uint32_t>(s.set.files.size() - 1);
-  if (process.connections.empty() || process.connections.back().at.file != file ||
-      process.connections.back().at.line != number)
+  ++s.set.counts.lines;
+  if (!splitHeader(line) && line.find("NCCL") == std::string_view::npos) {
+    ++s.set.counts.otherLines;
     return;
-  process.connections.pop_back();
-  s.bad(number, "the file ends inside this Channel line (no newline): cut short");
+  }
+  s.bad(number, "the file ends inside this line (no newline): cut short, not read");
 }
 
 namespace {
@@ -306,9 +317,9 @@ constexpr uint64_t kMostSplicedLines = 3;
 const Process* gluedOnto(const Process& process, const std::vector<Process>& all) {
   if (process.ncclLines > kMostSplicedLines) return nullptr;
   for (const Process& other : all) {
-    if (other.established && other.pid == process.pid && other.host.size() < process.host.size() &&
-        process.host.ends_with(other.host))
-      return &other;
+    if (!other.established || other.pid != process.pid || other.host.size() == process.host.size()) continue;
+    // Text glued before the host, or the host's front cut off by the other writer ("-1-33" of "ip-10-0-1-33").
+    if (process.host.ends_with(other.host) || other.host.ends_with(process.host)) return &other;
   }
   return nullptr;
 }
@@ -332,7 +343,8 @@ void dropSplicedProcesses(LogSet& set) {
     if (const Process* real = gluedOnto(p, set.processes)) {
       spliced[i] = true;
       why[i] = "the header names " + name + ": process " + real->host + ":" + std::to_string(real->pid) +
-               " with another writer's text glued before it (two writers' output spliced into one line); skipped";
+               " with its host cut or another writer's text glued before it (two writers' output spliced into one "
+               "line); skipped";
     } else if (!p.established) {
       spliced[i] = true;
       why[i] = "the header names " + name +
@@ -361,6 +373,10 @@ void dropSplicedProcesses(LogSet& set) {
 void settle(LogSet& set) {
   dropSplicedProcesses(set);
   for (Process& process : set.processes) {
+    // Before 2.18.3 a communicator's only line (Init COMPLETE) follows its Channel lines (init.cc): they are
+    // tied to it once every line is read.
+    for (NetConnection& c : process.connections)
+      if (c.comm < 0) c.comm = commOf(process, c.tid, c.localRank());
     dropRepeatedLines(process, &set.counts);
     process.unconfirmed.clear();
     process.unconfirmed.shrink_to_fit();
@@ -373,6 +389,8 @@ void settle(LogSet& set) {
 
 LogSet LogSetBuilder::finish(bool settleSet) {
   LogSet set = std::move(state_->set);
+  for (Process& process : set.processes)
+    for (NetConnection& c : process.connections) c.comm = commOfLine(process, c);
   if (settleSet) settle(set);
   *state_ = State{};
   return set;
@@ -420,11 +438,19 @@ bool endsInsideALine(const std::string& path) {
 LogSet readOne(const std::string& path) {
   LogSetBuilder builder;
   builder.startFile(path);
-  int last = 0;
+  // A file cut inside its last line: each line is read one line late, so that the last is never read.
+  const bool cut = endsInsideALine(path);
+  std::string pending;
+  int pendingNumber = 0;
   ingest::LineHandlers handlers;
-  handlers.line = [&builder, &last](std::string_view line, int number, size_t) {
-    builder.addLine(line, number);
-    last = number;
+  handlers.line = [&](std::string_view line, int number, size_t) {
+    if (!cut) {
+      builder.addLine(line, number);
+      return true;
+    }
+    if (pendingNumber > 0) builder.addLine(pending, pendingNumber);
+    pending.assign(line);
+    pendingNumber = number;
     return true;
   };
   handlers.tooLong = [&builder, &path](int number, size_t bytes) {
@@ -432,7 +458,7 @@ LogSet readOne(const std::string& path) {
   };
   const ingest::ReadOutcome outcome = ingest::forEachLine(path, 0, handlers);
   if (!outcome.error.empty()) builder.addDiagnostic({path, outcome.error});
-  if (outcome.error.empty() && last > 0 && endsInsideALine(path)) builder.lastLineCut(last);
+  if (pendingNumber > 0) builder.addCutLine(pending, pendingNumber);
   LogSet set = builder.finish(false);
   if (outcome.error.empty() && set.counts.ncclLines == 0 && set.version.empty())
     set.diagnostics.push_back({path, "no NCCL log line in this file (NCCL_DEBUG=INFO not set?)"});

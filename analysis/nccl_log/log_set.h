@@ -37,12 +37,14 @@ struct Comm {
   std::optional<uint64_t> commId;
   int rank = -1, nRanks = 0, cudaDev = -1, nvmlDev = -1;
   std::optional<int64_t> busId;
-  int tid = 0;  // the thread that announced it: Channel lines of the same thread belong to it
+  int tid = 0;           // the thread that announced it: Channel lines of the same thread belong to it
+  bool started = false;  // announced by an "Init START" line, before its Channel lines (2.18.3+)
 };
 
 // A Channel line that goes over the network, as one process printed it.
 struct NetConnection {
-  int comm = -1;  // index into Process::comms; -1: the log does not tie it to a communicator
+  int comm = -1;        // index into Process::comms; -1: the log does not tie it to a communicator
+  int commsBefore = 0;  // how many communicators the process had announced in its file when it printed this
   int tid = 0;
   int headerDevice = -1;  // the [DEV] of the line's header (CUDA device)
   int channel = -1, connIndex = -1;
@@ -103,9 +105,9 @@ class LogSetBuilder {
   void startFile(const std::string& name);
   void addLine(std::string_view line, int number);
   void addDiagnostic(Diagnostic diagnostic);
-  // The file's last line had no newline: the file was cut inside it. A connection read from it is taken
-  // back and counted as a bad line (a cut "NET/IB/1" may have been "NET/IB/12").
-  void lastLineCut(int number);
+  // The file's last line, which has no newline: the file was cut inside it (a cut "NET/IB/1" may have been
+  // "NET/IB/12", a cut commId another number). Counted as a bad line, never read.
+  void addCutLine(std::string_view line, int number);
   // settle: repeated connections dropped and spliced headers' processes removed (readLogs settles once,
   // after every file is merged).
   LogSet finish(bool settle = true);

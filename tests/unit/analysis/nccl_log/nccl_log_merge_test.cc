@@ -134,6 +134,37 @@ TEST(NcclLogMerge, AFileCutInsideItsLastChannelLineKeepsNoConnectionFromIt) {
   EXPECT_TRUE(named(logs, path + ":5"));
 }
 
+// Before 2.18.3 a communicator's one line (Init COMPLETE) follows its Channel lines: with two communicators in
+// which a process has the same rank, each line belongs to the communicator announced next, not the last one.
+TEST(NcclLogMerge, OldCommunicatorsAreAnnouncedAfterTheirChannelLines) {
+  TempDir dir;
+  const std::string h = header("node-a", 10);
+  const std::string path =
+      dir.write("a.log", {h + "NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:10.0.0.1<0>",
+                          h + "Channel 00/0 : 1[1b000] -> 2[1b000] [send] via NET/IB/0",
+                          h + "comm 0x5501 rank 1 nranks 3 cudaDev 0 busId 1b000 commId 0xaaaa - Init COMPLETE",
+                          h + "Channel 00/0 : 1[1b000] -> 0[1b000] [send] via NET/IB/0",
+                          h + "comm 0x5502 rank 1 nranks 3 cudaDev 0 busId 1b000 commId 0xbbbb - Init COMPLETE"});
+  const LogSet logs = readLogs({path});
+  ASSERT_EQ(logs.processes.size(), 1u);
+  const Process& p = logs.processes[0];
+  ASSERT_EQ(p.connections.size(), 2u);
+  ASSERT_EQ(p.comms.size(), 2u);
+  EXPECT_EQ(p.comms[static_cast<size_t>(p.connections[0].comm)].commId, 0xaaaau);
+  EXPECT_EQ(p.comms[static_cast<size_t>(p.connections[1].comm)].commId, 0xbbbbu);
+}
+
+// The rest of a line whose front another writer cut off ("-1-33:77:77 [0] ..." of "ip-10-0-1-33") is no host.
+TEST(NcclLogMerge, AHostWithItsFrontCutOffIsNoHost) {
+  TempDir dir;
+  std::vector<std::string> lines = process("ip-10-0-1-33", 77, 0);
+  lines.push_back("-1-33:77:78 [0] NCCL INFO Using network IB");
+  const std::string path = dir.write("job.log", lines);
+  const LogSet logs = readLogs({path});
+  ASSERT_EQ(logs.processes.size(), 1u);
+  EXPECT_TRUE(named(logs, path + ":6"));
+}
+
 TEST(NcclLogMerge, IbDerivedPluginsGetTheirHcaFromNcclsIbList) {
   for (const std::string net : {"IBext", "IBext_v8", "UCX", "UCX-RMA", "UCX-UCT-RD"}) {
     TempDir dir;
