@@ -317,7 +317,11 @@ ScenarioResult ImportSuite::run(const ScenarioSpec& spec, const RunContext& cont
                    c["false_facts"] == 0 && c["phantom_hosts"] == 0 && c["damaged_named"] == c["damaged_lines"] &&
                    c["bad_file_names"] == 0 && c["count_mismatches"] == 0 && c["crashes"] == 0 &&
                    c["unsaid_losses"] == 0;
-  for (const std::string& note : scorer.notes) result.miss += (result.miss.empty() ? "" : "; ") + note;
+  constexpr size_t kNotesShown = 6;  // a miss's first few reasons, then how many more
+  for (size_t i = 0; i < scorer.notes.size() && i < kNotesShown; ++i)
+    result.miss += (result.miss.empty() ? "" : "; ") + scorer.notes[i];
+  if (scorer.notes.size() > kNotesShown)
+    result.miss += "; and " + std::to_string(scorer.notes.size() - kNotesShown) + " more";
   result.counters = std::move(c);
   return result;
 }

@@ -64,8 +64,13 @@ class JobWriter {
 
  private:
   // "%s:%d:%d [%d] NCCL INFO " (debug.cc: v2.7.8 debug.cc:149, v2.30.7 debug.cc:354).
+  // Before 2.12 a communicator is set up on an init thread of its own, whose tid its Channel lines and its
+  // Init COMPLETE line carry (as the real 2.9.9 log shows); later on the caller's thread. 2.26+ may put
+  // NCCL_DEBUG_TIMESTAMP_FORMAT's "[%F %T] " first (v2.26.6 debug.cc:295-326).
   std::string header(const Gpu& g) const {
-    return format("%s:%d:%d [%d] NCCL INFO ", g.hostName.c_str(), g.pid, g.tid, g.cudaDev);
+    const int tid = onInitThread_ ? g.pid + 40 + 3 * commNow_ : g.tid;
+    const std::string stamp = timestamps_ ? format("[2026-12-06 05:%02d:%02d] ", g.host % 60, g.local * 7 % 60) : "";
+    return stamp + format("%s:%d:%d [%d] NCCL INFO ", g.hostName.c_str(), g.pid, tid, g.cudaDev);
   }
 
   void say(size_t g, const std::string& message, int end = -1) {
@@ -74,6 +79,7 @@ class JobWriter {
 
   void drawShape() {
     hosts_ = uniform(rng_, 2, 6);
+    timestamps_ = v_.atLeast(26) && chance(rng_, 0.3);
     perHost_ = uniform(rng_, 1, 8);
     channels_ = uniform(rng_, 2, 8);
     net_ = o_.network == Network::Ib ? "IB" : o_.network == Network::Socket ? "Socket" : o_.pluginName;
@@ -133,8 +139,25 @@ class JobWriter {
     std::shuffle(numbers.begin(), numbers.end(), rng_);
     numbers.resize(static_cast<size_t>(std::max(perHost_, 1)));
     std::sort(numbers.begin(), numbers.end());
-    for (const int n : numbers) nics_.push_back("mlx5_" + std::to_string(n));
     roce_ = chance(rng_, 0.5);
+    const std::string link = roce_ ? "/RoCE" : "/IB";
+    // 2.20.3-2.23.4 merge the ports of dual-port NICs into one device (NCCL_IB_MERGE_NICS): "[d]={[p] mlx5_2:1/IB,
+    // [p+1] mlx5_2:2/IB}", an unmerged device printing its physical index (v2.20.5 net_ib.cc:313-324); the import
+    // names a merged device after its HCA.
+    mergedList_ = o_.network == Network::Ib && v_.atLeast(20, 3) && !v_.atLeast(24) && chance(rng_, 0.4);
+    int physical = 0;
+    for (const int n : numbers) {
+      const std::string hca = "mlx5_" + std::to_string(n);
+      nics_.push_back(hca);
+      if (mergedList_ && chance(rng_, 0.5)) {
+        entries_.push_back(format("={[%d] %s:1%s, [%d] %s:2%s}", physical, hca.c_str(), link.c_str(), physical + 1,
+                                  hca.c_str(), link.c_str()));
+        physical += 2;
+      } else {
+        entries_.push_back(format("[%d]%s:1%s", physical, hca.c_str(), link.c_str()));
+        ++physical;
+      }
+    }
   }
 
   // NET/IB (v2.7.8 net_ib.cc:198/203 " [%d]%s:%d/%s" and "Using%s ; OOB %s:%s"; v2.12.12 net_ib.cc:243/248 adds
@@ -149,6 +172,10 @@ class JobWriter {
     }
     const bool rails = v_.atLeast(30) && o_.network == Network::Ib && chance(rng_, 0.5);
     for (size_t i = 0; i < nics_.size(); ++i) {
+      if (mergedList_) {  // "[d]={...}" for a merged device, "[physical]name:port/LINK" for another
+        line += entries_[i].front() == '=' ? format(" [%zu]", i) + entries_[i] : " " + entries_[i];
+        continue;
+      }
       line += format(" [%zu]%s:1", i, nics_[i].c_str());
       if (rails) line += format(":%zu:0", i);
       line += roce_ ? "/RoCE" : "/IB";
@@ -277,11 +304,15 @@ class JobWriter {
   void writeComm(size_t c) {
     gdr_ = o_.network != Network::Socket && chance(rng_, 0.8);
     pciMode_ = chance(rng_, 0.2);
+    commNow_ = static_cast<int>(c);
     for (size_t g = 0; g < gpus_.size(); ++g) {
       say(g, "Using network " + net_);  // v2.7.8 init.cc:124, v2.30.7 init.cc:486
       if (v_.atLeast(18, 3)) say(g, commLine(c, g, true));
+      onInitThread_ = !v_.atLeast(12);
       surroundings(c, g);
+      onInitThread_ = false;
     }
+    onInitThread_ = !v_.atLeast(12);
     // Rings: on channel ch, GPU (ch mod G) of each host sends to the same GPU of the next host.
     for (int ch = 0; ch < channels_; ++ch) {
       const int local = ch % perHost_;
@@ -292,6 +323,7 @@ class JobWriter {
       say(g, "Connected all rings");
       say(g, commLine(c, g, false));
     }
+    onInitThread_ = false;
   }
 
   // Send/recv between hosts: connIndex 1, often through shared buffers, some through PXN (the proxy is the
@@ -344,6 +376,9 @@ class JobWriter {
   std::string net_;
   int hosts_ = 0, perHost_ = 0, channels_ = 0;
   bool roce_ = false, relaxed_ = false, sharp_ = false, gdr_ = true, pciMode_ = false;
+  bool onInitThread_ = false, timestamps_ = false, mergedList_ = false;
+  int commNow_ = 0;
+  std::vector<std::string> entries_;  // merged lists' entries: "mlx5_3:1/IB" or "={[2] mlx5_3:1/IB, [3] mlx5_3:2/IB}"
 };
 
 }  // namespace
