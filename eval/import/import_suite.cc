@@ -108,7 +108,8 @@ struct Scorer {
     check(r.nccl.shared == t.shared, "shared");
     check(r.nccl.proxyRank == t.proxyRank, "pxn proxy");
     const bool unstated = commUnstated(t.host, t.pid) || badInput;
-    check(r.local.hca.view() == t.hca || (badInput && r.local.hca.view().empty()), "hca");
+    const bool hcaUnstated = badInput || layout.hcaUnstated.contains(t.host + ":" + std::to_string(t.pid));
+    check(r.local.hca.view() == t.hca || (hcaUnstated && r.local.hca.view().empty()), "hca");
     check(r.comm == t.commId || (unstated && !r.comm), "comm");
     check(r.local.gpu == t.gpu || (badInput && r.local.gpu < 0), "gpu");
     const bool peerIntact = !t.peerHost.empty() && !peerLost(t);
@@ -266,7 +267,7 @@ class ImportSuite : public Suite {
   }
   std::vector<ScenarioSpec> scenarios(SetSize set) const override {
     std::vector<ScenarioSpec> out;
-    const uint64_t seeds = set == SetSize::Ci ? 5 : 20;
+    const uint64_t seeds = set == SetSize::Ci ? 10 : 30;
     for (const KindInfo& k : allKinds())
       for (uint64_t s = 1; s <= seeds; ++s) out.push_back(ScenarioSpec{k.kind, s, 0});
     return out;

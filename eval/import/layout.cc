@@ -2,6 +2,7 @@
 #include "eval/import/layout.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace railtune::eval::import_suite {
 namespace {
@@ -21,8 +22,9 @@ struct Tagged {
 };
 
 // The processes' lines interleaved as one stdout: each process's order kept, a launcher's prefix before each.
-std::vector<Tagged> interleave(const NcclJob& job, std::mt19937_64& rng) {
-  const int style = pick(rng, 0, 3);
+// Shared files (one NCCL_DEBUG_FILE for several processes) have no prefix: `bare` makes that likelier.
+std::vector<Tagged> interleave(const NcclJob& job, std::mt19937_64& rng, bool bare = false) {
+  const int style = bare && pick(rng, 0, 9) < 7 ? 0 : pick(rng, 0, 3);
   std::vector<size_t> next(job.processes.size());
   std::vector<Tagged> out;
   size_t left = 0;
@@ -71,37 +73,75 @@ void split(const NcclJob& job, std::mt19937_64& rng, Layout* layout) {
   layout->given.push_back(".");
 }
 
+// Where a header's host starts: after a space, ':', '>' or ']' (docs/paths.md, "What each record says"). Text
+// that ends with one of them before a header leaves the header whole.
+bool endsWithDelimiter(const std::string& text) {
+  return text.empty() || std::string_view(" \t:>]").find(text.back()) != std::string_view::npos;
+}
+
 // Two writers on one file: one process's line cut by another's, or another program's text glued before it.
-void splice(std::vector<Tagged>& lines, std::mt19937_64& rng, Layout* layout) {
+// The spliced line must be named as bad unless the second line's header is still whole (behind its own
+// launcher prefix, or after a delimiter), in which case that line is intact and must be read rightly. The
+// rest of a first line cut inside its header must be named too when it was a Channel line.
+// A damaged line that stated a process's HCAs (its device list) or its communicator (an Init line) leaves them
+// unstated.
+void damaged(const NcclJob& job, const Tagged& line, Layout* layout) {
+  if (line.process < 0) return;
+  const Process& p = job.processes[static_cast<size_t>(line.process)];
+  const std::string key = p.host + ":" + std::to_string(p.pid);
+  if (line.text.find(" : Using") != std::string::npos) layout->hcaUnstated.insert(key);
+  if (line.text.find(" - Init ") != std::string::npos) layout->commUnstated.insert(key);
+}
+
+// Where the line's "HOST:PID:" starts: after a launcher's prefix or NCCL's timestamp, if any.
+size_t hostAt(const NcclJob& job, const Tagged& line) {
+  const Process& p = job.processes[static_cast<size_t>(line.process)];
+  return line.text.find(p.host + ":" + std::to_string(p.pid) + ":");
+}
+
+void splice(const NcclJob& job, std::vector<Tagged>& lines, std::mt19937_64& rng, Layout* layout) {
   const int splices = pick(rng, 1, 5);
   for (int s = 0; s < splices; ++s) {
+    // The second line a Channel line in half the splices, any other NCCL line (an Init line, a device list:
+    // lines that make a process) in the rest.
+    const bool channel = pick(rng, 0, 1) == 0;
     size_t i = 0;
-    for (int tries = 0; tries < 100; ++tries) {
+    for (int tries = 0; tries < 200; ++tries) {
       i = static_cast<size_t>(pick(rng, 0, static_cast<int>(lines.size()) - 2));
       if (lines[i].process != lines[i + 1].process && lines[i].process >= 0 && lines[i + 1].process >= 0 &&
-          lines[i + 1].end >= 0 && lines[i].text.find(" NCCL INFO ") != std::string::npos)
+          lines[i].text.find(" NCCL INFO ") != std::string::npos &&
+          lines[i + 1].text.find(" NCCL INFO ") != std::string::npos && ((lines[i + 1].end >= 0) == channel))
         break;
     }
-    Tagged a = lines[i], b = lines[i + 1];
+    const Tagged a = lines[i], b = lines[i + 1];
     const int kind = pick(rng, 0, 2);
     const size_t marker = a.text.find(" NCCL INFO ");
-    std::string spliced, rest;
+    std::string head;
+    size_t cut = 0;
     if (kind == 2) {  // another program's text without its newline
-      spliced = "Epoch 3 loss 0.2513" + b.text;
-      layout->maybe.insert(b.end);  // behind a launcher's "8: " the glued text is a prefix, rightly passed over
-      rest = a.text;
+      head = "Epoch 3 loss 0.2513";
     } else {
-      const size_t low = kind == 0 ? 1 : marker + 11;
-      const size_t high = kind == 0 ? marker : a.text.size() - 1;
-      const size_t cut = static_cast<size_t>(pick(rng, static_cast<int>(low), static_cast<int>(high)));
-      spliced = a.text.substr(0, cut) + b.text;
-      rest = a.text.substr(cut);
-      if (a.end >= 0) layout->lost.insert(a.end);
-      layout->maybe.insert(b.end);  // "host1:" + "host2:56:78 ..." still reads as host2's line, rightly
+      cut = static_cast<size_t>(kind == 0
+                                    ? pick(rng, 1, static_cast<int>(marker))
+                                    : pick(rng, static_cast<int>(marker) + 11, static_cast<int>(a.text.size()) - 1));
+      head = a.text.substr(0, cut);
     }
-    lines[i] = Tagged{spliced, -2, -1};
-    lines[i + 1] = Tagged{rest, kind == 2 ? a.process : -3, kind == 2 ? a.end : -1};
-    layout->mustName.push_back(MustName{"job.log", static_cast<int>(i + 1), b.end});
+    const bool bWhole = kind != 1 && (hostAt(job, b) > 0 || endsWithDelimiter(head));
+    if (!bWhole) {
+      damaged(job, b, layout);
+      if (b.end >= 0) layout->lost.insert(b.end);
+      layout->mustName.push_back(MustName{"job.log", static_cast<int>(i + 1), b.end});
+    }
+    lines[i] = Tagged{head + b.text, -2, -1};
+    if (kind == 2) {
+      lines[i + 1] = a;
+      continue;
+    }
+    damaged(job, a, layout);
+    if (a.end >= 0) layout->lost.insert(a.end);
+    lines[i + 1] = Tagged{a.text.substr(cut), -3, -1};
+    if (kind == 0 && a.end >= 0 && cut > hostAt(job, a))  // the rest of a Channel line cut inside its header
+      layout->mustName.push_back(MustName{"job.log", static_cast<int>(i + 2), -1});
   }
 }
 
@@ -194,8 +234,8 @@ Layout layOut(const NcclJob& job, Mangling mangling, std::mt19937_64& rng) {
     case Mangling::Interleaved:
     case Mangling::Spliced:
     case Mangling::OtherOutput: {
-      std::vector<Tagged> lines = interleave(job, rng);
-      if (mangling == Mangling::Spliced) splice(lines, rng, &layout);
+      std::vector<Tagged> lines = interleave(job, rng, mangling == Mangling::Spliced);
+      if (mangling == Mangling::Spliced) splice(job, lines, rng, &layout);
       if (mangling == Mangling::OtherOutput) otherOutput(lines, rng);
       layout.files.push_back(plain("job.log", lines));
       layout.given.push_back("job.log");

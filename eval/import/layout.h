@@ -35,7 +35,8 @@ struct Layout {
   std::set<int> lost;              // ends whose line was damaged or not written: not expected as records
   std::set<int> maybe;             // ends whose line may or may not survive (a splice that left it readable)
   std::vector<MustName> mustName;
-  std::set<std::string> commUnstated;  // "host:pid" whose commId line was cut away (before 2.18.3 it comes last)
+  std::set<std::string> commUnstated;  // "host:pid" whose communicator's lines were cut away or spliced
+  std::set<std::string> hcaUnstated;   // "host:pid" whose device list was spliced
 };
 
 Layout layOut(const NcclJob& job, Mangling mangling, std::mt19937_64& rng);
