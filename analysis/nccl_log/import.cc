@@ -160,13 +160,14 @@ std::string transportOf(const std::string& net) {
   return "plugin";
 }
 
-// File names unique within one import and never hidden (renderPathLogs' rule), in the order asked.
+// File names unique within one import and never hidden (renderPathLogs' rule), in the order asked. Unique
+// also where case does not count (the folder copied to a case-insensitive file system: "NODE-1", "node-1").
 class UniqueFileNames {
  public:
   std::string nameFor(const Identity& identity) {
     std::string name = pl::pathLogFileName(identity, "nccl");
     for (size_t i = 0; i < name.size() && name[i] == '.'; ++i) name[i] = '_';
-    if (taken_.insert(name).second) return name;
+    if (take(name)) return name;
     // A suffix from the process's own name, so that it does not depend on what else was imported.
     const std::string own = identity.host + ":" + std::to_string(identity.pid);
     uint32_t hash = 2166136261u;  // FNV-1a
@@ -176,12 +177,17 @@ class UniqueFileNames {
       char suffix[24];
       std::snprintf(suffix, sizeof suffix, "-h%08x", hash + attempt);
       std::string candidate = name.substr(0, dot) + suffix + name.substr(dot);
-      if (taken_.insert(candidate).second) return candidate;
+      if (take(candidate)) return candidate;
     }
   }
 
  private:
-  std::set<std::string> taken_;
+  bool take(const std::string& name) {
+    std::string folded = name;
+    for (char& c : folded) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return taken_.insert(folded).second;
+  }
+  std::set<std::string> taken_;  // case folded
 };
 
 class Importer {

@@ -74,9 +74,10 @@ Import importLogs(const LogSet& logs, const ImportOptions& options, const Proces
 std::pair<std::string, std::string> renderPathLog(const ImportedProcess& process);
 
 // The path log files of an import: (file name, JSONL text), one per process, named as the net plugin names
-// its own with the tag "nccl" ("<job>-<host>-<pid>.nccl.jsonl"). Names are unique: two hosts whose names
-// clean to one file name ("node/1" and "node_1") give the later one (host, then pid order) a suffix made
-// from its own name ("-h1a2b3c4d"), and a name never starts with '.' (`--job ../x`).
+// its own with the tag "nccl" ("<job>-<host>-<pid>.nccl.jsonl"). Names are unique, also where case does
+// not count: two processes whose names clean to one file name ("NODE-1" and "node-1") give the later one
+// (host, then pid order) a suffix made from its own host and pid ("-h1a2b3c4d"); a name never starts with '.'
+// (`--job ../x`).
 std::vector<std::pair<std::string, std::string>> renderPathLogs(const Import& import);
 
 }  // namespace railtune::analysis::nccl_log

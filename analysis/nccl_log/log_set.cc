@@ -18,12 +18,13 @@ namespace railtune::analysis::nccl_log {
 
 namespace {
 
-// NCCL prints gethostname()'s name (debug.cc): letters, digits, '-', '_' and '.'. A header whose host holds
-// anything else ("[0host2" where one writer's "[0" ran into another's line) is not NCCL's.
+// NCCL's header host is gethostname()'s name cut at its first '.' (misc/utils.cc:73-81), '%' and '/' made '-'
+// (debug.cc:113-125, v2.30.7; v2.7.8 debug.cc:135): letters, digits, '-' and '_'. A header whose host holds
+// anything else ("[0host2" where one writer's "[0" ran into another's line, "0.25host2" where a loss value
+// did) is not NCCL's.
 bool isHostName(std::string_view host) {
   return std::all_of(host.begin(), host.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-           c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
   });
 }
 
