@@ -96,8 +96,7 @@ struct Scorer {
   }
 
   // The facts of `r` that its line states and that differ from the truth.
-  std::vector<std::string> wrongFacts(const nl::ImportedProcess& p, const pl::PathRecord& r,
-                                      const is::TruthEnd& t) const {
+  std::vector<std::string> wrongFacts(const pl::PathRecord& r, const is::TruthEnd& t) const {
     std::vector<std::string> wrong;
     const auto check = [&wrong](bool ok, const char* what) {
       if (!ok) wrong.push_back(what);
@@ -118,8 +117,14 @@ struct Scorer {
       check(!peerIntact || peerMaybe, "peer host (not found)");
     } else {
       check(r.remote.host.view() == t.peerHost && r.remote.pid == t.peerPid, "peer host");
+      int i = -1;
+      if (const is::TruthEnd* peer = peerEnd(t, &i)) {  // the peer's own line: its device and HCA
+        const bool peerHcaUnstated =
+            badInput || layout.hcaUnstated.contains(peer->host + ":" + std::to_string(peer->pid));
+        check(r.remote.device == peer->device, "peer device");
+        check(r.remote.hca.view() == peer->hca || (peerHcaUnstated && r.remote.hca.view().empty()), "peer hca");
+      }
     }
-    (void)p;
     return wrong;
   }
 
@@ -183,7 +188,7 @@ struct Scorer {
       counters["extra_records"] += 1;
       notes.push_back("a Channel line read twice: end " + std::to_string(end));
     }
-    const std::vector<std::string> wrong = wrongFacts(p, r, job.ends[static_cast<size_t>(end)]);
+    const std::vector<std::string> wrong = wrongFacts(r, job.ends[static_cast<size_t>(end)]);
     if (!wrong.empty()) {
       counters["false_facts"] += 1;
       std::string what;
