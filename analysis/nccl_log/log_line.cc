@@ -383,6 +383,7 @@ std::optional<CommLine> parseCommLine(string_view message) {
     }
   }
   if (comm.rank < 0 || !sawRanks) return std::nullopt;
+  comm.start = text.starts_with("- Init START");
   return comm;
 }
 

@@ -87,6 +87,7 @@ struct CommLine {
   std::optional<uint64_t> commId;
   int rank = -1, nRanks = 0, cudaDev = -1, nvmlDev = -1;
   std::optional<int64_t> busId;
+  bool start = false;  // "- Init START" (2.18.3+): printed before the communicator's Channel lines
 };
 std::optional<CommLine> parseCommLine(std::string_view message);
 
