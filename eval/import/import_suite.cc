@@ -1,5 +1,5 @@
 // The NCCL-log import, scored against the truth of the logs it reads (docs/accuracy.md, "import"): jobs
-// rendered from NCCL's own format strings for every version 2.7-2.30, over NCCL's IB and Socket transports
+// rendered from NCCL's own format strings for every version 2.7-2.31, over NCCL's IB and Socket transports
 // and IB-derived net plugins under their own names, laid out as launchers and shared files lay them out;
 // then readLogs + importLogs (what `railtune paths import` runs), each record held to every fact its line
 // states.
@@ -262,7 +262,7 @@ class ImportSuite : public Suite {
  public:
   std::string name() const override { return "import"; }
   std::string describe() const override {
-    return "NCCL INFO logs of every version 2.7-2.30 (IB, Socket, IB-derived plugins), split, duplicated, spliced "
+    return "NCCL INFO logs of every version 2.7-2.31 (IB, Socket, IB-derived plugins), split, duplicated, spliced "
            "and cut, rebuilt into path logs: every stated fact of every Channel line";
   }
   std::vector<std::string> kinds() const override {

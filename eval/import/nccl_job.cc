@@ -40,6 +40,7 @@ struct Gpu {
 
 struct Comm {
   uint64_t commId = 0;
+  bool split = false;       // an ncclCommSplit child of the first communicator (2.31+)
   std::vector<int> rankOf;  // per GPU (index into gpus)
   std::vector<std::string> pointer;
 };
@@ -63,7 +64,8 @@ class JobWriter {
   }
 
  private:
-  // "%s:%d:%d [%d] NCCL INFO " (debug.cc: v2.7.8 debug.cc:149, v2.30.7 debug.cc:354).
+  // "%s:%d:%d [%d] NCCL INFO " (debug.cc: v2.7.8 debug.cc:149, v2.30.7 debug.cc:354; 2.31.2 taken as 2.30.7's,
+  // docs/paths.md says why).
   // Before 2.12 a communicator is set up on an init thread of its own, whose tid its Channel lines and its
   // Init COMPLETE line carry (as the real 2.9.9 log shows); later on the caller's thread. 2.26+ may put
   // NCCL_DEBUG_TIMESTAMP_FORMAT's "[%F %T] " first (v2.26.6 debug.cc:295-326).
@@ -80,6 +82,7 @@ class JobWriter {
   void drawShape() {
     hosts_ = uniform(rng_, 2, 6);
     timestamps_ = v_.atLeast(26) && chance(rng_, 0.3);
+    allSubsystems_ = v_.atLeast(31) && chance(rng_, 0.3);  // drawn only where it changes a line
     perHost_ = uniform(rng_, 1, 8);
     channels_ = uniform(rng_, 2, 8);
     net_ = o_.network == Network::Ib ? "IB" : o_.network == Network::Socket ? "Socket" : o_.pluginName;
@@ -112,6 +115,7 @@ class JobWriter {
     for (int c = 0; c < comms; ++c) {
       Comm comm;
       comm.commId = rng_();
+      comm.split = c == 1 && v_.atLeast(31) && chance(rng_, 0.5);
       for (size_t g = 0; g < gpus_.size(); ++g) {
         comm.rankOf.push_back(c == 0 ? static_cast<int>(g) : static_cast<int>(gpus_.size() - 1 - g));
         comm.pointer.push_back(
@@ -161,8 +165,9 @@ class JobWriter {
   }
 
   // NET/IB (v2.7.8 net_ib.cc:198/203 " [%d]%s:%d/%s" and "Using%s ; OOB %s:%s"; v2.12.12 net_ib.cc:243/248 adds
-  // "%s" for "[RO]"; v2.30.7 net_ib/init.cc:494-513 ":rail:plane"; nccl-rdma-sharp-plugins p2p_plugin.c:704 the
-  // same as 2.12's, "/SHARP" with SHARP) and NET/Socket (v2.7.8 net_socket.cc:62 " [%d]%s:%s").
+  // "%s" for "[RO]"; v2.30.7 net_ib/init.cc:494-513 ":rail:plane", unchanged in v2.31.2 net_ib/init.cc:499-518;
+  // nccl-rdma-sharp-plugins p2p_plugin.c:704 the same as 2.12's, "/SHARP" with SHARP) and NET/Socket (v2.7.8
+  // net_socket.cc:62 " [%d]%s:%s").
   std::string deviceList(const Gpu& g) {
     std::string line;
     if (o_.network == Network::Socket) {
@@ -187,7 +192,7 @@ class JobWriter {
   }
 
   // NCCL's version: 2.7-2.21 printf's "NCCL version ..." (no header) and an INFO line where the log is a
-  // file of its own (v2.7.8 init.cc:273-280); 2.22+ an INFO line of each process.
+  // file of its own (v2.7.8 init.cc:273-280); 2.22+ an INFO line of each process (v2.31.2 init.cc:734-742).
   void versionLine(size_t g) {
     const std::string text = "NCCL version " + v_.text() + "+cuda12.2";
     if (o_.perProcessFiles || v_.atLeast(22)) {
@@ -225,7 +230,16 @@ class JobWriter {
                     gpu.cudaDev, gpu.busId, id);
     std::string fields = format("comm %s rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - %s", ptr,
                                 rank, n, gpu.cudaDev, gpu.nvmlDev, gpu.busId, id, what);
-    if (!v_.atLeast(21)) return fields;     // v2.18.6 init.cc:1356/1375
+    if (!v_.atLeast(21)) return fields;  // v2.18.6 init.cc:1356/1375
+    if (comm.split) {
+      // 2.31.2 prints a split child's commId again, and a space before "- Init" (v2.31.2 init.cc,
+      // ncclCommInitRankFunc's split branch; v2.30.7 init.cc:1886/1938 printed neither).
+      const Comm& parent = comms_[0];
+      return format(
+          "ncclCommSplit comm %s rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx parent %s "
+          "childCount %d color %d key %d - %s",
+          ptr, rank, n, gpu.cudaDev, gpu.nvmlDev, gpu.busId, id, parent.pointer[g].c_str(), 1, 0, rank, what);
+    }
     fields = "ncclCommInitRank " + fields;  // v2.21.5 init.cc:1544/1573, v2.27.7 init.cc:1441/1469
     if (start && v_.atLeast(29)) fields = format("[Rank %d] ", rank) + fields;  // v2.29.7 init.cc:1699
     return fields;
@@ -261,14 +275,17 @@ class JobWriter {
       if (v_.atLeast(16, 2)) end.commId = comms_[c].commId;
       if (v_.atLeast(18, 3)) end.gpu = gpus_[g].nvmlDev;
       job_.ends.push_back(end);
-      say(g, channelLine(c, from, to, end), static_cast<int>(job_.ends.size() - 1));
+      static const char* kFlushes[] = {"None", "Always", "C2c"};  // ncclTopoFlushTypeStr's (v2.31.2 net.cc)
+      const char* flush = gdr && !send && v_.atLeast(31) ? kFlushes[uniform(rng_, 0, 2)] : "";
+      say(g, channelLine(c, from, to, end, flush), static_cast<int>(job_.ends.size() - 1));
     }
   }
 
   // net.cc: v2.7.8 net.cc:100/147 "Channel %02d : %d[%lx] -> %d[%lx] [send] via NET/%s/%d%s"; v2.8.4 net.cc:109
   // adds "%s" for "/Shared"; v2.12.12 net.cc:184/187/220 "Channel %02d/%d" and PXN "NET/%s/%d(%d)"; v2.18.3
-  // net.cc:186 "%d[%d]"; v2.26.6 net.cc:217/221/263 "(PCI)" after "/GDRDMA".
-  std::string channelLine(size_t c, size_t from, size_t to, const TruthEnd& e) const {
+  // net.cc:186 "%d[%d]"; v2.26.6 net.cc:217/221/263 "(PCI)" after "/GDRDMA"; v2.31.2 net.cc:395 ends the
+  // receive side with GDR with "/flush=%s" (None, Always, C2c), its send side (net.cc:323/327) unchanged.
+  std::string channelLine(size_t c, size_t from, size_t to, const TruthEnd& e, const char* flush) const {
     const std::string head =
         v_.atLeast(12) ? format("Channel %02d/%d : ", e.channel, e.connIndex) : format("Channel %02d : ", e.channel);
     std::string via = format("NET/%s/%d", net_.c_str(), e.device);
@@ -276,6 +293,7 @@ class JobWriter {
     if (e.gdr) via += "/GDRDMA";
     if (e.gdr && pciMode_ && v_.atLeast(26)) via += "(PCI)";
     if (e.shared) via += "/Shared";
+    if (e.gdr && !e.send && v_.atLeast(31)) via += std::string("/flush=") + flush;
     return head +
            format("%d[%s] -> %d[%s] %s via ", comms_[c].rankOf[from], tag(from).c_str(), comms_[c].rankOf[to],
                   tag(to).c_str(), e.send ? "[send]" : "[receive]") +
@@ -306,7 +324,7 @@ class JobWriter {
     pciMode_ = chance(rng_, 0.2);
     commNow_ = static_cast<int>(c);
     for (size_t g = 0; g < gpus_.size(); ++g) {
-      say(g, "Using network " + net_);  // v2.7.8 init.cc:124, v2.30.7 init.cc:486
+      say(g, "Using network " + net_);  // v2.7.8 init.cc:124, v2.30.7 init.cc:486, v2.31.2 init.cc:508
       if (v_.atLeast(18, 3)) say(g, commLine(c, g, true));
       onInitThread_ = !v_.atLeast(12);
       surroundings(c, g);
@@ -346,11 +364,16 @@ class JobWriter {
   }
 
   // ncclCommDestroy's line, 2.12-2.21 (v2.12.12 init.cc:1047): the same pointer and rank as the Init line.
+  // 2.22+ print it only under NCCL_DEBUG_SUBSYS=DESTROY (or ALL); 2.31.2 adds the commId (v2.31.2 init.cc:398).
   void endProcess(size_t g) {
-    if (!v_.atLeast(12) || v_.atLeast(22)) return;
-    for (const Comm& comm : comms_)
-      say(g, format("comm %s rank %d nranks %zu cudaDev %d busId %lx - Destroy COMPLETE", comm.pointer[g].c_str(),
-                    comm.rankOf[g], gpus_.size(), gpus_[g].cudaDev, gpus_[g].busId));
+    const bool destroys = (v_.atLeast(12) && !v_.atLeast(22)) || (v_.atLeast(31) && allSubsystems_);
+    if (!destroys) return;
+    for (const Comm& comm : comms_) {
+      std::string line = format("comm %s rank %d nranks %zu cudaDev %d busId %lx", comm.pointer[g].c_str(),
+                                comm.rankOf[g], gpus_.size(), gpus_[g].cudaDev, gpus_[g].busId);
+      if (v_.atLeast(31)) line += format(" commId 0x%llx", static_cast<unsigned long long>(comm.commId));
+      say(g, line + " - Destroy COMPLETE");
+    }
   }
 
   // The peer of each end is the process of the other end's line.
@@ -376,7 +399,7 @@ class JobWriter {
   std::string net_;
   int hosts_ = 0, perHost_ = 0, channels_ = 0;
   bool roce_ = false, relaxed_ = false, sharp_ = false, gdr_ = true, pciMode_ = false;
-  bool onInitThread_ = false, timestamps_ = false, mergedList_ = false;
+  bool onInitThread_ = false, timestamps_ = false, mergedList_ = false, allSubsystems_ = false;
   int commNow_ = 0;
   std::vector<std::string> entries_;  // merged lists' entries: "mlx5_3:1/IB" or "={[2] mlx5_3:1/IB, [3] mlx5_3:2/IB}"
 };
@@ -391,7 +414,7 @@ const std::vector<NcclVersion>& ncclVersions() {
   static const std::vector<NcclVersion> versions = {
       {2, 7, 8},  {2, 8, 4},  {2, 9, 9},  {2, 10, 3}, {2, 11, 4}, {2, 12, 12}, {2, 13, 4}, {2, 14, 3}, {2, 15, 5},
       {2, 16, 5}, {2, 17, 1}, {2, 18, 1}, {2, 18, 6}, {2, 19, 4}, {2, 20, 5},  {2, 21, 5}, {2, 22, 3}, {2, 23, 4},
-      {2, 24, 3}, {2, 25, 1}, {2, 26, 6}, {2, 27, 7}, {2, 28, 9}, {2, 29, 7},  {2, 30, 7}};
+      {2, 24, 3}, {2, 25, 1}, {2, 26, 6}, {2, 27, 7}, {2, 28, 9}, {2, 29, 7},  {2, 30, 7}, {2, 31, 2}};
   return versions;
 }
 

@@ -16,7 +16,7 @@ struct NcclVersion {
   std::string text() const;  // "2.27.7"
   bool atLeast(int minorAt, int patchAt = 0) const { return minor > minorAt || (minor == minorAt && patch >= patchAt); }
 };
-// The last release of each minor version from 2.7 to 2.30 (NCCL's tags v2.7.8-1 ... v2.30.7-1).
+// The last release of each minor version from 2.7 to 2.31 (NCCL's tags v2.7.8-1 ... v2.30.7-1, v2.31.2-1).
 const std::vector<NcclVersion>& ncclVersions();
 
 // What carries the job's network connections.
@@ -69,9 +69,10 @@ struct JobOptions {
   bool perProcessFiles = true;  // NCCL_DEBUG_FILE per process (the version line is an INFO line of each)
 };
 
-// A job drawn from `rng`: 2-6 hosts of 1-8 GPUs, 1-2 communicators (2 only where NCCL prints commIds), rings
-// over 2-8 channels between the hosts, P2P connections (connIndex 1, 2.12+), PXN sends (2.12+), GDR and
-// shared buffers as NCCL prints them, and the lines around them (rings, trees, P2P, other subsystems).
+// A job drawn from `rng`: 2-6 hosts of 1-8 GPUs, 1-2 communicators (2 only where NCCL prints commIds; from
+// 2.31 the second may be an ncclCommSplit child), rings over 2-8 channels between the hosts, P2P connections
+// (connIndex 1, 2.12+), PXN sends (2.12+), GDR and shared buffers as NCCL prints them (with the receive side's
+// flush from 2.31), and the lines around them (rings, trees, P2P, destroys, other subsystems).
 NcclJob makeJob(const JobOptions& options, std::mt19937_64& rng);
 
 }  // namespace railtune::eval::import_suite
