@@ -232,8 +232,8 @@ class JobWriter {
                                 rank, n, gpu.cudaDev, gpu.nvmlDev, gpu.busId, id, what);
     if (!v_.atLeast(21)) return fields;  // v2.18.6 init.cc:1356/1375
     if (comm.split) {
-      // 2.31.2 prints a split child's commId again, and a space before "- Init" (v2.31.2 init.cc,
-      // ncclCommInitRankFunc's split branch; v2.30.7 init.cc:1886/1938 printed neither).
+      // 2.31.2 prints a split child's commId again, and a space before "- Init START" (v2.31.2 init.cc,
+      // ncclCommInitRankFunc's split branch; v2.30.7 init.cc:1886/1938 printed no commId, and 1886 no space).
       const Comm& parent = comms_[0];
       return format(
           "ncclCommSplit comm %s rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx parent %s "
