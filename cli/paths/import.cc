@@ -171,7 +171,7 @@ int runImport(const ImportArgs& args) {
 Command addPathsImportCommand(CLI::App& paths) {
   auto args = std::make_shared<ImportArgs>();
   CLI::App* app = paths.add_subcommand(
-      "import", "rebuild path logs from NCCL's INFO logs (any NCCL 2.7-2.30 job, whatever carried its traffic)");
+      "import", "rebuild path logs from NCCL's INFO logs (any NCCL 2.7-2.31 job, whatever carried its traffic)");
   app->add_option("LOG", args->logs,
                   "NCCL INFO logs: one per process (NCCL_DEBUG_FILE=%h.%p) or a job's interleaved output; folders "
                   "are read recursively")
