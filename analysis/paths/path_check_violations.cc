@@ -10,21 +10,23 @@ namespace {
 
 // Whether one end's own NIC is on another rail than the GPU it serves, and by whose account.
 struct EndVerdict {
+  bool judged = false;  // the end's NIC rail and its GPU's rail were both known
   bool wrong = false;
   int expected = -1, actual = -1;
   bool byRailMap = false;  // the rail map given says so (the writer's own map may be stale)
 };
 
 EndVerdict judgeEnd(const Connection& c, const RailMapIndex& map) {
-  if (c.expectedRail >= 0 && c.local.rail >= 0 && c.expectedRail != c.local.rail)
-    return EndVerdict{true, c.expectedRail, c.local.rail, false};
+  const bool byRecord = c.expectedRail >= 0 && c.local.rail >= 0;
+  if (byRecord && c.expectedRail != c.local.rail) return EndVerdict{true, true, c.expectedRail, c.local.rail, false};
   // A PXN send leaves through the proxy GPU's NIC: its expected rail is the proxy GPU's, which the import
   // computed (with this rail map when given); the sending GPU's own rail is not the one to hold it to.
-  if (!map.present() || c.proxyRank >= 0) return {};
+  if (!map.present() || c.proxyRank >= 0) return EndVerdict{byRecord};
   const std::optional<int> nic = map.nicRail(c.local.host, c.local.hca);
   const std::vector<int>* gpu = map.gpuRails(c.local.host, c.local.gpu);
-  if (!nic || gpu == nullptr || std::find(gpu->begin(), gpu->end(), *nic) != gpu->end()) return {};
-  return EndVerdict{true, gpu->front(), *nic, true};
+  if (!nic || gpu == nullptr) return EndVerdict{byRecord};
+  if (std::find(gpu->begin(), gpu->end(), *nic) != gpu->end()) return EndVerdict{true};
+  return EndVerdict{true, true, gpu->front(), *nic, true};
 }
 
 const Connection* recordAt(const JobPaths& job, long index) {
@@ -60,19 +62,24 @@ Finding violation(FindingKind kind, std::string message, const Logical& l, const
 
 }  // namespace
 
-void findCrossRail(const JobPaths& job, const std::vector<Logical>& logical, const RailMapIndex& map,
-                   std::vector<Finding>* findings) {
+int findCrossRail(const JobPaths& job, const std::vector<Logical>& logical, const RailMapIndex& map,
+                  std::vector<Finding>* findings) {
+  int unchecked = 0;
   for (const Logical& l : logical) {
-    bool found = false;
+    bool found = false, judged = false;
     for (const Connection* c : {recordAt(job, l.send), recordAt(job, l.recv)}) {
       if (c == nullptr || found) continue;
       const EndVerdict verdict = judgeEnd(*c, map);
+      judged = judged || verdict.judged;
       if (!verdict.wrong) continue;
       findings->push_back(violation(FindingKind::CrossRail, wrongEndMessage(job, *c, verdict), l, c->local,
                                     otherEnd(job, *c), verdict.actual));
       found = true;
     }
     const int from = senderRail(job, l), to = receiverRail(job, l);
+    // Both ends' rails known is a check too (the traffic stays on one rail or crosses the spine); a connection
+    // with neither that nor one end's NIC held to its GPU's rail was not checked at all.
+    if (!judged && (from < 0 || to < 0)) ++unchecked;
     if (found || from < 0 || to < 0 || from == to) continue;
     // Both NICs sit on their GPUs' rails, but not on the same one: the traffic goes through the spine.
     const Connection& c = job.connections[static_cast<size_t>(l.send >= 0 ? l.send : l.recv)];
@@ -83,6 +90,7 @@ void findCrossRail(const JobPaths& job, const std::vector<Logical>& logical, con
                                       ": the two ends are on different rails, so the traffic crosses the spine",
                                   l, sender, receiver, from));
   }
+  return unchecked;
 }
 
 void findDigestMismatches(const JobPaths& job, const std::vector<Logical>& logical, std::vector<Finding>* findings) {

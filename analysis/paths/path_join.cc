@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/paths/path_join.h"
+#include "common/natural_order.h"
 
 namespace railtune::analysis::paths::detail {
 namespace {
@@ -97,7 +98,8 @@ class JobJoin {
   };
 
   void nameMissingHosts() {
-    std::map<std::string, std::pair<int, std::string>> missing;  // host → connections naming it, first source
+    std::map<std::string, std::pair<int, std::string>, NaturalLess>
+        missing;  // host → connections naming it, first source
     for (const Connection& c : paths_.connections) {
       if (writers_.contains(c.remote.host)) continue;
       if (c.fromNcclLog && c.remote.host.empty()) continue;  // the peer's NCCL log was absent: the loader counts these
@@ -114,7 +116,7 @@ class JobJoin {
   }
 
   JobPaths paths_;
-  std::set<std::string> writers_;
+  std::set<std::string, NaturalLess> writers_;  // natural order: r2 before r10
   std::unordered_map<std::string, uint32_t> hostIds_;
   std::unordered_map<ConnKey, long, ConnKeyHash> index_;
   std::vector<Latest> latest_;
@@ -139,7 +141,7 @@ void addFileDiagnostics(const FileRecords& file, JobJoin* job, std::vector<Input
 
 std::vector<JobPaths> joinFiles(std::vector<FileRecords>& files, const std::optional<std::string>& onlyJob,
                                 std::vector<InputDiagnostic>* folderDiagnostics) {
-  std::map<std::string, JobJoin> jobs;
+  std::map<std::string, JobJoin, NaturalLess> jobs;
   auto jobFor = [&](const std::string& job) -> JobJoin* {
     if (onlyJob && job != *onlyJob) return nullptr;
     return &jobs.try_emplace(job, job).first->second;

@@ -85,8 +85,26 @@ struct RenderLink {
   bool violation() const { return crossRail || digestMismatch; }
 };
 
+// What the picture's heading and the command's line count: the check's own numbers (CheckReport), so that `paths
+// import`, `check` and `render` print the same counts for the same logs (docs/paths.md, "What is counted").
+struct RenderCounts {
+  int hosts = 0;               // hosts that wrote a log; a peer named by others but silent is drawn, not counted
+  int connections = 0;         // logical connections (each drawn once)
+  int connectionEnds = 0;      // the records they were joined from
+  int fromNcclLog = 0;         // connections rebuilt from NCCL's INFO logs
+  int violations = 0;          // CheckReport::violations()
+  std::string railsUnchecked;  // railsUncheckedText() when some connection's rails were unknown, else ""
+};
+
+RenderCounts renderCounts(const CheckReport& report);
+
+// "job J: 4 hosts logged, 32 connections[ (32 from NCCL's logs)], 64 connection ends, 3 violations[; rails unknown:
+// ...]"
+std::string summaryLine(const std::string& job, const RenderCounts& counts);
+
 struct PathGraph {
   std::string job;
+  RenderCounts counts;
   std::vector<RenderRack> racks;     // name order, the unknown rack last
   std::vector<RailSwitch> switches;  // rail, then plane order
   std::vector<RenderLink> links;     // non-violations first, then violations (drawn on top), each by connection
@@ -114,6 +132,7 @@ struct RackLink {
 
 struct RackGraph {
   std::string job;
+  RenderCounts counts;               // PathGraph's
   std::vector<RackSummary> racks;    // PathGraph's rack order
   std::vector<RailSwitch> switches;  // PathGraph's switches
   std::vector<RackLink> links;       // rack, then switch order; violations after the others

@@ -274,3 +274,72 @@ TEST(PathsCheck, AJobThatClosedEverythingHasNoNeverClosedNote) {
 
 }  // namespace
 }  // namespace railtune::analysis::paths
+
+namespace railtune::analysis::paths {
+namespace {
+
+// No rail known anywhere (an NCCL log that names no rails, no rail map): nothing was checked, which is not a clean
+// pass. The report says how many connections were not checked, and the table says "rails unknown".
+TEST(PathsCheck, NoRailKnownIsRailsUnknownNotClean) {
+  JobPaths job = twoHosts();
+  ConnectionEnd a = end("a", 1, 0, 0, 0), b = end("b", 2, 1, 0, 0);
+  a.rail = b.rail = -1;
+  addPair(job, a, b, -1, -1);
+  addPair(job, b, a, -1, -1);
+  const CheckReport report = checkPaths(job, nullptr);
+  EXPECT_EQ(report.connections, 2);
+  EXPECT_EQ(report.connectionEnds, 4);
+  EXPECT_EQ(report.railsUnchecked, 2);
+  EXPECT_TRUE(report.railsUnknown());
+  EXPECT_EQ(report.violations(), 0);
+}
+
+// One connection's rails known, the other's not: "rails unknown: 1 of 2 connections not checked".
+TEST(PathsCheck, PartlyKnownRailsCountWhatWasNotChecked) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 1, 0, 0));
+  ConnectionEnd a = end("a", 1, 0, 1, 1), b = end("b", 2, 1, 1, 1);
+  a.rail = b.rail = -1;
+  addPair(job, b, a, -1, -1);
+  const CheckReport report = checkPaths(job, nullptr);
+  EXPECT_EQ(report.railsUnchecked, 1);
+  EXPECT_FALSE(report.railsUnknown());
+}
+
+// Both ends' rails known but no GPU rail (records of a writer without a rail map): the ends agree, so the
+// connection was checked (it did not cross the spine).
+TEST(PathsCheck, BothEndsRailsKnownIsChecked) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 1, 0, 0), -1, -1);
+  EXPECT_EQ(checkPaths(job, nullptr).railsUnchecked, 0);
+}
+
+// A rail map gives the rails the records did not: checked.
+TEST(PathsCheck, RailMapChecksWhatTheRecordsLeftUnknown) {
+  JobPaths job = twoHosts();
+  ConnectionEnd a = end("a", 1, 0, 0, 0), b = end("b", 2, 1, 0, 0);
+  a.rail = b.rail = -1;
+  addPair(job, a, b, -1, -1);
+  const formats::RailMap map = mapOf(2);
+  EXPECT_EQ(checkPaths(job, &map).railsUnchecked, 0);
+}
+
+// NICs and hosts in natural order: mlx5_2 before mlx5_11, host r2 before r10.
+TEST(PathsCheck, NicTableIsInNaturalOrder) {
+  JobPaths job;
+  job.job = "j";
+  job.hosts = {"r2", "r10"};
+  for (int nic : {11, 2, 1}) {
+    ConnectionEnd from = end("r10", 1, 0, 0, 0), to = end("r2", 2, 1, 0, 0);
+    from.hca = to.hca = "mlx5_" + std::to_string(nic);
+    addPair(job, from, to);
+  }
+  const CheckReport report = checkPaths(job, nullptr);
+  std::vector<std::string> order;
+  for (const NicUse& n : report.nics) order.push_back(n.host + " " + n.hca);
+  EXPECT_EQ(order, (std::vector<std::string>{"r2 mlx5_1", "r2 mlx5_2", "r2 mlx5_11", "r10 mlx5_1", "r10 mlx5_2",
+                                             "r10 mlx5_11"}));
+}
+
+}  // namespace
+}  // namespace railtune::analysis::paths
