@@ -19,6 +19,7 @@ enum class Severity { Violation, Note };
 
 enum class FindingKind {
   CrossRail,        // a connection leaves on a NIC of another rail than its GPU's, or reaches another rail
+  CrossPlane,       // both ends on one rail, but on different planes (separate networks of a multi-plane fabric)
   DigestMismatch,   // the two ends' configuration digests differ
   AsymmetricRails,  // host A uses rail R towards host B a different number of times than B towards A
   UnusedRail,       // a rail of the plan that carried no connection in this job

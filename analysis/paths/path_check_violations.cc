@@ -60,6 +60,32 @@ Finding violation(FindingKind kind, std::string message, const Logical& l, const
   return Finding{Severity::Violation, kind, std::move(message), indicesOf(l), at.host, peer.host, rail};
 }
 
+const ConnectionEnd& senderOf(const JobPaths& job, const Logical& l) {
+  const Connection& c = job.connections[static_cast<size_t>(l.send >= 0 ? l.send : l.recv)];
+  return c.send ? c.local : otherEnd(job, c);
+}
+
+const ConnectionEnd& receiverOf(const JobPaths& job, const Logical& l) {
+  const Connection& c = job.connections[static_cast<size_t>(l.send >= 0 ? l.send : l.recv)];
+  return c.send ? otherEnd(job, c) : c.local;
+}
+
+std::string planeEndText(const ConnectionEnd& end) {
+  return endText(end) + " plane " + std::to_string(end.plane);
+}
+
+// Both ends on one rail but on different planes: a multi-plane fabric's planes are separate networks (a NIC per
+// plane per GPU), so the traffic leaves its plane. Unknown planes (-1: single plane) are not compared.
+void findCrossPlane(const JobPaths& job, const Logical& l, std::vector<Finding>* findings) {
+  const ConnectionEnd& sender = senderOf(job, l);
+  const ConnectionEnd& receiver = receiverOf(job, l);
+  if (sender.plane < 0 || receiver.plane < 0 || sender.plane == receiver.plane) return;
+  findings->push_back(violation(FindingKind::CrossPlane,
+                                "cross-plane: " + planeEndText(sender) + " sends to " + planeEndText(receiver) +
+                                    ": one rail, two planes, so the traffic leaves its plane",
+                                l, sender, receiver, sender.rail));
+}
+
 }  // namespace
 
 int findCrossRail(const JobPaths& job, const std::vector<Logical>& logical, const RailMapIndex& map,
@@ -80,11 +106,14 @@ int findCrossRail(const JobPaths& job, const std::vector<Logical>& logical, cons
     // Both ends' rails known is a check too (the traffic stays on one rail or crosses the spine); a connection
     // with neither that nor one end's NIC held to its GPU's rail was not checked at all.
     if (!judged && (from < 0 || to < 0)) ++unchecked;
-    if (found || from < 0 || to < 0 || from == to) continue;
+    if (found || from < 0 || to < 0) continue;
+    if (from == to) {
+      findCrossPlane(job, l, findings);
+      continue;
+    }
     // Both NICs sit on their GPUs' rails, but not on the same one: the traffic goes through the spine.
-    const Connection& c = job.connections[static_cast<size_t>(l.send >= 0 ? l.send : l.recv)];
-    const ConnectionEnd& sender = c.send ? c.local : otherEnd(job, c);
-    const ConnectionEnd& receiver = c.send ? otherEnd(job, c) : c.local;
+    const ConnectionEnd& sender = senderOf(job, l);
+    const ConnectionEnd& receiver = receiverOf(job, l);
     findings->push_back(violation(FindingKind::CrossRail,
                                   "cross-rail: " + endText(sender) + " sends to " + endText(receiver) +
                                       ": the two ends are on different rails, so the traffic crosses the spine",

@@ -77,7 +77,8 @@ struct RenderLink {
   LinkEnd from, to;           // from: the record's writer; to: its peer
   int rail = -1, plane = -1;  // the writer's NIC's actual rail and plane (the colour)
   uint64_t bytes = 0, messages = 0;
-  bool crossRail = false, digestMismatch = false;  // the check's violations naming either end's record
+  bool crossRail = false, digestMismatch = false;  // the check's violations naming either end's record (crossRail:
+                                                   // cross-rail or cross-plane)
   std::string ncclLine;  // "FILE:LINE" of NCCL's Channel line when the record was imported; "" from the net plugin
   // ib connections: "mlx5_3:1 RoCE, MTU 4096, GID fe80:...:b220 (index 3), 2 QPs 0x1a2->0x3b4 0x1a3->0x3b5, bytes per
   // QP 1.0 MiB / 1.0 MiB" (the drawn record's verbs facts); "" otherwise

@@ -43,6 +43,8 @@ const char* kindName(FindingKind kind) {
   switch (kind) {
     case FindingKind::CrossRail:
       return "cross-rail";
+    case FindingKind::CrossPlane:
+      return "cross-plane";
     case FindingKind::DigestMismatch:
       return "digest mismatch";
     case FindingKind::AsymmetricRails:

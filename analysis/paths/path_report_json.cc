@@ -108,6 +108,8 @@ const char* findingKindName(FindingKind kind) {
   switch (kind) {
     case FindingKind::CrossRail:
       return "cross_rail";
+    case FindingKind::CrossPlane:
+      return "cross_plane";
     case FindingKind::DigestMismatch:
       return "digest_mismatch";
     case FindingKind::AsymmetricRails:

@@ -341,5 +341,21 @@ TEST(PathsCheck, NicTableIsInNaturalOrder) {
                                              "r10 mlx5_11"}));
 }
 
+// One rail, two planes: a violation of its own kind, naming both planes; a single-plane end (-1) is not compared.
+TEST(PathsCheck, EndsOnDifferentPlanesOfOneRailAreCrossPlane) {
+  JobPaths job = twoHosts();
+  ConnectionEnd a = end("a", 1, 0, 0, 0), b = end("b", 2, 1, 0, 0);
+  a.plane = 0;
+  b.plane = 1;
+  addPair(job, a, b);
+  b.plane = -1;
+  addPair(job, a, b);
+  const CheckReport report = checkPaths(job, nullptr);
+  ASSERT_EQ(ofKind(report, FindingKind::CrossPlane).size(), 1u);
+  EXPECT_EQ(report.violations(), 1);
+  EXPECT_NE(report.findings[0].message.find("plane 0 sends to rank 1 on b mlx5_0 (rail 0) plane 1"), std::string::npos)
+      << report.findings[0].message;
+}
+
 }  // namespace
 }  // namespace railtune::analysis::paths
