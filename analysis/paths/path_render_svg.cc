@@ -145,9 +145,10 @@ void DetailWriter::link(const RenderLink& l) {
          attr("data-host", from.name) +
          attr("data-gpu", l.from.gpu >= 0 ? from.gpus[static_cast<size_t>(l.from.gpu)].index : -1) +
          attr("data-nic", from.nics[static_cast<size_t>(l.from.nic)].hca) + attr("data-rank", l.from.rank) +
-         attr("data-peer-host", to.name) + attr("data-peer-nic", to.nics[static_cast<size_t>(l.to.nic)].hca) +
-         attr("data-peer-rank", l.to.rank) + attr("data-bytes", std::to_string(l.bytes)) +
-         attr("data-messages", std::to_string(l.messages)) +
+         attr("data-peer-host", to.name) +
+         attr("data-peer-gpu", l.to.gpu >= 0 ? to.gpus[static_cast<size_t>(l.to.gpu)].index : -1) +
+         attr("data-peer-nic", to.nics[static_cast<size_t>(l.to.nic)].hca) + attr("data-peer-rank", l.to.rank) +
+         attr("data-bytes", std::to_string(l.bytes)) + attr("data-messages", std::to_string(l.messages)) +
          (l.ncclLine.empty() ? std::string() : attr("data-source", "nccl-log")) + "><title>" + style::xmlEscape(title) +
          "</title></path>\n";
 }
