@@ -47,6 +47,11 @@ class JobJoin {
     const Owner& owner = file.owners[record.owner];
     const ConnKey key{host, owner.pid, record.connection.id};
     const auto [it, inserted] = index_.emplace(key, static_cast<long>(paths_.connections.size()));
+    if (!inserted && sameConnect(paths_.connections[static_cast<size_t>(it->second)], record.connection) &&
+        fileOf(paths_.connections[static_cast<size_t>(it->second)]) != file.path) {
+      noteRepeat(file, paths_.connections[static_cast<size_t>(it->second)]);
+      return;
+    }
     if (!inserted) {
       addDiagnostic({at(file, record.line),
                      "second connect record of connection " + std::to_string(key.conn) + " (pid " +
@@ -72,6 +77,11 @@ class JobJoin {
     Connection& c = paths_.connections[static_cast<size_t>(it->second)];
     Latest& latest = latest_[static_cast<size_t>(it->second)];
     c.lastTimeUs = std::max(c.lastTimeUs, record.timeUs);  // when its writer was last heard of
+    if (record.close && c.closed && record.timeUs == latest.timeUs && record.traffic.bytesSent == c.traffic.bytesSent &&
+        record.traffic.bytesReceived == c.traffic.bytesReceived && fileOf(c) != file.path) {
+      noteRepeat(file, c);  // the same close read again from a copy of the log
+      return;
+    }
     if (record.close && c.closed) {
       addDiagnostic({at(file, record.line), "second close record of connection " + std::to_string(record.conn) +
                                                 " (pid " + std::to_string(owner.pid) + " on " + owner.host +
@@ -86,6 +96,12 @@ class JobJoin {
   }
 
   JobPaths finish() {
+    for (const auto& [files, count] : repeats_) {
+      addDiagnostic(
+          {files.first, std::to_string(count) + (count == 1 ? " record repeats one" : " records repeat those") +
+                            " already read from " + files.second +
+                            " (the same log found twice: a copy, or a log collected twice); each is read once"});
+    }
     paths_.hosts.assign(writers_.begin(), writers_.end());
     pairEnds(paths_);
     nameMissingHosts();
@@ -96,6 +112,24 @@ class JobJoin {
   struct Latest {
     int64_t timeUs = -1;
   };
+
+  // A second connect record with the same content is the same record read again (a copy of the log in another
+  // folder, the same log collected twice, an early copy taken mid-run): one connection, counted once, and one
+  // remark per pair of files rather than one per record.
+  static bool sameConnect(const Connection& a, const Connection& b) {
+    return a.connectTimeUs == b.connectTimeUs && a.send == b.send && a.local.device == b.local.device &&
+           a.local.hca == b.local.hca && a.remote.host == b.remote.host && a.remote.pid == b.remote.pid &&
+           a.remote.device == b.remote.device && a.comm == b.comm;
+  }
+
+  // The file of a connection's connect record (its source is FILE:LINE). Within one file a repeated record is not a
+  // copy of the log, and is named as such.
+  static std::string fileOf(const Connection& c) {
+    const size_t colon = c.source.rfind(':');
+    return colon == std::string::npos ? c.source : c.source.substr(0, colon);
+  }
+
+  void noteRepeat(const FileRecords& file, const Connection& first) { ++repeats_[{file.path, fileOf(first)}]; }
 
   void nameMissingHosts() {
     std::map<std::string, std::pair<int, std::string>, NaturalLess>
@@ -120,6 +154,7 @@ class JobJoin {
   std::unordered_map<std::string, uint32_t> hostIds_;
   std::unordered_map<ConnKey, long, ConnKeyHash> index_;
   std::vector<Latest> latest_;
+  std::map<std::pair<std::string, std::string>, int> repeats_;  // (file, file first read) -> records repeated
 };
 
 // The file's job: its first record's. Empty when no line of it could be read.
