@@ -50,7 +50,7 @@ class PathsSuite : public Suite {
     return all;
   }
   std::vector<ScenarioSpec> scenarios(SetSize set) const override {
-    const int perKind = set == SetSize::Ci ? 4 : 30;
+    const int perKind = set == SetSize::Ci ? 8 : 30;  // 8: every size of kSizes at least once per kind
     std::vector<ScenarioSpec> out;
     for (const std::string& kind : kinds())
       for (int i = 0; i < perKind; ++i) out.push_back(ScenarioSpec{kind, static_cast<uint64_t>(1000 + i), 0});
