@@ -186,6 +186,7 @@ void Builder::redirect(int count, bool pxn) {
       continue;
     }
     l.chosenSend = l.sendNic = deviceOf(proxy, gpuOf(proxy), l.channel);
+    ++job_.pxn;
     if (imported_) {
       l.proxyRank = proxy;  // NCCL's log: the sender's line, "via NET/IB/n(proxy)"
     } else {

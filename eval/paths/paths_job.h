@@ -48,6 +48,7 @@ struct GeneratedJob {
   std::vector<int> endConnection;                // per connection end (connect record): its logical connection
   std::vector<std::pair<int, uint64_t>> endKey;  // per connection end: its writer and its "conn" id
   std::vector<bool> violating;                   // per logical connection: an injected violation
+  int pxn = 0;                                   // connections sent through another GPU's NIC by PXN: not violations
   bool railsUnknown = false;                     // no record names a rail and no rail map is given
   std::string shape;                             // "64 ranks on 16 hosts, 2 planes, 4 channels, MNNVL off"
   std::string injected;                          // what was injected, for a miss's message

@@ -104,6 +104,7 @@ void Scorer::findings(const rp::JobPaths& paths, const rp::CheckReport& report) 
   score_.counters["injected_violations"] += injected;
   score_.counters["found_violations"] += hits;
   score_.counters["false_violations"] += falses;
+  score_.counters["pxn_connections"] += job_.pxn;  // each one a chance of a false violation
   if (hits < injected)
     miss("found " + std::to_string(hits) + " of " + std::to_string(injected) + " injected violations (" +
          job_.injected + ")");
