@@ -61,7 +61,7 @@ struct NicUse {
 struct UnclosedProcess {
   std::string host;
   int pid = 0;
-  int open = 0, connections = 0;  // connections without a close record, of all it logged
+  int open = 0, connections = 0;  // its connection ends (records) without a close record, of all it logged
   int64_t lastHeardUs = 0;
 };
 

@@ -41,6 +41,11 @@ struct HostPidLess {
   }
 };
 
+// A process's own records: each is its end of a connection (docs/paths.md, "What is counted").
+std::string ends(int count) {
+  return std::to_string(count) + (count == 1 ? " connection end" : " connection ends");
+}
+
 std::string times(int count) {
   return std::to_string(count) + (count == 1 ? " connection" : " connections");
 }
@@ -174,7 +179,7 @@ void findNeverClosed(const JobPaths& job, std::vector<UnclosedProcess>* unclosed
     const std::string& first = job.connections[static_cast<size_t>(p.open.front())].source;
     findings->push_back(Finding{Severity::Note, FindingKind::NeverClosed,
                                 "never closed: pid " + std::to_string(s.pid) + " on " + s.host + " left " +
-                                    std::to_string(s.open) + " of " + times(s.connections) +
+                                    std::to_string(s.open) + " of its " + ends(s.connections) +
                                     " without a close record (first at " + first + "); last heard of at " +
                                     utcTimeText(s.lastHeardUs) + ", " + silenceText(s.lastHeardUs, jobLast) +
                                     ": killed, or still running when the logs were collected",

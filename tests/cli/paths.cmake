@@ -92,7 +92,7 @@ add_test(NAME cli.paths_check_input_setup
 set_tests_properties(cli.paths_check_input_setup PROPERTIES FIXTURES_SETUP paths_check_input)
 add_test(NAME cli.paths_check_killed_job
          COMMAND ${_paths_expect} 1
-                 "never closed: pid 15600 on rack00-tray00 left 3 of 3 connections without a close record \\(first at .*killed/net-job-rack00-tray00-15600.jsonl:[0-9]+\\); last heard of at 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T"
+                 "never closed: pid 15600 on rack00-tray00 left 3 of its 3 connection ends without a close record \\(first at .*killed/net-job-rack00-tray00-15600.jsonl:[0-9]+\\); last heard of at 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T"
                  "killed, or still running when the logs were collected"
                  -- ${_railtune} paths check ${_paths_input}/killed)
 add_test(NAME cli.paths_check_json_killed

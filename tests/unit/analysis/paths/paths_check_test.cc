@@ -252,7 +252,7 @@ TEST(PathsCheck, NeverClosedConnectionsNameTheProcessAndWhenItWasLastHeardOf) {
   EXPECT_EQ(notes[0]->host, "b");
   EXPECT_EQ(notes[0]->connections, (std::vector<long>{1, 2}));
   EXPECT_EQ(notes[0]->message,
-            "never closed: pid 2 on b left 2 of 2 connections without a close record (first at r:1); last heard "
+            "never closed: pid 2 on b left 2 of its 2 connection ends without a close record (first at r:1); last heard "
             "of at 2025-11-30T05:20:00.002Z, 2.498 s before the job's last record: killed, or still running when "
             "the logs were collected");
   ASSERT_EQ(report.unclosed.size(), 1u);
