@@ -25,6 +25,12 @@ if(TARGET railtune_paths_render)
     paths_render_expect(example_${ext} ok "^wrote .*example\\.${ext}: job 48213: 1 host logged, 4 connections, 4 connection ends, 2 violations$" --
                         ${_railtune} paths render ${_render_logs} -o ${_render_out}/example.${ext})
   endforeach()
+  # No rail known: the command's line and the picture's heading say so (the same words as `paths check`).
+  paths_render_expect(rails_unknown ok
+                      "^wrote .*rails-unknown\\.svg: job nccl: 2 hosts logged, 4 connections \\(4 from NCCL's logs\\), 8 connection ends, 0 violations; rails unknown: 4 connections not checked \\(pass --rail-map\\)$"
+                      "<title>railtune paths: job nccl: .*rails unknown: 4 connections not checked" --
+                      bash -c "\"$0\" paths render \"$1\" -o \"$2\" && cat \"$2\""
+                      ${_railtune} ${PROJECT_SOURCE_DIR}/tests/data/nccl_logs/v2_12_interleaved ${_render_out}/rails-unknown.svg)
   paths_render_expect(format_overrides_extension ok "^wrote .*example\\.txt" --
                       ${_railtune} paths render ${_render_logs} --format dot -o ${_render_out}/example.txt)
   paths_render_expect(aggregated ok "\\(aggregated by rack\\)" --
