@@ -70,6 +70,12 @@ const ConnectionEnd& receiverOf(const JobPaths& job, const Logical& l) {
   return c.send ? otherEnd(job, c) : c.local;
 }
 
+// An end's rail: what its record says, else the rail map's for its host's HCA (a writer without a rail map logs none).
+int railOf(const ConnectionEnd& end, const RailMapIndex& map) {
+  if (end.rail >= 0 || !map.present()) return end.rail;
+  return map.nicRail(end.host, end.hca).value_or(-1);
+}
+
 std::string planeEndText(const ConnectionEnd& end) {
   return endText(end) + " plane " + std::to_string(end.plane);
 }
@@ -102,7 +108,7 @@ int findCrossRail(const JobPaths& job, const std::vector<Logical>& logical, cons
                                     otherEnd(job, *c), verdict.actual));
       found = true;
     }
-    const int from = senderRail(job, l), to = receiverRail(job, l);
+    const int from = railOf(senderOf(job, l), map), to = railOf(receiverOf(job, l), map);
     // Both ends' rails known is a check too (the traffic stays on one rail or crosses the spine); a connection
     // with neither that nor one end's NIC held to its GPU's rail was not checked at all.
     if (!judged && (from < 0 || to < 0)) ++unchecked;
@@ -112,8 +118,9 @@ int findCrossRail(const JobPaths& job, const std::vector<Logical>& logical, cons
       continue;
     }
     // Both NICs sit on their GPUs' rails, but not on the same one: the traffic goes through the spine.
-    const ConnectionEnd& sender = senderOf(job, l);
-    const ConnectionEnd& receiver = receiverOf(job, l);
+    ConnectionEnd sender = senderOf(job, l), receiver = receiverOf(job, l);
+    sender.rail = from;  // the rail map's where the records named none
+    receiver.rail = to;
     findings->push_back(violation(FindingKind::CrossRail,
                                   "cross-rail: " + endText(sender) + " sends to " + endText(receiver) +
                                       ": the two ends are on different rails, so the traffic crosses the spine",

@@ -103,10 +103,13 @@ Builder::Builder(const std::string& injection, uint64_t seed, int ranks) : injec
   placement_ = sy::placeJob(*job_.map, ranks, mnnvl);
   job_.job = "eval-" + injection + "-" + std::to_string(seed);
   imported_ = injection == "pxn-imported";
-  noRails_ = injection == "rails-unknown";
+  // Writers without a rail map name no rail: "rails unknown" without --rail-map; with it (cross-rail-map-only),
+  // the map alone must place every NIC and find the connections that cross the spine.
+  const bool mapOnly = injection == "cross-rail-map-only";
+  noRails_ = injection == "rails-unknown" || mapOnly;
   staleWriters_ = injection == "misbound-stale-map";
-  job_.giveRailMap = !noRails_ && (staleWriters_ || rng_.below(2) == 0);
-  job_.railsUnknown = noRails_;
+  job_.giveRailMap = mapOnly || (!noRails_ && (staleWriters_ || rng_.below(2) == 0));
+  job_.railsUnknown = noRails_ && !mapOnly;
   job_.shape = std::to_string(ranks) + " ranks on " + std::to_string(placement_.hosts.size()) + " hosts, " +
                std::to_string(planes_) + (planes_ == 1 ? " plane, " : " planes, ") + std::to_string(channels_) +
                " channels, MNNVL " + (mnnvl ? "on" : "off") + (job_.giveRailMap ? ", --rail-map" : "");
@@ -212,7 +215,7 @@ void Builder::inject() {
   const int count = 1 + rng_.below(3);
   if (injection_ == "misbind-send") misbindSends(count);
   if (injection_ == "misbound-gpu" || injection_ == "misbound-stale-map") misbindGpu();
-  if (injection_ == "cross-rail") redirect(count, false);
+  if (injection_ == "cross-rail" || injection_ == "cross-rail-map-only") redirect(count, false);
   if (injection_ == "cross-plane") crossPlane(count);
   if (injection_ == "pxn" || injection_ == "pxn-imported") redirect(count + 2, true);
   if (injection_ == "digest-mismatch") {
@@ -356,9 +359,9 @@ uint64_t Rng::next() {
 }
 
 const std::vector<std::string>& injectionKinds() {
-  static const std::vector<std::string> kinds{"clean",        "misbind-send", "misbound-gpu",    "misbound-stale-map",
-                                              "cross-rail",   "cross-plane",  "digest-mismatch", "pxn",
-                                              "pxn-imported", "rails-unknown"};
+  static const std::vector<std::string> kinds{"clean",      "misbind-send",        "misbound-gpu", "misbound-stale-map",
+                                              "cross-rail", "cross-rail-map-only", "cross-plane",  "digest-mismatch",
+                                              "pxn",        "pxn-imported",        "rails-unknown"};
   return kinds;
 }
 

@@ -251,10 +251,11 @@ TEST(PathsCheck, NeverClosedConnectionsNameTheProcessAndWhenItWasLastHeardOf) {
   EXPECT_EQ(notes[0]->severity, Severity::Note);
   EXPECT_EQ(notes[0]->host, "b");
   EXPECT_EQ(notes[0]->connections, (std::vector<long>{1, 2}));
-  EXPECT_EQ(notes[0]->message,
-            "never closed: pid 2 on b left 2 of its 2 connection ends without a close record (first at r:1); last heard "
-            "of at 2025-11-30T05:20:00.002Z, 2.498 s before the job's last record: killed, or still running when "
-            "the logs were collected");
+  EXPECT_EQ(
+      notes[0]->message,
+      "never closed: pid 2 on b left 2 of its 2 connection ends without a close record (first at r:1); last heard "
+      "of at 2025-11-30T05:20:00.002Z, 2.498 s before the job's last record: killed, or still running when "
+      "the logs were collected");
   ASSERT_EQ(report.unclosed.size(), 1u);
   EXPECT_EQ(report.unclosed[0].host, "b");
   EXPECT_EQ(report.unclosed[0].pid, 2);
@@ -354,6 +355,21 @@ TEST(PathsCheck, EndsOnDifferentPlanesOfOneRailAreCrossPlane) {
   ASSERT_EQ(ofKind(report, FindingKind::CrossPlane).size(), 1u);
   EXPECT_EQ(report.violations(), 1);
   EXPECT_NE(report.findings[0].message.find("plane 0 sends to rank 1 on b mlx5_0 (rail 0) plane 1"), std::string::npos)
+      << report.findings[0].message;
+}
+
+// Records that name no rail (a writer without a rail map), both ends bound as the map says but on different rails:
+// the map's rails of the two NICs show the traffic crossing the spine.
+TEST(PathsCheck, RailMapGivesTheRailsOfEndsTheRecordsLeftUnknown) {
+  JobPaths job = twoHosts();
+  ConnectionEnd a = end("a", 1, 0, 0, 0), b = end("b", 2, 1, 1, 1);
+  a.rail = b.rail = -1;
+  addPair(job, a, b, -1, -1);
+  const formats::RailMap map = mapOf(2);
+  const CheckReport report = checkPaths(job, &map);
+  ASSERT_EQ(report.violations(), 1);
+  EXPECT_EQ(report.railsUnchecked, 0);
+  EXPECT_NE(report.findings[0].message.find("(rail 0) sends to rank 1 on b mlx5_1 (rail 1)"), std::string::npos)
       << report.findings[0].message;
 }
 
