@@ -1,0 +1,268 @@
+// The waits-for graph and its sinks (hangs_graph.h).
+#include "analysis/profile/hangs_graph.h"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+#include <tuple>
+
+namespace railtune::analysis::profile {
+namespace {
+
+struct Node {
+  bool alive = false;      // an unresolved hang record of its own
+  bool candidate = false;  // stuck without a hang record, or silent, somewhere
+  RootCause where;         // the first hung operation it is stuck in without a record
+  std::vector<int> waitsOn;
+  std::set<std::pair<bool, uint64_t>> waitedFromComms;
+};
+
+// A link both of whose ends wait on it, in one operation and channel.
+struct LinkCandidate {
+  int from = -1, to = -1;
+  uint32_t send = 0, recv = 0;
+  std::string fromHca, toHca;
+  int fromRail = -1, toRail = -1;
+  uint32_t score() const { return std::min(send, recv); }
+};
+
+class Graph {
+ public:
+  Graph(const std::vector<HungCollective>& hung, const RankProcesses& processes) : hung_(hung), processes_(processes) {}
+
+  GraphAnswer answer() {
+    buildNodes();
+    buildEdges();
+    GraphAnswer out;
+    addRankSinks(out);
+    addLinks(out);
+    return out;
+  }
+
+ private:
+  int nodeOf(bool hasComm, uint64_t comm, int rank) {
+    const auto p = processes_.find(CommRank{hasComm, comm, rank});
+    const std::string key = p != processes_.end() ? "p\x1f" + p->second.host + "\x1f" + std::to_string(p->second.pid)
+                                                  : "r\x1f" + std::to_string(hasComm) + "\x1f" + std::to_string(comm) +
+                                                        "\x1f" + std::to_string(rank);
+    const auto [it, added] = ids_.try_emplace(key, static_cast<int>(nodes_.size()));
+    if (added) {
+      nodes_.emplace_back();
+      if (p != processes_.end()) nodes_.back().where.host = p->second.host, nodes_.back().where.pid = p->second.pid;
+    }
+    return it->second;
+  }
+
+  int nodeOf(const HungCollective& h, int rank) { return nodeOf(h.hasComm, h.comm, rank); }
+
+  void markCandidate(const HungCollective& h, int rank, int64_t lastSeq, bool wrote) {
+    Node& n = nodes_[static_cast<size_t>(nodeOf(h, rank))];
+    if (n.candidate) return;
+    n.candidate = true;
+    RootCause& w = n.where;
+    w.hasComm = h.hasComm, w.comm = h.comm, w.rank = rank, w.op = h.op, w.seq = h.seq, w.from = h.from, w.to = h.to;
+    w.lastCompletedSeq = lastSeq, w.wroteRecords = wrote;
+  }
+
+  void buildNodes() {
+    for (const HungCollective& h : hung_) {
+      for (const StuckRank& s : h.stuck) {
+        if (s.watchdog)
+          nodes_[static_cast<size_t>(nodeOf(h, s.rank))].alive = true;
+        else
+          markCandidate(h, s.rank, s.lastCompletedSeq, true);
+      }
+      for (const int rank : h.silent) markCandidate(h, rank, -1, false);
+    }
+  }
+
+  void addEdge(int from, int to, const HungCollective& h) {
+    if (from == to) return;
+    nodes_[static_cast<size_t>(from)].waitsOn.push_back(to);
+    nodes_[static_cast<size_t>(to)].waitedFromComms.insert({h.hasComm, h.comm});
+  }
+
+  void buildEdges() {
+    for (const HungCollective& h : hung_) {
+      std::vector<int> absent;  // stuck without a hang record, or silent: the operation waits on them
+      for (const StuckRank& s : h.stuck)
+        if (!s.watchdog) absent.push_back(nodeOf(h, s.rank));
+      for (const int rank : h.silent) absent.push_back(nodeOf(h, rank));
+      for (const StuckRank& s : h.stuck) {
+        if (!s.watchdog) continue;
+        const int self = nodeOf(h, s.rank);
+        for (const StuckFlow& f : s.flows)
+          if (f.peer >= 0 && f.outstanding > 0) addEdge(self, nodeOf(h, f.peer), h);
+        for (const int a : absent) addEdge(self, a, h);
+      }
+    }
+    for (Node& n : nodes_) {
+      std::sort(n.waitsOn.begin(), n.waitsOn.end());
+      n.waitsOn.erase(std::unique(n.waitsOn.begin(), n.waitsOn.end()), n.waitsOn.end());
+    }
+  }
+
+  // Processes that reach `sink` along the edges, the sink itself not counted.
+  std::vector<int> waitersOf(int sink, const std::vector<std::vector<int>>& reverse) const {
+    std::vector<char> seen(nodes_.size(), 0);
+    std::deque<int> queue{sink};
+    seen[static_cast<size_t>(sink)] = 1;
+    std::vector<int> out;
+    while (!queue.empty()) {
+      const int n = queue.front();
+      queue.pop_front();
+      for (const int w : reverse[static_cast<size_t>(n)])
+        if (!seen[static_cast<size_t>(w)]) {
+          seen[static_cast<size_t>(w)] = 1;
+          out.push_back(w);
+          queue.push_back(w);
+        }
+    }
+    return out;
+  }
+
+  void addRankSinks(GraphAnswer& out) {
+    std::vector<std::vector<int>> reverse(nodes_.size());
+    for (size_t n = 0; n < nodes_.size(); ++n)
+      for (const int to : nodes_[n].waitsOn) reverse[static_cast<size_t>(to)].push_back(static_cast<int>(n));
+    reachesSink_.assign(nodes_.size(), 0);
+    std::vector<RootCause> sinks;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      const Node& node = nodes_[n];
+      if (node.alive || !node.candidate) continue;
+      RootCause cause = node.where;
+      cause.kind = CauseKind::Rank;
+      const std::vector<int> waiters = waitersOf(static_cast<int>(n), reverse);
+      for (const int w : waiters) reachesSink_[static_cast<size_t>(w)] = 1;
+      cause.waiters = static_cast<int>(waiters.size());
+      cause.comms = static_cast<int>(node.waitedFromComms.size());
+      sinks.push_back(std::move(cause));
+    }
+    std::stable_sort(sinks.begin(), sinks.end(), [](const RootCause& a, const RootCause& b) {
+      return std::tie(b.waiters, b.wroteRecords, a.hasComm, a.comm, a.rank) <
+             std::tie(a.waiters, a.wroteRecords, b.hasComm, b.comm, b.rank);
+    });
+    out.causes = std::move(sinks);
+  }
+
+  const StuckRank* watchdogRank(const HungCollective& h, int rank) const {
+    for (const StuckRank& s : h.stuck)
+      if (s.rank == rank && s.watchdog) return &s;
+    return nullptr;
+  }
+
+  bool freeOfSinks(const HungCollective& h, int rank) {
+    return reachesSink_[static_cast<size_t>(nodeOf(h, rank))] == 0;
+  }
+
+  // Per channel of one operation: the links both of whose ends wait on them and reach no stopped
+  // process, keeping those with the least progress (most steps outstanding at both ends: where the data
+  // stopped; the links after it drained what they had). More than two such links tie: nothing is named.
+  std::vector<LinkCandidate> linksOf(const HungCollective& h) {
+    std::map<int, std::vector<LinkCandidate>> byChannel;
+    for (const StuckRank& sender : h.stuck) {
+      if (!sender.watchdog || !freeOfSinks(h, sender.rank)) continue;
+      for (const StuckFlow& send : sender.flows) {
+        if (!send.send || send.outstanding == 0 || send.peer < 0) continue;
+        const StuckRank* receiver = watchdogRank(h, send.peer);
+        if (receiver == nullptr || !freeOfSinks(h, send.peer)) continue;
+        for (const StuckFlow& recv : receiver->flows)
+          if (!recv.send && recv.peer == sender.rank && recv.channel == send.channel && recv.outstanding > 0)
+            byChannel[send.channel].push_back(LinkCandidate{sender.rank, send.peer, send.outstanding, recv.outstanding,
+                                                            send.hca, recv.hca, send.rail, recv.rail});
+      }
+    }
+    std::vector<LinkCandidate> kept;
+    for (auto& [channel, links] : byChannel) {
+      uint32_t best = 0;
+      for (const LinkCandidate& l : links) best = std::max(best, l.score());
+      std::vector<LinkCandidate> top;
+      for (const LinkCandidate& l : links)
+        if (l.score() == best) top.push_back(l);
+      if (top.size() <= 2) kept.insert(kept.end(), top.begin(), top.end());
+    }
+    return kept;
+  }
+
+  struct KeptLink {
+    size_t hung;
+    LinkCandidate link;
+    ProcessId fromProcess, toProcess;
+  };
+
+  ProcessId processOf(const HungCollective& h, int rank) const {
+    const auto p = processes_.find(CommRank{h.hasComm, h.comm, rank});
+    return p == processes_.end() ? ProcessId{} : p->second;
+  }
+
+  void addLinks(GraphAnswer& out) {
+    std::map<std::pair<ProcessId, ProcessId>, KeptLink> links;  // one per pair of processes
+    for (size_t i = 0; i < hung_.size(); ++i)
+      for (const LinkCandidate& l : linksOf(hung_[i])) {
+        KeptLink k{i, l, processOf(hung_[i], l.from), processOf(hung_[i], l.to)};
+        const auto [it, added] = links.try_emplace({k.fromProcess, k.toProcess}, k);
+        if (!added) it->second.link.send += l.send, it->second.link.recv += l.recv;
+      }
+    // A NIC shared by several such links went down: group by each end's (host, NIC).
+    std::map<std::pair<std::string, std::string>, std::vector<std::pair<ProcessId, ProcessId>>> byNic;
+    for (const auto& [key, k] : links) {
+      if (!k.link.fromHca.empty()) byNic[{k.fromProcess.host, k.link.fromHca}].push_back(key);
+      if (!k.link.toHca.empty()) byNic[{k.toProcess.host, k.link.toHca}].push_back(key);
+    }
+    std::vector<std::pair<std::pair<std::string, std::string>, std::vector<std::pair<ProcessId, ProcessId>>>> nics(
+        byNic.begin(), byNic.end());
+    std::stable_sort(nics.begin(), nics.end(),
+                     [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+    std::set<std::pair<ProcessId, ProcessId>> used;
+    for (const auto& [nic, members] : nics) {
+      if (members.size() < 2) break;
+      if (std::any_of(members.begin(), members.end(), [&](const auto& m) { return used.contains(m); })) continue;
+      RootCause cause;
+      cause.kind = CauseKind::Nic;
+      cause.nicHost = nic.first, cause.hca = nic.second, cause.links = static_cast<int>(members.size());
+      for (const auto& m : members) {
+        used.insert(m);
+        const KeptLink& k = links.at(m);
+        const bool atFrom = k.fromProcess.host == nic.first && k.link.fromHca == nic.second;
+        cause.nicRank = atFrom ? k.link.from : k.link.to;
+        cause.nicPid = atFrom ? k.fromProcess.pid : k.toProcess.pid;
+        cause.rail = atFrom ? k.link.fromRail : k.link.toRail;
+        const HungCollective& h = hung_[k.hung];
+        cause.hasComm = h.hasComm, cause.comm = h.comm;
+        out.links.push_back(ChosenLink{k.hung, k.link.from, k.link.to});
+      }
+      out.causes.push_back(std::move(cause));
+    }
+    std::vector<const KeptLink*> rest;
+    for (const auto& [key, k] : links)
+      if (!used.contains(key)) rest.push_back(&k);
+    std::stable_sort(rest.begin(), rest.end(),
+                     [](const KeptLink* a, const KeptLink* b) { return a->link.score() > b->link.score(); });
+    for (const KeptLink* k : rest) {
+      RootCause cause;
+      cause.kind = CauseKind::Link;
+      const HungCollective& h = hung_[k->hung];
+      cause.hasComm = h.hasComm, cause.comm = h.comm, cause.op = h.op, cause.seq = h.seq;
+      cause.fromPid = k->fromProcess.pid, cause.toPid = k->toProcess.pid;
+      cause.sendOutstanding = k->link.send, cause.recvOutstanding = k->link.recv;
+      cause.linkFrom = LinkEnd{k->link.from, k->fromProcess.host, -1, k->link.fromRail, k->link.fromHca};
+      cause.linkTo = LinkEnd{k->link.to, k->toProcess.host, -1, k->link.toRail, k->link.toHca};
+      out.causes.push_back(std::move(cause));
+      out.links.push_back(ChosenLink{k->hung, k->link.from, k->link.to});
+    }
+  }
+
+  const std::vector<HungCollective>& hung_;
+  const RankProcesses& processes_;
+  std::map<std::string, int> ids_;
+  std::vector<Node> nodes_;
+  std::vector<char> reachesSink_;
+};
+
+}  // namespace
+
+GraphAnswer findRootCauses(const std::vector<HungCollective>& hung, const RankProcesses& processes) {
+  return Graph(hung, processes).answer();
+}
+
+}  // namespace railtune::analysis::profile
