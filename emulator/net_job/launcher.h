@@ -40,6 +40,13 @@ struct JobOptions {
   std::vector<std::pair<std::string, std::string>> jobEnv;
   int faultRank = -1;
   std::vector<std::pair<std::string, std::string>> faultEnv;  // set for faultRank only
+  // A rank stopped or killed from outside after some seconds (SIGSTOP, SIGKILL: what an operator, the OOM
+  // killer or a debugger does to one process of a job), to see what the others' profilers record. The job
+  // is then left to hang until the timeout, so that their hang watchdogs can write: no rank is killed
+  // early because another failed.
+  int signalRank = -1;
+  int signal = 0;
+  double signalAfterSeconds = 0;
   double timeoutSeconds = 60;
   size_t chunkBytes = 128 * 1024;
   std::string jobDir;  // "": a temporary folder, removed when the job succeeds

@@ -137,19 +137,38 @@ void killRunning(std::vector<Child>& children) {
 // get this long to report before the rest are killed, so that the earliest failure can be told apart.
 constexpr auto kFailureGrace = std::chrono::milliseconds(300);
 
+// The signal JobOptions asks for, sent once its time has come. A rank killed this way is not a failure of
+// the job, and no failure makes the launcher kill the others before the deadline.
+struct InjectedSignal {
+  int rank = -1, signal = 0;
+  Clock::time_point at;
+  bool sent = false;
+  bool active() const { return rank >= 0 && signal != 0; }
+  void sendIfDue(std::vector<Child>& children) {
+    if (!active() || sent || Clock::now() < at) return;
+    sent = true;
+    for (Child& c : children)
+      if (c.rank == rank && c.running) {
+        if (signal == SIGKILL) c.killed = true;
+        ::kill(c.pid, signal);
+      }
+  }
+};
+
 // Waits for every child; after the first failure (plus the grace) or past the deadline kills the
 // rest. Returns whether the deadline passed.
-bool waitAll(std::vector<Child>& children, Clock::time_point hardDeadline) {
+bool waitAll(std::vector<Child>& children, Clock::time_point hardDeadline, InjectedSignal injected) {
   Clock::time_point killAt = hardDeadline;
   bool timedOut = false;
   for (size_t running = children.size(); running > 0;) {
+    injected.sendIfDue(children);
     bool reaped = false;
     for (Child& c : children) {
       if (!c.running || ::waitpid(c.pid, &c.status, WNOHANG) != c.pid) continue;
       c.running = false;
       --running;
       reaped = true;
-      if (c.failed()) killAt = std::min(killAt, Clock::now() + kFailureGrace);
+      if (c.failed() && !injected.active()) killAt = std::min(killAt, Clock::now() + kFailureGrace);
     }
     if (running > 0 && Clock::now() > killAt) {
       timedOut = killAt == hardDeadline;
@@ -275,7 +294,10 @@ void runRanks(const JobOptions& options, JobResult& job) {
   }
   for (const auto& [rank, fd] : listeners) ::close(fd);
   // The ranks stop themselves at the deadline with a message; this grace covers a rank stuck in a call.
-  const bool timedOut = waitAll(children, deadline + std::chrono::seconds(5));
+  InjectedSignal injected{options.signalRank, options.signal,
+                          Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(options.signalAfterSeconds))};
+  const bool timedOut = waitAll(children, deadline + std::chrono::seconds(5), injected);
   collect(children, timedOut, options, job);
 }
 
