@@ -198,7 +198,35 @@ class JobHangFinder {
 
   // The sinks of the waits-for graph; a hung operation's suspect link is a link (or a NIC's link) among
   // them, else none.
+  // A rank silent in a communicator (its records of it lost: stopped or killed before its writer flushed
+  // them) is the job's one process that wrote no record of that communicator and no hang record, when
+  // there is exactly one: its ranks are then one node of the graph. A process whose log holds only its
+  // header counts too.
+  void attributeSilentRanks(const JobHangs& out) {
+    std::set<ProcessId> all;
+    std::map<CommId, std::set<ProcessId>> members;
+    for (const auto& [who, process] : processes_) all.insert(process), members[{who.hasComm, who.comm}].insert(process);
+    for (const WriterProcess& w : logs_.writers)
+      if (w.job == logs_.jobs[job_]) all.insert(ProcessId{w.host, w.pid});
+    std::map<CommId, std::set<int>> silent;
+    std::set<ProcessId> alive;  // an unresolved hang record: waiting, not the silent one
+    for (const HungCollective& h : out.hung) {
+      silent[{h.hasComm, h.comm}].insert(h.silent.begin(), h.silent.end());
+      for (const StuckRank& s : h.stuck)
+        if (const auto p = processes_.find(CommRank{h.hasComm, h.comm, s.rank}); s.watchdog && p != processes_.end())
+          alive.insert(p->second);
+    }
+    for (const auto& [comm, ranks] : silent) {
+      if (ranks.size() != 1) continue;
+      std::vector<ProcessId> outside;
+      for (const ProcessId& p : all)
+        if (!members[comm].contains(p) && !alive.contains(p)) outside.push_back(p);
+      if (outside.size() == 1) processes_.try_emplace(CommRank{comm.first, comm.second, *ranks.begin()}, outside[0]);
+    }
+  }
+
   void addRootCauses(JobHangs* out) {
+    attributeSilentRanks(*out);
     GraphAnswer answer = findRootCauses(out->hung, processes_);
     for (const ChosenLink& chosen : answer.links) {
       HungCollective& h = out->hung[chosen.hung];

@@ -122,6 +122,10 @@ struct RootCause {
   uint32_t sendOutstanding = 0, recvOutstanding = 0;
   std::string nicHost, hca;
   int nicRank = -1, nicPid = 0, rail = -1, links = 0;
+  // NIC: the NIC at the other end of the same links, when they all end at it too (nothing tells which
+  // of the two went down).
+  std::string orNicHost, orHca;
+  int orNicRank = -1, orNicPid = 0;
   std::string text;  // the sentence the table prints
 };
 

@@ -195,6 +195,25 @@ class Graph {
     return p == processes_.end() ? ProcessId{} : p->second;
   }
 
+  // The same links end at another NIC too (two hosts joined only by them): the NIC cause says both.
+  template <typename Links>
+  void noteTwin(GraphAnswer& out, const std::pair<std::string, std::string>& nic,
+                const std::vector<std::pair<ProcessId, ProcessId>>& members, const Links& links) {
+    if (out.causes.empty() || out.causes.back().kind != CauseKind::Nic || !out.causes.back().orHca.empty() ||
+        static_cast<size_t>(out.causes.back().links) != members.size())
+      return;
+    RootCause& cause = out.causes.back();
+    for (const auto& m : members) {
+      const KeptLink& k = links.at(m);
+      const bool atFrom = k.fromProcess.host == nic.first && k.link.fromHca == nic.second;
+      const ProcessId& other = atFrom ? k.toProcess : k.fromProcess;  // the end that is not this NIC
+      const ProcessId& self = atFrom ? k.fromProcess : k.toProcess;
+      if (other.host != cause.nicHost || other.pid != cause.nicPid) return;
+      cause.orNicRank = atFrom ? k.link.from : k.link.to, cause.orNicPid = self.pid;
+    }
+    cause.orNicHost = nic.first, cause.orHca = nic.second;
+  }
+
   void addLinks(GraphAnswer& out) {
     std::map<std::pair<ProcessId, ProcessId>, KeptLink> links;  // one per pair of processes
     for (size_t i = 0; i < hung_.size(); ++i)
@@ -216,7 +235,10 @@ class Graph {
     std::set<std::pair<ProcessId, ProcessId>> used;
     for (const auto& [nic, members] : nics) {
       if (members.size() < 2) break;
-      if (std::any_of(members.begin(), members.end(), [&](const auto& m) { return used.contains(m); })) continue;
+      if (std::any_of(members.begin(), members.end(), [&](const auto& m) { return used.contains(m); })) {
+        noteTwin(out, nic, members, links);
+        continue;
+      }
       RootCause cause;
       cause.kind = CauseKind::Nic;
       cause.nicHost = nic.first, cause.hca = nic.second, cause.links = static_cast<int>(members.size());

@@ -100,7 +100,12 @@ json causeJson(const RootCause& c) {
                 {"rank", c.nicRank},
                 {"pid", c.nicPid > 0 ? json(c.nicPid) : json(nullptr)},
                 {"rail", orNull(c.rail)},
-                {"links", c.links}});
+                {"links", c.links},
+                {"or_nic", c.orHca.empty() ? json(nullptr)
+                                           : json{{"host", c.orNicHost},
+                                                  {"hca", c.orHca},
+                                                  {"rank", c.orNicRank},
+                                                  {"pid", c.orNicPid > 0 ? json(c.orNicPid) : json(nullptr)}}}});
   } else {
     json from = c.linkFrom ? endJson(*c.linkFrom) : json(nullptr), to = c.linkTo ? endJson(*c.linkTo) : json(nullptr);
     if (c.linkFrom) from["pid"] = c.fromPid > 0 ? json(c.fromPid) : json(nullptr);
@@ -241,6 +246,10 @@ std::string rootCauseText(const RootCause& c) {
     const std::string where = comm + " " + opText(c.op, c.from, c.to, std::to_string(c.seq));
     const std::string waiting = std::to_string(c.waiters) + " rank" + (c.waiters == 1 ? "" : "s") + " wait on it" +
                                 (c.comms > 1 ? " (in " + std::to_string(c.comms) + " communicators)" : "");
+    if (!c.wroteRecords && c.pid > 0)
+      return "rank " + std::to_string(c.rank) + " of " + comm + " " + processText(c.pid, c.host) +
+             " wrote no record of it (the one process without a record of it or a hang record): " + waiting +
+             " (stopped or killed before its writer flushed a record, or it never started)";
     if (!c.wroteRecords)
       return "rank " + std::to_string(c.rank) + " of " + comm + " wrote no record at all: " + waiting +
              " (it never started, or its logs are missing)";
@@ -252,7 +261,12 @@ std::string rootCauseText(const RootCause& c) {
   if (c.kind == CauseKind::Nic)
     return "NIC " + c.hca + (c.rail >= 0 ? " (rail " + std::to_string(c.rail) + ")" : "") + " of rank " +
            std::to_string(c.nicRank) + " " + processText(c.nicPid, c.nicHost) + ": " + std::to_string(c.links) +
-           " links through it stopped with both ends alive and waiting on them";
+           " links through it stopped with both ends alive and waiting on them" +
+           (c.orHca.empty() ? ""
+                            : " (or NIC " + c.orHca + " of rank " + std::to_string(c.orNicRank) + " " +
+                                  processText(c.orNicPid, c.orNicHost) +
+                                  ": the same links end there, nothing tells "
+                                  "which of the two went down)");
   const LinkEnd from = c.linkFrom.value_or(LinkEnd{}), to = c.linkTo.value_or(LinkEnd{});
   return "link " + endText(from) + " (pid " + std::to_string(c.fromPid) + ") -> " + endText(to) + " (pid " +
          std::to_string(c.toPid) + ") in " + comm + " " + opText(c.op, -1, -1, std::to_string(c.seq)) +
