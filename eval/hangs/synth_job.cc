@@ -92,6 +92,17 @@ std::vector<std::pair<int, int>> networkLinks(const SynthModel& m, int comm) {
   return out;
 }
 
+// Ranks whose NIC carries links of the communicator to two peers or more: such a NIC shows as down when
+// its links stop. (Two hosts joined only by each other's links: nothing tells which end went down.)
+std::vector<int> nicsOfTwoPeers(const SynthModel& m, int comm) {
+  std::map<int, std::set<int>> peers;  // a NIC is its rank's: one GPU, one NIC
+  for (const auto& [from, to] : networkLinks(m, comm)) peers[from].insert(to), peers[to].insert(from);
+  std::vector<int> out;
+  for (const auto& [rank, others] : peers)
+    if (others.size() >= 2) out.push_back(rank);
+  return out;
+}
+
 int pickNetworkComm(SynthModel& m) {
   std::vector<int> candidates;
   for (size_t c = 0; c < m.comms.size(); ++c)
@@ -104,19 +115,16 @@ void chooseFault(SynthModel& m) {
   SynthFault& f = m.fault;
   f.iteration = 1 + static_cast<int>(m.rng() % 3);
   if (m.kind == "healthy") return;
-  if (m.kind == "link-one-direction" || m.kind == "nic-down") {
+  if (m.kind == "link-one-direction") {
     f.comm = pickNetworkComm(m);
     const std::vector<std::pair<int, int>> links = networkLinks(m, f.comm);
-    if (m.kind == "link-one-direction") {
-      std::tie(f.linkFrom, f.linkTo) = links[m.rng() % links.size()];
-    } else {
-      std::map<int, std::set<std::pair<int, int>>> byRank;  // a NIC is its rank's: one GPU, one NIC
-      for (const auto& l : links) byRank[l.first].insert(l), byRank[l.second].insert(l);
-      std::vector<int> shared;
-      for (const auto& [rank, through] : byRank)
-        if (through.size() >= 2) shared.push_back(rank);
-      f.nicRank = shared.at(m.rng() % shared.size());
-    }
+    std::tie(f.linkFrom, f.linkTo) = links[m.rng() % links.size()];
+  } else if (m.kind == "nic-down") {
+    std::vector<std::pair<int, int>> choices;  // (comm, rank)
+    for (size_t c = 0; c < m.comms.size(); ++c)
+      for (const int rank : nicsOfTwoPeers(m, static_cast<int>(c))) choices.push_back({static_cast<int>(c), rank});
+    if (choices.empty()) throw std::logic_error("no NIC carries links to two peers");
+    std::tie(f.comm, f.nicRank) = choices[m.rng() % choices.size()];
   } else {
     f.target = static_cast<int>(m.rng() % static_cast<uint64_t>(m.ranks));
     const std::vector<int> comms = commsOf(m, f.target);
@@ -204,6 +212,9 @@ SynthJob writeSynthJob(const std::string& kind, uint64_t seed, int ranks, const 
   const bool linkKind = kind == "link-one-direction" || kind == "nic-down";
   const Pattern patterns[] = {Pattern::Ring, Pattern::Tree, Pattern::Nvls};
   m.pattern = linkKind ? (m.rng() % 2 == 0 ? Pattern::Ring : Pattern::Nvls) : patterns[m.rng() % 3];
+  // Two hosts of NVLS-like leaders are joined by each other's links only: a NIC there cannot be told
+  // from the one at the other end (synth_job.cc, nicsOfTwoPeers).
+  if (kind == "nic-down" && ranks <= 2 * kGpusPerHost) m.pattern = Pattern::Ring;
   buildLayout(m);
   buildComms(m);
   chooseFault(m);
