@@ -34,6 +34,8 @@ struct NetJobArgs {
   std::string nccl = "2.30";
   int faultRank = -1;
   std::vector<std::string> faults;
+  int stallLink = -1;
+  double stallAfter = 0;
   int signalRank = -1;
   std::string signal;
   double signalAfter = 0;
@@ -82,6 +84,8 @@ nj::JobOptions jobOptions(const NetJobArgs& a) {
     o.signal = a.signal == "STOP" ? SIGSTOP : SIGKILL;
     o.signalAfterSeconds = a.signalAfter;
   }
+  o.stallLink = a.stallLink;
+  o.stallAfterSeconds = a.stallAfter;
   o.timeoutSeconds = a.timeout;
   o.chunkBytes = a.chunkBytes;
   o.jobDir = a.jobDir;
@@ -128,6 +132,12 @@ Command addNetJobCommand(CLI::App& emu) {
                   "STOP or KILL: sent to --signal-rank's process after --signal-after seconds; the job is then left "
                   "to hang until --timeout (no early kill), so the others' hang watchdogs can write");
   sub->add_option("--signal-after", a->signalAfter, "Seconds after the ranks start before --signal is sent")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--stall-link", a->stallLink,
+                  "K: the K-th send over the net plugin of the job (modulo their number) stops posting after "
+                  "--stall-after seconds (a link dark in one direction); the job is left to hang until --timeout")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--stall-after", a->stallAfter, "Seconds after the ranks start before --stall-link stops")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--timeout", a->timeout, "Seconds before the job is stopped")->capture_default_str();
   sub->add_option("--chunk-bytes", a->chunkBytes, "Bytes per isend/irecv (NCCL's step size)")->capture_default_str();

@@ -48,6 +48,8 @@ std::string truthText(const Truth& t) {
     return "rank " + std::to_string(t.rank) +
            (t.host.empty() ? "" : " (pid " + std::to_string(t.pid) + ", " + t.host + ")");
   if (t.kind == "nic") return "NIC " + t.hca + " of " + t.host + " (rank " + std::to_string(t.rank) + ")";
+  if (t.kind == "link" && t.host.empty())
+    return "link rank " + std::to_string(t.rank) + " -> rank " + std::to_string(t.toRank);
   if (t.kind == "link")
     return "link " + t.host + " pid " + std::to_string(t.pid) + " -> " + t.toHost + " pid " + std::to_string(t.toPid);
   return "no hang";
@@ -60,6 +62,8 @@ bool matches(const Truth& t, const json& cause) {
     return t.host.empty() ? num(cause, "rank") == t.rank : str(cause, "host") == t.host && num(cause, "pid") == t.pid;
   if (kind == "nic") return str(cause, "host") == t.host && str(cause, "hca") == t.hca;
   const json &from = cause["from"], &to = cause["to"];
+  if (t.host.empty())
+    return from.is_object() && to.is_object() && num(from, "rank") == t.rank && num(to, "rank") == t.toRank;
   return from.is_object() && to.is_object() && str(from, "host") == t.host && num(from, "pid") == t.pid &&
          str(to, "host") == t.toHost && num(to, "pid") == t.toPid;
 }

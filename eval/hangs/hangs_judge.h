@@ -16,7 +16,8 @@ struct Verdict {
   bool hangReported = false;
 };
 
-// truth.kind "rank" may leave host and pid empty (emulated jobs: matched on the rank alone, one comm).
+// truth.kind "rank" and "link" may leave hosts and pids empty (emulated jobs, one communicator: matched
+// on the ranks alone).
 Verdict judgeHangs(const std::string& dir, const Truth& truth);
 
 // Copies `dir` with lines shuffled and files cut (one at least mid-line), runs the analysis on the copy:

@@ -3,8 +3,10 @@
 
 #include <sys/wait.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "eval/hangs/hangs_judge.h"
@@ -18,7 +20,7 @@ using hangs::Truth;
 
 const std::vector<std::string> kSynthKinds{"sigstop",  "sigkill",   "never-enters", "link-one-direction",
                                            "nic-down", "slow-rank", "healthy"};
-const std::vector<std::string> kEmuKinds{"emu-sigstop", "emu-sigkill", "emu-healthy"};
+const std::vector<std::string> kEmuKinds{"emu-sigstop", "emu-sigkill", "emu-link-one-direction", "emu-healthy"};
 const int kSizes[] = {8, 16, 32, 64, 128, 256, 512};
 
 bool isHang(const std::string& kind) {
@@ -31,14 +33,28 @@ std::string quoted(const std::string& text) {
   return out + "'";
 }
 
+// The job's "stalled link: rank A -> rank B ..." line.
+bool stalledLink(const std::string& output, Truth& truth) {
+  std::ifstream in(output);
+  for (std::string line; std::getline(in, line);)
+    if (std::sscanf(line.c_str(), "stalled link: rank %d -> rank %d", &truth.rank, &truth.toRank) == 2) {
+      truth.kind = "link";
+      return true;
+    }
+  return false;
+}
+
 // An 8-rank `railtune emu net-job` over 2 racks with the profiler, as a user runs it: one rank's process
-// stopped or killed 1.5 to 2.4 s in (watchdog timeout 1 s, the job stopped at 6 s), or left healthy.
+// stopped or killed, or one send over the net plugin stalled, 1.5 to 2.4 s in (watchdog timeout 1 s, the
+// job stopped at 6 s), or left healthy.
 ScenarioResult runEmulated(const ScenarioSpec& spec, const RunContext& context) {
   ScenarioResult result;
   const int rank = static_cast<int>(spec.seed % 8);
   const std::string signal = spec.kind == "emu-sigstop" ? "STOP" : spec.kind == "emu-sigkill" ? "KILL" : "";
-  result.shape =
-      "8 ranks, 2 racks, emulated" + (signal.empty() ? "" : ", SIG" + signal + " rank " + std::to_string(rank));
+  const bool stall = spec.kind == "emu-link-one-direction";
+  result.shape = "8 ranks, 2 racks, emulated" +
+                 (signal.empty() ? "" : ", SIG" + signal + " rank " + std::to_string(rank)) +
+                 (stall ? ", plugin send " + std::to_string(spec.seed) + " stalled" : "");
   const std::string railtune = (fs::path(context.binDir) / "railtune").string();
   if (!fs::exists(railtune)) {
     result.correct = false, result.miss = "no railtune binary at " + railtune;
@@ -48,20 +64,28 @@ ScenarioResult runEmulated(const ScenarioSpec& spec, const RunContext& context) 
   std::string cmd = "RAILTUNE_HANG_TIMEOUT=1 RAILTUNE_RAIL_MAP= " + quoted(railtune) +
                     " emu net-job --ranks 8 --racks 2 --collectives all-reduce --bytes 65536 --profile-dir " +
                     quoted(prof) + " --job-dir " + quoted(dir + "/job") + " --plugin-dir " + quoted(context.libDir);
-  if (signal.empty())
+  const std::string after = std::to_string(1.5 + static_cast<double>(spec.seed % 10) / 10.0);
+  if (stall)
+    cmd += " --iterations 100000 --timeout 6 --stall-link " + std::to_string(spec.seed) + " --stall-after " + after;
+  else if (signal.empty())
     cmd += " --iterations 20 --timeout 60";
   else
     cmd += " --iterations 100000 --timeout 6 --signal-rank " + std::to_string(rank) + " --signal " + signal +
-           " --signal-after " + std::to_string(1.5 + static_cast<double>(spec.seed % 10) / 10.0);
+           " --signal-after " + after;
   cmd += " >" + quoted(dir + "/net-job.txt") + " 2>&1";
   const int status = std::system(cmd.c_str());
   const bool jobOk = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (signal.empty() && !jobOk) {
+  if (signal.empty() && !stall && !jobOk) {
     result.correct = false, result.miss = "the healthy emulated job failed (see " + dir + "/net-job.txt)";
     return result;
   }
   Truth truth;
   if (!signal.empty()) truth.kind = "rank", truth.rank = rank;
+  if (stall && !stalledLink(dir + "/net-job.txt", truth)) {
+    result.correct = false,
+    result.miss = "the emulated job did not say which link it stalled (see " + dir + "/net-job.txt)";
+    return result;
+  }
   const hangs::Verdict v = hangs::judgeHangs(prof, truth);
   result.correct = v.correct, result.miss = v.miss;
   result.counters = {{"hang_scenarios", isHang(spec.kind) ? 1 : 0},
