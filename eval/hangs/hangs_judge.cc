@@ -90,6 +90,7 @@ Verdict judgeHangs(const std::string& dir, const Truth& truth) {
   const json& job = jobs[0];
   const json& causes = job["root_causes"];
   v.hangReported = !job["hung"].empty();
+  v.named = !causes.empty();
   if (truth.kind == "none") {
     v.correct = !v.hangReported && causes.empty();
     if (!v.correct)

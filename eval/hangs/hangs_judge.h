@@ -14,6 +14,7 @@ struct Verdict {
   bool correct = false;
   std::string miss;  // what the truth was and what the analysis said
   bool hangReported = false;
+  bool named = false;  // a root cause was named (right or wrong)
 };
 
 // truth.kind "rank" and "link" may leave hosts and pids empty (emulated jobs, one communicator: matched

@@ -205,16 +205,21 @@ bool absentFrom(const SynthModel& m, int comm, int rank, bool targetGone) {
 SynthJob writeSynthJob(const std::string& kind, uint64_t seed, int ranks, const std::string& dir) {
   static const std::set<std::string> kKinds{"sigstop",  "sigkill",   "never-enters", "link-one-direction",
                                             "nic-down", "slow-rank", "healthy"};
-  if (!kKinds.contains(kind)) throw std::invalid_argument("unknown synthetic hang kind " + kind);
+  // "link-one-direction-tree", "nic-down-tree": the same with a tree world, where the analysis is weaker.
+  const bool tree = kind.ends_with("-tree");
+  const std::string base = tree ? kind.substr(0, kind.size() - 5) : kind;
+  if (!kKinds.contains(base) || (tree && base != "link-one-direction" && base != "nic-down"))
+    throw std::invalid_argument("unknown synthetic hang kind " + kind);
   SynthModel m;
-  m.kind = kind, m.seed = seed, m.ranks = ranks;
+  m.kind = base, m.seed = seed, m.ranks = ranks;
   m.rng.seed(mix(seed ^ hashText(kind)));
-  const bool linkKind = kind == "link-one-direction" || kind == "nic-down";
+  const bool linkKind = base == "link-one-direction" || base == "nic-down";
   const Pattern patterns[] = {Pattern::Ring, Pattern::Tree, Pattern::Nvls};
   m.pattern = linkKind ? (m.rng() % 2 == 0 ? Pattern::Ring : Pattern::Nvls) : patterns[m.rng() % 3];
   // Two hosts of NVLS-like leaders are joined by each other's links only: a NIC there cannot be told
   // from the one at the other end (synth_job.cc, nicsOfTwoPeers).
-  if (kind == "nic-down" && ranks <= 2 * kGpusPerHost) m.pattern = Pattern::Ring;
+  if (base == "nic-down" && ranks <= 2 * kGpusPerHost) m.pattern = Pattern::Ring;
+  if (tree) m.pattern = Pattern::Tree;
   buildLayout(m);
   buildComms(m);
   chooseFault(m);
