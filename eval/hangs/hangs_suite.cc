@@ -149,10 +149,10 @@ class HangsSuite final : public Suite {
     all.insert(all.end(), kEmuKinds.begin(), kEmuKinds.end());
     return all;
   }
-  // CI: 6 synthetic seeds per kind over 8..512 ranks, and one emulated job of each kind. Full: 50
+  // CI: 6 synthetic seeds per kind over 8..512 ranks, and one emulated job of each kind. Full: 60
   // synthetic seeds per kind (each size 7 times or more) and 3 emulated jobs of each kind.
   std::vector<ScenarioSpec> scenarios(SetSize set) const override {
-    const int perKind = set == SetSize::Ci ? 6 : 50, emulated = set == SetSize::Ci ? 1 : 3;
+    const int perKind = set == SetSize::Ci ? 6 : 60, emulated = set == SetSize::Ci ? 1 : 3;
     std::vector<ScenarioSpec> out;
     for (const std::string& kind : kSynthKinds)
       for (int i = 0; i < perKind; ++i) {
