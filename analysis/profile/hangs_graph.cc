@@ -10,6 +10,7 @@ namespace railtune::analysis::profile {
 namespace {
 
 struct Node {
+  bool hub = false;        // not a process: an operation, waiting on every rank absent from it
   bool alive = false;      // an unresolved hang record of its own
   bool candidate = false;  // stuck without a hang record, or silent, somewhere
   RootCause where;         // the first hung operation it is stuck in without a record
@@ -82,18 +83,27 @@ class Graph {
     nodes_[static_cast<size_t>(to)].waitedFromComms.insert({h.hasComm, h.comm});
   }
 
+  // Each operation with absent ranks (stuck without a hang record, or silent) is a hub: its alive ranks
+  // wait on it and it waits on each absent rank, so that the edges grow with waiters plus absent ranks,
+  // not with their product (half of 8,192 ranks absent would be 16 M edges).
   void buildEdges() {
     for (const HungCollective& h : hung_) {
-      std::vector<int> absent;  // stuck without a hang record, or silent: the operation waits on them
+      std::vector<int> absent;
       for (const StuckRank& s : h.stuck)
         if (!s.watchdog) absent.push_back(nodeOf(h, s.rank));
       for (const int rank : h.silent) absent.push_back(nodeOf(h, rank));
+      int hub = -1;
+      if (!absent.empty()) {
+        hub = static_cast<int>(nodes_.size());
+        nodes_.emplace_back().hub = true;
+        for (const int a : absent) addEdge(hub, a, h);
+      }
       for (const StuckRank& s : h.stuck) {
         if (!s.watchdog) continue;
         const int self = nodeOf(h, s.rank);
         for (const StuckFlow& f : s.flows)
           if (f.peer >= 0 && f.outstanding > 0) addEdge(self, nodeOf(h, f.peer), h);
-        for (const int a : absent) addEdge(self, a, h);
+        if (hub >= 0) addEdge(self, hub, h);
       }
     }
     for (Node& n : nodes_) {
@@ -102,7 +112,8 @@ class Graph {
     }
   }
 
-  // Processes that reach `sink` along the edges, the sink itself not counted.
+  // Processes that reach `sink` along the edges (hubs passed through, not counted), the sink itself not
+  // counted.
   std::vector<int> waitersOf(int sink, const std::vector<std::vector<int>>& reverse) const {
     std::vector<char> seen(nodes_.size(), 0);
     std::deque<int> queue{sink};
@@ -114,7 +125,7 @@ class Graph {
       for (const int w : reverse[static_cast<size_t>(n)])
         if (!seen[static_cast<size_t>(w)]) {
           seen[static_cast<size_t>(w)] = 1;
-          out.push_back(w);
+          if (!nodes_[static_cast<size_t>(w)].hub) out.push_back(w);
           queue.push_back(w);
         }
     }
@@ -129,7 +140,7 @@ class Graph {
     std::vector<RootCause> sinks;
     for (size_t n = 0; n < nodes_.size(); ++n) {
       const Node& node = nodes_[n];
-      if (node.alive || !node.candidate) continue;
+      if (node.hub || node.alive || !node.candidate) continue;
       RootCause cause = node.where;
       cause.kind = CauseKind::Rank;
       const std::vector<int> waiters = waitersOf(static_cast<int>(n), reverse);
@@ -145,12 +156,6 @@ class Graph {
     out.causes = std::move(sinks);
   }
 
-  const StuckRank* watchdogRank(const HungCollective& h, int rank) const {
-    for (const StuckRank& s : h.stuck)
-      if (s.rank == rank && s.watchdog) return &s;
-    return nullptr;
-  }
-
   bool freeOfSinks(const HungCollective& h, int rank) {
     return reachesSink_[static_cast<size_t>(nodeOf(h, rank))] == 0;
   }
@@ -160,12 +165,16 @@ class Graph {
   // stopped; the links after it drained what they had). More than two such links tie: nothing is named.
   std::vector<LinkCandidate> linksOf(const HungCollective& h) {
     std::map<int, std::vector<LinkCandidate>> byChannel;
+    std::map<int, const StuckRank*> withRecord;  // rank -> its hang record's view
+    for (const StuckRank& s : h.stuck)
+      if (s.watchdog) withRecord.emplace(s.rank, &s);
     for (const StuckRank& sender : h.stuck) {
       if (!sender.watchdog || !freeOfSinks(h, sender.rank)) continue;
       for (const StuckFlow& send : sender.flows) {
         if (!send.send || send.outstanding == 0 || send.peer < 0) continue;
-        const StuckRank* receiver = watchdogRank(h, send.peer);
-        if (receiver == nullptr || !freeOfSinks(h, send.peer)) continue;
+        const auto found = withRecord.find(send.peer);
+        if (found == withRecord.end() || !freeOfSinks(h, send.peer)) continue;
+        const StuckRank* receiver = found->second;
         for (const StuckFlow& recv : receiver->flows)
           if (!recv.send && recv.peer == sender.rank && recv.channel == send.channel && recv.outstanding > 0)
             byChannel[send.channel].push_back(LinkCandidate{sender.rank, send.peer, send.outstanding, recv.outstanding,
