@@ -15,6 +15,13 @@ if(TARGET railtune_profile_analysis)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/profile_emu.sh ${_railtune} $<TARGET_FILE_DIR:railtune_net_plugin>
                    ${_validate} ${_formats} ${CMAKE_CURRENT_BINARY_DIR}/profile_emu)
   set_tests_properties(cli.profile_emu_net_job PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:" TIMEOUT 120)
+  # The issue's case: one rank of an emulated job SIGSTOPped; the stopped rank is named first, not a link.
+  add_test(NAME cli.profile_emu_sigstop
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/profile_emu_sigstop.sh ${_railtune}
+                   $<TARGET_FILE_DIR:railtune_net_plugin> ${_validate} ${_formats} ${CMAKE_CURRENT_BINARY_DIR}/profile_emu_sigstop)
+  set_tests_properties(cli.profile_emu_sigstop PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:" TIMEOUT 120)
+  add_test(NAME cli.emu_net_job_bad_signal
+           COMMAND ${_expect} fail "--signal 'HUP': expected STOP or KILL" -- ${_railtune} emu net-job --signal HUP --signal-rank 1)
 
   # Every rank alive and waiting: the root cause is the link both of whose ends wait on it.
   profile_expect(hangs_ring fail "^job ring-job: 1 hung collective"
