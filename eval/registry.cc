@@ -3,12 +3,14 @@
 #include "eval/registry.h"
 
 #include "eval/hangs/hangs_suite.h"
+#include "eval/import/import_suite.h"
 
 namespace railtune::eval {
 
 std::vector<std::unique_ptr<Suite>> allSuites() {
   std::vector<std::unique_ptr<Suite>> suites;
   suites.push_back(makeHangsSuite());
+  suites.push_back(makeImportSuite());
   return suites;
 }
 
