@@ -5,7 +5,9 @@
 // forwarded the step NCCL_STEPS = 8 before it). A fault freezes links from a round on (a stopped
 // rank's links, a link or NIC that went down; a rank that never entered, from round 0); the others go on
 // until nothing moves. A flow's outstanding steps are then what the profiler's capture reports for an
-// open ProxyOp: the steps not done (capture_complete.cc, collectFlows: open + announced, not started).
+// open ProxyOp: the steps not done (capture_complete.cc, collectFlows: open + announced, not started);
+// NCCL posts steps, and starts their ProxyStep events, up to NCCL_STEPS ahead of those done in both
+// directions (NCCL 2.30.7 src/transport/net.cc:1335-1336 send, :1532-1536 receive).
 #pragma once
 
 #include <functional>
