@@ -205,9 +205,9 @@ class Graph {
   }
 
   // The same links end at another NIC too (two hosts joined only by them): the NIC cause says both.
-  template <typename Links>
-  void noteTwin(GraphAnswer& out, const std::pair<std::string, std::string>& nic,
-                const std::vector<std::pair<ProcessId, ProcessId>>& members, const Links& links) {
+  template <typename Links, typename Members>
+  void noteTwin(GraphAnswer& out, const std::pair<std::string, std::string>& nic, const Members& members,
+                const Links& links) {
     if (out.causes.empty() || out.causes.back().kind != CauseKind::Nic || !out.causes.back().orHca.empty() ||
         static_cast<size_t>(out.causes.back().links) != members.size())
       return;
@@ -223,47 +223,64 @@ class Graph {
     cause.orNicHost = nic.first, cause.orHca = nic.second;
   }
 
-  void addLinks(GraphAnswer& out) {
-    std::map<std::pair<ProcessId, ProcessId>, KeptLink> links;  // one per pair of processes
+  using LinkKey = std::pair<ProcessId, ProcessId>;     // sender's and receiver's processes
+  using NicKey = std::pair<std::string, std::string>;  // host, HCA
+  using KeptLinks = std::map<LinkKey, KeptLink>;
+
+  KeptLinks keptLinks() {
+    KeptLinks links;  // one per pair of processes, whatever the operations and channels that show it
     for (size_t i = 0; i < hung_.size(); ++i)
       for (const LinkCandidate& l : linksOf(hung_[i])) {
         KeptLink k{i, l, processOf(hung_[i], l.from), processOf(hung_[i], l.to)};
         const auto [it, added] = links.try_emplace({k.fromProcess, k.toProcess}, k);
         if (!added) it->second.link.send += l.send, it->second.link.recv += l.recv;
       }
-    // A NIC shared by several such links went down: group by each end's (host, NIC).
-    std::map<std::pair<std::string, std::string>, std::vector<std::pair<ProcessId, ProcessId>>> byNic;
+    return links;
+  }
+
+  RootCause nicCause(const NicKey& nic, const std::vector<LinkKey>& members, const KeptLinks& links,
+                     GraphAnswer& out) const {
+    RootCause cause;
+    cause.kind = CauseKind::Nic;
+    cause.nicHost = nic.first, cause.hca = nic.second, cause.links = static_cast<int>(members.size());
+    for (const LinkKey& m : members) {
+      const KeptLink& k = links.at(m);
+      const bool atFrom = k.fromProcess.host == nic.first && k.link.fromHca == nic.second;
+      cause.nicRank = atFrom ? k.link.from : k.link.to;
+      cause.nicPid = atFrom ? k.fromProcess.pid : k.toProcess.pid;
+      cause.rail = atFrom ? k.link.fromRail : k.link.toRail;
+      const HungCollective& h = hung_[k.hung];
+      cause.hasComm = h.hasComm, cause.comm = h.comm;
+      out.links.push_back(ChosenLink{k.hung, k.link.from, k.link.to});
+    }
+    return cause;
+  }
+
+  // A NIC shared by several such links went down: links grouped by each end's (host, NIC), the largest
+  // groups first; each link belongs to one NIC cause at most. Returns the links used.
+  std::set<LinkKey> addNicCauses(const KeptLinks& links, GraphAnswer& out) {
+    std::map<NicKey, std::vector<LinkKey>> byNic;
     for (const auto& [key, k] : links) {
       if (!k.link.fromHca.empty()) byNic[{k.fromProcess.host, k.link.fromHca}].push_back(key);
       if (!k.link.toHca.empty()) byNic[{k.toProcess.host, k.link.toHca}].push_back(key);
     }
-    std::vector<std::pair<std::pair<std::string, std::string>, std::vector<std::pair<ProcessId, ProcessId>>>> nics(
-        byNic.begin(), byNic.end());
+    std::vector<std::pair<NicKey, std::vector<LinkKey>>> nics(byNic.begin(), byNic.end());
     std::stable_sort(nics.begin(), nics.end(),
                      [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-    std::set<std::pair<ProcessId, ProcessId>> used;
+    std::set<LinkKey> used;
     for (const auto& [nic, members] : nics) {
       if (members.size() < 2) break;
-      if (std::any_of(members.begin(), members.end(), [&](const auto& m) { return used.contains(m); })) {
+      if (std::any_of(members.begin(), members.end(), [&](const LinkKey& m) { return used.contains(m); })) {
         noteTwin(out, nic, members, links);
         continue;
       }
-      RootCause cause;
-      cause.kind = CauseKind::Nic;
-      cause.nicHost = nic.first, cause.hca = nic.second, cause.links = static_cast<int>(members.size());
-      for (const auto& m : members) {
-        used.insert(m);
-        const KeptLink& k = links.at(m);
-        const bool atFrom = k.fromProcess.host == nic.first && k.link.fromHca == nic.second;
-        cause.nicRank = atFrom ? k.link.from : k.link.to;
-        cause.nicPid = atFrom ? k.fromProcess.pid : k.toProcess.pid;
-        cause.rail = atFrom ? k.link.fromRail : k.link.toRail;
-        const HungCollective& h = hung_[k.hung];
-        cause.hasComm = h.hasComm, cause.comm = h.comm;
-        out.links.push_back(ChosenLink{k.hung, k.link.from, k.link.to});
-      }
-      out.causes.push_back(std::move(cause));
+      used.insert(members.begin(), members.end());
+      out.causes.push_back(nicCause(nic, members, links, out));
     }
+    return used;
+  }
+
+  void addLinkCauses(const KeptLinks& links, const std::set<LinkKey>& used, GraphAnswer& out) {
     std::vector<const KeptLink*> rest;
     for (const auto& [key, k] : links)
       if (!used.contains(key)) rest.push_back(&k);
@@ -281,6 +298,11 @@ class Graph {
       out.causes.push_back(std::move(cause));
       out.links.push_back(ChosenLink{k->hung, k->link.from, k->link.to});
     }
+  }
+
+  void addLinks(GraphAnswer& out) {
+    const KeptLinks links = keptLinks();
+    addLinkCauses(links, addNicCauses(links, out), out);
   }
 
   const std::vector<HungCollective>& hung_;
