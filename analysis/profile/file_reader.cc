@@ -166,7 +166,10 @@ class FileReader {
 
   void addStrict(out::ParsedCollective parsed) {
     const formats::profile::OperationRecord& r = parsed.record;
-    if (parsed.header) return;  // which NCCL paths the profiler cannot see: no operation
+    if (parsed.header) {  // which NCCL paths the profiler cannot see: no operation, but its writer's process
+      result_.writers.push_back(WriterProcess{parsed.identity.job, parsed.identity.host, parsed.identity.pid});
+      return;
+    }
     const CollectiveFields f = fieldsOf(parsed);
     if (parsed.droppedNotice) {
       ++result_.droppedNotices;
