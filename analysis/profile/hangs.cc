@@ -89,6 +89,7 @@ class JobHangFinder {
       const OpId id{comm, keyOf(r, p2p)};
       candidates_.insert(id);
       watchdog_[id][r.rank] = Watched{std::move(stuck), r.start.realtimeNs};
+      if (!r.algorithm.view().empty()) algorithms_.try_emplace(id, std::string(r.algorithm.view()));
       watchedRanks_.insert(CommRank{comm.first, comm.second, r.rank});
     }
   }
@@ -153,6 +154,7 @@ class JobHangFinder {
     HungCollective hung;
     hung.hasComm = hasComm, hung.comm = comm, hung.seq = key.seq, hung.op = key.op, hung.from = key.from;
     hung.to = key.to, hung.nRanks = nRanks_[id.first];
+    if (const auto a = algorithms_.find(id); a != algorithms_.end()) hung.algorithm = a->second;
     const auto& watched = watchdog_[id];
     const auto& completed = completions_[id];
     for (const int rank : ranksOf(id)) {
@@ -251,6 +253,7 @@ class JobHangFinder {
   RankProcesses processes_;
   std::set<OpId> candidates_;
   std::map<OpId, std::map<int, Watched>> watchdog_;
+  std::map<OpId, std::string> algorithms_;
   std::set<CommRank> watchedRanks_;
   std::map<OpId, std::map<int, Completion>> completions_;
 };

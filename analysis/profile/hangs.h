@@ -64,6 +64,7 @@ struct HungCollective {
   std::string op;
   int from = -1, to = -1;  // a transfer's sender and receiver
   int nRanks = 0;
+  std::string algorithm;  // NCCL's, from the hang records ("RING", "TREE", ...); "" unknown
   std::vector<StuckRank> stuck;
   std::vector<int> completed;  // ranks that completed it
   std::vector<LostRank> lost;  // ranks whose record of it was lost

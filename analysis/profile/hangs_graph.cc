@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <set>
 #include <tuple>
+
+#include "analysis/profile/hangs_tree.h"
 
 namespace railtune::analysis::profile {
 namespace {
@@ -156,14 +159,28 @@ class Graph {
     out.causes = std::move(sinks);
   }
 
+  std::function<bool(int)> usable(const HungCollective& h) {
+    return [this, &h](int rank) { return freeOfSinks(h, rank); };
+  }
+
   bool freeOfSinks(const HungCollective& h, int rank) {
     return reachesSink_[static_cast<size_t>(nodeOf(h, rank))] == 0;
+  }
+
+  // Ranks of the operation that wrote no hang record of it (stuck in an earlier operation, stopped, or
+  // silent): the operation waits on them, so its links, all of whose steps wait too, explain nothing.
+  static bool waitsOnAbsentRanks(const HungCollective& h) {
+    return !h.silent.empty() ||
+           std::any_of(h.stuck.begin(), h.stuck.end(), [](const StuckRank& s) { return !s.watchdog; });
   }
 
   // Per channel of one operation: the links both of whose ends wait on them and reach no stopped
   // process, keeping those with the least progress (most steps outstanding at both ends: where the data
   // stopped; the links after it drained what they had). More than two such links tie: nothing is named.
   std::vector<LinkCandidate> linksOf(const HungCollective& h) {
+    if (waitsOnAbsentRanks(h)) return {};
+    const TreeEvidence tree = isTree(h) ? treeEvidence(h, usable(h)) : TreeEvidence{};
+    if (tree.nicRank >= 0) return {};  // a NIC (addTreeNics), not a link
     std::map<int, std::vector<LinkCandidate>> byChannel;
     std::map<int, const StuckRank*> withRecord;  // rank -> its hang record's view
     for (const StuckRank& s : h.stuck)
@@ -175,6 +192,8 @@ class Graph {
         const auto found = withRecord.find(send.peer);
         if (found == withRecord.end() || !freeOfSinks(h, send.peer)) continue;
         const StuckRank* receiver = found->second;
+        // In a tree, only a link that may have stopped by itself (hangs_tree.h).
+        if (isTree(h) && !tree.candidates.contains({send.channel, sender.rank, send.peer})) continue;
         for (const StuckFlow& recv : receiver->flows)
           if (!recv.send && recv.peer == sender.rank && recv.channel == send.channel && recv.outstanding > 0)
             byChannel[send.channel].push_back(LinkCandidate{sender.rank, send.peer, send.outstanding, recv.outstanding,
@@ -188,7 +207,8 @@ class Graph {
       std::vector<LinkCandidate> top;
       for (const LinkCandidate& l : links)
         if (l.score() == best) top.push_back(l);
-      if (top.size() <= 2) kept.insert(kept.end(), top.begin(), top.end());
+      // A tree's broadcast sends each step to every child: two links tied there are a starved parent.
+      if (top.size() <= (isTree(h) ? 1u : 2u)) kept.insert(kept.end(), top.begin(), top.end());
     }
     return kept;
   }
@@ -261,6 +281,7 @@ class Graph {
   std::set<LinkKey> addNicCauses(const KeptLinks& links, GraphAnswer& out) {
     std::map<NicKey, std::vector<LinkKey>> byNic;
     for (const auto& [key, k] : links) {
+      if (isTree(hung_[k.hung])) continue;  // a tree's NIC shows as links stopped both ways (addTreeNics)
       if (!k.link.fromHca.empty()) byNic[{k.fromProcess.host, k.link.fromHca}].push_back(key);
       if (!k.link.toHca.empty()) byNic[{k.toProcess.host, k.link.toHca}].push_back(key);
     }
@@ -300,7 +321,30 @@ class Graph {
     }
   }
 
+  // A tree collective whose unexplained links through one rank show its NIC went down (hangs_tree.h).
+  void addTreeNics(GraphAnswer& out) {
+    for (size_t i = 0; i < hung_.size(); ++i) {
+      const HungCollective& h = hung_[i];
+      if (!isTree(h) || waitsOnAbsentRanks(h)) continue;
+      const TreeEvidence tree = treeEvidence(h, usable(h));
+      if (tree.nicRank < 0) continue;
+      RootCause cause;
+      cause.kind = CauseKind::Nic;
+      cause.hasComm = h.hasComm, cause.comm = h.comm;
+      const ProcessId process = processOf(h, tree.nicRank);
+      cause.nicHost = process.host, cause.nicPid = process.pid, cause.nicRank = tree.nicRank;
+      cause.links = static_cast<int>(tree.nicLinks.size());
+      for (const StuckRank& s : h.stuck)
+        for (const StuckFlow& f : s.flows)
+          if (s.rank == tree.nicRank && cause.hca.empty() && !f.hca.empty() && f.outstanding > 0)
+            cause.hca = f.hca, cause.rail = f.rail;  // the NIC its stuck flows went through
+      for (const auto& [from, to] : tree.nicLinks) out.links.push_back(ChosenLink{i, from, to});
+      out.causes.push_back(std::move(cause));
+    }
+  }
+
   void addLinks(GraphAnswer& out) {
+    addTreeNics(out);
     const KeptLinks links = keptLinks();
     addLinkCauses(links, addNicCauses(links, out), out);
   }

@@ -9,7 +9,9 @@
 // Sinks, in this order: processes others wait on with no hang record of their own (stopped, killed,
 // frozen, or never entered); then, where no alive end reaches such a process, the links both of whose
 // ends wait on them (the sender's send and the receiver's receive outstanding), grouped by NIC when
-// several share one.
+// several share one; in a tree collective, the link or NIC that no other link's progress explains
+// (hangs_tree.h). An operation some of whose ranks wrote no hang record of it waits on them, not on its
+// links.
 #pragma once
 
 #include <map>
