@@ -18,11 +18,11 @@ namespace {
 namespace fs = std::filesystem;
 using hangs::Truth;
 
-const std::vector<std::string> kSynthKinds{"sigstop",  "sigkill",   "never-enters", "link-one-direction",
-                                           "nic-down", "slow-rank", "healthy"};
-// Reported, not held to the target: a stopped link or NIC in a tree, where every step of the broadcast
-// half is outstanding and the least-progressed link is rarely unique (docs/profile-analysis.md).
-const std::vector<std::string> kTreeLinkKinds{"link-one-direction-tree", "nic-down-tree"};
+// The link and NIC kinds draw a ring or NVLS-like world; their "-tree" twins a tree world, where the
+// reduce and broadcast halves stop on different links (docs/profile-analysis.md).
+const std::vector<std::string> kSynthKinds{"sigstop",      "sigkill",   "never-enters", "link-one-direction",
+                                           "nic-down",     "slow-rank", "healthy",      "link-one-direction-tree",
+                                           "nic-down-tree"};
 const std::vector<std::string> kEmuKinds{"emu-sigstop", "emu-sigkill", "emu-link-one-direction", "emu-healthy"};
 const int kSizes[] = {8, 16, 32, 64, 128, 256, 512};
 
@@ -109,9 +109,8 @@ ScenarioResult runSynthetic(const ScenarioSpec& spec, const RunContext& context)
   const hangs::Verdict v = hangs::judgeHangs(dir, job.truth);
   result.correct = v.correct, result.miss = v.miss;
   const bool hang = job.truth.kind != "none";
-  const bool tree = spec.kind.ends_with("-tree");
-  result.counters = {{tree ? "tree_link_scenarios" : "hang_scenarios", hang ? 1 : 0},
-                     {tree ? "tree_link_first" : "root_cause_first", hang && v.correct ? 1 : 0},
+  result.counters = {{"hang_scenarios", hang ? 1 : 0},
+                     {"root_cause_first", hang && v.correct ? 1 : 0},
                      {"wrong_cause_first", hang && !v.correct && v.named ? 1 : 0},
                      {"nonhang_scenarios", hang ? 0 : 1},
                      {"false_hangs", !hang && v.hangReported ? 1 : 0},
@@ -145,7 +144,6 @@ class HangsSuite final : public Suite {
   }
   std::vector<std::string> kinds() const override {
     std::vector<std::string> all = kSynthKinds;
-    all.insert(all.end(), kTreeLinkKinds.begin(), kTreeLinkKinds.end());
     all.insert(all.end(), kEmuKinds.begin(), kEmuKinds.end());
     return all;
   }
@@ -161,10 +159,6 @@ class HangsSuite final : public Suite {
         out.push_back(ScenarioSpec{kind, seed, size});
       }
     if (set == SetSize::Ci) out.push_back(ScenarioSpec{"sigstop", 77, 512});
-    if (set == SetSize::Full)
-      for (const std::string& kind : kTreeLinkKinds)
-        for (int i = 0; i < 20; ++i)
-          out.push_back(ScenarioSpec{kind, static_cast<uint64_t>(2000 + i), kSizes[static_cast<size_t>(i) % 7]});
     for (const std::string& kind : kEmuKinds)
       for (int i = 0; i < emulated; ++i) out.push_back(ScenarioSpec{kind, static_cast<uint64_t>(3 + 5 * i), 8});
     return out;

@@ -205,7 +205,8 @@ bool absentFrom(const SynthModel& m, int comm, int rank, bool targetGone) {
 SynthJob writeSynthJob(const std::string& kind, uint64_t seed, int ranks, const std::string& dir) {
   static const std::set<std::string> kKinds{"sigstop",  "sigkill",   "never-enters", "link-one-direction",
                                             "nic-down", "slow-rank", "healthy"};
-  // "link-one-direction-tree", "nic-down-tree": the same with a tree world, where the analysis is weaker.
+  // "link-one-direction-tree", "nic-down-tree": the same with a tree world (reduce and broadcast halves on
+  // different links).
   const bool tree = kind.ends_with("-tree");
   const std::string base = tree ? kind.substr(0, kind.size() - 5) : kind;
   if (!kKinds.contains(base) || (tree && base != "link-one-direction" && base != "nic-down"))
