@@ -25,11 +25,12 @@ class TreeLinks {
   // no other link explains.
   std::set<std::tuple<int, int, int>> unexplained() const {
     std::set<std::tuple<int, int, int>> out;
-    for (const auto& [key, send] : outstanding_) {
+    for (const auto& [key, steps] : outstanding_) {
       const auto [from, channel, isSend, to] = key;
       if (!isSend) continue;
-      const auto recv = outstanding_.find({to, channel, false, from});
-      if (recv == outstanding_.end()) continue;
+      const auto found = outstanding_.find({to, channel, false, from});
+      if (found == outstanding_.end()) continue;
+      const uint32_t send = steps, recv = found->second;  // copies: lambdas below cannot capture bindings
       // The sender starves: another link into it has no more progress (as many steps outstanding or
       // more), so the data this link forwards may never have come; the link back from the receiver
       // does not count (a parent sends its child nothing that the child's own link up carries).
@@ -39,10 +40,10 @@ class TreeLinks {
       const bool fanOut = any(from, channel, true, to, [&](uint32_t o) { return o > send; });
       // The receiver is blocked: a link out of it has less progress, it has not forwarded what it holds
       // and its slots stay full.
-      const bool blocked = any(to, channel, true, from, [&](uint32_t o) { return o > recv->second; });
+      const bool blocked = any(to, channel, true, from, [&](uint32_t o) { return o > recv; });
       // The receiver's other link in has less progress: a reduce step needs every child's data, so the
       // receiver holds this one's steps until the slowest child's come.
-      const bool fanIn = any(to, channel, false, from, [&](uint32_t o) { return o > recv->second; });
+      const bool fanIn = any(to, channel, false, from, [&](uint32_t o) { return o > recv; });
       if (!starves && !fanOut && !blocked && !fanIn) out.insert({channel, from, to});
     }
     return out;
