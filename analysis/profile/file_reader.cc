@@ -166,7 +166,12 @@ class FileReader {
 
   void addStrict(out::ParsedCollective parsed) {
     const formats::profile::OperationRecord& r = parsed.record;
-    if (parsed.header) return;  // which NCCL paths the profiler cannot see: no operation
+    if (parsed.header) {  // no operation: which NCCL paths the profiler cannot see, and the host's boot id
+      if (!parsed.bootId.empty())
+        result_.boots.push_back(
+            FileBoot{parsed.identity.job, parsed.identity.host, parsed.identity.pid, std::move(parsed.bootId)});
+      return;
+    }
     const CollectiveFields f = fieldsOf(parsed);
     if (parsed.droppedNotice) {
       ++result_.droppedNotices;

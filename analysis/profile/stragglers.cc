@@ -230,6 +230,36 @@ std::vector<CommSummary> commSummaries(const ProfileLogs& logs, const Collective
   return out;
 }
 
+// Each host's clock (the first clock a stream of the host reads: one per host unless a host name
+// was reused across machines) and what the estimate rests on.
+void describeClocks(const ProfileLogs& logs, const Placement& placement, const ClockModel& model, JobStragglers* job) {
+  std::vector<uint32_t> clockOfTray(placement.trayNames.size(), kNone);
+  for (size_t s = 0; s < logs.streams.size(); ++s)
+    if (placement.trayOfStream[s] != kNone && clockOfTray[placement.trayOfStream[s]] == kNone)
+      clockOfTray[placement.trayOfStream[s]] = model.clockOfStream[s];
+  for (size_t t = 0; t < placement.trayNames.size(); ++t) {
+    if (clockOfTray[t] == kNone) continue;
+    const ClockEstimate& c = model.clocks[clockOfTray[t]];
+    const bool bounded = model.consistent && c.bounded;
+    HostClock clock{placement.trayNames[t], c.key, c.fromBootId, bounded};
+    if (bounded) {
+      clock.offsetUs = us(c.offsetNs), clock.errorUs = us(c.errorNs), clock.driftPpm = c.rate * 1e6;
+      clock.lowUs = us(c.lowNs), clock.highUs = us(c.highNs);
+    }
+    job->clocks.push_back(std::move(clock));
+  }
+  ClockSummary& summary = job->clockSummary;
+  summary.clocks = static_cast<int>(model.clocks.size());
+  for (const ClockEstimate& c : model.clocks) summary.bootIdClocks += c.fromBootId ? 1 : 0;
+  if (!model.clocks.empty() && !model.clocks[model.reference].trays.empty())
+    summary.reference = placement.trayNames[model.clocks[model.reference].trays.front()];
+  summary.referenceRealtimeNs = model.referenceNs;
+  summary.collectives = model.synchronising;
+  summary.windows = model.windows;
+  summary.toleranceUs = us(model.toleranceNs);
+  summary.consistent = model.consistent;
+}
+
 JobStragglers analyseJob(const ProfileLogs& logs, uint32_t job, const formats::RailMap* railMap,
                          const StragglerOptions& options) {
   JobStragglers out;
@@ -247,8 +277,7 @@ JobStragglers analyseJob(const ProfileLogs& logs, uint32_t job, const formats::R
   out.offenders = OffenderFinder(logs, placement, measured, options).find();
   sortOffenders(&out.offenders);
   out.late = lateCollectives(logs, index, placement, measured);
-  for (size_t t = 0; t < placement.trayNames.size(); ++t)
-    out.clocks.push_back(HostClock{placement.trayNames[t], us(measured.trayOffsetNs[t])});
+  describeClocks(logs, placement, measured.clocks, &out);
   out.losses = jobLosses(logs, job);
   return out;
 }

@@ -78,17 +78,83 @@ TEST(Stragglers, DeficitNamesTheLateRankAndByHowMuch) {
   EXPECT_EQ(job.offenders[0].host, "r000-t01");
 }
 
-TEST(Stragglers, ClockOffsetsAreEstimatedFromCollectiveEnds) {
+// Each offset lies within its error bar of the truth, and the bar is what a collective's shortest
+// duration allows (the bounds come from the collectives' ends and starts), not the clock spread.
+TEST(Stragglers, ClockOffsetsAreBoundedByTheCollectives) {
   syn::JobSpec spec = baseJob(16, 20);
   spec.clockSpreadUs = 20000;  // clocks 40 times further apart than a collective lasts
   const Analysed a = analyse(spec, false);
-  const std::vector<HostClock>& clocks = a.report.jobs.at(0).clocks;
-  ASSERT_EQ(clocks.size(), 4u);
-  for (size_t t = 1; t < clocks.size(); ++t) {
+  const JobStragglers& job = a.report.jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 4u);
+  EXPECT_EQ(job.clockSummary.clocks, 4);
+  EXPECT_EQ(job.clockSummary.bootIdClocks, 0);  // no boot ids: one clock per host
+  EXPECT_TRUE(job.clockSummary.consistent);
+  EXPECT_EQ(job.clockSummary.windows, 0u);  // no drift: none fitted
+  for (size_t t = 0; t < job.clocks.size(); ++t) {
+    const HostClock& c = job.clocks[t];
+    ASSERT_TRUE(c.bounded) << c.host;
     const double truth = syn::clockOffsetUs(spec, static_cast<int>(t)) - syn::clockOffsetUs(spec, 0);
-    EXPECT_NEAR(clocks[t].offsetUs - clocks[0].offsetUs, truth, 0.01) << clocks[t].host;
+    EXPECT_LE(std::abs(c.offsetUs - job.clocks[0].offsetUs - truth), c.errorUs + job.clocks[0].errorUs + 0.002)
+        << c.host;
+    EXPECT_LT(c.errorUs, 100.0) << c.host;
+    EXPECT_EQ(c.driftPpm, 0.0);
   }
-  EXPECT_TRUE(a.report.jobs[0].late.empty());  // jitter alone makes nobody late
+  EXPECT_TRUE(job.late.empty());  // jitter alone makes nobody late
+}
+
+// Hosts whose processes name one boot id read one clock: offsets exactly 0 however far apart their
+// ends are, and trays on other machines are still estimated against them.
+TEST(Stragglers, ProcessesWithOneBootIdShareAClock) {
+  syn::JobSpec spec = baseJob(16, 20);
+  spec.bootIds = true, spec.traysPerClock = 2, spec.clockSpreadUs = 20000;
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 4u);
+  EXPECT_EQ(job.clockSummary.clocks, 2);
+  EXPECT_EQ(job.clockSummary.bootIdClocks, 2);
+  EXPECT_EQ(job.clocks[0].offsetUs, job.clocks[1].offsetUs);
+  EXPECT_EQ(job.clocks[0].clock, job.clocks[1].clock);
+  EXPECT_TRUE(job.clocks[0].bootId);
+  EXPECT_EQ(job.clocks[2].offsetUs, job.clocks[3].offsetUs);
+  const double truth = syn::clockOffsetUs(spec, 2) - syn::clockOffsetUs(spec, 0);
+  EXPECT_NEAR(job.clocks[2].offsetUs - job.clocks[0].offsetUs, truth,
+              job.clocks[2].errorUs + job.clocks[0].errorUs + 0.002);
+}
+
+TEST(Stragglers, OneMachineIsOneClockWithOffsetZero) {
+  syn::JobSpec spec = baseJob(16, 20);
+  spec.bootIds = true, spec.traysPerClock = 4;
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  EXPECT_EQ(job.clockSummary.clocks, 1);
+  for (const HostClock& c : job.clocks) EXPECT_EQ(c.offsetUs, 0.0) << c.host;
+  for (const HostClock& c : job.clocks) EXPECT_EQ(c.errorUs, 0.0) << c.host;
+}
+
+// Clocks that drift by up to 50 ppm over a job of seconds: the rates are fitted and every offset,
+// at the reference time, is still within its (wider) error bar.
+TEST(Stragglers, DriftingClocksAreFittedAndStayWithinTheirErrorBars) {
+  syn::JobSpec spec = baseJob(32, 600);
+  spec.driftPpm = 50, spec.clockSpreadUs = 50000;
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 8u);
+  EXPECT_GT(job.clockSummary.windows, 2u);
+  auto synth = syn::makeJob(spec);
+  const double referenceTrueNs =
+      static_cast<double>(job.clockSummary.referenceRealtimeNs - synth->timeline.jobStartRealtimeNs());
+  auto trueOffsetUs = [&](int tray) {
+    return syn::clockOffsetUs(spec, tray) + syn::clockDriftPpm(spec, tray) * 1e-6 * referenceTrueNs / 1000.0;
+  };
+  int reference = 0;
+  for (size_t t = 0; t < job.clocks.size(); ++t)
+    if (job.clocks[t].host == job.clockSummary.reference) reference = static_cast<int>(t);
+  for (size_t t = 0; t < job.clocks.size(); ++t) {
+    const HostClock& c = job.clocks[t];
+    const double truth = trueOffsetUs(static_cast<int>(t)) - trueOffsetUs(reference);
+    EXPECT_LE(std::abs(c.offsetUs - truth), c.errorUs + 1.0) << c.host;
+    EXPECT_LT(std::abs(c.offsetUs - truth), 100.0) << c.host;
+  }
 }
 
 TEST(Stragglers, OnlyPersistentLatenessMakesAnOffender) {
