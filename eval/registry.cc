@@ -2,10 +2,13 @@
 // its scorer.
 #include "eval/registry.h"
 
+#include "eval/stragglers/stragglers_suite.h"
+
 namespace railtune::eval {
 
 std::vector<std::unique_ptr<Suite>> allSuites() {
   std::vector<std::unique_ptr<Suite>> suites;
+  suites.push_back(makeStragglersSuite());
   return suites;
 }
 
