@@ -1,7 +1,7 @@
 // The three passes of `profile stragglers` (lateness.h), each parallel over collectives or trays:
-//  1. per collective: median duration and MAD of the durations;
+//  1. per collective: median duration, and the on-time duration and its spread (below);
 //  2. the host clocks: each clock's offset (and drift) bounded by the collectives (clocks.h);
-//  3. per collective: each rank's deficit (median duration - its duration) against the threshold, its
+//  3. per collective: each rank's deficit (on-time duration - its duration) against the threshold, its
 //     arrival corrected by its clock's offset, and the trays and racks nearly all of whose ranks were late.
 #include "analysis/profile/lateness.h"
 
@@ -12,8 +12,21 @@
 namespace railtune::analysis::profile {
 namespace {
 
+// The on-time reference is the longer half of the durations (the ranks that waited): its median, and
+// twice its mean absolute deviation as the spread (for a well-behaved collective about the MAD of all
+// the durations).
+// A group of up to half the ranks late together (one of a job's two racks) then leaves the reference
+// on the ranks that waited, where the median of all the durations would fall between the two groups.
+// The mean absolute deviation from `centre`: steadier than the median one over the few durations of a
+// small job's half, and the late ranks, whose deviations are large, are not among them.
+int64_t meanDeviation(const std::vector<int64_t>& values, int64_t centre) {
+  double sum = 0;
+  for (int64_t v : values) sum += static_cast<double>(std::abs(v - centre));
+  return static_cast<int64_t>(sum / static_cast<double>(values.size()));
+}
+
 struct Centre {
-  int64_t medianDurationNs = 0, madNs = 0;
+  int64_t medianDurationNs = 0, onTimeNs = 0, spreadNs = 0;
 };
 
 std::vector<Centre> centres(const ProfileLogs& logs, const CollectiveIndex& index) {
@@ -23,9 +36,13 @@ std::vector<Centre> centres(const ProfileLogs& logs, const CollectiveIndex& inde
     std::vector<int64_t> durations;
     for (uint32_t i = col.begin; i < col.end; ++i) durations.push_back(logs.samples[index.order[i]].durationNs);
     Centre& centre = out[c];
-    centre.medianDurationNs = medianOf(durations);
-    for (int64_t& d : durations) d = std::abs(d - centre.medianDurationNs);
-    centre.madNs = medianOf(durations);
+    std::sort(durations.begin(), durations.end());
+    std::vector<int64_t> all = durations;
+    centre.medianDurationNs = medianOf(all);
+    const auto half = durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2);
+    std::vector<int64_t> waited(half, durations.end());
+    centre.onTimeNs = medianOf(waited);
+    centre.spreadNs = 2 * meanDeviation(waited, centre.onTimeNs);
   });
   return out;
 }
@@ -82,8 +99,8 @@ CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, c
   CollectiveOutcome outcome;
   outcome.medianDurationNs = centre.medianDurationNs;
   outcome.ranks = static_cast<int>(col.end - col.begin);
-  const double threshold = std::max({options.floorFraction * static_cast<double>(centre.medianDurationNs),
-                                     options.madFactor * 1.4826 * static_cast<double>(centre.madNs), 1000.0});
+  const double threshold = std::max({options.floorFraction * static_cast<double>(centre.onTimeNs),
+                                     options.madFactor * 1.4826 * static_cast<double>(centre.spreadNs), 1000.0});
   std::vector<int64_t> arrivals;
   std::vector<uint32_t> touchedTrays, touchedRacks;
   for (uint32_t i = col.begin; i < col.end; ++i) {
@@ -103,7 +120,7 @@ CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, c
   const int64_t medianArrival = medianOf(sortedArrivals);
   for (uint32_t i = col.begin; i < col.end; ++i) {
     const Sample& s = logs.samples[index.order[i]];
-    const int64_t lateness = centre.medianDurationNs - s.durationNs;
+    const int64_t lateness = centre.onTimeNs - s.durationNs;
     if (static_cast<double>(lateness) > threshold)
       outcome.late.push_back(LateEvent{s.stream, lateness, arrivals[i - col.begin] - medianArrival});
   }

@@ -74,6 +74,8 @@ bool groupLateIn(const std::vector<GroupLate>& groups, uint32_t group) {
   return std::any_of(groups.begin(), groups.end(), [&](const GroupLate& g) { return g.group == group; });
 }
 
+constexpr uint64_t kNoCollective = ~uint64_t{0};
+
 class OffenderFinder {
  public:
   OffenderFinder(const ProfileLogs& logs, const Placement& placement, const LatenessResult& measured,
@@ -107,12 +109,24 @@ class OffenderFinder {
     return rack != kNone && rackOffender_[rack] && groupLateIn(m_.outcomes[c].racks, rack);
   }
 
+  // A rack is late as a rack when, of the collectives in which any of its trays was late, it was late as
+  // a whole in at least half: trays late on their own now and then (two slow trays that make up a small
+  // rack) coincide only by chance, and are the trays' lateness, not the rack's.
   void racks(std::vector<Offender>* out) {
     std::map<uint32_t, Tally> tallies;
-    for (const CollectiveOutcome& o : m_.outcomes)
+    std::vector<uint64_t> traysLate(p_.rackNames.size(), 0);
+    std::vector<uint64_t> seen(p_.rackNames.size(), kNoCollective);
+    for (size_t c = 0; c < m_.outcomes.size(); ++c) {
+      const CollectiveOutcome& o = m_.outcomes[c];
       for (const GroupLate& g : o.racks) tallies[g.group].add(g.latenessNs, g.arrivalNs);
+      for (const GroupLate& g : o.trays) {
+        const uint32_t rack = p_.rackOfTray[g.group];
+        if (rack != kNone && seen[rack] != c) seen[rack] = c, ++traysLate[rack];
+      }
+    }
     for (auto& [rack, tally] : tallies) {
       if (!persistent(tally, m_.rackCollectives[rack], options_)) continue;
+      if (2 * tally.lateness.size() < traysLate[rack]) continue;
       rackOffender_[rack] = true;
       Offender o = summarise(Level::Rack, std::move(tally), m_.rackCollectives[rack]);
       o.rack = p_.rackNames[rack];

@@ -1,8 +1,9 @@
 // `railtune profile stragglers`: which ranks, trays and racks arrive late at the job's collectives.
 // Host clocks differ by more than a collective lasts, so lateness within one collective is measured by
 // duration deficit: a synchronising collective ends together on every rank, so the rank that arrived
-// last waited least. lateness = the collective's median duration - the rank's duration. Realtime
-// arrival, corrected by each host's estimated clock offset, is reported beside it as a second signal.
+// last waited least. lateness = the on-time duration (the median of the longer half of the collective's
+// durations: the ranks that waited) - the rank's duration. Realtime arrival, corrected by each host's
+// estimated clock offset (clocks.h), is reported beside it as a second signal.
 // docs/profile-analysis.md describes the rules.
 #pragma once
 
@@ -19,8 +20,8 @@ namespace railtune::analysis::profile {
 
 struct StragglerOptions {
   std::optional<std::string> job;  // only this job
-  double floorFraction = 0.05;     // late: lateness > max(floor x median duration, ...
-  double madFactor = 4.0;          // ... madFactor x 1.4826 x MAD of the durations, 1 µs)
+  double floorFraction = 0.05;     // late: lateness > max(floor x on-time duration, ...
+  double madFactor = 4.0;          // ... madFactor x 1.4826 x spread of the on-time durations, 1 µs)
   double groupFraction = 0.9;      // a tray or rack is late when this share of its ranks is late
   double minShare = 0.05;          // an offender is late in at least this share of its collectives
   uint64_t minCollectives = 3;     // ... and in at least this many

@@ -256,7 +256,7 @@ void offenderTable(const JobStragglers& job, const StragglerOptions& options, st
                     fixed(o.medianArrivalLatenessUs, 1)});
   out << columns(rows, "  ");
   out << "  late: collectives late / taken part in; median_us, p90_us: lateness in the collectives it was late\n"
-         "  in (the collective's median duration minus the rank's), median and 90th percentile; arrival_us:\n"
+         "  in (the on-time ranks' duration minus the rank's), median and 90th percentile; arrival_us:\n"
          "  median arrival lateness with host clocks corrected (the secondary signal); times in microseconds\n";
 }
 

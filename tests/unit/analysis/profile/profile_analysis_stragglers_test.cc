@@ -190,6 +190,28 @@ TEST(Stragglers, ASlowRackIsReportedAsTheRackWithARailMap) {
   EXPECT_EQ(job.offenders[0].ranks, 16);
 }
 
+// Half the job late together (one of its two racks): the on-time reference is the ranks that waited,
+// not the median of all the durations, which would fall between the two racks and name nobody.
+TEST(Stragglers, OneOfTwoRacksLateIsNamed) {
+  syn::JobSpec spec = baseJob(32, 60);
+  spec.ranksPerTray = 4, spec.traysPerRack = 4;  // two racks of 16 ranks
+  spec.injected = {{syn::Injected::Level::Rack, 1, 900, 1.0 / 3}};
+  const Analysed a = analyse(spec, true);
+  const JobStragglers& job = a.report.jobs.at(0);
+  EXPECT_EQ(describe(job.offenders), std::vector<std::string>{"rack r001"});
+  EXPECT_EQ(job.offenders.at(0).collectivesLate, 20u);
+}
+
+// Two trays that make up a rack, late on their own schedules: the rack is late as a whole only when
+// they happen to coincide (every 6th collective), so the trays are named, not the rack.
+TEST(Stragglers, TraysLateApartAreNotTheirRack) {
+  syn::JobSpec spec = baseJob(16, 60);
+  spec.ranksPerTray = 4, spec.traysPerRack = 2;
+  spec.injected = {{syn::Injected::Level::Tray, 0, 1200, 0.5}, {syn::Injected::Level::Tray, 1, 1500, 1.0 / 3}};
+  const Analysed a = analyse(spec, true);
+  EXPECT_EQ(describe(a.report.jobs.at(0).offenders), (std::vector<std::string>{"tray r000-t00", "tray r000-t01"}));
+}
+
 TEST(Stragglers, WithoutARailMapASlowRackShowsAsItsTrays) {
   syn::JobSpec spec = baseJob(64, 30);
   spec.ranksPerTray = 4, spec.traysPerRack = 4;
