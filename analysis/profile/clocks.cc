@@ -60,12 +60,15 @@ Bounds collectBounds(const ProfileLogs& logs, const CollectiveIndex& index, Cloc
   Bounds out;
   std::vector<bool> syncOp(logs.ops.size());
   for (size_t o = 0; o < logs.ops.size(); ++o) syncOp[o] = synchronisingOp(logs.ops[o]);
+  std::vector<bool> enqueueTimed(logs.samples.size(), false);
+  for (uint32_t sample : logs.enqueueTimed) enqueueTimed[sample] = true;
   std::vector<uint32_t> slot(model->clocks.size(), kNone);  // the clock's entry in the current collective
   std::vector<int64_t> ends;
   for (const Collective& col : index.collectives) {
     if (!syncOp[col.op]) continue;
     const auto begin = static_cast<uint32_t>(out.entries.size());
     for (uint32_t i = col.begin; i < col.end; ++i) {
+      if (enqueueTimed[index.order[i]]) continue;  // its end is the enqueue's, not the collective's
       const Sample& s = logs.samples[index.order[i]];
       const uint32_t clock = model->clockOfStream[s.stream];
       const int64_t start = s.endRealtimeNs - std::max<int64_t>(s.durationNs, 0);

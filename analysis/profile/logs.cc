@@ -48,6 +48,8 @@ class Merger {
       close.sample += static_cast<uint32_t>(logs_->samples.size());
       logs_->unusualCloses.push_back(close);
     }
+    for (uint32_t sample : file.enqueueTimed)
+      logs_->enqueueTimed.push_back(sample + static_cast<uint32_t>(logs_->samples.size()));
     logs_->samples.reserve(logs_->samples.size() + file.samples.size());
     for (Sample sample : file.samples) {
       sample.stream = streamIds[sample.stream];

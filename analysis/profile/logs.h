@@ -96,6 +96,9 @@ struct ProfileLogs {
   std::vector<Stream> streams;
   std::vector<Sample> samples;
   std::vector<UnusualClose> unusualCloses;  // by sample
+  // Samples whose start and end are their enqueue's ("timing": "enqueue", the profiler saw no kernel or
+  // proxy event): they bound no clock. Rare, so kept beside the samples, by sample.
+  std::vector<uint32_t> enqueueTimed;
   std::vector<P2pSample> p2p;
   std::vector<Loss> losses;  // by job, host, pid, comm, rank
   std::vector<HangRecord> hangs;

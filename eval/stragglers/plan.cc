@@ -44,7 +44,7 @@ const KindShape& shapeOf(const std::string& kind) {
 }
 
 const std::vector<int>& sizes(SetSize set) {
-  static const std::vector<int> ci{8, 16, 32, 64, 128};
+  static const std::vector<int> ci{8, 16, 32, 64, 128, 256};
   static const std::vector<int> full{8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512};
   return set == SetSize::Ci ? ci : full;
 }
@@ -127,7 +127,7 @@ Plan makePlan(const ScenarioSpec& spec) {
   o.ranks = ranks;
   o.job = "eval-" + spec.kind + "-" + std::to_string(spec.seed);
   o.seed = spec.seed;
-  o.collectives = set == SetSize::Ci ? 200 : static_cast<int>(pick(spec.seed, 4, 300, 1000));
+  o.collectives = set == SetSize::Ci ? 300 : static_cast<int>(pick(spec.seed, 4, 300, 1000));
   o.offenders = offenderCounts(shape, spec.seed, racks, trays);
   o.pathLog = false, o.crossRail = 0, o.net = false;
   o.bootIds = shape.bootIds;
@@ -151,7 +151,7 @@ Plan makePlan(const ScenarioSpec& spec) {
 std::vector<ScenarioSpec> scenarioList(SetSize set) {
   std::vector<ScenarioSpec> out;
   for (const std::string& kind : kinds()) {
-    for (uint64_t seed = 1; seed <= 5; ++seed) out.push_back(ScenarioSpec{kind, seed, 0});
+    for (uint64_t seed = 1; seed <= kCiSeeds; ++seed) out.push_back(ScenarioSpec{kind, seed, 0});
     if (set == SetSize::Full)
       for (uint64_t seed = kFullSeeds; seed < kFullSeeds + 40; ++seed) out.push_back(ScenarioSpec{kind, seed, 0});
   }

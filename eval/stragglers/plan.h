@@ -24,13 +24,14 @@ struct Plan {
 };
 
 // Seeds from kFullSeeds on draw the full set's shapes (8..512 ranks, 300..1,000 collectives); smaller
-// ones CI's (8..128 ranks, 200 collectives), so that (kind, seed) alone replays any scenario.
+// ones CI's (8..256 ranks, 300 collectives), so that (kind, seed) alone replays any scenario.
 inline constexpr uint64_t kFullSeeds = 1000;
+inline constexpr uint64_t kCiSeeds = 12;
 
 // Throws std::invalid_argument for an unknown kind.
 Plan makePlan(const ScenarioSpec& spec);
 
-// The scenarios of a set: per kind 5 fixed seeds (CI); the full set adds 40 more per kind.
+// The scenarios of a set: per kind kCiSeeds fixed seeds (CI); the full set adds 40 more per kind.
 std::vector<ScenarioSpec> scenarioList(SetSize set);
 
 }  // namespace railtune::eval::stragglers

@@ -157,6 +157,29 @@ TEST(Stragglers, DriftingClocksAreFittedAndStayWithinTheirErrorBars) {
   }
 }
 
+// Records timed by their enqueue (the profiler saw no kernel or proxy event) end when the enqueue did,
+// not the collective: they bound no clock, so the offsets are unknown rather than wrong.
+TEST(Stragglers, EnqueueTimedRecordsBoundNoClock) {
+  syn::JobSpec spec = baseJob(8, 20);
+  TempDir dir;
+  for (int rank = 0; rank < spec.ranks; ++rank) {
+    std::string text;
+    for (std::string line : syn::rankLines(spec, rank)) {
+      const size_t at = line.find("\"timing\":\"kernel\"");
+      if (at != std::string::npos) line.replace(at, 17, "\"timing\":\"enqueue\"");
+      text += line + "\n";
+    }
+    dir.write("rank" + std::to_string(rank) + ".collectives.jsonl", text);
+  }
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  EXPECT_EQ(logs.problems.count, 0u);
+  EXPECT_EQ(logs.enqueueTimed.size(), 160u);
+  const JobStragglers job = analyseStragglers(logs, nullptr, StragglerOptions{}).jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 2u);
+  EXPECT_EQ(job.clockSummary.collectives, 0u);
+  EXPECT_NE(job.clocks[0].bounded, job.clocks[1].bounded);  // the reference, and one unknown
+}
+
 TEST(Stragglers, OnlyPersistentLatenessMakesAnOffender) {
   syn::JobSpec spec = baseJob(16, 100);
   spec.injected = {{syn::Injected::Level::Rank, 2, 1500, 0.5}, {syn::Injected::Level::Rank, 9, 1500, 0.02}};
