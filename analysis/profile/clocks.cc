@@ -176,9 +176,44 @@ bool solveWithSlack(const Solver& solver, size_t first, size_t last, std::vector
   return false;
 }
 
+// Where in its interval each clock's offset most likely is: where its collectives' ends line up with
+// the others' (every rank of a synchronising collective ends within microseconds of the rest, where
+// their starts differ by the lateness the analysis looks for), the median over its collectives of its
+// earliest end minus the collective's median earliest end, relative to the reference clock's.
+// Over collectives [first, last); `known` (when given) says which clocks took part in any.
+std::vector<int64_t> endAlignment(const Bounds& bounds, const ClockModel& model, const std::vector<double>& rates,
+                                  size_t first, size_t last, std::vector<bool>* known = nullptr) {
+  std::vector<std::vector<int64_t>> differences(model.clocks.size());
+  std::vector<int64_t> ends;
+  for (size_t c = first; c < last; ++c) {
+    const SyncCollective& col = bounds.collectives[c];
+    ends.clear();
+    for (uint32_t i = col.begin; i < col.end; ++i) {
+      const Entry& e = bounds.entries[i];
+      ends.push_back(correctedNs(rates[e.clock], model.referenceNs, e.minEndNs));
+    }
+    std::vector<int64_t> sorted = ends;
+    const int64_t median = medianOf(sorted);
+    for (uint32_t i = col.begin; i < col.end; ++i)
+      differences[bounds.entries[i].clock].push_back(ends[i - col.begin] - median);
+  }
+  std::vector<int64_t> out(model.clocks.size(), 0);
+  for (size_t k = 0; k < out.size(); ++k)
+    if (!differences[k].empty()) out[k] = medianOf(differences[k]);
+  const int64_t reference = out[model.reference];
+  for (int64_t& d : out) d -= reference;
+  if (known != nullptr) {
+    known->assign(out.size(), false);
+    for (size_t k = 0; k < out.size(); ++k)
+      (*known)[k] = !differences[k].empty() && !differences[model.reference].empty();
+  }
+  return out;
+}
+
 // One window's interval for one clock's offset, at the window's middle (seconds from the reference time).
 struct WindowPoint {
   double t = 0, lo = 0, hi = 0;
+  double aligned = 0;  // where the window's collective ends line up (endAlignment), within [lo, hi] or not
 };
 
 // The rates a line through every window's interval can have: lo_i <= a + b t_i <= hi_i for all i has a
@@ -200,17 +235,13 @@ RateRange rateRange(const std::vector<WindowPoint>& points) {
   return r;
 }
 
-// Weighted least squares through the windows' midpoints (weight 1 / half-width^2): the rate when no
-// straight line passes through every window.
-double leastSquaresRate(const std::vector<WindowPoint>& points) {
-  double w = 0, wt = 0, wm = 0, wtt = 0, wtm = 0;
-  for (const WindowPoint& p : points) {
-    const double half = (p.hi - p.lo) / 2 + 1000.0, mid = p.lo + (p.hi - p.lo) / 2;
-    const double weight = 1.0 / (half * half);
-    w += weight, wt += weight * p.t, wm += weight * mid, wtt += weight * p.t * p.t, wtm += weight * p.t * mid;
-  }
-  const double denominator = w * wtt - wt * wt;
-  return denominator > 0 ? (w * wtm - wt * wm) / denominator : 0.0;
+// Least squares through the windows' aligned ends: the best guess at the rate, which the bounds then
+// keep within what they allow.
+double alignedRate(const std::vector<WindowPoint>& points) {
+  double n = 0, st = 0, sm = 0, stt = 0, stm = 0;
+  for (const WindowPoint& p : points) n += 1, st += p.t, sm += p.aligned, stt += p.t * p.t, stm += p.t * p.aligned;
+  const double denominator = n * stt - st * st;
+  return denominator > 0 ? (n * stm - st * sm) / denominator : 0.0;
 }
 
 // Each clock's intervals per window of about options.windowNs (at most 48 windows), on timestamps
@@ -233,10 +264,12 @@ std::vector<std::vector<WindowPoint>> windowPoints(const Bounds& bounds, const C
     const double t = static_cast<double>((cols[first].timeNs + cols[last - 1].timeNs) / 2 - model.referenceNs) * 1e-9;
     if (solveWithSlack(solver, first, last, &intervals, &tolerance)) {
       ++*windows;
+      std::vector<bool> known;
+      const std::vector<int64_t> aligned = endAlignment(bounds, model, corrected, first, last, &known);
       for (size_t k = 0; k < intervals.size(); ++k)
-        if (intervals[k].bounded())
-          points[k].push_back(
-              WindowPoint{t, static_cast<double>(intervals[k].lo), static_cast<double>(intervals[k].hi)});
+        if (intervals[k].bounded() && known[k])
+          points[k].push_back(WindowPoint{t, static_cast<double>(intervals[k].lo), static_cast<double>(intervals[k].hi),
+                                          static_cast<double>(aligned[k])});
     }
     first = last;
   }
@@ -255,12 +288,13 @@ RateFit fitRates(const Bounds& bounds, const ClockModel& model, const std::vecto
   for (size_t k = 0; k < points.size(); ++k) {
     if (k == model.reference || points[k].size() < options.minWindows) continue;
     const RateRange range = rateRange(points[k]);
-    const double lsq = leastSquaresRate(points[k]) * 1e-9;  // ns per second -> s per s
-    if (range.lowest <= range.highest) {
-      fit.residual[k] = (range.lowest + range.highest) / 2 * 1e-9;
-      fit.uncertainty[k] = (range.highest - range.lowest) / 2 * 1e-9;
-    } else {  // no line through them all: the fit, off by at least as much as they contradict it
-      fit.residual[k] = lsq;
+    const double aligned = alignedRate(points[k]);  // ns per second
+    if (range.lowest <= range.highest) {            // the aligned ends' rate, where the bounds allow it
+      const double rate = std::clamp(aligned, range.lowest, range.highest);
+      fit.residual[k] = rate * 1e-9;
+      fit.uncertainty[k] = std::max(rate - range.lowest, range.highest - rate) * 1e-9;
+    } else {  // no line through them all: the aligned ends' rate, off by at least as much as they contradict it
+      fit.residual[k] = aligned * 1e-9;
       fit.uncertainty[k] = (range.lowest - range.highest) * 1e-9;
     }
   }
@@ -275,57 +309,33 @@ int64_t slackNeeded(const Bounds& bounds, const ClockModel& model, const std::ve
   return solveWithSlack(solver, 0, bounds.collectives.size(), &ignored, &tolerance) ? tolerance : -1;
 }
 
-// No drift unless the job needs it: the collectives agree with fixed offsets (to 1 us) over the whole
-// job, or the rates fitted do not make them agree better. A fitted rate is refined on timestamps
-// corrected by the previous fit, so that what one window pass missed the next one finds.
+// Each clock's rate, fitted whenever the job spans a few windows: a rate is used only when the windows
+// rule out 0 for some clock (else every clock is taken as steady). Either way `uncertainty` is how far
+// off each rate may be (for a steady clock: the largest rate the windows still allow), so that the error
+// bars hold whether or not the clocks drift. A fitted rate is refined on timestamps corrected by the
+// previous fit, so that what one window pass missed the next one finds.
 std::vector<double> chooseRates(const Bounds& bounds, const ClockOptions& options, ClockModel* model,
                                 std::vector<double>* uncertainty) {
   std::vector<double> none(model->clocks.size(), 0.0);
   uncertainty->assign(model->clocks.size(), 0.0);
-  const int64_t fixed = slackNeeded(bounds, *model, none, options.maxRounds);
-  if (fixed >= 0 && fixed <= 1'000) return none;
   std::vector<double> rates = none;
+  size_t windows = 0;
   for (int pass = 0; pass < 2; ++pass) {
-    size_t windows = 0;
+    windows = 0;
     const RateFit fit = fitRates(bounds, *model, rates, options, &windows);
     if (windows == 0) break;
-    model->windows = windows;
     for (size_t k = 0; k < rates.size(); ++k) rates[k] += fit.residual[k];
     *uncertainty = fit.uncertainty;
   }
-  const int64_t drifting = slackNeeded(bounds, *model, rates, options.maxRounds);
-  if (model->windows == 0 || drifting < 0 || (fixed >= 0 && drifting >= fixed)) {
-    model->windows = 0;
-    uncertainty->assign(model->clocks.size(), 0.0);
+  if (windows == 0) return none;
+  const int64_t fixed = slackNeeded(bounds, *model, none, options.maxRounds);
+  const int64_t fitted = slackNeeded(bounds, *model, rates, options.maxRounds);
+  if (fitted < 0 || (fixed >= 0 && fitted > fixed)) {
+    for (size_t k = 0; k < rates.size(); ++k) (*uncertainty)[k] += std::abs(rates[k]);
     return none;
   }
+  model->windows = windows;
   return rates;
-}
-
-// Where in its interval each clock's offset most likely is: where its collectives' ends line up with
-// the others' (every rank of a synchronising collective ends within microseconds of the rest, where
-// their starts differ by the lateness the analysis looks for), the median over its collectives of its
-// earliest end minus the collective's median earliest end, relative to the reference clock's.
-std::vector<int64_t> endAlignment(const Bounds& bounds, const ClockModel& model, const std::vector<double>& rates) {
-  std::vector<std::vector<int64_t>> differences(model.clocks.size());
-  std::vector<int64_t> ends;
-  for (const SyncCollective& col : bounds.collectives) {
-    ends.clear();
-    for (uint32_t i = col.begin; i < col.end; ++i) {
-      const Entry& e = bounds.entries[i];
-      ends.push_back(correctedNs(rates[e.clock], model.referenceNs, e.minEndNs));
-    }
-    std::vector<int64_t> sorted = ends;
-    const int64_t median = medianOf(sorted);
-    for (uint32_t i = col.begin; i < col.end; ++i)
-      differences[bounds.entries[i].clock].push_back(ends[i - col.begin] - median);
-  }
-  std::vector<int64_t> out(model.clocks.size(), 0);
-  for (size_t k = 0; k < out.size(); ++k)
-    if (!differences[k].empty()) out[k] = medianOf(differences[k]);
-  const int64_t reference = out[model.reference];
-  for (int64_t& d : out) d -= reference;
-  return out;
 }
 
 }  // namespace
@@ -360,7 +370,7 @@ ClockModel estimateClocks(const ProfileLogs& logs, const CollectiveIndex& index,
   model.consistent = solveWithSlack(solver, 0, bounds.collectives.size(), &intervals, &model.toleranceNs);
   if (!model.consistent) return model;
   const double worstRateError = *std::max_element(uncertainty.begin(), uncertainty.end());
-  const std::vector<int64_t> aligned = endAlignment(bounds, model, rates);
+  const std::vector<int64_t> aligned = endAlignment(bounds, model, rates, 0, bounds.collectives.size());
   const int64_t halfSpan = std::max(model.referenceNs - bounds.collectives.front().timeNs,
                                     bounds.collectives.back().timeNs - model.referenceNs);
   for (size_t k = 0; k < model.clocks.size(); ++k) {

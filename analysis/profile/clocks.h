@@ -8,10 +8,12 @@
 // bound every x_k - x_ref from above and below (Bellman-Ford, each round one pass over the (collective,
 // clock) pairs: near-linear in the samples). The estimate is where in that interval the collectives'
 // ends line up (ranks of a synchronising collective end together; their starts differ by the lateness
-// looked for), and its error bar the distance to the interval's farther end: half its width at best. A clock that runs
-// fast or slow (drift, in ppm) breaks the system over a long job, so the job is first solved in windows of collectives,
-// each clock's rate fitted to the windows' intervals, and then solved whole with every timestamp corrected by its
-// clock's rate. Processes whose header names one boot id read one clock: their offset is 0 by construction.
+// looked for), and its error bar the distance to the interval's farther end: half its width at best.
+// A clock that runs fast or slow (drift, in ppm) breaks the system over a long job, so the job is also
+// solved in windows of collectives, each clock's rate fitted (the slope of its windows' aligned ends,
+// kept within what the windows' intervals allow), the whole job solved again with every timestamp
+// corrected by its clock's rate, and each interval widened by what the rates' uncertainty moves over
+// half the job. Processes whose header names one boot id read one clock: offset 0 by construction.
 #pragma once
 
 #include <cstdint>

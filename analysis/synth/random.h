@@ -25,6 +25,8 @@ enum class Stream : uint64_t {
   Identity,
   HostDrift,
   BootId,
+  NoiseSpike,
+  NoiseDelay,
 };
 
 inline uint64_t mix64(uint64_t x) {

@@ -67,6 +67,9 @@ int64_t Timeline::arrivalNs(int rank, size_t seq, int64_t t0Ns) const {
       t0Ns + randomBetween(seed_, Stream::ArrivalJitter, 0, spread_.arrivalJitterNs, static_cast<uint64_t>(rank), seq);
   const int o = offenders_.ofRank[static_cast<size_t>(rank)];
   if (o >= 0) t += offenders_.delayNs(seed_, o, seq);
+  if (spread_.noiseShare > 0 &&
+      randomUnit(seed_, Stream::NoiseSpike, static_cast<uint64_t>(rank), seq) < spread_.noiseShare)
+    t += randomBetween(seed_, Stream::NoiseDelay, 0, spread_.noiseMaxNs, static_cast<uint64_t>(rank), seq);
   return t;
 }
 

@@ -7,6 +7,8 @@
 //     the delay of its offender (offenders.h) when that offender is late in this collective;
 //   - a collective cannot finish before its last rank arrived: every rank ends at the last arrival +
 //     the collective's base duration (bytes over the ring's bandwidth) + 0..5 us of jitter.
+//   - ordinary noise (TimingSpread::noiseShare): now and then any rank arrives up to noiseMaxNs late once,
+//     which no analysis should call a straggler;
 //   - a host's clocks may drift (TimingSpread::maxDriftPpm), and several hosts may be one machine
 //     (hostsPerClock): one clock, one boot id (the emulator's processes, or containers on one node).
 // The spreads are options (TimingSpread): a test that checks an estimate to the nanosecond turns the
@@ -52,6 +54,8 @@ struct TimingSpread {
   int64_t endJitterNs = 5'000;            // each rank's end: 0..this after the common end
   int64_t maxClockOffsetNs = 50'000'000;  // each host's realtime clock: within +-this of true time
   double maxDriftPpm = 0;                 // ... running fast or slow by up to this many ppm
+  double noiseShare = 0;                  // each rank, in each collective, with this chance ...
+  int64_t noiseMaxNs = 0;                 // ... arrives up to this much later (OS noise, a page fault: not persistent)
   int hostsPerClock = 1;                  // consecutive hosts that are one machine: one clock, one boot id
 };
 

@@ -39,6 +39,7 @@ struct SynthArgs {
   double endJitterUs = microseconds(sy::TimingSpread{}.endJitterNs);
   double driftPpm = 0;
   int hostsPerClock = 1;
+  double noisePercent = 0, noiseMaxUs = 300;
 };
 
 int64_t nanoseconds(double microseconds) {
@@ -120,6 +121,8 @@ int runSynth(SynthArgs args) {
                      .endJitterNs = nanoseconds(args.endJitterUs),
                      .maxClockOffsetNs = nanoseconds(args.clockSpreadUs),
                      .maxDriftPpm = args.driftPpm,
+                     .noiseShare = args.noisePercent / 100.0,
+                     .noiseMaxNs = nanoseconds(args.noiseMaxUs),
                      .hostsPerClock = args.hostsPerClock};
   formats::RailMap map = sy::loadRailMap(args.fabric, args.railMap);
   requireEnoughGpus(map, args.job.ranks);
@@ -170,6 +173,13 @@ void addOptions(CLI::App& app, SynthArgs& a) {
   app.add_option("--drift-ppm", a.driftPpm, "each host's clocks run fast or slow by up to this many ppm")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1000.0));
+  app.add_option("--noise-percent", a.noisePercent,
+                 "each rank, in each collective, has this chance of arriving up to --noise-max-us late once")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
+  app.add_option("--noise-max-us", a.noiseMaxUs, "the longest such one-off delay")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--hosts-per-clock", a.hostsPerClock,
                  "consecutive hosts that are one machine: one clock and one boot id (containers on one node)")
       ->capture_default_str()

@@ -134,15 +134,18 @@ Plan makePlan(const ScenarioSpec& spec) {
   // Realistic jitter: ranks enter a collective up to 5..50 us apart and leave it up to 1..10 us apart.
   o.spread.arrivalJitterNs = static_cast<int64_t>(pick(spec.seed, 5, 5, 50)) * 1000;
   o.spread.endJitterNs = static_cast<int64_t>(pick(spec.seed, 6, 1, 10)) * 1000;
+  // OS noise: each rank, in each collective, has a 0.5..2 % chance of arriving up to 300 us late once.
+  o.spread.noiseShare = static_cast<double>(pick(spec.seed, 8, 5, 20)) / 1000.0;
+  o.spread.noiseMaxNs = 300'000;
   o.spread.maxClockOffsetNs = 50'000'000;
   o.spread.maxDriftPpm = shape.driftPpm;
   o.spread.hostsPerClock =
       shape.maxHostsPerClock > 1 ? static_cast<int>(pick(spec.seed, 7, 2, shape.maxHostsPerClock)) : 1;
   char text[200];
   std::snprintf(
-      text, sizeof text, "%d ranks, %d trays in %d racks, %d collectives, %d+%d+%d offenders%s%s", ranks, trays, racks,
-      o.collectives, o.offenders.slowRacks, o.offenders.slowTrays, o.offenders.stragglers,
-      o.spread.maxDriftPpm > 0 ? ", drifting clocks" : "",
+      text, sizeof text, "%d ranks, %d trays in %d racks, %d collectives, %d+%d+%d offenders, %.1f%% noise%s%s", ranks,
+      trays, racks, o.collectives, o.offenders.slowRacks, o.offenders.slowTrays, o.offenders.stragglers,
+      o.spread.noiseShare * 100.0, o.spread.maxDriftPpm > 0 ? ", drifting clocks" : "",
       o.spread.hostsPerClock > 1 ? (", " + std::to_string(o.spread.hostsPerClock) + " hosts per machine").c_str() : "");
   plan.shape = text;
   return plan;

@@ -4,11 +4,12 @@
 #include "eval/stragglers/stragglers_suite.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include "analysis/profile/logs.h"
 #include "analysis/profile/stragglers.h"
+#include "analysis/synth/truth.h"
 #include "analysis/synth/write_files.h"
 #include "eval/stragglers/damage.h"
 #include "eval/stragglers/plan.h"
@@ -35,10 +36,9 @@ double value(const Counters& c, const char* key) {
 }
 
 // The damaged logs through the CLI: it must finish, count exactly the damaged lines, and analyse the rest.
-void runDamaged(const Plan& plan, const ScenarioSpec& spec, const RunContext& context, ScenarioResult* result) {
+void runDamaged(const ScenarioSpec& spec, const RunContext& context, ScenarioResult* result) {
   const stragglers::Damage damage = stragglers::damageLogs(context.scratchDir + "/logs", spec.seed);
   const std::string railMap = context.scratchDir + "/rail_map.json";
-  std::ofstream(railMap) << plan.railMapJson;
   const stragglers::CommandResult run =
       stragglers::runCommand({context.binDir + "/railtune", "profile", "stragglers", context.scratchDir + "/logs",
                               "--rail-map", railMap, "--json"},
@@ -82,19 +82,23 @@ class StragglersSuite : public Suite {
     const std::string logs = context.scratchDir + "/logs";
     std::filesystem::create_directories(logs);
     sy::writeJobFiles(*job, logs, 2);
+    // Beside the logs, for a miss looked at with --keep: what was injected, and the rail map.
+    std::ofstream(context.scratchDir + "/truth.json") << sy::renderTruth(*job);
+    std::ofstream(context.scratchDir + "/rail_map.json") << plan.railMapJson;
     if (plan.damaged) {
-      runDamaged(plan, spec, context, &result);
+      runDamaged(spec, context, &result);
       return result;
     }
     pa::ReadOptions read;
     read.folders = {logs};
     read.threads = 2;
-    const pa::ProfileLogs read_ = pa::readProfileLogs(read);
-    const pa::StragglerReport report = pa::analyseStragglers(read_, &job->map, pa::StragglerOptions{});
+    const pa::ProfileLogs logsRead = pa::readProfileLogs(read);
+    const pa::StragglerReport report = pa::analyseStragglers(logsRead, &job->map, pa::StragglerOptions{});
     const stragglers::Score score = stragglers::scoreReport(*job, report, kClockTargetUs);
     result.counters = score.counters;
-    result.correct = score.offendersExact && score.clocksWithinTarget && read_.problems.count == 0;
-    if (read_.problems.count > 0) result.miss += std::to_string(read_.problems.count) + " bad lines in clean logs. ";
+    result.correct = score.offendersExact && score.clocksWithinTarget && logsRead.problems.count == 0;
+    if (logsRead.problems.count > 0)
+      result.miss += std::to_string(logsRead.problems.count) + " bad lines in clean logs. ";
     result.miss += score.miss;
     return result;
   }
