@@ -255,23 +255,38 @@ std::vector<std::vector<WindowPoint>> windowPoints(const Bounds& bounds, const C
   const int64_t span = cols.back().timeNs - cols.front().timeNs;
   const int64_t window = std::max(options.windowNs, span / 48);
   if (span < 2 * window) return points;
-  const Solver solver(bounds, model, corrected, options.maxRounds);
-  std::vector<Interval> intervals;
+  std::vector<std::pair<size_t, size_t>> ranges;  // each window's collectives [first, last)
   for (size_t first = 0; first < cols.size();) {
     size_t last = first;
     while (last < cols.size() && cols[last].timeNs - cols[first].timeNs < window) ++last;
-    int64_t tolerance = 0;
-    const double t = static_cast<double>((cols[first].timeNs + cols[last - 1].timeNs) / 2 - model.referenceNs) * 1e-9;
-    if (solveWithSlack(solver, first, last, &intervals, &tolerance)) {
-      ++*windows;
-      std::vector<bool> known;
-      const std::vector<int64_t> aligned = endAlignment(bounds, model, corrected, first, last, &known);
-      for (size_t k = 0; k < intervals.size(); ++k)
-        if (intervals[k].bounded() && known[k])
-          points[k].push_back(WindowPoint{t, static_cast<double>(intervals[k].lo), static_cast<double>(intervals[k].hi),
-                                          static_cast<double>(aligned[k])});
-    }
+    ranges.emplace_back(first, last);
     first = last;
+  }
+  // The windows are solved apart from each other, on every core; then gathered in time order.
+  struct Solved {
+    bool ok = false;
+    std::vector<Interval> intervals;
+    std::vector<int64_t> aligned;
+    std::vector<bool> known;
+  };
+  std::vector<Solved> solved(ranges.size());
+  const Solver solver(bounds, model, corrected, options.maxRounds);
+  parallelFor(ranges.size(), [&](size_t w) {
+    int64_t tolerance = 0;
+    Solved& out = solved[w];
+    out.ok = solveWithSlack(solver, ranges[w].first, ranges[w].second, &out.intervals, &tolerance);
+    if (out.ok) out.aligned = endAlignment(bounds, model, corrected, ranges[w].first, ranges[w].second, &out.known);
+  });
+  for (size_t w = 0; w < ranges.size(); ++w) {
+    if (!solved[w].ok) continue;
+    ++*windows;
+    const auto [first, last] = ranges[w];
+    const double t = static_cast<double>((cols[first].timeNs + cols[last - 1].timeNs) / 2 - model.referenceNs) * 1e-9;
+    const Solved& s = solved[w];
+    for (size_t k = 0; k < s.intervals.size(); ++k)
+      if (s.intervals[k].bounded() && s.known[k])
+        points[k].push_back(WindowPoint{t, static_cast<double>(s.intervals[k].lo),
+                                        static_cast<double>(s.intervals[k].hi), static_cast<double>(s.aligned[k])});
   }
   return points;
 }
