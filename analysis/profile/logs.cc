@@ -61,8 +61,10 @@ class Merger {
       logs_->p2p.push_back(p2p);
     }
     for (const FileLoss& loss : file.losses) addLoss(loss);
-    for (const FileBoot& boot : file.boots)  // the first a process named (a pid reused after a reboot: rare)
-      boots_.try_emplace(std::make_tuple(jobs_(boot.job), hosts_(boot.host), boot.pid), bootIds_(boot.bootId));
+    // The first a process named (a pid reused after a reboot: rare); by name, so that a header alone
+    // (a process that completed nothing) adds no job or host.
+    for (const FileBoot& boot : file.boots)
+      boots_.try_emplace(std::make_tuple(boot.job, boot.host, boot.pid), boot.bootId);
     for (HangRecord& hang : file.hangs) {
       jobs_(hang.parsed.identity.job);  // a job may have hung before it completed anything
       logs_->hangs.push_back(std::move(hang));
@@ -81,8 +83,8 @@ class Merger {
   void finish() {
     for (const auto& [key, loss] : losses_) logs_->losses.push_back(loss);
     for (Stream& s : logs_->streams) {
-      const auto it = boots_.find(std::make_tuple(s.job, s.host, s.pid));
-      if (it != boots_.end()) s.boot = static_cast<int>(it->second);
+      const auto it = boots_.find(std::make_tuple(logs_->jobs[s.job], logs_->hosts[s.host], s.pid));
+      if (it != boots_.end()) s.boot = static_cast<int>(bootIds_(it->second));
     }
   }
 
@@ -129,7 +131,7 @@ class Merger {
 
   ProfileLogs* logs_;
   Interner jobs_, hosts_, ops_, bootIds_;
-  std::map<std::tuple<uint32_t, uint32_t, int>, uint32_t> boots_;  // (job, host, pid) -> boot id
+  std::map<std::tuple<std::string, std::string, int>, std::string> boots_;  // (job, host, pid) -> boot id
   std::map<std::tuple<uint32_t, uint32_t, int, bool, uint64_t, int>, uint32_t> streams_;
   std::map<std::tuple<uint32_t, uint32_t, int, bool, uint64_t, int>, Loss> losses_;
 };

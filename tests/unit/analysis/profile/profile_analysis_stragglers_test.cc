@@ -7,6 +7,7 @@
 
 #include "analysis/profile/collectives.h"
 #include "analysis/profile/stragglers.h"
+#include "formats/profile_logs.h"
 #include "tests/support/synthetic_profile_job.h"
 #include "tests/unit/analysis/profile/profile_analysis_test_support.h"
 
@@ -178,6 +179,27 @@ TEST(Stragglers, EnqueueTimedRecordsBoundNoClock) {
   ASSERT_EQ(job.clocks.size(), 2u);
   EXPECT_EQ(job.clockSummary.collectives, 0u);
   EXPECT_NE(job.clocks[0].bounded, job.clocks[1].bounded);  // the reference, and one unknown
+}
+
+// A header names its process's boot id for the records of that process (job, host, pid) only; a header
+// alone (a process that completed nothing) adds no job.
+TEST(Stragglers, HeaderBootIdsAttachToTheirProcessOnly) {
+  syn::JobSpec spec = baseJob(8, 4);
+  TempDir dir;
+  const std::string bootId = "6d8e145f-06f8-4a85-a466-769661d96543";
+  std::string header, other;
+  formats::profile::appendHeaderLine(&header, Identity{"r000-t00", "synthetic", 20000}, 1, bootId);
+  formats::profile::appendHeaderLine(&other, Identity{"r000-t00", "another-job", 20000}, 1, bootId);
+  for (int rank = 0; rank < spec.ranks; ++rank)
+    dir.write("rank" + std::to_string(rank) + ".collectives.jsonl",
+              (rank == 0 ? header + "\n" : "") + testing::joinLines(syn::rankLines(spec, rank)));
+  dir.write("other.collectives.jsonl", other + "\n");
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  EXPECT_EQ(logs.jobs, std::vector<std::string>{"synthetic"});
+  ASSERT_EQ(logs.bootIds, std::vector<std::string>{bootId});
+  for (const Stream& s : logs.streams) EXPECT_EQ(s.boot, s.pid == 20000 ? 0 : -1) << s.pid;
+  const JobStragglers job = analyseStragglers(logs, nullptr, StragglerOptions{}).jobs.at(0);
+  EXPECT_EQ(job.clockSummary.clocks, 3);  // rank 0's boot id, and the two trays by name (rank 0's tray-mates too)
 }
 
 TEST(Stragglers, OnlyPersistentLatenessMakesAnOffender) {
