@@ -57,7 +57,7 @@ struct GroupCounts {
 void lateGroups(const Placement& placement, const StragglerOptions& options, GroupCounts& counts,
                 CollectiveOutcome* outcome) {
   auto medianRun = [](std::vector<int64_t>& lateness, std::vector<int64_t>& arrival) {
-    return std::make_pair(medianOf(lateness), medianOf(arrival));
+    return std::make_pair(medianOf(lateness), medianOfKnown(arrival));
   };
   std::vector<uint32_t> rackLate(placement.rackNames.size(), 0);
   std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> rackValues(placement.rackNames.size());
@@ -107,7 +107,9 @@ CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, c
     const Sample& s = logs.samples[index.order[i]];
     const uint32_t tray = placement.trayOfStream[s.stream];
     const int64_t start = s.endRealtimeNs - s.durationNs;
-    arrivals.push_back(start - clocks.offsetAt(clocks.clockOfStream[s.stream], start));
+    const uint32_t clock = clocks.clockOfStream[s.stream];
+    const bool known = clocks.consistent && clocks.clocks[clock].bounded;
+    arrivals.push_back(known ? start - clocks.offsetAt(clock, start) : kUnknownArrival);
     if (counts.trayRanks[tray]++ == 0) touchedTrays.push_back(tray);
   }
   for (uint32_t tray : touchedTrays) {
@@ -117,12 +119,15 @@ CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, c
     counts.rackRanks[rack] += counts.trayRanks[tray];
   }
   std::vector<int64_t> sortedArrivals = arrivals;
-  const int64_t medianArrival = medianOf(sortedArrivals);
+  const int64_t medianArrival = medianOfKnown(sortedArrivals);
   for (uint32_t i = col.begin; i < col.end; ++i) {
     const Sample& s = logs.samples[index.order[i]];
     const int64_t lateness = centre.onTimeNs - s.durationNs;
+    const int64_t arrival = arrivals[i - col.begin];
     if (static_cast<double>(lateness) > threshold)
-      outcome.late.push_back(LateEvent{s.stream, lateness, arrivals[i - col.begin] - medianArrival});
+      outcome.late.push_back(LateEvent{
+          s.stream, lateness,
+          arrival == kUnknownArrival || medianArrival == kUnknownArrival ? kUnknownArrival : arrival - medianArrival});
   }
   std::sort(outcome.late.begin(), outcome.late.end(), [&](const LateEvent& a, const LateEvent& b) {
     const uint32_t ta = placement.trayOfStream[a.stream], tb = placement.trayOfStream[b.stream];
@@ -136,6 +141,11 @@ CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, c
 }
 
 }  // namespace
+
+int64_t medianOfKnown(std::vector<int64_t>& values) {
+  std::erase(values, kUnknownArrival);
+  return values.empty() ? kUnknownArrival : medianOf(values);
+}
 
 LatenessResult measureLateness(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& placement,
                                const StragglerOptions& options) {

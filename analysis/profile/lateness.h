@@ -17,6 +17,12 @@ struct Placement {
   std::vector<std::string> trayNames, rackNames;
 };
 
+// An arrival lateness that cannot be known: the rank's clock is not linked to the reference (clocks.h).
+inline constexpr int64_t kUnknownArrival = INT64_MIN;
+
+// The median of the values other than kUnknownArrival (reordering them); kUnknownArrival when none is known.
+int64_t medianOfKnown(std::vector<int64_t>& values);
+
 struct LateEvent {
   uint32_t stream = 0;
   int64_t latenessNs = 0, arrivalNs = 0;

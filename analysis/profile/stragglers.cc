@@ -4,6 +4,7 @@
 #include "analysis/profile/stragglers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -15,6 +16,11 @@ namespace {
 
 double us(int64_t ns) {
   return static_cast<double>(ns) / 1000.0;
+}
+
+// NaN when unknown (no clock links the rank to the reference): rendered as null and "-".
+double arrivalUs(int64_t ns) {
+  return ns == kUnknownArrival ? std::nan("") : us(ns);
 }
 
 Placement place(const ProfileLogs& logs, const CollectiveIndex& index, const formats::RailMap* railMap,
@@ -66,7 +72,7 @@ Offender summarise(Level level, Tally tally, uint64_t collectives) {
   o.collectives = collectives;
   o.medianLatenessUs = us(medianOf(tally.lateness));
   o.p90LatenessUs = us(percentileOf(tally.lateness, 0.9));
-  o.medianArrivalLatenessUs = us(medianOf(tally.arrival));
+  o.medianArrivalLatenessUs = arrivalUs(medianOfKnown(tally.arrival));
   return o;
 }
 
@@ -209,7 +215,7 @@ std::vector<LateCollective> lateCollectives(const ProfileLogs& logs, const Colle
                         s.rank,
                         logs.hosts[s.host],
                         us(worst->latenessNs),
-                        us(worst->arrivalNs),
+                        arrivalUs(worst->arrivalNs),
                         {},
                         {}};
     // Trays of a late rack are the rack's lateness, not their own.

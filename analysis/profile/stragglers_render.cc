@@ -21,7 +21,13 @@ double ns3(double us) {
   return std::round(us * 1000.0) / 1000.0;
 }
 
+// An arrival lateness: null when unknown (NaN).
+json known(double us) {
+  return std::isnan(us) ? json(nullptr) : json(ns3(us));
+}
+
 std::string fixed(double value, int decimals) {
+  if (std::isnan(value)) return "-";
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", decimals, value);
   return text;
@@ -52,7 +58,7 @@ json offenderJson(const Offender& o) {
            {"share", std::round(share(o) * 10000.0) / 10000.0},
            {"median_lateness_us", ns3(o.medianLatenessUs)},
            {"p90_lateness_us", ns3(o.p90LatenessUs)},
-           {"median_arrival_lateness_us", ns3(o.medianArrivalLatenessUs)},
+           {"median_arrival_lateness_us", known(o.medianArrivalLatenessUs)},
            {"rack", o.rack.empty() ? json(nullptr) : json(o.rack)}};
   if (o.level != Level::Rack) out["host"] = o.host;
   if (o.level == Level::Rank) {
@@ -72,7 +78,7 @@ json collectiveJson(const LateCollective& c) {
               {"rank", c.rank},
               {"host", c.host},
               {"lateness_us", ns3(c.latenessUs)},
-              {"arrival_lateness_us", ns3(c.arrivalLatenessUs)},
+              {"arrival_lateness_us", known(c.arrivalLatenessUs)},
               {"late_trays", c.lateTrays},
               {"late_racks", c.lateRacks}};
 }

@@ -162,6 +162,7 @@ TEST(Stragglers, DriftingClocksAreFittedAndStayWithinTheirErrorBars) {
 // not the collective: they bound no clock, so the offsets are unknown rather than wrong.
 TEST(Stragglers, EnqueueTimedRecordsBoundNoClock) {
   syn::JobSpec spec = baseJob(8, 20);
+  spec.injected = {{syn::Injected::Level::Rank, 5, 1500, 1.0}};
   TempDir dir;
   for (int rank = 0; rank < spec.ranks; ++rank) {
     std::string text;
@@ -179,6 +180,10 @@ TEST(Stragglers, EnqueueTimedRecordsBoundNoClock) {
   ASSERT_EQ(job.clocks.size(), 2u);
   EXPECT_EQ(job.clockSummary.collectives, 0u);
   EXPECT_NE(job.clocks[0].bounded, job.clocks[1].bounded);  // the reference, and one unknown
+  // Rank 5's host has no known offset: its arrival lateness is unknown, never read off a raw clock.
+  ASSERT_EQ(describe(job.offenders), std::vector<std::string>{"rank 5"});
+  EXPECT_TRUE(std::isnan(job.offenders[0].medianArrivalLatenessUs));
+  EXPECT_TRUE(std::isnan(job.late.at(0).arrivalLatenessUs));
 }
 
 // A header names its process's boot id for the records of that process (job, host, pid) only; a header
