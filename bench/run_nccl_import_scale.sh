@@ -28,8 +28,9 @@ run check_nccl_logs "1" "$work/check_nccl_logs.txt" "$railtune" paths check "$wo
 
 bytes=$(du -sb "$work/logs" | cut -f1)
 lines=$(awk '/^read / {print $2}' "$work/import.txt")
-printf '%s ranks: %.2f GB of NCCL INFO logs, %s lines, %s network connections\n' "$ranks" "$(awk -v b="$bytes" 'BEGIN {print b / 1e9}')" \
-  "$lines" "$(awk '/^network connections:/ {print $3}' "$work/import.txt")"
+printf '%s ranks: %.2f GB of NCCL INFO logs, %s lines, %s network connections (%s connection ends)\n' "$ranks" \
+  "$(awk -v b="$bytes" 'BEGIN {print b / 1e9}')" "$lines" "$(awk '/^network connections:/ {print $3}' "$work/import.txt")" \
+  "$(awk '/^network connections:/ {sub(/^\(/, "", $4); print $4}' "$work/import.txt")"
 printf '%-34s %8s %10s\n' step seconds "peak MiB"
 for step in read import check_imported check_nccl_logs; do
   printf '%-34s %8s %10s\n' "$step" "$(seconds $step)" "$(mib $step)"

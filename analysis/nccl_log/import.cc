@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -124,17 +125,23 @@ class Index {
   std::map<std::pair<CommKey, int>, std::set<size_t>> ranks_;
 };
 
+// The net plugins built on NCCL's IB code print NCCL's own "NET/IB : Using [0]mlx5_0:1/IB ..." list under
+// their own network's name, and number their devices as that list does: nccl-rdma-sharp-plugins' IBext
+// ("IBext", "IBext_v6" ... "IBext_v11") and its UCX transports ("UCX", "UCX-RMA", "UCX-UCT", "UCX-UCT-RD")
+// all call nccl_p2p_ib_init, which prints it (p2p_plugin.c:704 at 2f5ac02; names in ib_plugin.c:2202-2318,
+// ucx_plugin.c:1197, ucx_rma_plugin.c:1342, ucx_uct_plugin.c:514, ucx_uct_rd_plugin.c:473).
+bool listsAsIb(const std::string& net) {
+  return net == "IBext" || net.starts_with("IBext_v") || net == "UCX" || net == "UCX-RMA" || net == "UCX-UCT" ||
+         net == "UCX-UCT-RD";
+}
+
 const DeviceList* deviceListOf(const Process& process, const std::string& net) {
   for (const DeviceList& list : process.deviceLists)
     if (list.net == net) return &list;
-  // A plugin's transport may print its list under a shorter name than its own ("IBext_v8" lists as "IB").
-  const DeviceList* prefix = nullptr;
-  for (const DeviceList& list : process.deviceLists) {
-    if (!net.starts_with(list.net)) continue;
-    if (prefix != nullptr) return nullptr;
-    prefix = &list;
-  }
-  return prefix;
+  if (!listsAsIb(net)) return nullptr;
+  for (const DeviceList& list : process.deviceLists)
+    if (list.net == "IB") return &list;
+  return nullptr;
 }
 
 const NetDevice* deviceOf(const Process& process, const NetConnection& c) {
@@ -148,10 +155,40 @@ const NetDevice* deviceOf(const Process& process, const NetConnection& c) {
 // "IB" -> "ib", "Socket" -> "socket" (the names railtune's own transports write); any other network is a
 // plugin's, named in nccl.net.
 std::string transportOf(const std::string& net) {
-  if (net == "IB" || net.starts_with("IBext")) return "ib";
+  if (net == "IB" || net == "IBext" || net.starts_with("IBext_v")) return "ib";
   if (net == "Socket") return "socket";
   return "plugin";
 }
+
+// File names unique within one import and never hidden (renderPathLogs' rule), in the order asked. Unique
+// also where case does not count (the folder copied to a case-insensitive file system: "NODE-1", "node-1").
+class UniqueFileNames {
+ public:
+  std::string nameFor(const Identity& identity) {
+    std::string name = pl::pathLogFileName(identity, "nccl");
+    for (size_t i = 0; i < name.size() && name[i] == '.'; ++i) name[i] = '_';
+    if (take(name)) return name;
+    // A suffix from the process's own name, so that it does not depend on what else was imported.
+    const std::string own = identity.host + ":" + std::to_string(identity.pid);
+    uint32_t hash = 2166136261u;  // FNV-1a
+    for (const char c : own) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+    const size_t dot = name.find(".nccl.jsonl");
+    for (uint32_t attempt = 0;; ++attempt) {
+      char suffix[24];
+      std::snprintf(suffix, sizeof suffix, "-h%08x", hash + attempt);
+      std::string candidate = name.substr(0, dot) + suffix + name.substr(dot);
+      if (take(candidate)) return candidate;
+    }
+  }
+
+ private:
+  bool take(const std::string& name) {
+    std::string folded = name;
+    for (char& c : folded) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return taken_.insert(folded).second;
+  }
+  std::set<std::string> taken_;  // case folded
+};
 
 class Importer {
  public:
@@ -347,14 +384,18 @@ class Importer {
         if (missing.processes++ == 0) missing.first = logs_.where(c.at);
       }
       imported.connections.push_back({connectRecord(process, c, ++id, &out->counts), c.at});
-      ++out->counts.connections;
+      ++out->counts.connectionEnds;
+      // A connection counts at its sender's line, or at its receiver's when the sender's was not logged.
+      if (c.send || !index_.peerLine(Index::commKey(process, c.comm), c)) ++out->counts.connections;
     }
+    if (!imported.connections.empty()) imported.fileName = fileNames_.nameFor(imported.identity);
     return imported;
   }
 
   const LogSet& logs_;
   const ImportOptions& options_;
   Index index_;
+  UniqueFileNames fileNames_;
   struct MissingList {
     size_t processes = 0;
     std::string first;  // FILE:LINE of the first Channel line without a list
@@ -378,7 +419,7 @@ std::pair<std::string, std::string> renderPathLog(const ImportedProcess& process
     text += pl::renderRecord(process.identity, r);
     text += '\n';
   }
-  return {pl::pathLogFileName(process.identity, "nccl"), std::move(text)};
+  return {process.fileName.empty() ? pl::pathLogFileName(process.identity, "nccl") : process.fileName, std::move(text)};
 }
 
 std::vector<std::pair<std::string, std::string>> renderPathLogs(const Import& import) {

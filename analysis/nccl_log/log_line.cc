@@ -81,11 +81,27 @@ ChannelVia viaKind(string_view via) {
   return ChannelVia::Other;
 }
 
-// "NET/<name>/<dev>[(<proxy>)][/GDRDMA[(PCI)]][/Shared]" (net.cc). The name may hold spaces and slashes
-// ("AWS Libfabric"), so the device is found from the right: the last "/<digits>" that only flags follow.
+// 2.31's receive side with GDR ends "/flush=<how>" (net.cc's ncclTopoFlushTypeStr: None, Always, C2c, Unknown):
+// taken off `rest` into out->flush. False (with *why) for a "/flush=" of another word.
+bool takeFlush(string_view via, string_view& rest, ChannelLine* out, std::string* why) {
+  const size_t at = rest.rfind("/flush=");
+  if (at == string_view::npos) return true;
+  const string_view how = rest.substr(at + 7);
+  if (how != "None" && how != "Always" && how != "C2c" && how != "Unknown") {
+    *why = "unreadable flush in '" + std::string(via) + "' (expected None, Always, C2c or Unknown)";
+    return false;
+  }
+  out->flush = how;
+  rest = rest.substr(0, at);
+  return true;
+}
+
+// "NET/<name>/<dev>[(<proxy>)][/GDRDMA[(PCI)]][/Shared][/flush=<how>]" (net.cc). The name may hold spaces and
+// slashes ("AWS Libfabric"), so the device is found from the right: the last "/<digits>" that only flags follow.
 bool parseNetVia(string_view via, ChannelLine* out, std::string* why) {
   string_view rest = via.substr(4);
   while (rest.ends_with(' ') || rest.ends_with('\r')) rest.remove_suffix(1);
+  if (!takeFlush(via, rest, out, why)) return false;
   for (;;) {
     if (rest.ends_with("/Shared")) {
       out->shared = true;
@@ -383,6 +399,10 @@ std::optional<CommLine> parseCommLine(string_view message) {
     }
   }
   if (comm.rank < 0 || !sawRanks) return std::nullopt;
+  // 2.30.7's ncclCommSplit lines end "key %d- Init START" (v2.30.7 init.cc:1886), 2.31's "key %d - Init START".
+  string_view whole = message;
+  while (whole.ends_with(' ') || whole.ends_with('\r')) whole.remove_suffix(1);
+  comm.start = text.starts_with("- Init START") || whole.ends_with("- Init START");
   return comm;
 }
 

@@ -51,6 +51,7 @@ struct ChannelLine {
   int netDevice = -1;
   int proxyRank = -1;  // PXN: the rank whose proxy drives the NIC; -1: none
   bool gdr = false, shared = false;
+  std::string_view flush;  // 2.31+, receive side with GDR: "None", "Always", "C2c" (not a path fact); else empty
 };
 enum class ChannelParse { NotChannel, Ok, Bad };
 // NotChannel for ring and tree listings ("Channel 00/02 :    0   1", "Channel 00/24 : 0 1 2 3") and every
@@ -87,6 +88,7 @@ struct CommLine {
   std::optional<uint64_t> commId;
   int rank = -1, nRanks = 0, cudaDev = -1, nvmlDev = -1;
   std::optional<int64_t> busId;
+  bool start = false;  // "- Init START" (2.18.3+): printed before the communicator's Channel lines
 };
 std::optional<CommLine> parseCommLine(std::string_view message);
 

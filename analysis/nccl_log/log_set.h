@@ -2,7 +2,11 @@
 // communicators, and every Channel line. Files may be one per process (NCCL_DEBUG_FILE=%h.%p) or one
 // interleaved job log with any line prefix; lines are routed to processes by the "HOST:PID:TID" of NCCL's
 // header, so other programs' lines mixed in are passed over. A line that starts like one of NCCL's but
-// cannot be read (cut short, garbled) is named "FILE:LINE" and skipped.
+// cannot be read (cut short, garbled, two writers' output spliced into one line) is named "FILE:LINE" and
+// skipped. A process exists only when it printed a line that only a process prints of itself (an Init or
+// comm line, a device list, its version or its network); a header seen nowhere else is a splice, not a host.
+// A connection is one connection however many files carry its line: the same process's log given twice
+// (its NCCL_DEBUG_FILE and the job's stdout) adds nothing.
 #pragma once
 
 #include <cstdint>
@@ -33,12 +37,14 @@ struct Comm {
   std::optional<uint64_t> commId;
   int rank = -1, nRanks = 0, cudaDev = -1, nvmlDev = -1;
   std::optional<int64_t> busId;
-  int tid = 0;  // the thread that announced it: Channel lines of the same thread belong to it
+  int tid = 0;           // the thread that announced it: Channel lines of the same thread belong to it
+  bool started = false;  // announced by an "Init START" line, before its Channel lines (2.18.3+)
 };
 
 // A Channel line that goes over the network, as one process printed it.
 struct NetConnection {
-  int comm = -1;  // index into Process::comms; -1: the log does not tie it to a communicator
+  int comm = -1;        // index into Process::comms; -1: the log does not tie it to a communicator
+  int commsBefore = 0;  // how many communicators the process had announced in its file when it printed this
   int tid = 0;
   int headerDevice = -1;  // the [DEV] of the line's header (CUDA device)
   int channel = -1, connIndex = -1;
@@ -68,6 +74,11 @@ struct Process {
   std::vector<NetConnection> connections;
   LocalChannelCounts local;
   std::string firstSeen;  // "FILE:LINE" of its first line
+  // Whether it printed a line only a process prints of itself (Init or comm line, device list, version,
+  // network): a header that never does is two writers' output spliced, not a process (log_set.cc).
+  bool established = false;
+  uint64_t ncclLines = 0;            // its lines, all files together
+  std::vector<LineRef> unconfirmed;  // its first lines while not established (named if it never is)
 };
 
 struct ReadCounts {
@@ -94,7 +105,12 @@ class LogSetBuilder {
   void startFile(const std::string& name);
   void addLine(std::string_view line, int number);
   void addDiagnostic(Diagnostic diagnostic);
-  LogSet finish();
+  // The file's last line, which has no newline: the file was cut inside it (a cut "NET/IB/1" may have been
+  // "NET/IB/12", a cut commId another number). Counted as a bad line, never read.
+  void addCutLine(std::string_view line, int number);
+  // settle: repeated connections dropped and spliced headers' processes removed (readLogs settles once,
+  // after every file is merged).
+  LogSet finish(bool settle = true);
 
  private:
   struct State;

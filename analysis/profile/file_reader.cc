@@ -168,7 +168,9 @@ class FileReader {
 
   void addStrict(out::ParsedCollective parsed) {
     const formats::profile::OperationRecord& r = parsed.record;
-    if (parsed.header) {  // no operation: which NCCL paths the profiler cannot see, and the host's boot id
+    if (parsed.header) {  // no operation: which NCCL paths the profiler cannot see, its writer's process and
+                          // the host's boot id
+      result_.writers.push_back(WriterProcess{parsed.identity.job, parsed.identity.host, parsed.identity.pid});
       if (!parsed.bootId.empty())
         result_.boots.push_back(
             FileBoot{parsed.identity.job, parsed.identity.host, parsed.identity.pid, std::move(parsed.bootId)});

@@ -45,8 +45,9 @@ struct FileResult {
   std::vector<FileBoot> boots;
   std::vector<HangRecord> hangs;
   std::vector<PathEnd> pathEnds;
-  std::string unreadable;             // "PATH: cannot open: Permission denied"; "" when read
-  std::vector<std::string> problems;  // the first maxProblems
+  std::vector<WriterProcess> writers;  // from header lines
+  std::string unreadable;              // "PATH: cannot open: Permission denied"; "" when read
+  std::vector<std::string> problems;   // the first maxProblems
   uint64_t problemCount = 0;
   uint64_t p2pRecords = 0, droppedNotices = 0, recordsDropped = 0, strictLines = 0;
 };

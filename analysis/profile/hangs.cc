@@ -11,7 +11,9 @@
 #include <map>
 #include <set>
 
+#include "analysis/profile/hangs_graph.h"
 #include "analysis/profile/hangs_link.h"
+#include "analysis/profile/hangs_render.h"
 #include "analysis/profile/progress.h"
 
 namespace railtune::analysis::profile {
@@ -52,6 +54,7 @@ class JobHangFinder {
     collectCompletions();
     for (const OpId& id : candidates_) classify(id, &out);
     addGaps(&out);
+    addRootCauses(&out);
     return out;
   }
 
@@ -60,6 +63,9 @@ class JobHangFinder {
     for (const Stream& s : logs_.streams)
       if (s.job == job_) nRanks_[{s.hasComm, s.comm}] = std::max(nRanks_[{s.hasComm, s.comm}], s.nRanks);
     for (const auto& [who, host] : progress_.ranks()) hosts_[{who.hasComm, who.comm}][who.rank] = host;
+    for (const Stream& s : logs_.streams)
+      if (s.job == job_ && s.rank >= 0)
+        processes_.try_emplace(CommRank{s.hasComm, s.comm, s.rank}, ProcessId{logs_.hosts[s.host], s.pid});
   }
 
   void collectWatchdog() {
@@ -71,6 +77,8 @@ class JobHangFinder {
       const CommId comm{r.comm.has_value(), r.comm.value_or(0)};
       nRanks_[comm] = std::max(nRanks_[comm], r.nRanks);
       hosts_[comm].try_emplace(r.rank, h.parsed.identity.host);
+      processes_.try_emplace(CommRank{comm.first, comm.second, r.rank},
+                             ProcessId{h.parsed.identity.host, h.parsed.identity.pid});
       StuckRank stuck{r.rank, h.parsed.identity.host, true, -1, static_cast<double>(r.stuckForNs) / 1000.0, false, {}};
       for (uint32_t i = 0; i < r.nFlows; ++i) {
         const formats::profile::NetFlow& f = r.flows[i];
@@ -174,7 +182,6 @@ class JobHangFinder {
       }
     }
     if (hung.stuck.empty()) return;  // resolved, or only records lost: not a hang
-    hung.suspect = suspectLink(hung, hosts_[id.first], logs_, job_, railMap_);
     out->hung.push_back(std::move(hung));
   }
 
@@ -189,12 +196,59 @@ class JobHangFinder {
     });
   }
 
+  // The sinks of the waits-for graph; a hung operation's suspect link is a link (or a NIC's link) among
+  // them, else none.
+  // A rank silent in a communicator (its records of it lost: stopped or killed before its writer flushed
+  // them) is the job's one process that wrote no record of that communicator and no hang record, when
+  // there is exactly one: its ranks are then one node of the graph. A process whose log holds only its
+  // header counts too.
+  void attributeSilentRanks(const JobHangs& out) {
+    std::set<ProcessId> all;
+    std::map<CommId, std::set<ProcessId>> members;
+    for (const auto& [who, process] : processes_) all.insert(process), members[{who.hasComm, who.comm}].insert(process);
+    for (const WriterProcess& w : logs_.writers)
+      if (w.job == logs_.jobs[job_]) all.insert(ProcessId{w.host, w.pid});
+    std::map<CommId, std::set<int>> silent;
+    std::set<ProcessId> alive;  // an unresolved hang record: waiting, not the silent one
+    for (const HungCollective& h : out.hung) {
+      silent[{h.hasComm, h.comm}].insert(h.silent.begin(), h.silent.end());
+      for (const StuckRank& s : h.stuck)
+        if (const auto p = processes_.find(CommRank{h.hasComm, h.comm, s.rank}); s.watchdog && p != processes_.end())
+          alive.insert(p->second);
+    }
+    for (const auto& [comm, ranks] : silent) {
+      if (ranks.size() != 1) continue;
+      std::vector<ProcessId> outside;
+      for (const ProcessId& p : all)
+        if (!members[comm].contains(p) && !alive.contains(p)) outside.push_back(p);
+      if (outside.size() == 1) processes_.try_emplace(CommRank{comm.first, comm.second, *ranks.begin()}, outside[0]);
+    }
+  }
+
+  void addRootCauses(JobHangs* out) {
+    attributeSilentRanks(*out);
+    GraphAnswer answer = findRootCauses(out->hung, processes_);
+    for (const ChosenLink& chosen : answer.links) {
+      HungCollective& h = out->hung[chosen.hung];
+      const SuspectLink link =
+          describeLink(h, chosen.from, chosen.to, hosts_[{h.hasComm, h.comm}], logs_, job_, railMap_);
+      if (!h.suspect) h.suspect = link;
+      for (RootCause& cause : answer.causes)
+        if (cause.kind == CauseKind::Link && cause.linkFrom && cause.linkFrom->rank == chosen.from &&
+            cause.linkTo->rank == chosen.to && cause.comm == h.comm && cause.seq == h.seq)
+          cause.linkFrom = link.from, cause.linkTo = link.to;
+    }
+    for (RootCause& cause : answer.causes) cause.text = rootCauseText(cause);
+    out->causes = std::move(answer.causes);
+  }
+
   const ProfileLogs& logs_;
   uint32_t job_;
   const formats::RailMap* railMap_;
   JobProgress progress_;
   std::map<CommId, int> nRanks_;
   std::map<CommId, std::map<int, std::string>> hosts_;
+  RankProcesses processes_;
   std::set<OpId> candidates_;
   std::map<OpId, std::map<int, Watched>> watchdog_;
   std::set<CommRank> watchedRanks_;

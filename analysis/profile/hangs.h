@@ -1,7 +1,9 @@
 // `railtune profile hangs`: operations that never completed, from the watchdog's hang records and from
-// missing completions, with the ranks stuck in them, their outstanding flows, and the suspect link; told
-// apart from gaps in a rank's records (lost, not hung) and from hangs that resolved. Operations are keyed
-// as NCCL numbers them (progress.h). docs/profile-analysis.md describes the rules.
+// missing completions, with the ranks stuck in them, their outstanding flows, and the root causes of the
+// hang (the sinks of its waits-for graph: a process that stopped making progress, a link or a NIC both of
+// whose sides wait on it); told apart from gaps in a rank's records (lost, not hung) and from hangs that
+// resolved. Operations are keyed as NCCL numbers them (progress.h). docs/profile-analysis.md describes the
+// rules.
 #pragma once
 
 #include <cstdint>
@@ -94,8 +96,42 @@ struct ResolvedHang {
   double afterS = 0;  // from the operation's start to its completion
 };
 
+// A sink of the job's waits-for graph (hangs_graph.h), what an operator acts on first.
+enum class CauseKind { Rank, Nic, Link };
+
+struct RootCause {
+  CauseKind kind = CauseKind::Rank;
+  // Rank: a process that others wait on and that wrote no hang record of its own (frozen, stopped,
+  // killed, or alive elsewhere and never entered the operation). Named by its rank in the communicator
+  // where it stopped first; pid 0 and host "" when it wrote no record at all.
+  bool hasComm = false;
+  uint64_t comm = 0;
+  int rank = -1;
+  std::string host;
+  int pid = 0;
+  std::string op;  // where it stopped: the first hung operation it is stuck in
+  uint64_t seq = 0;
+  int from = -1, to = -1;         // ... when that is a transfer
+  int64_t lastCompletedSeq = -1;  // its last completed seq of that series; -1 none
+  bool wroteRecords = false;      // it wrote records of that communicator before it stopped
+  int waiters = 0;                // processes waiting on it, directly or through others
+  int comms = 0;                  // communicators whose hung operations wait on it
+  // Link (data flows from -> to) and NIC: ends as far as the records tell; the links through a NIC.
+  std::optional<LinkEnd> linkFrom, linkTo;
+  int fromPid = 0, toPid = 0;
+  uint32_t sendOutstanding = 0, recvOutstanding = 0;
+  std::string nicHost, hca;
+  int nicRank = -1, nicPid = 0, rail = -1, links = 0;
+  // NIC: the NIC at the other end of the same links, when they all end at it too (nothing tells which
+  // of the two went down).
+  std::string orNicHost, orHca;
+  int orNicRank = -1, orNicPid = 0;
+  std::string text;  // the sentence the table prints
+};
+
 struct JobHangs {
   std::string job;
+  std::vector<RootCause> causes;     // first the one to act on; empty when nothing is hung
   std::vector<HungCollective> hung;  // by comm, then op, then seq
   std::vector<RecordGap> gaps;       // by comm, rank, op, seq
   std::vector<ResolvedHang> resolved;

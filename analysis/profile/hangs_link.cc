@@ -1,4 +1,4 @@
-// The suspect link (hangs_link.h). Every outstanding flow of a stuck rank points along a directed
+// The ends of a link (hangs_link.h). Every outstanding flow of a stuck rank points along a directed
 // link: a send from A to B at A -> B, a receive at B from A at the same A -> B.
 #include "analysis/profile/hangs_link.h"
 
@@ -11,32 +11,18 @@ class LinkFinder {
              const formats::RailMap* railMap)
       : hosts_(hosts), logs_(logs), job_(job), railMap_(railMap) {}
 
-  std::optional<SuspectLink> suspectLink(const HungCollective& hung) const {
-    std::map<std::pair<int, int>, std::pair<int, int>> votes;  // (from, to) -> (send flows, recv flows)
-    int considered = 0;
-    for (const StuckRank& stuck : hung.stuck) {
-      for (const StuckFlow& flow : stuck.flows) {
-        if (flow.peer < 0) continue;
-        ++considered;
-        if (flow.send)
-          ++votes[{stuck.rank, flow.peer}].first;
-        else
-          ++votes[{flow.peer, stuck.rank}].second;
-      }
-    }
-    if (votes.empty()) return std::nullopt;
-    auto rankOf = [](const std::pair<int, int>& v) {
-      return std::make_pair(v.first > 0 && v.second > 0, v.first + v.second);
-    };
-    auto best = votes.begin();
-    for (auto it = votes.begin(); it != votes.end(); ++it)
-      if (rankOf(it->second) > rankOf(best->second)) best = it;
+  SuspectLink describe(const HungCollective& hung, int from, int to) const {
     SuspectLink link;
-    link.from = linkEnd(hung, best->first.first, best->first.second, true);
-    link.to = linkEnd(hung, best->first.second, best->first.first, false);
-    if (link.to.host.empty() && pathEnd(best->first.first, best->first.second, true) != nullptr)
-      link.to.host = pathEnd(best->first.first, best->first.second, true)->peerHost;
-    link.sendFlows = best->second.first, link.recvFlows = best->second.second, link.flowsConsidered = considered;
+    for (const StuckRank& stuck : hung.stuck)
+      for (const StuckFlow& flow : stuck.flows) {
+        if (flow.peer < 0 || flow.outstanding == 0) continue;
+        ++link.flowsConsidered;
+        if (flow.send && stuck.rank == from && flow.peer == to) ++link.sendFlows;
+        if (!flow.send && stuck.rank == to && flow.peer == from) ++link.recvFlows;
+      }
+    link.from = linkEnd(hung, from, to, true);
+    link.to = linkEnd(hung, to, from, false);
+    if (link.to.host.empty() && pathEnd(from, to, true) != nullptr) link.to.host = pathEnd(from, to, true)->peerHost;
     return link;
   }
 
@@ -84,9 +70,9 @@ class LinkFinder {
 
 }  // namespace
 
-std::optional<SuspectLink> suspectLink(const HungCollective& hung, const std::map<int, std::string>& hosts,
-                                       const ProfileLogs& logs, uint32_t job, const formats::RailMap* railMap) {
-  return LinkFinder(hosts, logs, job, railMap).suspectLink(hung);
+SuspectLink describeLink(const HungCollective& hung, int from, int to, const std::map<int, std::string>& hosts,
+                         const ProfileLogs& logs, uint32_t job, const formats::RailMap* railMap) {
+  return LinkFinder(hosts, logs, job, railMap).describe(hung, from, to);
 }
 
 }  // namespace railtune::analysis::profile

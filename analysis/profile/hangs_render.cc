@@ -74,6 +74,52 @@ json hungJson(const HungCollective& h) {
               {"suspect_link", suspect}};
 }
 
+const char* causeKindName(CauseKind kind) {
+  return kind == CauseKind::Rank ? "rank" : kind == CauseKind::Nic ? "nic" : "link";
+}
+
+json causeJson(const RootCause& c) {
+  json out{{"kind", causeKindName(c.kind)},
+           {"comm", c.hasComm ? json(commName(true, c.comm)) : json(nullptr)},
+           {"text", c.text}};
+  if (c.kind == CauseKind::Rank) {
+    out.update({{"rank", c.rank},
+                {"host", orNull(c.host)},
+                {"pid", c.pid > 0 ? json(c.pid) : json(nullptr)},
+                {"op", orNull(c.op)},
+                {"seq", c.seq},
+                {"from", orNull(c.from)},
+                {"to", orNull(c.to)},
+                {"last_completed_seq", c.lastCompletedSeq >= 0 ? json(c.lastCompletedSeq) : json(nullptr)},
+                {"wrote_records", c.wroteRecords},
+                {"waiters", c.waiters},
+                {"comms_waiting", c.comms}});
+  } else if (c.kind == CauseKind::Nic) {
+    out.update({{"host", orNull(c.nicHost)},
+                {"hca", c.hca},
+                {"rank", c.nicRank},
+                {"pid", c.nicPid > 0 ? json(c.nicPid) : json(nullptr)},
+                {"rail", orNull(c.rail)},
+                {"links", c.links},
+                {"or_nic", c.orHca.empty() ? json(nullptr)
+                                           : json{{"host", c.orNicHost},
+                                                  {"hca", c.orHca},
+                                                  {"rank", c.orNicRank},
+                                                  {"pid", c.orNicPid > 0 ? json(c.orNicPid) : json(nullptr)}}}});
+  } else {
+    json from = c.linkFrom ? endJson(*c.linkFrom) : json(nullptr), to = c.linkTo ? endJson(*c.linkTo) : json(nullptr);
+    if (c.linkFrom) from["pid"] = c.fromPid > 0 ? json(c.fromPid) : json(nullptr);
+    if (c.linkTo) to["pid"] = c.toPid > 0 ? json(c.toPid) : json(nullptr);
+    out.update({{"op", orNull(c.op)},
+                {"seq", c.seq},
+                {"from", from},
+                {"to", to},
+                {"send_outstanding", c.sendOutstanding},
+                {"recv_outstanding", c.recvOutstanding}});
+  }
+  return out;
+}
+
 json gapJson(const RecordGap& g) {
   return json{{"comm", g.hasComm ? json(commName(true, g.comm)) : json(nullptr)},
               {"rank", g.rank},
@@ -150,7 +196,21 @@ void hungText(const HungCollective& h, std::ostringstream& out) {
         << h.suspect->sendFlows << " send and " << h.suspect->recvFlows << " recv flows of "
         << h.suspect->flowsConsidered << " outstanding point at it)\n";
   else
-    out << "    suspect link: unknown (no outstanding flows recorded)\n";
+    out << "    suspect link: none (no link has both ends alive and waiting on it alone)\n";
+}
+
+std::string processText(int pid, const std::string& host) {
+  return "(pid " + (pid > 0 ? std::to_string(pid) : std::string("?")) + ", host " + (host.empty() ? "?" : host) + ")";
+}
+
+void causesText(const JobHangs& job, std::ostringstream& out) {
+  if (job.hung.empty()) return;
+  if (job.causes.empty())
+    out << "  root cause: unknown: every stuck rank wrote a hang record and no link has both ends waiting on it"
+           " alone\n";
+  for (size_t i = 0; i < job.causes.size() && i < 10; ++i)
+    out << (i == 0 ? "  root cause: " : "  also: ") << job.causes[i].text << "\n";
+  if (job.causes.size() > 10) out << "  ... and " << job.causes.size() - 10 << " more\n";
 }
 
 void gapsText(const JobHangs& job, std::ostringstream& out) {
@@ -180,6 +240,40 @@ void gapsText(const JobHangs& job, std::ostringstream& out) {
 
 }  // namespace
 
+std::string rootCauseText(const RootCause& c) {
+  const std::string comm = "comm " + commName(c.hasComm, c.comm);
+  if (c.kind == CauseKind::Rank) {
+    const std::string where = comm + " " + opText(c.op, c.from, c.to, std::to_string(c.seq));
+    const std::string waiting = std::to_string(c.waiters) + " rank" + (c.waiters == 1 ? "" : "s") + " wait on it" +
+                                (c.comms > 1 ? " (in " + std::to_string(c.comms) + " communicators)" : "");
+    if (!c.wroteRecords && c.pid > 0)
+      return "rank " + std::to_string(c.rank) + " of " + comm + " " + processText(c.pid, c.host) +
+             " wrote no record of it (the one process without a record of it or a hang record): " + waiting +
+             " (stopped or killed before its writer flushed a record, or it never started)";
+    if (!c.wroteRecords)
+      return "rank " + std::to_string(c.rank) + " of " + comm + " wrote no record at all: " + waiting +
+             " (it never started, or its logs are missing)";
+    return "rank " + std::to_string(c.rank) + " " + processText(c.pid, c.host) + " stopped making progress at " +
+           where + (c.lastCompletedSeq >= 0 ? " (last completed seq " + std::to_string(c.lastCompletedSeq) + ")" : "") +
+           ": " + waiting +
+           ", no hang record of its own (frozen, stopped or killed, or it never entered the operation)";
+  }
+  if (c.kind == CauseKind::Nic)
+    return "NIC " + c.hca + (c.rail >= 0 ? " (rail " + std::to_string(c.rail) + ")" : "") + " of rank " +
+           std::to_string(c.nicRank) + " " + processText(c.nicPid, c.nicHost) + ": " + std::to_string(c.links) +
+           " links through it stopped with both ends alive and waiting on them" +
+           (c.orHca.empty() ? ""
+                            : " (or NIC " + c.orHca + " of rank " + std::to_string(c.orNicRank) + " " +
+                                  processText(c.orNicPid, c.orNicHost) +
+                                  ": the same links end there, nothing tells "
+                                  "which of the two went down)");
+  const LinkEnd from = c.linkFrom.value_or(LinkEnd{}), to = c.linkTo.value_or(LinkEnd{});
+  return "link " + endText(from) + " (pid " + std::to_string(c.fromPid) + ") -> " + endText(to) + " (pid " +
+         std::to_string(c.toPid) + ") in " + comm + " " + opText(c.op, -1, -1, std::to_string(c.seq)) +
+         ": both ends alive and waiting on it (" + std::to_string(c.sendOutstanding) + " send and " +
+         std::to_string(c.recvOutstanding) + " receive steps outstanding), no rank stopped";
+}
+
 std::string renderHangsJson(const HangReport& report) {
   json jobs = json::array();
   for (const JobHangs& job : report.jobs) {
@@ -188,8 +282,14 @@ std::string renderHangsJson(const HangReport& report) {
     json gaps = json::array(), resolved = json::array();
     for (const RecordGap& g : job.gaps) gaps.push_back(gapJson(g));
     for (const ResolvedHang& r : job.resolved) resolved.push_back(resolvedJson(r));
-    jobs.push_back(
-        {{"job", job.job}, {"hung", hung}, {"gaps", gaps}, {"resolved", resolved}, {"losses", lossesJson(job.losses)}});
+    json causes = json::array();
+    for (const RootCause& c : job.causes) causes.push_back(causeJson(c));
+    jobs.push_back({{"job", job.job},
+                    {"root_causes", causes},
+                    {"hung", hung},
+                    {"gaps", gaps},
+                    {"resolved", resolved},
+                    {"losses", lossesJson(job.losses)}});
   }
   return json{{"schema", formats::kProfileHangsSchema}, {"jobs", jobs}}.dump(-1, ' ', false,
                                                                              json::error_handler_t::replace) +
@@ -204,6 +304,7 @@ std::string renderHangsTable(const HangReport& report) {
       out << "no hung collectives\n";
     else
       out << job.hung.size() << " hung collective" << (job.hung.size() == 1 ? "" : "s") << "\n";
+    causesText(job, out);
     for (const HungCollective& h : job.hung) hungText(h, out);
     gapsText(job, out);
   }

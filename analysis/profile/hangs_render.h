@@ -9,6 +9,8 @@
 namespace railtune::analysis::profile {
 
 std::string renderHangsTable(const HangReport& report);
+// The sentence for one root cause, the table's first line under its job.
+std::string rootCauseText(const RootCause& cause);
 std::string renderHangsJson(const HangReport& report);
 
 }  // namespace railtune::analysis::profile

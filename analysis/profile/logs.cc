@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <set>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
@@ -70,6 +71,7 @@ class Merger {
       logs_->hangs.push_back(std::move(hang));
     }
     for (PathEnd& end : file.pathEnds) logs_->pathEnds.push_back(std::move(end));
+    writers_.insert(file.writers.begin(), file.writers.end());
     for (std::string& problem : file.problems)
       if (logs_->problems.first.size() < maxProblems) logs_->problems.first.push_back(std::move(problem));
     logs_->problems.count += file.problemCount;
@@ -82,6 +84,7 @@ class Merger {
   // Once every file is in: the losses, by job, host, pid, comm and rank.
   void finish() {
     for (const auto& [key, loss] : losses_) logs_->losses.push_back(loss);
+    logs_->writers.assign(writers_.begin(), writers_.end());
     for (Stream& s : logs_->streams) {
       const auto it = boots_.find(std::make_tuple(logs_->jobs[s.job], logs_->hosts[s.host], s.pid));
       if (it != boots_.end()) s.boot = static_cast<int>(bootIds_(it->second));
@@ -134,6 +137,7 @@ class Merger {
   std::map<std::tuple<std::string, std::string, int>, std::string> boots_;  // (job, host, pid) -> boot id
   std::map<std::tuple<uint32_t, uint32_t, int, bool, uint64_t, int>, uint32_t> streams_;
   std::map<std::tuple<uint32_t, uint32_t, int, bool, uint64_t, int>, Loss> losses_;
+  std::set<WriterProcess> writers_;
 };
 
 }  // namespace

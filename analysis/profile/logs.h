@@ -85,6 +85,13 @@ struct HangRecord {
   formats::profile::ParsedCollective parsed;
 };
 
+// A process that wrote a collective log's header line: it loaded the profiler, whatever it recorded after.
+struct WriterProcess {
+  std::string job, host;
+  int pid = 0;
+  auto operator<=>(const WriterProcess&) const = default;
+};
+
 struct ReadProblems {
   std::vector<std::string> first;  // the first messages, in file then line order
   uint64_t count = 0;
@@ -103,6 +110,7 @@ struct ProfileLogs {
   std::vector<Loss> losses;  // by job, host, pid, comm, rank
   std::vector<HangRecord> hangs;
   std::vector<PathEnd> pathEnds;
+  std::vector<WriterProcess> writers;  // by job, host, pid; once each
   ReadProblems problems;
   size_t collectiveFiles = 0, netFiles = 0, pathLogFiles = 0, skippedFiles = 0;
   // Files that could not be opened or read (counted here, not as bad lines or skipped files), and what

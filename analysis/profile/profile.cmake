@@ -15,6 +15,7 @@ add_library(railtune_profile_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/progress_gaps.cc
   ${CMAKE_CURRENT_LIST_DIR}/hangs.cc
   ${CMAKE_CURRENT_LIST_DIR}/hangs_link.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hangs_graph.cc
   ${CMAKE_CURRENT_LIST_DIR}/hangs_render.cc)
 target_link_libraries(railtune_profile_analysis PUBLIC railtune_ingest railtune_formats railtune_common
   PRIVATE simdjson::simdjson nlohmann_json::nlohmann_json Threads::Threads)

@@ -1,6 +1,7 @@
 // `railtune emu net-job`: an emulated NCCL job of P ranks, one process each, over the real net plugin
 // (emulator/net_job/launcher.h; docs/net-job.md). The `emu` group is registered here; it holds the
 // emulator's job commands.
+#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -33,6 +34,11 @@ struct NetJobArgs {
   std::string nccl = "2.30";
   int faultRank = -1;
   std::vector<std::string> faults;
+  int stallLink = -1;
+  double stallAfter = 0;
+  int signalRank = -1;
+  std::string signal;
+  double signalAfter = 0;
   double timeout = 60;
   size_t chunkBytes = 128 * 1024;
   std::string jobDir;
@@ -69,6 +75,17 @@ nj::JobOptions jobOptions(const NetJobArgs& a) {
     throw std::invalid_argument("--fault-rank " + std::to_string(a.faultRank) + " is not a rank");
   o.faultRank = a.faultRank;
   for (const std::string& f : a.faults) o.faultEnv.push_back(splitFault(f));
+  if (!a.signal.empty() || a.signalRank >= 0) {
+    if (a.signal != "STOP" && a.signal != "KILL")
+      throw std::invalid_argument("--signal '" + a.signal + "': expected STOP or KILL (with --signal-rank)");
+    if (a.signalRank < 0 || a.signalRank >= a.ranks)
+      throw std::invalid_argument("--signal needs --signal-rank R < --ranks");
+    o.signalRank = a.signalRank;
+    o.signal = a.signal == "STOP" ? SIGSTOP : SIGKILL;
+    o.signalAfterSeconds = a.signalAfter;
+  }
+  o.stallLink = a.stallLink;
+  o.stallAfterSeconds = a.stallAfter;
   o.timeoutSeconds = a.timeout;
   o.chunkBytes = a.chunkBytes;
   o.jobDir = a.jobDir;
@@ -110,6 +127,18 @@ Command addNetJobCommand(CLI::App& emu) {
   sub->add_option("--nccl", a->nccl, "NCCL behaviour to emulate: 2.28 or 2.30")->capture_default_str();
   sub->add_option("--fault-rank", a->faultRank, "The rank --fault applies to");
   sub->add_option("--fault", a->faults, "VAR=VALUE set in --fault-rank's environment only (repeatable)");
+  sub->add_option("--signal-rank", a->signalRank, "The rank --signal is sent to");
+  sub->add_option("--signal", a->signal,
+                  "STOP or KILL: sent to --signal-rank's process after --signal-after seconds; the job is then left "
+                  "to hang until --timeout (no early kill), so the others' hang watchdogs can write");
+  sub->add_option("--signal-after", a->signalAfter, "Seconds after the ranks start before --signal is sent")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--stall-link", a->stallLink,
+                  "K: the K-th send over the net plugin of the job (modulo their number) stops posting after "
+                  "--stall-after seconds (a link dark in one direction); the job is left to hang until --timeout")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--stall-after", a->stallAfter, "Seconds after the ranks start before --stall-link stops")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--timeout", a->timeout, "Seconds before the job is stopped")->capture_default_str();
   sub->add_option("--chunk-bytes", a->chunkBytes, "Bytes per isend/irecv (NCCL's step size)")->capture_default_str();
   sub->add_option("--job-dir", a->jobDir, "Keep the job folder (rail map, address files, handles) here");

@@ -93,17 +93,22 @@ void printSummary(const nl::Import& import, const Seen& seen, const std::optiona
               static_cast<unsigned long long>(import.read.ncclLines),
               static_cast<unsigned long long>(import.read.files), seen.processes, hosts.size(),
               version.empty() ? "version unknown" : version.c_str());
-  std::printf("network connections: %llu (%llu Channel lines inside the node: P2P, SHM, NVLS, CollNet)\n",
-              static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.localChannels));
-  std::printf("  peer's own line found: %s; HCA known: %s; GPU known: %s; communicator known: %s\n",
-              percent(c.peerKnown, c.connections).c_str(), percent(c.connections - c.hcaUnknown, c.connections).c_str(),
-              percent(c.connections - c.gpuUnknown, c.connections).c_str(),
-              percent(c.connections - c.commUnknown, c.connections).c_str());
-  std::printf("  rail known: %s (%s); expected rail known: %s; cross-rail: %llu\n",
-              percent(c.railKnown, c.connections).c_str(), railMap ? "rail map" : "NCCL's device list",
-              percent(c.expectedKnown, c.connections).c_str(), static_cast<unsigned long long>(c.crossRail));
+  // Counted as `paths check` and `paths render` count (import.h): connections, then their logged ends.
+  std::printf(
+      "network connections: %llu (%llu connection ends: a connection's [send] and [receive] lines; "
+      "%llu Channel lines inside the node: P2P, SHM, NVLS, CollNet)\n",
+      static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.connectionEnds),
+      static_cast<unsigned long long>(c.localChannels));
+  const uint64_t ends = c.connectionEnds;
+  std::printf(
+      "  connection ends with: peer's own line found: %s; HCA known: %s; GPU known: %s; communicator known: %s\n",
+      percent(c.peerKnown, ends).c_str(), percent(ends - c.hcaUnknown, ends).c_str(),
+      percent(ends - c.gpuUnknown, ends).c_str(), percent(ends - c.commUnknown, ends).c_str());
+  std::printf("  rail known: %s (%s); expected rail known: %s; cross-rail: %llu\n", percent(c.railKnown, ends).c_str(),
+              railMap ? "rail map" : "NCCL's device list", percent(c.expectedKnown, ends).c_str(),
+              static_cast<unsigned long long>(c.crossRail));
   if (import.read.badLines > 0 || import.read.duplicateLines > 0) {
-    std::printf("  skipped: %llu unreadable lines (on stderr), %llu Channel lines read twice\n",
+    std::printf("  skipped: %llu unreadable lines (on stderr), %llu Channel lines read twice (counted once)\n",
                 static_cast<unsigned long long>(import.read.badLines),
                 static_cast<unsigned long long>(import.read.duplicateLines));
   }
@@ -166,7 +171,7 @@ int runImport(const ImportArgs& args) {
 Command addPathsImportCommand(CLI::App& paths) {
   auto args = std::make_shared<ImportArgs>();
   CLI::App* app = paths.add_subcommand(
-      "import", "rebuild path logs from NCCL's INFO logs (any NCCL 2.7-2.30 job, whatever carried its traffic)");
+      "import", "rebuild path logs from NCCL's INFO logs (any NCCL 2.7-2.31 job, whatever carried its traffic)");
   app->add_option("LOG", args->logs,
                   "NCCL INFO logs: one per process (NCCL_DEBUG_FILE=%h.%p) or a job's interleaved output; folders "
                   "are read recursively")

@@ -1,7 +1,7 @@
 // `railtune profile hangs LOGDIR [--path-logs DIR] [--rail-map F] [--job ID] [--json]`: collectives
-// that never completed, the ranks stuck in them and the suspect link (analysis/profile/hangs.h,
-// docs/profile-analysis.md). Exit 0 when no hang is found, 1 when one is (so it can gate), 2 when
-// nothing readable was found.
+// that never completed, the root cause first (the sink of the waits-for graph: a stopped rank, a NIC or
+// a link), then the ranks stuck in them (analysis/profile/hangs.h, docs/profile-analysis.md). Exit 0 when no hang is
+// found, 1 when one is (so it can gate), 2 when nothing readable was found.
 #include <iostream>
 #include <optional>
 #include <string>
@@ -61,7 +61,9 @@ int runHangs(const HangArgs& args) {
 Command addProfileHangsCommand(CLI::App& profile) {
   auto args = std::make_shared<HangArgs>();
   CLI::App* app = profile.add_subcommand(
-      "hangs", "collectives that never completed: stuck ranks, their outstanding flows and the suspect link");
+      "hangs",
+      "collectives that never completed: the root cause first (a stopped rank, a NIC or a link), then the stuck "
+      "ranks and their outstanding flows");
   app->add_option("LOGDIR", args->logDirs,
                   "folders of profiler logs (searched recursively; path logs there are read too)")
       ->required();

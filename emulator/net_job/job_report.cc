@@ -71,6 +71,9 @@ std::string formatJobReport(const JobOptions& options, const JobResult& result) 
     out += format(", %d over NVLink (stand-in)\n", nvlink);
   }
   if (!options.pathLogDir.empty()) out += "path logs: " + options.pathLogDir + "\n";
+  if (result.stalledLink.first >= 0)
+    out += format("stalled link: rank %d -> rank %d over the net plugin, no send posted after %g s\n",
+                  result.stalledLink.first, result.stalledLink.second, options.stallAfterSeconds);
   for (const std::string& e : result.errors) out += "error: " + e + "\n";
   if (!result.ok() && !result.jobDir.empty()) out += "job folder kept for inspection: " + result.jobDir + "\n";
   return out;

@@ -40,6 +40,19 @@ struct JobOptions {
   std::vector<std::pair<std::string, std::string>> jobEnv;
   int faultRank = -1;
   std::vector<std::pair<std::string, std::string>> faultEnv;  // set for faultRank only
+  // A rank stopped or killed from outside after some seconds (SIGSTOP, SIGKILL: what an operator, the OOM
+  // killer or a debugger does to one process of a job), to see what the others' profilers record. The job
+  // is then left to hang until the timeout, so that their hang watchdogs can write: no rank is killed
+  // early because another failed.
+  int signalRank = -1;
+  int signal = 0;
+  double signalAfterSeconds = 0;
+  // A link that stops in one direction: the stallLink-th send over the net plugin of the job (counted over
+  // (sender, receiver) in order, modulo their number) stops posting `stallAfterSeconds` after the ranks
+  // start, as a link whose one direction went dark: its sender's steps and its receiver's receives stay
+  // outstanding. The job is then left to hang until the timeout, like a signal.
+  int stallLink = -1;
+  double stallAfterSeconds = 0;
   double timeoutSeconds = 60;
   size_t chunkBytes = 128 * 1024;
   std::string jobDir;  // "": a temporary folder, removed when the job succeeds
@@ -47,10 +60,11 @@ struct JobOptions {
 
 struct JobResult {
   JobPlan plan;
-  std::vector<RankResult> ranks;    // by rank; only ranks that reported
-  std::vector<std::string> errors;  // empty: every byte verified
-  std::string jobDir;               // kept when the job failed
-  int pluginConnections() const;    // send + receive sides over the plugin, all ranks
+  std::vector<RankResult> ranks;            // by rank; only ranks that reported
+  std::vector<std::string> errors;          // empty: every byte verified
+  std::string jobDir;                       // kept when the job failed
+  std::pair<int, int> stalledLink{-1, -1};  // (sender, receiver) of JobOptions::stallLink
+  int pluginConnections() const;            // send + receive sides over the plugin, all ranks
   bool ok() const { return errors.empty(); }
 };
 

@@ -81,7 +81,8 @@ void redirectStderr(const JobResult& job, int rank) {
 
 // The child: never returns, never runs the parent's exit handlers.
 [[noreturn]] void rankProcess(const JobOptions& options, const JobResult& job, int rank, const std::string& prefix,
-                              const std::map<int, int>& listeners, Clock::time_point deadline, pid_t parent) {
+                              const std::map<int, int>& listeners, Clock::time_point deadline, pid_t parent,
+                              Clock::time_point start) {
   int status = 2;
   try {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);     // a launcher that dies takes its ranks with it
@@ -106,6 +107,11 @@ void redirectStderr(const JobResult& job, int rank) {
     spec.transfer.chunkBytes = options.chunkBytes;
     spec.profile = !options.profileDir.empty();
     spec.transfer.deadline = deadline;
+    if (job.stalledLink.first == rank) {
+      spec.stallSendTo = job.stalledLink.second;
+      spec.stallAt =
+          start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.stallAfterSeconds));
+    }
     const RankResult result = runRank(spec);
     writeResultFile(resultPath(job, rank), result);
     status = result.error.empty() ? 0 : 1;
@@ -137,19 +143,39 @@ void killRunning(std::vector<Child>& children) {
 // get this long to report before the rest are killed, so that the earliest failure can be told apart.
 constexpr auto kFailureGrace = std::chrono::milliseconds(300);
 
+// The signal JobOptions asks for, sent once its time has come. A rank killed this way is not a failure of
+// the job, and no failure makes the launcher kill the others before the deadline.
+struct InjectedSignal {
+  int rank = -1, signal = 0;
+  Clock::time_point at;
+  bool sent = false;
+  bool stalledLink = false;  // a link stops instead: nothing to send, but the job is left to hang too
+  bool active() const { return (rank >= 0 && signal != 0) || stalledLink; }
+  void sendIfDue(std::vector<Child>& children) {
+    if (rank < 0 || signal == 0 || sent || Clock::now() < at) return;
+    sent = true;
+    for (Child& c : children)
+      if (c.rank == rank && c.running) {
+        if (signal == SIGKILL) c.killed = true;
+        ::kill(c.pid, signal);
+      }
+  }
+};
+
 // Waits for every child; after the first failure (plus the grace) or past the deadline kills the
 // rest. Returns whether the deadline passed.
-bool waitAll(std::vector<Child>& children, Clock::time_point hardDeadline) {
+bool waitAll(std::vector<Child>& children, Clock::time_point hardDeadline, InjectedSignal injected) {
   Clock::time_point killAt = hardDeadline;
   bool timedOut = false;
   for (size_t running = children.size(); running > 0;) {
+    injected.sendIfDue(children);
     bool reaped = false;
     for (Child& c : children) {
       if (!c.running || ::waitpid(c.pid, &c.status, WNOHANG) != c.pid) continue;
       c.running = false;
       --running;
       reaped = true;
-      if (c.failed()) killAt = std::min(killAt, Clock::now() + kFailureGrace);
+      if (c.failed() && !injected.active()) killAt = std::min(killAt, Clock::now() + kFailureGrace);
     }
     if (running > 0 && Clock::now() > killAt) {
       timedOut = killAt == hardDeadline;
@@ -259,13 +285,23 @@ void runRanks(const JobOptions& options, JobResult& job) {
       listeners[to] = listenNvlink(prefix, to);
   const auto timeout =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeoutSeconds));
-  const Clock::time_point deadline = Clock::now() + timeout;
+  const Clock::time_point start = Clock::now(), deadline = start + timeout;
+  if (options.stallLink >= 0) {
+    std::vector<Edge> plugin;
+    for (const Edge& e : edgesFor(options.collectives, job.plan.ranks, options.mnnvl))
+      if (!overNvlink(job.plan.ranks[static_cast<size_t>(e.first)], job.plan.ranks[static_cast<size_t>(e.second)],
+                      options.mnnvl))
+        plugin.push_back(e);
+    std::sort(plugin.begin(), plugin.end());
+    if (plugin.empty()) throw std::runtime_error("--stall-link: no connection of this job goes over the net plugin");
+    job.stalledLink = plugin[static_cast<size_t>(options.stallLink) % plugin.size()];
+  }
   std::fflush(nullptr);  // nothing buffered may be written twice by the children
   std::vector<Child> children;
   const pid_t self = ::getpid();
   for (int rank = 0; rank < n; ++rank) {
     const pid_t pid = ::fork();
-    if (pid == 0) rankProcess(options, job, rank, prefix, listeners, deadline, self);
+    if (pid == 0) rankProcess(options, job, rank, prefix, listeners, deadline, self, start);
     if (pid < 0) {
       killRunning(children);
       for (Child& c : children) ::waitpid(c.pid, &c.status, 0);
@@ -275,7 +311,11 @@ void runRanks(const JobOptions& options, JobResult& job) {
   }
   for (const auto& [rank, fd] : listeners) ::close(fd);
   // The ranks stop themselves at the deadline with a message; this grace covers a rank stuck in a call.
-  const bool timedOut = waitAll(children, deadline + std::chrono::seconds(5));
+  InjectedSignal injected{
+      options.signalRank, options.signal,
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.signalAfterSeconds)),
+      false, options.stallLink >= 0};
+  const bool timedOut = waitAll(children, deadline + std::chrono::seconds(5), injected);
   collect(children, timedOut, options, job);
 }
 

@@ -3,6 +3,7 @@
 // polling) or the stand-in for NVLink between ranks of one node (a Unix stream socket per edge).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -48,6 +49,10 @@ class Link {
 
 // A plugin connection. Owns the comm and closes it (closeSend/closeRecv) on destruction.
 std::unique_ptr<Link> makePluginLink(NetDriver& driver, void* comm, int myRank, int peer, bool send);
+
+// `inner` until `at`; from then on it posts nothing more (a link whose one direction went dark): what
+// was posted still completes, what was not never leaves.
+std::unique_ptr<Link> makeStalledLink(std::unique_ptr<Link> inner, std::chrono::steady_clock::time_point at);
 
 // The NVLink stand-in: a connected Unix stream socket (owned; closed on destruction), written by the
 // sender and read by the receiver in the order chunks were posted.

@@ -72,7 +72,30 @@ class PluginLink final : public Link {
   void* phandle_ = nullptr;
 };
 
+class StalledLink final : public Link {
+ public:
+  StalledLink(std::unique_ptr<Link> inner, std::chrono::steady_clock::time_point at)
+      : Link(inner->peer(), inner->isSend()), inner_(std::move(inner)), at_(at) {}
+  bool overPlugin() const override { return inner_->overPlugin(); }
+  void begin(uint8_t* base, size_t size) override { inner_->begin(base, size); }
+  void end() override { inner_->end(); }
+  void* post(uint8_t* data, size_t size) override {
+    return std::chrono::steady_clock::now() >= at_ ? nullptr : inner_->post(data, size);
+  }
+  bool done(void* request, size_t expectedSize) override { return inner_->done(request, expectedSize); }
+  bool progress() override { return inner_->progress(); }
+  void setProfilerHandle(void* phandle) override { inner_->setProfilerHandle(phandle); }
+
+ private:
+  std::unique_ptr<Link> inner_;
+  std::chrono::steady_clock::time_point at_;
+};
+
 }  // namespace
+
+std::unique_ptr<Link> makeStalledLink(std::unique_ptr<Link> inner, std::chrono::steady_clock::time_point at) {
+  return std::make_unique<StalledLink>(std::move(inner), at);
+}
 
 std::unique_ptr<Link> makePluginLink(NetDriver& driver, void* comm, int myRank, int peer, bool send) {
   return std::make_unique<PluginLink>(driver, comm, myRank, peer, send);

@@ -144,7 +144,9 @@ void runConnected(const WorkerSpec& spec, RankResult& result) {
   {
     ConnectSpec cs{spec.rank,       &spec.plan->ranks,   edges,        spec.mnnvl,    spec.handleDir,
                    spec.nvlinkName, spec.nvlinkListenFd, driver.get(), result.device, spec.transfer.deadline};
-    const RankLinks links = connectRank(cs);
+    RankLinks links = connectRank(cs);
+    if (spec.stallSendTo >= 0 && links.sendTo.contains(spec.stallSendTo))
+      links.sendTo[spec.stallSendTo] = makeStalledLink(std::move(links.sendTo[spec.stallSendTo]), spec.stallAt);
     countLinks(links, result);
     runAll(spec, links, profiler.get(), result);
   }  // the links close their comms here, before finalize

@@ -31,6 +31,8 @@ struct WorkerSpec {
   uint64_t commId = 0;
   TransferOptions transfer;  // its deadline bounds everything the rank does
   bool profile = false;      // load the profiler (NCCL_PROFILER_PLUGIN) and play each collective's events
+  int stallSendTo = -1;      // this rank's send to that peer stops posting at stallAt (JobOptions::stallLink)
+  Clock::time_point stallAt{};
 };
 
 // Never throws: a failure is the result's `error`, with the plugin's WARN lines beside it.

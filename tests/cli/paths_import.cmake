@@ -61,11 +61,25 @@ function(import_real name file)
   set_tests_properties(cli.paths_import_real_${name} PROPERTIES SKIP_RETURN_CODE 77)
 endfunction()
 import_real(aws_efa_2_9 01-aws-efa-eks-ofi-2.9.9.log "16 processes on 2 hosts, NCCL 2.9.9"
-            "network connections: 64 " "peer's own line found: 64 of 64" "NET/AWS Libfabric : Using")
-import_real(socket_2_11 02-aws-hpc-tutorials-socket-2.11.4.log "network connections: 8 " "HCA known: 8 of 8")
+            "network connections: 32 \\(64 connection ends" "peer's own line found: 64 of 64"
+            "NET/AWS Libfabric : Using")
+import_real(socket_2_11 02-aws-hpc-tutorials-socket-2.11.4.log "network connections: 4 \\(8 connection ends"
+            "HCA known: 8 of 8")
 import_real(roce_2_27 07-slurmv4-roce-ibhca-2.27.5.log "NCCL 2.27.5" "network connections: 64 " "HCA known: 64 of 64"
             "communicator known: 64 of 64")
 import_real(roce_2_29 08-slurmv4-roce-2.29.3.log "NCCL 2.29.3" "network connections: 64 " "HCA known: 64 of 64")
+
+# One connection however many files carry its line: the same log given twice adds nothing, and says so.
+add_test(NAME cli.paths_import_same_log_twice
+         COMMAND ${_expect} ok "network connections: 3 \\(6 connection ends" "2 processes on 2 hosts"
+                 "6 Channel lines read twice \\(counted once\\)" --
+                 ${_railtune} paths import ${_import_data}/v2_30_rails ${_import_data}/v2_30_rails -o ${_import_out}/twice)
+# A job id with slashes and dots never writes hidden files, nor outside the folder; the count is the files written.
+add_test(NAME cli.paths_import_job_never_hidden
+         COMMAND bash -c "out=$1/job_dots; rm -rf \"$out\" && \"$0\" paths import \"$2\" -o \"$out\" --job ../../x | grep 'wrote 2 path logs' && [ \"$(ls -A \"$out\" | grep -c '^[^.].*jsonl$')\" = 2 ] && ! ls -A \"$out\" | grep '^\\.' && ! ls \"$1\" | grep x-node"
+                 ${_railtune} ${_import_out} ${_import_data}/v2_30_rails)
+set_tests_properties(cli.paths_import_same_log_twice cli.paths_import_job_never_hidden
+                     PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:")
 
 # Bad input: a message naming what and where, nothing written.
 add_test(NAME cli.paths_import_no_nccl_line

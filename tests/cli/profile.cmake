@@ -15,13 +15,23 @@ if(TARGET railtune_profile_analysis)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/profile_emu.sh ${_railtune} $<TARGET_FILE_DIR:railtune_net_plugin>
                    ${_validate} ${_formats} ${CMAKE_CURRENT_BINARY_DIR}/profile_emu)
   set_tests_properties(cli.profile_emu_net_job PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:" TIMEOUT 120)
+  # The issue's case: one rank of an emulated job SIGSTOPped; the stopped rank is named first, not a link.
+  add_test(NAME cli.profile_emu_sigstop
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/profile_emu_sigstop.sh ${_railtune}
+                   $<TARGET_FILE_DIR:railtune_net_plugin> ${_validate} ${_formats} ${CMAKE_CURRENT_BINARY_DIR}/profile_emu_sigstop)
+  set_tests_properties(cli.profile_emu_sigstop PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:" TIMEOUT 120)
+  add_test(NAME cli.emu_net_job_bad_signal
+           COMMAND ${_expect} fail "--signal 'HUP': expected STOP or KILL" -- ${_railtune} emu net-job --signal HUP --signal-rank 1)
 
+  # Every rank alive and waiting: the root cause is the link both of whose ends wait on it.
   profile_expect(hangs_ring fail "^job ring-job: 1 hung collective"
+                 "^  root cause: link rank 5 on r000-t01 GPU 1 mlx5_1 rail 1 \\(pid 105\\) -> rank 6 on r000-t01"
                  "suspect link: rank 5 on r000-t01 GPU 1 mlx5_1 rail 1 -> rank 6 on r000-t01"
                  -- ${_railtune} profile hangs ${_profile_data}/ring-hang)
   # The issue's case: rank 3 stuck in AllGather #0 after AllReduce #0 completed everywhere (seq is per
   # collective type), in files without closed_by; exit 1, and rank 6's lost records listed.
   profile_expect(hangs_allgather fail "^job gap-job: 1 hung collective"
+                 "^  root cause: rank 3 \\(pid 203, host r001-t00\\) stopped making progress at comm 00000000000000cd AllGather seq 0"
                  "comm 00000000000000cd seq 0 AllGather: 1 stuck, 7 completed, 0 silent"
                  "stuck rank 3 on r001-t00: no hang record; it completed no AllGather"
                  "r001-t01 pid 206: 3 records dropped"

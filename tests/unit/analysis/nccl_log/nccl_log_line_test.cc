@@ -97,6 +97,28 @@ TEST(NcclLogChannel, NetworkNamesWithSpacesAndPxnProxies) {
   EXPECT_FALSE(plugin.gdr);
 }
 
+TEST(NcclLogChannel, TwoThirtyOneReceiveLinesSayHowGdrIsFlushed) {
+  // 2.31.2 net.cc:395 "... [receive] via NET/%s/%d%s%s%s%s%s": "/flush=" and its kind after "/Shared".
+  const ChannelLine shared = channel("Channel 01/1 : 3[2] -> 12[4] [receive] via NET/IB/4/GDRDMA/Shared/flush=Always");
+  EXPECT_EQ(shared.netDevice, 4);
+  EXPECT_TRUE(shared.gdr);
+  EXPECT_TRUE(shared.shared);
+  EXPECT_EQ(shared.flush, "Always");
+  const ChannelLine pci = channel("Channel 00/0 : 3[2] -> 12[4] [receive] via NET/IBext_v8/1/GDRDMA(PCI)/flush=C2c");
+  EXPECT_EQ(pci.net, "IBext_v8");
+  EXPECT_EQ(pci.netDevice, 1);
+  EXPECT_TRUE(pci.gdr);
+  EXPECT_FALSE(pci.shared);
+  EXPECT_EQ(pci.flush, "C2c");
+  EXPECT_EQ(channel("Channel 00/0 : 3[2] -> 12[4] [receive] via NET/IB/1/GDRDMA/flush=None").flush, "None");
+  EXPECT_EQ(channel("Channel 00/0 : 3[2] -> 12[4] [receive] via NET/IB/1").flush, "");
+  ChannelLine line;
+  std::string why;
+  EXPECT_EQ(parseChannel("Channel 00/0 : 3[2] -> 12[4] [receive] via NET/IB/1/GDRDMA/flush=Alw", &line, &why),
+            ChannelParse::Bad);
+  EXPECT_NE(why.find("unreadable flush"), std::string::npos) << why;
+}
+
 TEST(NcclLogChannel, LocalTransportsAreCountedKinds) {
   EXPECT_EQ(channel("Channel 00/0 : 8[0] -> 15[7] via P2P/IPC").via, ChannelVia::P2p);
   EXPECT_EQ(channel("Channel 00 : 0[1b000] -> 1[1c000] via P2P/direct pointer").via, ChannelVia::P2p);
@@ -221,12 +243,35 @@ TEST(NcclLogComm, InitLinesOfEachEra) {
   EXPECT_EQ(c->cudaDev, 2);
   EXPECT_EQ(c->nvmlDev, 5);
   EXPECT_EQ(c->nRanks, 16);
-  // 2.23+ split: "key %d- Init START" has no space before the dash.
+  // 2.23+ split: "key %d- Init START" has no space before the dash (v2.30.7 init.cc:1886); still a START.
   c = parseCommLine(
       "ncclCommSplit comm 0x1 rank 1 nranks 4 cudaDev 1 nvmlDev 1 busId 1b000 parent 0x2 color 3 key 1- "
       "Init START");
   ASSERT_TRUE(c);
   EXPECT_EQ(c->rank, 1);
+  EXPECT_TRUE(c->start);
+  EXPECT_FALSE(c->commId);
+  // 2.31.2 split: the child's commId again, and "key %d - Init START".
+  c = parseCommLine(
+      "ncclCommSplit comm 0x55d0a1c2e8f0 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId 7b000 commId 0x9f3e21c4a0b5d677 "
+      "parent 0x55d0a1b00010 childCount 1 color 0 key 3 - Init START");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rank, 3);
+  EXPECT_EQ(c->nRanks, 8);
+  EXPECT_EQ(c->commId.value_or(0), 0x9f3e21c4a0b5d677ULL);
+  EXPECT_TRUE(c->start);
+  c = parseCommLine(
+      "ncclCommSplit comm 0x55d0a1c2e8f0 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId 7b000 commId 0x9f3e21c4a0b5d677 "
+      "parent 0x55d0a1b00010 childCount 1 color 0 key 3 - Init COMPLETE");
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->start);
+  // 2.31.2 init.cc:398, printed under NCCL_DEBUG_SUBSYS=DESTROY: the commId of the communicator destroyed.
+  c = parseCommLine(
+      "comm 0x55d0a1c2e8f0 rank 3 nranks 8 cudaDev 3 busId 7b000 commId 0x9f3e21c4a0b5d677 - Destroy "
+      "COMPLETE");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->commId.value_or(0), 0x9f3e21c4a0b5d677ULL);
+  EXPECT_FALSE(c->start);
   // 2.20+'s summary line.
   c = parseCommLine("comm 0x55a223a946d0 rank 8 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0");
   ASSERT_TRUE(c);

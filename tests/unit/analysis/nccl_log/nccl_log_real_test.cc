@@ -34,7 +34,8 @@ TEST(NcclLogReal, AwsEfaTwoNineHasEveryPeerAndNoHca) {
   EXPECT_EQ(logs.version, "2.9.9+cuda11.2") << "rank 0's printf behind the launcher's prefix";
   EXPECT_EQ(logs.counts.badLines, 0u);
   const Import import = importLogs(logs, ImportOptions{});
-  EXPECT_EQ(import.counts.connections, 64u);
+  EXPECT_EQ(import.counts.connectionEnds, 64u);
+  EXPECT_EQ(import.counts.connections, 32u) << "both hosts logged: each connection at both ends";
   EXPECT_EQ(import.counts.peerKnown, 64u) << "16 ranks, each rank once: matched by rank without commId";
   EXPECT_EQ(import.counts.hcaUnknown, 64u) << "the OFI plugin prints no device list";
   EXPECT_EQ(import.counts.gpuUnknown, 64u) << "bus ids without a rail map: the GPU index is not guessed";
@@ -52,7 +53,8 @@ TEST(NcclLogReal, SocketTwoElevenNamesTheInterface) {
   REQUIRE_LOG(path);
   const Import import = importLogs(readLogs({path}), ImportOptions{});
   EXPECT_EQ(import.processes.size(), 2u);
-  EXPECT_EQ(import.counts.connections, 8u);
+  EXPECT_EQ(import.counts.connectionEnds, 8u);
+  EXPECT_EQ(import.counts.connections, 4u);  // both hosts logged: each connection at both ends
   EXPECT_EQ(import.counts.peerKnown, 8u);
   for (const ImportedProcess& p : import.processes)
     for (const ImportedConnection& c : p.connections) {

