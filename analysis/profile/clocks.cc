@@ -5,21 +5,25 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 
 namespace railtune::analysis::profile {
 namespace {
 
 constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
 
-// One clock's part in one synchronising collective: its latest start and earliest end (realtime).
+// One clock's part in one synchronising collective: its latest start and earliest end (realtime). In a
+// transfer (a Send and its Recv) the sender gives only its start and the receiver only its end.
 struct Entry {
   uint32_t clock = 0;
+  bool hasStart = true, hasEnd = true;
   int64_t maxStartNs = 0, minEndNs = 0;
 };
 
 struct SyncCollective {
-  int64_t timeNs = 0;           // the median of its clocks' earliest ends: where it sits in the job
+  int64_t timeNs = 0;           // the median of its clocks' earliest ends (a transfer: its send's start)
   uint32_t begin = 0, end = 0;  // its entries
+  bool transfer = false;        // a Send and its Recv: ends need not line up
 };
 
 struct Bounds {
@@ -55,7 +59,36 @@ void assignClocks(const ProfileLogs& logs, const CollectiveIndex& index, const s
   for (ClockEstimate& c : model->clocks) std::sort(c.trays.begin(), c.trays.end());
 }
 
-// The (collective, clock) bounds of every synchronising collective that spans two clocks or more.
+// Transfers between clocks: the k-th Send from rank a to rank b and b's k-th Recv from a (P2pSample's
+// seq). A receive cannot complete before its send started; the other way round proves nothing (NCCL
+// may complete a small send into the receiver's buffer before the receive is posted).
+void addTransfers(const ProfileLogs& logs, const CollectiveIndex& index, const ClockModel& model, Bounds* out) {
+  struct Halves {
+    int64_t sendStartNs = 0, recvEndNs = 0;
+    uint32_t sender = kNone, receiver = kNone;  // clocks
+  };
+  std::map<std::tuple<uint32_t, int, int, uint64_t>, Halves> transfers;  // (comm, from, to, seq)
+  for (const P2pSample& p : logs.p2p) {
+    const uint32_t comm = index.streamComm[p.stream];
+    const Stream& s = logs.streams[p.stream];
+    if (comm == kNone || p.enqueueTimed || s.rank < 0 || p.peer < 0) continue;
+    Halves& h = transfers[{comm, p.send ? s.rank : p.peer, p.send ? p.peer : s.rank, p.seq}];
+    if (p.send)
+      h.sendStartNs = p.startRealtimeNs, h.sender = model.clockOfStream[p.stream];
+    else
+      h.recvEndNs = p.endRealtimeNs, h.receiver = model.clockOfStream[p.stream];
+  }
+  for (const auto& [key, h] : transfers) {
+    if (h.sender == kNone || h.receiver == kNone || h.sender == h.receiver) continue;
+    const auto begin = static_cast<uint32_t>(out->entries.size());
+    out->entries.push_back(Entry{h.sender, true, false, h.sendStartNs, 0});
+    out->entries.push_back(Entry{h.receiver, false, true, 0, h.recvEndNs});
+    out->collectives.push_back(SyncCollective{h.sendStartNs, begin, begin + 2, true});
+  }
+}
+
+// The (collective, clock) bounds of every synchronising collective that spans two clocks or more, and
+// of every transfer between two clocks.
 Bounds collectBounds(const ProfileLogs& logs, const CollectiveIndex& index, ClockModel* model) {
   Bounds out;
   std::vector<bool> syncOp(logs.ops.size());
@@ -74,7 +107,7 @@ Bounds collectBounds(const ProfileLogs& logs, const CollectiveIndex& index, Cloc
       const int64_t start = s.endRealtimeNs - std::max<int64_t>(s.durationNs, 0);
       if (slot[clock] == kNone) {
         slot[clock] = static_cast<uint32_t>(out.entries.size());
-        out.entries.push_back(Entry{clock, start, s.endRealtimeNs});
+        out.entries.push_back(Entry{clock, true, true, start, s.endRealtimeNs});
         continue;
       }
       Entry& e = out.entries[slot[clock]];
@@ -89,8 +122,9 @@ Bounds collectBounds(const ProfileLogs& logs, const CollectiveIndex& index, Cloc
     ends.clear();
     for (uint32_t e = begin; e < end; ++e)
       ends.push_back(out.entries[e].minEndNs), ++model->clocks[out.entries[e].clock].collectives;
-    out.collectives.push_back(SyncCollective{medianOf(ends), begin, end});
+    out.collectives.push_back(SyncCollective{medianOf(ends), begin, end, false});
   }
+  addTransfers(logs, index, *model, &out);
   std::stable_sort(out.collectives.begin(), out.collectives.end(),
                    [](const SyncCollective& a, const SyncCollective& b) { return a.timeNs < b.timeNs; });
   return out;
@@ -141,18 +175,19 @@ class Solver {
     int64_t viaUp = kInf, viaDown = kInf;
     for (uint32_t i = col.begin; i < col.end; ++i) {
       const Entry& e = b_.entries[i];
-      if ((*up)[e.clock] < kInf) viaUp = std::min(viaUp, (*up)[e.clock] - corrected(e.clock, e.maxStartNs));
-      if ((*down)[e.clock] < kInf)
+      if (e.hasStart && (*up)[e.clock] < kInf)
+        viaUp = std::min(viaUp, (*up)[e.clock] - corrected(e.clock, e.maxStartNs));
+      if (e.hasEnd && (*down)[e.clock] < kInf)
         viaDown = std::min(viaDown, (*down)[e.clock] + corrected(e.clock, e.minEndNs) + toleranceNs);
     }
     bool changed = false;
     for (uint32_t i = col.begin; i < col.end; ++i) {
       const Entry& e = b_.entries[i];
-      if (viaUp < kInf) {
+      if (e.hasEnd && viaUp < kInf) {
         const int64_t candidate = viaUp + corrected(e.clock, e.minEndNs) + toleranceNs;
         if (candidate < (*up)[e.clock]) (*up)[e.clock] = candidate, changed = true;
       }
-      if (viaDown < kInf) {
+      if (e.hasStart && viaDown < kInf) {
         const int64_t candidate = viaDown - corrected(e.clock, e.maxStartNs);
         if (candidate < (*down)[e.clock]) (*down)[e.clock] = candidate, changed = true;
       }
@@ -187,6 +222,7 @@ std::vector<int64_t> endAlignment(const Bounds& bounds, const ClockModel& model,
   std::vector<int64_t> ends;
   for (size_t c = first; c < last; ++c) {
     const SyncCollective& col = bounds.collectives[c];
+    if (col.transfer) continue;
     ends.clear();
     for (uint32_t i = col.begin; i < col.end; ++i) {
       const Entry& e = bounds.entries[i];
@@ -372,7 +408,7 @@ ClockModel estimateClocks(const ProfileLogs& logs, const CollectiveIndex& index,
   assignClocks(logs, index, trayOfStream, &model);
   if (model.clocks.empty()) return model;
   const Bounds bounds = collectBounds(logs, index, &model);
-  model.synchronising = bounds.collectives.size();
+  for (const SyncCollective& c : bounds.collectives) ++(c.transfer ? model.transfers : model.synchronising);
   for (uint32_t k = 0; k < model.clocks.size(); ++k)
     if (model.clocks[k].collectives > model.clocks[model.reference].collectives) model.reference = k;
   model.clocks[model.reference].bounded = true;  // offset 0, error 0: the clock the others are read against

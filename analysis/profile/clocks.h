@@ -4,7 +4,8 @@
 // started, in true time. With x_k the offset of clock k and L_c the true time the last rank entered
 // collective c, every rank r on clock k gives
 //     start_r - x_k <= L_c <= end_r - x_k,   i.e.   maxStart_k(c) <= x_k - y_c <= minEnd_k(c),  y_c = -L_c,
-// a difference-constraint system over clocks and collectives. Its shortest paths from a reference clock
+// a difference-constraint system over clocks and collectives (a Send and its Recv add one more: the
+// receive ends after the send started). Its shortest paths from a reference clock
 // bound every x_k - x_ref from above and below (Bellman-Ford, each round one pass over the (collective,
 // clock) pairs: near-linear in the samples). The estimate is where in that interval the collectives'
 // ends line up (ranks of a synchronising collective end together; their starts differ by the lateness
@@ -54,6 +55,7 @@ struct ClockModel {
   int64_t toleranceNs = 0;              // slack the final solve needed to be consistent (0 normally)
   bool consistent = true;               // false: even with slack the collectives contradicted each other
   uint64_t synchronising = 0;           // collectives used (synchronising, on at least two clocks)
+  uint64_t transfers = 0;               // Send/Recv pairs between two clocks used
 
   // The offset of `clock` at realtime t (read on that clock): offset + rate x (t - referenceNs).
   int64_t offsetAt(uint32_t clock, int64_t realtimeNs) const;

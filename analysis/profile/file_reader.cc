@@ -134,8 +134,8 @@ class FileReader {
     if (f.eventsDropped > 0) addLoss(f, true, 0, 0, f.eventsDropped, f.endRealtimeNs);
     if (f.p2p) {
       ++result_.p2pRecords;
-      result_.p2p.push_back(
-          P2pSample{f.startRealtimeNs, f.endRealtimeNs, f.seq, streamOf(f), f.peer, f.op == "Send", f.closedBy});
+      result_.p2p.push_back(P2pSample{f.startRealtimeNs, f.endRealtimeNs, f.seq, streamOf(f), f.peer, f.op == "Send",
+                                      f.closedBy, f.enqueueTimed});
       return;
     }
     if (f.closedBy != formats::profile::CloseReason::Events)

@@ -51,6 +51,7 @@ struct P2pSample {
   int peer = -1;
   bool send = false;
   formats::profile::CloseReason closedBy = formats::profile::CloseReason::Events;
+  bool enqueueTimed = false;  // start and end are the enqueue's ("timing": "enqueue"): it bounds no clock
 };
 
 // What one process (and, for a communicator's own notices, one rank) reported lost, and when: records

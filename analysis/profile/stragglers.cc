@@ -275,6 +275,7 @@ void describeClocks(const ProfileLogs& logs, const Placement& placement, const C
     summary.reference = placement.trayNames[model.clocks[model.reference].trays.front()];
   summary.referenceRealtimeNs = model.referenceNs;
   summary.collectives = model.synchronising;
+  summary.transfers = model.transfers;
   summary.windows = model.windows;
   summary.toleranceUs = us(model.toleranceNs);
   summary.consistent = model.consistent;

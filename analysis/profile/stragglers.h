@@ -82,6 +82,7 @@ struct ClockSummary {
   std::string reference;             // the first host reading the reference clock
   int64_t referenceRealtimeNs = 0;   // when the offsets hold (the reference clock's realtime)
   uint64_t collectives = 0;          // synchronising collectives that bounded them
+  uint64_t transfers = 0;            // ... and Send/Recv pairs between two hosts
   size_t windows = 0;                // windows the drift was fitted over; 0: none fitted
   double toleranceUs = 0;            // slack the collectives needed to agree (0 normally)
   bool consistent = true;            // false: they contradicted each other even with 4 ms of slack

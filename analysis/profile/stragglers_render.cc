@@ -99,6 +99,7 @@ json clocksJson(const JobStragglers& job) {
               {"reference", c.reference.empty() ? json(nullptr) : json(c.reference)},
               {"reference_realtime_ns", c.referenceRealtimeNs},
               {"collectives", c.collectives},
+              {"transfers", c.transfers},
               {"drift_windows", c.windows},
               {"tolerance_us", ns3(c.toleranceUs)},
               {"consistent", c.consistent},

@@ -207,6 +207,46 @@ TEST(Stragglers, HeaderBootIdsAttachToTheirProcessOnly) {
   EXPECT_EQ(job.clockSummary.clocks, 3);  // rank 0's boot id, and the two trays by name (rank 0's tray-mates too)
 }
 
+// Two hosts 5 ms apart that only exchange Sends and Recvs (a pipeline's two stages): each receive ends
+// 30 µs after its send started, in both directions, so the offset is bounded to +-30 µs by transfers alone.
+TEST(Stragglers, TransfersBothWaysBoundTheClocks) {
+  namespace pl = formats::profile;
+  const int64_t epoch = 1764480000000000000LL, skewNs = 5'000'000;
+  TempDir dir;
+  std::string lines[2];
+  for (uint64_t k = 0; k < 20; ++k) {
+    for (int from = 0; from < 2; ++from) {
+      const int64_t t = static_cast<int64_t>(k) * 1'000'000 + from * 400'000;  // true send start
+      for (const bool send : {true, false}) {
+        const int rank = send ? from : 1 - from;
+        pl::OperationRecord r;
+        r.kind = pl::RecordKind::P2p, r.comm = 0xab, r.rank = rank, r.nRanks = 2, r.seq = k, r.peer = 1 - rank;
+        r.operation.assign(send ? "Send" : "Recv"), r.datatype.assign("ncclFloat32"), r.protocol.assign("SIMPLE");
+        r.channels = 1, r.bytes = 1 << 20, r.timing = pl::TimingSource::Kernel;
+        const int64_t start = send ? t : t - 200'000, end = send ? t + 50'000 : t + 30'000;  // the recv waited
+        const int64_t skew = rank == 1 ? skewNs : 0;
+        r.start = {epoch + start + skew, 1'000'000'000 + start};
+        r.end = {epoch + end + skew, 1'000'000'000 + end};
+        lines[rank] += pl::renderCollectiveLine(Identity{rank == 0 ? "stage0" : "stage1", "pp", 100 + rank}, r) + "\n";
+      }
+    }
+  }
+  dir.write("stage0.collectives.jsonl", lines[0]);
+  dir.write("stage1.collectives.jsonl", lines[1]);
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  ASSERT_EQ(logs.problems.count, 0u) << logs.problems.first.at(0);
+  const JobStragglers job = analyseStragglers(logs, nullptr, StragglerOptions{}).jobs.at(0);
+  EXPECT_EQ(job.clockSummary.collectives, 0u);
+  EXPECT_EQ(job.clockSummary.transfers, 40u);
+  ASSERT_EQ(job.clocks.size(), 2u);
+  ASSERT_TRUE(job.clocks[0].bounded && job.clocks[1].bounded);
+  const double offset = job.clocks[1].offsetUs - job.clocks[0].offsetUs;
+  EXPECT_NEAR(offset, 5000.0, 30.001);
+  EXPECT_LE(job.clocks[1].lowUs - job.clocks[0].highUs, 5000.0);
+  EXPECT_GE(job.clocks[1].highUs - job.clocks[0].lowUs, 5000.0);
+  EXPECT_LE(std::max(job.clocks[0].errorUs, job.clocks[1].errorUs), 60.001);
+}
+
 TEST(Stragglers, OnlyPersistentLatenessMakesAnOffender) {
   syn::JobSpec spec = baseJob(16, 100);
   spec.injected = {{syn::Injected::Level::Rank, 2, 1500, 0.5}, {syn::Injected::Level::Rank, 9, 1500, 0.02}};
