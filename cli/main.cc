@@ -9,6 +9,9 @@
 int main(int argc, char** argv) {
   CLI::App app{"railtune: NCCL tuner, net and profiler plugins for rail-optimized GPU clusters", "railtune"};
   app.set_version_flag("--version", "railtune " RAILTUNE_VERSION);
+  // One command per run: once a subcommand is parsed, a later word that names another (`railtune eval paths`: the
+  // suite, not `railtune paths`) is that command's argument.
+  app.require_subcommand(0, 1);
 
   const std::vector<railtune::cli::Command> commands = {
       railtune::cli::addDemoCommand(app),  railtune::cli::addConfigCommand(app),  railtune::cli::addExecCommand(app),

@@ -3,11 +3,13 @@
 #include "eval/registry.h"
 
 #include "eval/import/import_suite.h"
+#include "eval/paths/paths_suite.h"
 
 namespace railtune::eval {
 
 std::vector<std::unique_ptr<Suite>> allSuites() {
   std::vector<std::unique_ptr<Suite>> suites;
+  suites.push_back(makePathsSuite());
   suites.push_back(makeImportSuite());
   return suites;
 }

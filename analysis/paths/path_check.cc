@@ -8,6 +8,7 @@
 
 #include "analysis/paths/path_check_internal.h"
 #include "analysis/paths/path_check_text.h"
+#include "common/natural_order.h"
 
 namespace railtune::analysis::paths {
 namespace detail {
@@ -75,9 +76,17 @@ std::vector<RailUse> railUse(const JobPaths& job, const std::vector<Logical>& lo
   return out;
 }
 
+// Host, then HCA, in natural order (mlx5_2 before mlx5_11).
+struct HostHcaLess {
+  bool operator()(const std::pair<std::string, std::string>& a, const std::pair<std::string, std::string>& b) const {
+    const int host = naturalCompare(a.first, b.first);
+    return host != 0 ? host < 0 : naturalLess(a.second, b.second);
+  }
+};
+
 // Every record counts at its own NIC: a connection between two logged hosts shows at both.
 std::vector<NicUse> nicUse(const JobPaths& job) {
-  std::map<std::pair<std::string, std::string>, NicUse> nics;
+  std::map<std::pair<std::string, std::string>, NicUse, HostHcaLess> nics;
   for (const Connection& c : job.connections) {
     NicUse& use = nics[{c.local.host, c.local.hca}];
     use.host = c.local.host;
@@ -108,12 +117,13 @@ CheckReport checkPaths(const JobPaths& job, const formats::RailMap* railMap) {
   const std::vector<Logical> logical = detail::logicalConnections(job);
   const detail::RailMapIndex map(railMap);
   report.connections = static_cast<int>(logical.size());
+  report.connectionEnds = static_cast<int>(job.connections.size());
   report.fromNcclLog = static_cast<int>(std::count_if(logical.begin(), logical.end(), [&job](const Logical& l) {
     return job.connections[static_cast<size_t>(l.send >= 0 ? l.send : l.recv)].fromNcclLog;
   }));
   report.rails = railUse(job, logical);
   report.nics = nicUse(job);
-  detail::findCrossRail(job, logical, map, &report.findings);
+  report.railsUnchecked = detail::findCrossRail(job, logical, map, &report.findings);
   detail::findDigestMismatches(job, logical, &report.findings);
   detail::findAsymmetricRails(job, logical, &report.findings);
   detail::findUnusedRails(job, map, &report.findings);

@@ -19,6 +19,7 @@ enum class Severity { Violation, Note };
 
 enum class FindingKind {
   CrossRail,        // a connection leaves on a NIC of another rail than its GPU's, or reaches another rail
+  CrossPlane,       // both ends on one rail, but on different planes (separate networks of a multi-plane fabric)
   DigestMismatch,   // the two ends' configuration digests differ
   AsymmetricRails,  // host A uses rail R towards host B a different number of times than B towards A
   UnusedRail,       // a rail of the plan that carried no connection in this job
@@ -60,7 +61,7 @@ struct NicUse {
 struct UnclosedProcess {
   std::string host;
   int pid = 0;
-  int open = 0, connections = 0;  // connections without a close record, of all it logged
+  int open = 0, connections = 0;  // its connection ends (records) without a close record, of all it logged
   int64_t lastHeardUs = 0;
 };
 
@@ -82,9 +83,19 @@ struct VerbsUse {
   std::vector<uint64_t> bytesPerQp;
 };
 
+// Counts (docs/paths.md, "What is counted"): a connection is one logical network connection, one per (communicator,
+// channel, connIndex, sender rank -> receiver rank), however many records of it were logged; its two ends' records
+// (the sender's and the receiver's) are its connection ends. `paths import`, `check` and `render` print the same
+// numbers under these names.
 struct CheckReport {
   std::string job;
-  int hosts = 0, connections = 0;
+  int hosts = 0;           // hosts that wrote a path log (or an NCCL log) of the job
+  int connections = 0;     // logical connections
+  int connectionEnds = 0;  // records: each logged end of a connection (at most 2 per connection)
+  // Connections whose rails nothing tells: no rail known at either end, or only at one end with no GPU's rail to hold
+  // it to. Not checked, so neither clean nor violating; all of them unknown is its own exit status.
+  int railsUnchecked = 0;
+  bool railsUnknown() const { return connections > 0 && railsUnchecked == connections; }
   int fromNcclLog = 0;            // logical connections rebuilt from NCCL's logs (the rest: railtune's net plugin)
   std::vector<RailUse> rails;     // rail, then plane order
   std::vector<NicUse> nics;       // host, then HCA order

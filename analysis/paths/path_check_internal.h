@@ -20,9 +20,10 @@ std::vector<Logical> logicalConnections(const JobPaths& job);
 int senderRail(const JobPaths& job, const Logical& l);
 int receiverRail(const JobPaths& job, const Logical& l);
 
-// Violations: wrong rail at either end or between the ends; configuration digests that differ.
-void findCrossRail(const JobPaths& job, const std::vector<Logical>& logical, const RailMapIndex& map,
-                   std::vector<Finding>* findings);
+// Violations: wrong rail at either end or between the ends; configuration digests that differ. Returns how many
+// connections it could not judge (no end's rail held to its GPU's, and not both ends' rails known).
+int findCrossRail(const JobPaths& job, const std::vector<Logical>& logical, const RailMapIndex& map,
+                  std::vector<Finding>* findings);
 void findDigestMismatches(const JobPaths& job, const std::vector<Logical>& logical, std::vector<Finding>* findings);
 
 // Notes: host pairs whose rail counts differ by direction; rails of the plan nobody used; hosts named

@@ -9,6 +9,7 @@
 
 #include "analysis/paths/path_check_internal.h"
 #include "analysis/paths/path_check_text.h"
+#include "common/natural_order.h"
 
 namespace railtune::analysis::paths::detail {
 namespace {
@@ -21,6 +22,28 @@ const ConnectionEnd& senderEnd(const JobPaths& job, const Logical& l) {
 const ConnectionEnd& receiverEnd(const JobPaths& job, const Logical& l) {
   if (l.recv >= 0) return job.connections[static_cast<size_t>(l.recv)].local;
   return job.connections[static_cast<size_t>(l.send)].remote;
+}
+
+// Two hosts and a rail, hosts in natural order (r2 before r10).
+struct HostsRailLess {
+  bool operator()(const std::tuple<std::string, std::string, int>& a,
+                  const std::tuple<std::string, std::string, int>& b) const {
+    if (const int c = naturalCompare(std::get<0>(a), std::get<0>(b)); c != 0) return c < 0;
+    if (const int c = naturalCompare(std::get<1>(a), std::get<1>(b)); c != 0) return c < 0;
+    return std::get<2>(a) < std::get<2>(b);
+  }
+};
+
+struct HostPidLess {
+  bool operator()(const std::pair<std::string, int>& a, const std::pair<std::string, int>& b) const {
+    const int c = naturalCompare(a.first, b.first);
+    return c != 0 ? c < 0 : a.second < b.second;
+  }
+};
+
+// A process's own records: each is its end of a connection (docs/paths.md, "What is counted").
+std::string ends(int count) {
+  return std::to_string(count) + (count == 1 ? " connection end" : " connection ends");
 }
 
 std::string times(int count) {
@@ -51,13 +74,13 @@ std::string silenceText(int64_t lastHeardUs, int64_t jobLastUs) {
 
 void findAsymmetricRails(const JobPaths& job, const std::vector<Logical>& logical, std::vector<Finding>* findings) {
   // (first host, second host, rail) in name order → connections first→second, second→first.
-  std::map<std::tuple<std::string, std::string, int>, std::pair<int, int>> counts;
-  std::map<std::tuple<std::string, std::string, int>, std::vector<long>> members;
+  std::map<std::tuple<std::string, std::string, int>, std::pair<int, int>, HostsRailLess> counts;
+  std::map<std::tuple<std::string, std::string, int>, std::vector<long>, HostsRailLess> members;
   for (const Logical& l : logical) {
     const std::string& from = senderEnd(job, l).host;
     const std::string& to = receiverEnd(job, l).host;
     if (from == to) continue;
-    const bool forward = from < to;
+    const bool forward = naturalLess(from, to);
     const auto key =
         forward ? std::make_tuple(from, to, senderRail(job, l)) : std::make_tuple(to, from, senderRail(job, l));
     (forward ? counts[key].first : counts[key].second) += 1;
@@ -109,7 +132,7 @@ void findUnusedRails(const JobPaths& job, const RailMapIndex& map, std::vector<F
 
 void findMissingHosts(const JobPaths& job, std::vector<Finding>* findings) {
   const std::set<std::string> logged(job.hosts.begin(), job.hosts.end());
-  std::map<std::string, std::vector<long>> missing;
+  std::map<std::string, std::vector<long>, NaturalLess> missing;
   for (size_t i = 0; i < job.connections.size(); ++i) {
     const Connection& c = job.connections[i];
     // An imported connection whose peer's NCCL log is absent names no host: the loader says how many.
@@ -137,7 +160,7 @@ void findNeverClosed(const JobPaths& job, std::vector<UnclosedProcess>* unclosed
     UnclosedProcess summary;
     std::vector<long> open;
   };
-  std::map<std::pair<std::string, int>, Process> processes;
+  std::map<std::pair<std::string, int>, Process, HostPidLess> processes;
   int64_t jobLast = 0;
   for (size_t i = 0; i < job.connections.size(); ++i) {
     const Connection& c = job.connections[i];
@@ -156,7 +179,7 @@ void findNeverClosed(const JobPaths& job, std::vector<UnclosedProcess>* unclosed
     const std::string& first = job.connections[static_cast<size_t>(p.open.front())].source;
     findings->push_back(Finding{Severity::Note, FindingKind::NeverClosed,
                                 "never closed: pid " + std::to_string(s.pid) + " on " + s.host + " left " +
-                                    std::to_string(s.open) + " of " + times(s.connections) +
+                                    std::to_string(s.open) + " of its " + ends(s.connections) +
                                     " without a close record (first at " + first + "); last heard of at " +
                                     utcTimeText(s.lastHeardUs) + ", " + silenceText(s.lastHeardUs, jobLast) +
                                     ": killed, or still running when the logs were collected",

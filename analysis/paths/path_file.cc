@@ -186,7 +186,10 @@ class PathLogLines {
         }
       }
     }
+    const size_t bad = file_.badLines.size();
     parseLine(file_, line.data(), line.size(), readable, number, scratch_);
+    // A JSON object cut short (a writer killed mid-line, a full disk) before any line said what the file is.
+    if (!known_ && file_.badLines.size() > bad && line.starts_with("{\"") && !line.ends_with('}')) cutJson_ = true;
     return true;
   }
 
@@ -197,14 +200,21 @@ class PathLogLines {
   }
 
   FileRecords finish() {
-    if (!known_) file_.badLines.clear();
+    // No line says what the file is. A .jsonl file whose lines are JSON records cut short is a log whose every
+    // record was damaged (the only line of a path log killed while writing its first record): its lines are named
+    // where they are, rather than the whole file called "not a path log". Anything else is another file.
+    if (!known_ && cutJson_ && file_.path.ends_with(".jsonl")) {
+      file_.kind = FileKind::PathLog;
+    } else if (!known_) {
+      file_.badLines.clear();
+    }
     if (!content_) file_.kind = FileKind::Empty;
     return std::move(file_);
   }
 
  private:
   FileRecords file_;
-  bool known_ = false, content_ = false;
+  bool known_ = false, content_ = false, cutJson_ = false;
   pl::ParsedRecord scratch_;
 };
 

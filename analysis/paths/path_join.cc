@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/paths/path_join.h"
+#include "common/natural_order.h"
 
 namespace railtune::analysis::paths::detail {
 namespace {
@@ -46,6 +47,11 @@ class JobJoin {
     const Owner& owner = file.owners[record.owner];
     const ConnKey key{host, owner.pid, record.connection.id};
     const auto [it, inserted] = index_.emplace(key, static_cast<long>(paths_.connections.size()));
+    if (!inserted && sameConnect(paths_.connections[static_cast<size_t>(it->second)], record.connection) &&
+        fileOf(paths_.connections[static_cast<size_t>(it->second)]) != file.path) {
+      noteRepeat(file, paths_.connections[static_cast<size_t>(it->second)]);
+      return;
+    }
     if (!inserted) {
       addDiagnostic({at(file, record.line),
                      "second connect record of connection " + std::to_string(key.conn) + " (pid " +
@@ -71,6 +77,11 @@ class JobJoin {
     Connection& c = paths_.connections[static_cast<size_t>(it->second)];
     Latest& latest = latest_[static_cast<size_t>(it->second)];
     c.lastTimeUs = std::max(c.lastTimeUs, record.timeUs);  // when its writer was last heard of
+    if (record.close && c.closed && record.timeUs == latest.timeUs && record.traffic.bytesSent == c.traffic.bytesSent &&
+        record.traffic.bytesReceived == c.traffic.bytesReceived && fileOf(c) != file.path) {
+      noteRepeat(file, c);  // the same close read again from a copy of the log
+      return;
+    }
     if (record.close && c.closed) {
       addDiagnostic({at(file, record.line), "second close record of connection " + std::to_string(record.conn) +
                                                 " (pid " + std::to_string(owner.pid) + " on " + owner.host +
@@ -85,6 +96,12 @@ class JobJoin {
   }
 
   JobPaths finish() {
+    for (const auto& [files, count] : repeats_) {
+      addDiagnostic(
+          {files.first, std::to_string(count) + (count == 1 ? " record repeats one" : " records repeat those") +
+                            " already read from " + files.second +
+                            " (the same log found twice: a copy, or a log collected twice); each is read once"});
+    }
     paths_.hosts.assign(writers_.begin(), writers_.end());
     pairEnds(paths_);
     nameMissingHosts();
@@ -96,8 +113,27 @@ class JobJoin {
     int64_t timeUs = -1;
   };
 
+  // A second connect record with the same content is the same record read again (a copy of the log in another
+  // folder, the same log collected twice, an early copy taken mid-run): one connection, counted once, and one
+  // remark per pair of files rather than one per record.
+  static bool sameConnect(const Connection& a, const Connection& b) {
+    return a.connectTimeUs == b.connectTimeUs && a.send == b.send && a.local.device == b.local.device &&
+           a.local.hca == b.local.hca && a.remote.host == b.remote.host && a.remote.pid == b.remote.pid &&
+           a.remote.device == b.remote.device && a.comm == b.comm;
+  }
+
+  // The file of a connection's connect record (its source is FILE:LINE). Within one file a repeated record is not a
+  // copy of the log, and is named as such.
+  static std::string fileOf(const Connection& c) {
+    const size_t colon = c.source.rfind(':');
+    return colon == std::string::npos ? c.source : c.source.substr(0, colon);
+  }
+
+  void noteRepeat(const FileRecords& file, const Connection& first) { ++repeats_[{file.path, fileOf(first)}]; }
+
   void nameMissingHosts() {
-    std::map<std::string, std::pair<int, std::string>> missing;  // host → connections naming it, first source
+    std::map<std::string, std::pair<int, std::string>, NaturalLess>
+        missing;  // host → connections naming it, first source
     for (const Connection& c : paths_.connections) {
       if (writers_.contains(c.remote.host)) continue;
       if (c.fromNcclLog && c.remote.host.empty()) continue;  // the peer's NCCL log was absent: the loader counts these
@@ -114,10 +150,11 @@ class JobJoin {
   }
 
   JobPaths paths_;
-  std::set<std::string> writers_;
+  std::set<std::string, NaturalLess> writers_;  // natural order: r2 before r10
   std::unordered_map<std::string, uint32_t> hostIds_;
   std::unordered_map<ConnKey, long, ConnKeyHash> index_;
   std::vector<Latest> latest_;
+  std::map<std::pair<std::string, std::string>, int> repeats_;  // (file, file first read) -> records repeated
 };
 
 // The file's job: its first record's. Empty when no line of it could be read.
@@ -139,7 +176,7 @@ void addFileDiagnostics(const FileRecords& file, JobJoin* job, std::vector<Input
 
 std::vector<JobPaths> joinFiles(std::vector<FileRecords>& files, const std::optional<std::string>& onlyJob,
                                 std::vector<InputDiagnostic>* folderDiagnostics) {
-  std::map<std::string, JobJoin> jobs;
+  std::map<std::string, JobJoin, NaturalLess> jobs;
   auto jobFor = [&](const std::string& job) -> JobJoin* {
     if (onlyJob && job != *onlyJob) return nullptr;
     return &jobs.try_emplace(job, job).first->second;

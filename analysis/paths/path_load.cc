@@ -10,6 +10,7 @@
 #include "analysis/nccl_log/profile_join.h"
 #include "analysis/paths/path_file.h"
 #include "analysis/paths/path_join.h"
+#include "common/natural_order.h"
 
 namespace railtune::analysis::paths {
 namespace {
@@ -17,15 +18,16 @@ namespace {
 using detail::FileKind;
 using detail::FileRecords;
 
-// Every regular file below `dir` (symbolic links followed once, analysis/ingest/folder_walk.h), sorted, so that
-// messages and connection order do not depend on the order the file system lists them in. What the walk passed over
-// (FIFOs, devices, link loops, folders it could not read) is named in the folder's diagnostics.
+// Every regular file below `dir` (symbolic links followed once, analysis/ingest/folder_walk.h), in natural order, so
+// that messages and connection order do not depend on the order the file system lists them in. What the walk passed
+// over (FIFOs, devices, link loops, folders it could not read) is named in the folder's diagnostics.
 std::vector<std::string> listFiles(const std::string& dir, std::vector<InputDiagnostic>* diagnostics) {
   const ingest::FolderWalk walk = ingest::walkLogFolders({dir}, [](std::string_view) { return true; });
   for (const ingest::WalkNote& note : walk.notes) diagnostics->push_back({note.path, note.message});
   std::vector<std::string> files;
   files.reserve(walk.files.size());
   for (const ingest::WalkedFile& file : walk.files) files.push_back(file.path);
+  std::sort(files.begin(), files.end(), NaturalLess{});  // host r2's log before r10's, so its records come first
   return files;
 }
 

@@ -9,13 +9,17 @@
 namespace railtune::analysis::paths::detail {
 namespace {
 
-// A connection as both ends describe it: the sender's (host, pid, device), the receiver's, and the
-// communicator.
+// A connection as both ends describe it: the sender's (host, pid, device), the receiver's, the communicator, and
+// NCCL's channel where the record says it (imported from NCCL's log: the channel is part of what makes a logical
+// connection), and the HCAs each end used as both ends name them (a misbound sender logs the device NCCL asked for
+// but the NIC it used, and its handshake announces that NIC to the receiver).
 struct PairKey {
   bool hasComm = false;
   uint64_t comm = 0;
   std::string sendHost, recvHost;
   int sendPid = 0, recvPid = 0, sendDevice = -1, recvDevice = -1;
+  int channel = -1;
+  std::string sendHca, recvHca;  // the NIC each end used, as both ends name it (passes that compare NICs)
   bool operator==(const PairKey&) const = default;
 };
 
@@ -29,6 +33,8 @@ struct PairKeyHash {
     h = mix(h, std::hash<std::string>()(k.recvHost));
     h = mix(h, std::hash<uint64_t>()(k.comm));
     h = mix(h, static_cast<size_t>(k.sendPid) * 31 + static_cast<size_t>(k.recvPid));
+    h = mix(h, std::hash<std::string>()(k.sendHca) ^ (std::hash<std::string>()(k.recvHca) << 1));
+    h = mix(h, static_cast<size_t>(k.channel));
     return mix(h, static_cast<size_t>(k.sendDevice) * 131 + static_cast<size_t>(k.recvDevice));
   }
 };
@@ -36,8 +42,17 @@ struct PairKeyHash {
 PairKey keyOf(const Connection& c) {
   const ConnectionEnd& sender = c.send ? c.local : c.remote;
   const ConnectionEnd& receiver = c.send ? c.remote : c.local;
-  return PairKey{c.comm.has_value(), c.comm.value_or(0), sender.host,   receiver.host,
-                 sender.pid,         receiver.pid,       sender.device, receiver.device};
+  PairKey key;
+  key.hasComm = c.comm.has_value();
+  key.comm = c.comm.value_or(0);
+  key.sendHost = sender.host;
+  key.recvHost = receiver.host;
+  key.sendPid = sender.pid;
+  key.recvPid = receiver.pid;
+  key.sendDevice = sender.device;
+  key.recvDevice = receiver.device;
+  key.channel = c.fromNcclLog ? c.channel : -1;
+  return key;
 }
 
 struct Candidates {
@@ -85,14 +100,19 @@ void completeRanks(JobPaths& job) {
   }
 }
 
-// Pairs the still unpaired records by `key` (with or without devices), in connection id order.
-void pairBy(JobPaths& job, bool withDevices) {
+// Pairs the still unpaired records by `key` (with or without devices, with or without the HCAs both ends name), in
+// connection id order.
+void pairBy(JobPaths& job, bool withDevices, bool withHcas) {
   std::unordered_map<PairKey, Candidates, PairKeyHash> candidates;
   for (size_t i = 0; i < job.connections.size(); ++i) {
     const Connection& c = job.connections[i];
     if (c.peerIndex >= 0) continue;
     PairKey key = keyOf(c);
     if (!withDevices) key.sendDevice = key.recvDevice = -1;
+    if (withHcas) {
+      key.sendHca = c.send ? c.local.hca : c.remote.hca;
+      key.recvHca = c.send ? c.remote.hca : c.local.hca;
+    }
     Candidates& slot = candidates[key];
     (c.send ? slot.sends : slot.receives).push_back(static_cast<long>(i));
   }
@@ -109,10 +129,15 @@ void pairBy(JobPaths& job, bool withDevices) {
 }  // namespace
 
 void pairEnds(JobPaths& job) {
-  pairBy(job, true);
-  // A misbound NIC logs the device NCCL asked for but announces the one it used in its handshake, so its
-  // ends disagree on the device: what is left pairs by hosts, processes and communicator alone.
-  pairBy(job, false);
+  // Both ends agree on the devices and on the NICs: the two records of one connection. Records of two connections
+  // between the same processes and devices (two channels) that each lost one end must not pair: their NICs tell
+  // them apart where the fabric has a NIC per plane or one end was misbound.
+  pairBy(job, true, true);
+  // A misbound NIC logs the device NCCL asked for but announces the one it used in its handshake, so its ends
+  // disagree on the device but name the same NICs.
+  pairBy(job, false, true);
+  // An end that does not know its peer's NIC (an NCCL log that names none) pairs by devices alone.
+  pairBy(job, true, false);
   completeRanks(job);
 }
 

@@ -1,6 +1,8 @@
 // Format selection and the detail-or-racks decision.
 #include "analysis/paths/path_render.h"
 
+#include "analysis/paths/path_report.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -23,6 +25,25 @@ std::optional<RenderFormat> renderFormatFromPath(const std::string& path) {
   if (ext == "htm") return RenderFormat::Html;
   if (ext == "gv") return RenderFormat::Dot;
   return parseRenderFormat(ext);
+}
+
+RenderCounts renderCounts(const CheckReport& report) {
+  return RenderCounts{report.hosts,          report.connections,
+                      report.connectionEnds, report.fromNcclLog,
+                      report.violations(),   report.railsUnchecked > 0 ? railsUncheckedText(report) : ""};
+}
+
+std::string summaryLine(const std::string& job, const RenderCounts& c) {
+  auto plural = [](int n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  std::string line = "job " + job + ": " + plural(c.hosts, "host", "hosts") + " logged, " +
+                     plural(c.connections, "connection", "connections");
+  if (c.fromNcclLog > 0) line += " (" + std::to_string(c.fromNcclLog) + " from NCCL's logs)";
+  line += ", " + plural(c.connectionEnds, "connection end", "connection ends") + ", " +
+          plural(c.violations, "violation", "violations");
+  if (!c.railsUnchecked.empty()) line += "; " + c.railsUnchecked;
+  return line;
 }
 
 std::string renderPaths(const PathGraph& graph, const CheckReport& report, const RenderOptions& options) {

@@ -77,7 +77,8 @@ struct RenderLink {
   LinkEnd from, to;           // from: the record's writer; to: its peer
   int rail = -1, plane = -1;  // the writer's NIC's actual rail and plane (the colour)
   uint64_t bytes = 0, messages = 0;
-  bool crossRail = false, digestMismatch = false;  // the check's violations naming either end's record
+  bool crossRail = false, digestMismatch = false;  // the check's violations naming either end's record (crossRail:
+                                                   // cross-rail or cross-plane)
   std::string ncclLine;  // "FILE:LINE" of NCCL's Channel line when the record was imported; "" from the net plugin
   // ib connections: "mlx5_3:1 RoCE, MTU 4096, GID fe80:...:b220 (index 3), 2 QPs 0x1a2->0x3b4 0x1a3->0x3b5, bytes per
   // QP 1.0 MiB / 1.0 MiB" (the drawn record's verbs facts); "" otherwise
@@ -85,8 +86,26 @@ struct RenderLink {
   bool violation() const { return crossRail || digestMismatch; }
 };
 
+// What the picture's heading and the command's line count: the check's own numbers (CheckReport), so that `paths
+// import`, `check` and `render` print the same counts for the same logs (docs/paths.md, "What is counted").
+struct RenderCounts {
+  int hosts = 0;               // hosts that wrote a log; a peer named by others but silent is drawn, not counted
+  int connections = 0;         // logical connections (each drawn once)
+  int connectionEnds = 0;      // the records they were joined from
+  int fromNcclLog = 0;         // connections rebuilt from NCCL's INFO logs
+  int violations = 0;          // CheckReport::violations()
+  std::string railsUnchecked;  // railsUncheckedText() when some connection's rails were unknown, else ""
+};
+
+RenderCounts renderCounts(const CheckReport& report);
+
+// "job J: 4 hosts logged, 32 connections[ (32 from NCCL's logs)], 64 connection ends, 3 violations[; rails unknown:
+// ...]"
+std::string summaryLine(const std::string& job, const RenderCounts& counts);
+
 struct PathGraph {
   std::string job;
+  RenderCounts counts;
   std::vector<RenderRack> racks;     // name order, the unknown rack last
   std::vector<RailSwitch> switches;  // rail, then plane order
   std::vector<RenderLink> links;     // non-violations first, then violations (drawn on top), each by connection
@@ -114,6 +133,7 @@ struct RackLink {
 
 struct RackGraph {
   std::string job;
+  RenderCounts counts;               // PathGraph's
   std::vector<RackSummary> racks;    // PathGraph's rack order
   std::vector<RailSwitch> switches;  // PathGraph's switches
   std::vector<RackLink> links;       // rack, then switch order; violations after the others

@@ -28,6 +28,7 @@ RackGraph aggregateByRack(const PathGraph& graph) {
   out.job = graph.job;
   out.switches = graph.switches;
   out.violationFindings = graph.violationFindings;
+  out.counts = graph.counts;
   out.connections = static_cast<int>(graph.links.size());
   summariseRacks(graph, out);
   std::map<std::pair<int, int>, RackLink> links;  // (rack, switch): rack, then switch order

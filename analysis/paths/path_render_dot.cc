@@ -34,13 +34,6 @@ std::string edgeStyle(int rail, uint64_t bytes, bool violation, const std::strin
          "];\n";
 }
 
-// The correctly wired end of a violation whose other end is misbound: its rail's colour, solid.
-std::string wiredStyle(const RenderHost& host, const LinkEnd& e, uint64_t bytes) {
-  const RenderNic& nic = host.nics[static_cast<size_t>(e.nic)];
-  return " [color=" + quoted(style::railColour(nic.rail)) + ", penwidth=" + style::fixed1(style::strokeWidth(bytes)) +
-         ", tooltip=" + quoted(host.name + " " + nic.hca + ": wired as the rail map says") + "];\n";
-}
-
 std::string hostCluster(const RenderHost& host, int rack, int index) {
   const std::string id = hostId(rack, index);
   std::string s = "    subgraph " + quoted("cluster_" + id) +
@@ -61,33 +54,27 @@ std::string hostCluster(const RenderHost& host, int rack, int index) {
 std::string linkChain(const PathGraph& graph, const RenderLink& l) {
   const auto& from = graph.racks[static_cast<size_t>(l.from.rack)].hosts[static_cast<size_t>(l.from.host)];
   const auto& to = graph.racks[static_cast<size_t>(l.to.rack)].hosts[static_cast<size_t>(l.to.host)];
-  // GPU -- NIC -- switch | -- spine -- switch | -- NIC -- GPU: a violation with one misbound end
-  // (path_render_ends.h) is red up to the other end's switch, and that end keeps its rail's colour.
+  // GPU -- NIC -- switch | -- spine -- switch | -- NIC -- GPU, one edge chain in one style: a violation is red from
+  // end to end (path_render_ends.h).
   std::string fromEnd, middle, toEnd;
   if (l.from.gpu >= 0) fromEnd += hostId(l.from.rack, l.from.host) + "g" + std::to_string(l.from.gpu) + " -- ";
   fromEnd += nicId(l.from) + " -- s" + std::to_string(l.from.switchIndex);
   if (l.from.switchIndex != l.to.switchIndex) middle = " -- spine -- s" + std::to_string(l.to.switchIndex);
   toEnd = " -- " + nicId(l.to);
   if (l.to.gpu >= 0) toEnd += " -- " + hostId(l.to.rack, l.to.host) + "g" + std::to_string(l.to.gpu);
-  const RedPart red = redPart(graph, l);
-  std::string chain = "  ", wired;
-  if (red == RedPart::FromEnd) {
-    chain += fromEnd + middle;
-    wired = "  s" + std::to_string(l.to.switchIndex) + toEnd + wiredStyle(to, l.to, l.bytes);
-  } else if (red == RedPart::ToEnd) {
-    chain += "s" + std::to_string(l.from.switchIndex) + middle + toEnd;
-    wired = "  " + fromEnd + wiredStyle(from, l.from, l.bytes);
-  } else {
-    chain += fromEnd + middle + toEnd;
-  }
+  const std::string chain = "  " + fromEnd + middle + toEnd;  // a violation is red from end to end
   std::string tooltip = from.name + " " + from.nics[static_cast<size_t>(l.from.nic)].hca + " rank " +
                         std::to_string(l.from.rank) + " -> " + to.name + " " +
                         to.nics[static_cast<size_t>(l.to.nic)].hca + " rank " + std::to_string(l.to.rank) + ": " +
                         style::bytesText(l.bytes) + ", " + std::to_string(l.messages) + " messages";
   if (l.crossRail) tooltip += ", VIOLATION cross-rail";
+  if (l.crossRail && misboundEnd(graph, l.from))
+    tooltip += " (misbound: " + from.name + " " + from.nics[static_cast<size_t>(l.from.nic)].hca + ")";
+  if (l.crossRail && misboundEnd(graph, l.to))
+    tooltip += " (misbound: " + to.name + " " + to.nics[static_cast<size_t>(l.to.nic)].hca + ")";
   if (l.digestMismatch) tooltip += ", VIOLATION digest mismatch";
   if (!l.verbs.empty()) tooltip += "; verbs: " + l.verbs;
-  return "  // connection record " + std::to_string(l.connection) + "\n" + wired + chain +
+  return "  // connection record " + std::to_string(l.connection) + "\n" + chain +
          edgeStyle(l.rail, l.bytes, l.violation(), tooltip);
 }
 
@@ -99,16 +86,10 @@ std::string header(const std::string& heading) {
          "fontsize=10];\n  edge [fontname=\"DejaVu Sans\", fontsize=9];\n";
 }
 
-std::string summary(const std::string& job, int hosts, int connections, int violations) {
-  return "job " + job + ": " + std::to_string(hosts) + " hosts, " + std::to_string(connections) + " connections, " +
-         std::to_string(violations) + " violations";
-}
-
 }  // namespace
 
 std::string renderDot(const PathGraph& graph) {
-  std::string out =
-      header(summary(graph.job, graph.hostCount(), static_cast<int>(graph.links.size()), graph.violationFindings));
+  std::string out = header(summaryLine(graph.job, graph.counts));
   for (size_t r = 0; r < graph.racks.size(); ++r) {
     out += "  subgraph " + quoted("cluster_r" + std::to_string(r)) + " {\n    label=" + quoted(graph.racks[r].name) +
            ";\n";
@@ -125,8 +106,7 @@ std::string renderDot(const PathGraph& graph) {
 }
 
 std::string renderDot(const RackGraph& graph) {
-  std::string out =
-      header(summary(graph.job, graph.hosts, graph.connections, graph.violationFindings) + " (aggregated by rack)");
+  std::string out = header(summaryLine(graph.job, graph.counts) + " (aggregated by rack)");
   for (size_t r = 0; r < graph.racks.size(); ++r) {
     const RackSummary& rack = graph.racks[r];
     // "\\n" is DOT's line break inside a label; the name itself is escaped.

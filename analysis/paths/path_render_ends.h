@@ -1,8 +1,8 @@
-// Which part of a violation is drawn red, shared by the SVG and DOT writers (path_render_svg.cc,
-// path_render_dot.cc). A cross-rail connection of a misbound NIC is red from the misbound end up to the
-// correctly wired peer's rail switch; the peer's own NIC and GPU keep their rail's colour, since nothing
-// is wrong there. A link is red as a whole when its fault is not at one end: a digest mismatch, two
-// correctly bound ends on different rails, or both ends (or neither known to be) misbound.
+// Which end of a cross-rail connection is misbound, shared by the SVG and DOT writers (path_render_svg.cc,
+// path_render_dot.cc) for the link's details. A violating connection is drawn red from end to end, its send
+// side and its receive side alike: an operator following the red path from either GPU reaches the other,
+// and a receive-side violation (a correctly wired sender to a misbound receiver) is as visible as a
+// send-side one. The details name the misbound end.
 #pragma once
 
 #include <cstddef>
@@ -22,21 +22,6 @@ inline bool misboundEnd(const PathGraph& graph, const LinkEnd& e) {
   for (const int n : intended)
     if (host.nics[static_cast<size_t>(n)].rail == rail) return false;
   return true;
-}
-
-enum class RedPart {
-  None,     // not a violation
-  All,      // the whole link
-  FromEnd,  // from the `from` end up to the `to` end's rail switch; the `to` end keeps its rail's colour
-  ToEnd,    // from the `from` end's rail switch to the `to` end; the `from` end keeps its rail's colour
-};
-
-inline RedPart redPart(const PathGraph& graph, const RenderLink& l) {
-  if (!l.violation()) return RedPart::None;
-  if (l.digestMismatch) return RedPart::All;
-  const bool from = misboundEnd(graph, l.from), to = misboundEnd(graph, l.to);
-  if (from == to) return RedPart::All;
-  return from ? RedPart::FromEnd : RedPart::ToEnd;
 }
 
 }  // namespace railtune::analysis::paths

@@ -9,6 +9,7 @@
 
 #include "analysis/paths/path_render.h"
 #include "analysis/paths/path_render_links.h"
+#include "common/natural_order.h"
 
 namespace railtune::analysis::paths {
 namespace {
@@ -19,8 +20,8 @@ struct HostDraft {
   std::string rack;
   bool unknownRack = true;
   bool logged = false;
-  std::map<int, std::set<std::string>> gpus;  // GPU index -> HCAs the rail map binds it to
-  std::map<std::string, RenderNic> nics;      // by HCA
+  std::map<int, std::set<std::string>> gpus;           // GPU index -> HCAs the rail map binds it to
+  std::map<std::string, RenderNic, NaturalLess> nics;  // by HCA
 };
 
 class GraphBuilder {
@@ -75,10 +76,18 @@ void GraphBuilder::noteEnd(const ConnectionEnd& end, bool local) {
 }
 
 bool nicOrder(const RenderNic& a, const RenderNic& b) {
-  // Unknown rails (-1) after the known ones.
-  auto key = [](const RenderNic& n) { return std::make_tuple(n.rail < 0, n.rail, n.plane, n.hca); };
-  return key(a) < key(b);
+  // Unknown rails (-1) after the known ones; HCAs in natural order (mlx5_2 before mlx5_11).
+  auto key = [](const RenderNic& n) { return std::make_tuple(n.rail < 0, n.rail, n.plane); };
+  if (key(a) != key(b)) return key(a) < key(b);
+  return naturalLess(a.hca, b.hca);
 }
+
+// Racks by name in natural order (rack2 before rack10), the unknown rack last.
+struct RackKeyLess {
+  bool operator()(const std::pair<bool, std::string>& a, const std::pair<bool, std::string>& b) const {
+    return a.first != b.first ? a.first < b.first : naturalLess(a.second, b.second);
+  }
+};
 
 RenderHost hostFrom(const std::string& name, const HostDraft& d) {
   RenderHost host{name, d.logged, {}, {}};
@@ -101,7 +110,7 @@ bool GraphBuilder::anyPlane() const {
 }
 
 void GraphBuilder::placeHosts() {
-  std::map<std::pair<bool, std::string>, std::map<std::string, const HostDraft*>> racks;  // unknown rack last
+  std::map<std::pair<bool, std::string>, std::map<std::string, const HostDraft*, NaturalLess>, RackKeyLess> racks;
   for (const auto& [name, d] : drafts_) racks[{d.unknownRack, d.unknownRack ? kUnknownRack : d.rack}][name] = &d;
   for (const auto& [key, hosts] : racks) {
     RenderRack rack{key.second, key.first, {}};
@@ -159,6 +168,7 @@ PathGraph buildPathGraph(const JobPaths& job, const CheckReport& report, const f
 PathGraph GraphBuilder::build(const CheckReport& report) {
   graph_.job = job_.job;
   graph_.violationFindings = report.violations();
+  graph_.counts = renderCounts(report);
   for (const std::string& host : job_.hosts) draft(host).logged = true;
   for (const Connection& c : job_.connections) {
     noteEnd(c.local, true);

@@ -43,6 +43,8 @@ const char* kindName(FindingKind kind) {
   switch (kind) {
     case FindingKind::CrossRail:
       return "cross-rail";
+    case FindingKind::CrossPlane:
+      return "cross-plane";
     case FindingKind::DigestMismatch:
       return "digest mismatch";
     case FindingKind::AsymmetricRails:
@@ -107,8 +109,7 @@ static std::string originText(const CheckReport& report) {
 }
 
 std::string renderHtml(const PathGraph& graph, const CheckReport& report) {
-  const std::string heading =
-      svg::summaryLine(graph.job, graph.hostCount(), static_cast<int>(graph.links.size()), graph.violationFindings);
+  const std::string heading = summaryLine(graph.job, graph.counts);
   return page(heading,
               "Each connection is drawn once, from the sending GPU through its NIC to its rail's switch and on to the "
               "peer's NIC and GPU; colour: the sender's rail; width: bytes (log scale); red dashed: a violation of "
@@ -118,8 +119,7 @@ std::string renderHtml(const PathGraph& graph, const CheckReport& report) {
 }
 
 std::string renderHtml(const RackGraph& graph, const CheckReport& report) {
-  const std::string heading =
-      svg::summaryLine(graph.job, graph.hosts, graph.connections, graph.violationFindings) + " (aggregated by rack)";
+  const std::string heading = summaryLine(graph.job, graph.counts) + " (aggregated by rack)";
   return page(heading,
               "The job has too many trays to draw one by one (--max-hosts), so each link joins a rack to a rail "
               "switch and carries every connection with an end in that rack on that rail; width: summed bytes (log "

@@ -18,9 +18,9 @@ std::vector<uint8_t> violationFlags(const CheckReport& report, size_t connection
   std::vector<uint8_t> flags(connections, 0);
   for (const Finding& f : report.findings) {
     if (f.severity != Severity::Violation) continue;
-    const uint8_t flag = f.kind == FindingKind::CrossRail        ? kCrossRail
-                         : f.kind == FindingKind::DigestMismatch ? kDigestMismatch
-                                                                 : 0;
+    const uint8_t flag = f.kind == FindingKind::CrossRail || f.kind == FindingKind::CrossPlane ? kCrossRail
+                         : f.kind == FindingKind::DigestMismatch                               ? kDigestMismatch
+                                                                                               : 0;
     for (const long index : f.connections)
       if (index >= 0 && static_cast<size_t>(index) < connections) flags[static_cast<size_t>(index)] |= flag;
   }

@@ -22,7 +22,7 @@ using svg::attr;
 // fromEnd (GPU, NIC, up to its rail switch), middle (over the spine to the other switch; empty on one
 // switch) and toEnd (down to the peer's NIC and GPU); atFromSwitch/atToSwitch start a path at a switch.
 struct LinkPath {
-  std::string fromEnd, middle, toEnd, atFromSwitch, atToSwitch;
+  std::string fromEnd, middle, toEnd;
 };
 
 struct DetailWriter {
@@ -43,7 +43,6 @@ struct DetailWriter {
   void devices();
   void switches();
   LinkPath pathOf(const RenderLink& l) const;
-  std::string wiredEnd(const RenderLink& l, const LinkPath& p, RedPart red) const;
   std::string endText(const LinkEnd& e) const;
   std::map<std::tuple<int, int, int>, std::set<int>> ranksByGpu() const;  // (rack, host, GPU) -> ranks
 };
@@ -111,8 +110,6 @@ LinkPath DetailWriter::pathOf(const RenderLink& l) const {
     const Box& g = place(l.to).gpus[static_cast<size_t>(l.to.gpu)];
     p.toEnd += " L" + at(g.cx(), g.cy());
   }
-  p.atFromSwitch = "M" + at(sa.cx(), sa.cy());
-  p.atToSwitch = "M" + at(sb.cx(), sb.cy());
   return p;
 }
 
@@ -126,35 +123,17 @@ std::string DetailWriter::endText(const LinkEnd& e) const {
   return s;
 }
 
-// A violation with one misbound end (path_render_ends.h): the correctly wired end's part is drawn first,
-// in its rail's colour and outside the `.link` class (one `.link` per connection), the red part over it.
-std::string DetailWriter::wiredEnd(const RenderLink& l, const LinkPath& p, RedPart red) const {
-  if (red != RedPart::FromEnd && red != RedPart::ToEnd) return "";
-  const LinkEnd& e = red == RedPart::FromEnd ? l.to : l.from;
-  const RenderHost& h = host(e);
-  const int rail = h.nics[static_cast<size_t>(e.nic)].rail;
-  return "<path class=\"link-wired-end\"" + attr("d", red == RedPart::FromEnd ? p.atToSwitch + p.toEnd : p.fromEnd) +
-         attr("fill", "none") + attr("stroke", style::railColour(rail)) +
-         attr("stroke-width", style::fixed1(style::strokeWidth(l.bytes))) + attr("data-conn", l.connection) +
-         attr("data-host", h.name) + attr("data-nic", h.nics[static_cast<size_t>(e.nic)].hca) + "><title>" +
-         style::xmlEscape(endText(e) + ": wired as the rail map says") + "</title></path>\n";
-}
-
 void DetailWriter::link(const RenderLink& l) {
   const RenderHost &from = host(l.from), &to = host(l.to);
   const bool bad = l.violation();
-  const RedPart red = redPart(graph, l);
   const LinkPath p = pathOf(l);
-  const std::string d = red == RedPart::FromEnd ? p.fromEnd + p.middle
-                        : red == RedPart::ToEnd ? p.atFromSwitch + p.middle + p.toEnd
-                                                : p.fromEnd + p.middle + p.toEnd;
-  out += wiredEnd(l, p, red);
+  const std::string d = p.fromEnd + p.middle + p.toEnd;  // a violation is red from end to end (path_render_ends.h)
   const double width = bad ? std::max(style::strokeWidth(l.bytes), 2.5) : style::strokeWidth(l.bytes);
   std::string title = endText(l.from) + "\n\u2192 " + endText(l.to) + "\n" + style::bytesText(l.bytes) + " (" +
                       std::to_string(l.bytes) + " bytes), " + std::to_string(l.messages) + " messages";
   if (l.crossRail) title += "\nVIOLATION: cross-rail";
-  if (red == RedPart::FromEnd) title += " (misbound: " + endText(l.from) + ")";
-  if (red == RedPart::ToEnd) title += " (misbound: " + endText(l.to) + ")";
+  if (l.crossRail && misboundEnd(graph, l.from)) title += " (misbound: " + endText(l.from) + ")";
+  if (l.crossRail && misboundEnd(graph, l.to)) title += " (misbound: " + endText(l.to) + ")";
   if (l.digestMismatch) title += "\nVIOLATION: configuration digest mismatch";
   if (!l.ncclLine.empty()) title += "\nfrom NCCL's log: " + l.ncclLine;
   if (!l.verbs.empty()) title += "\nverbs: " + l.verbs;
@@ -166,9 +145,10 @@ void DetailWriter::link(const RenderLink& l) {
          attr("data-host", from.name) +
          attr("data-gpu", l.from.gpu >= 0 ? from.gpus[static_cast<size_t>(l.from.gpu)].index : -1) +
          attr("data-nic", from.nics[static_cast<size_t>(l.from.nic)].hca) + attr("data-rank", l.from.rank) +
-         attr("data-peer-host", to.name) + attr("data-peer-nic", to.nics[static_cast<size_t>(l.to.nic)].hca) +
-         attr("data-peer-rank", l.to.rank) + attr("data-bytes", std::to_string(l.bytes)) +
-         attr("data-messages", std::to_string(l.messages)) +
+         attr("data-peer-host", to.name) +
+         attr("data-peer-gpu", l.to.gpu >= 0 ? to.gpus[static_cast<size_t>(l.to.gpu)].index : -1) +
+         attr("data-peer-nic", to.nics[static_cast<size_t>(l.to.nic)].hca) + attr("data-peer-rank", l.to.rank) +
+         attr("data-bytes", std::to_string(l.bytes)) + attr("data-messages", std::to_string(l.messages)) +
          (l.ncclLine.empty() ? std::string() : attr("data-source", "nccl-log")) + "><title>" + style::xmlEscape(title) +
          "</title></path>\n";
 }
@@ -244,8 +224,7 @@ void DetailWriter::switches() {
 std::string renderSvg(const PathGraph& graph) {
   const DetailLayout layout = layoutDetail(graph);
   DetailWriter w{graph, layout, {}};
-  const std::string heading =
-      svg::summaryLine(graph.job, graph.hostCount(), static_cast<int>(graph.links.size()), graph.violationFindings);
+  const std::string heading = summaryLine(graph.job, graph.counts);
   w.out = svg::open(layout.width, layout.height, "detail", graph.job, heading);
   w.out += svg::legend(graph.switches, false);
   w.frames();

@@ -54,12 +54,6 @@ std::string attr(const char* name, long long value) {
   return std::string(" ") + name + "=\"" + std::to_string(value) + "\"";
 }
 
-std::string summaryLine(const std::string& job, int hosts, int connections, int violations) {
-  return "job " + job + ": " + std::to_string(hosts) + (hosts == 1 ? " host, " : " hosts, ") +
-         std::to_string(connections) + (connections == 1 ? " connection, " : " connections, ") +
-         std::to_string(violations) + (violations == 1 ? " violation" : " violations");
-}
-
 std::string open(int width, int height, const std::string& view, const std::string& job, const std::string& heading) {
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\"" + attr("id", "paths") + attr("width", width) +
                   attr("height", height) +

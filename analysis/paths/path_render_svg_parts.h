@@ -16,9 +16,6 @@ std::string open(int width, int height, const std::string& view, const std::stri
 // the rack badge in the racks view.
 std::string legend(const std::vector<RailSwitch>& switches, bool rackBadge);
 
-// "job J: H hosts, C connections, V violations" (the page title and the heading).
-std::string summaryLine(const std::string& job, int hosts, int connections, int violations);
-
 // `name="value"` with the value escaped, preceded by a space.
 std::string attr(const char* name, const std::string& value);
 std::string attr(const char* name, long long value);

@@ -75,8 +75,7 @@ std::string switchBox(const RailSwitch& sw, const Box& b) {
 
 std::string renderSvg(const RackGraph& graph) {
   const RackLayout layout = layoutRacks(graph);
-  const std::string heading =
-      svg::summaryLine(graph.job, graph.hosts, graph.connections, graph.violationFindings) + " (aggregated by rack)";
+  const std::string heading = summaryLine(graph.job, graph.counts) + " (aggregated by rack)";
   std::string out = svg::open(layout.width, layout.height, "racks", graph.job, heading);
   out += svg::legend(graph.switches, true);
   out += "<g id=\"links\">\n";

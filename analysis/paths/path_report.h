@@ -38,6 +38,11 @@ std::string renderCheckJson(const std::vector<CheckedJob>& jobs, const std::vect
 std::string renderDiagnostics(const std::vector<CheckedJob>& jobs,
                               const std::vector<InputDiagnostic>& folderDiagnostics, size_t limit = 20);
 
+// "rails unknown: 32 connections not checked (pass --rail-map)" when no connection's rail was known, "rails unknown: 3
+// of 32 connections not checked (pass --rail-map)" when some were; only for a report with railsUnchecked > 0. The
+// table, the rendered picture and its command's line all say it in these words.
+std::string railsUncheckedText(const CheckReport& report);
+
 // "violation"/"note"; "cross_rail", "digest_mismatch", "asymmetric_rails", "unused_rail", "missing_host",
 // "never_closed", "idle_qp".
 const char* severityName(Severity severity);

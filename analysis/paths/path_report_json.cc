@@ -80,6 +80,8 @@ json jobJson(const CheckedJob& job) {
       {"job", r.job},
       {"hosts", r.hosts},
       {"connections", r.connections},
+      {"connection_ends", r.connectionEnds},
+      {"rails_unchecked", r.railsUnchecked},
       {"violations", violations},
       {"notes", static_cast<int>(r.findings.size()) - violations},
       {"rails", std::move(rails)},
@@ -106,6 +108,8 @@ const char* findingKindName(FindingKind kind) {
   switch (kind) {
     case FindingKind::CrossRail:
       return "cross_rail";
+    case FindingKind::CrossPlane:
+      return "cross_plane";
     case FindingKind::DigestMismatch:
       return "digest_mismatch";
     case FindingKind::AsymmetricRails:
@@ -127,12 +131,14 @@ std::string renderCheckJson(const std::vector<CheckedJob>& jobs,
   json out;
   out["schema"] = formats::kPathsCheckSchema;
   out["jobs"] = json::array();
-  int violations = 0;
+  int violations = 0, unchecked = 0;
   for (const CheckedJob& job : jobs) {
     out["jobs"].push_back(jobJson(job));
     violations += job.report.violations();
+    unchecked += job.report.railsUnchecked;
   }
   out["violations"] = violations;
+  out["rails_unchecked"] = unchecked;
   out["diagnostics"] = diagnosticsJson(folderDiagnostics);
   return out.dump(2) + "\n";
 }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analysis/paths/path_report.h"
+#include "common/natural_order.h"
 
 namespace railtune::analysis::paths {
 namespace {
@@ -46,6 +47,27 @@ std::string number(int64_t value, bool unknownWhenNegative = true) {
 
 std::string plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string railsUncheckedText(const CheckReport& r) {
+  if (r.railsUnknown())
+    return "rails unknown: " + plural(static_cast<size_t>(r.connections), "connection", "connections") +
+           " not checked (pass --rail-map)";
+  return "rails unknown: " + std::to_string(r.railsUnchecked) + " of " +
+         plural(static_cast<size_t>(r.connections), "connection", "connections") + " not checked (pass --rail-map)";
+}
+
+namespace {
+
+// What the summary's counts are: the logical connections and the ends logged of them, and what was not checked.
+std::string countsLine(const CheckReport& r) {
+  std::string out = "  " + plural(static_cast<size_t>(r.connections), "connection", "connections") + " (" +
+                    plural(static_cast<size_t>(r.connectionEnds), "connection end", "connection ends") +
+                    " logged: a connection's sender and receiver each log one)";
+  if (r.railsUnchecked > 0) out += "; " + railsUncheckedText(r);
+  return out + "\n";
 }
 
 std::string railsTable(const CheckReport& r) {
@@ -106,7 +128,7 @@ std::string hostTable(const CheckReport& r, const TableLimits& limits) {
     int nics = 0, connections = 0;
     uint64_t sent = 0, received = 0;
   };
-  std::map<std::string, HostUse> byHost;
+  std::map<std::string, HostUse, NaturalLess> byHost;  // ties in bytes keep natural order
   for (const NicUse& n : r.nics) {
     HostUse& h = byHost[n.host];
     h.host = n.host;
@@ -163,14 +185,18 @@ std::string jobSection(const CheckedJob& job, const TableLimits& limits) {
   out += ", " + plural(violations, "violation", "violations") + ", " + plural(notes, "note", "notes");
   if (job.paths != nullptr && !job.paths->diagnostics.empty())
     out += ", " + plural(job.paths->diagnostics.size(), "input problem", "input problems") + " (on stderr)";
-  out += "\n\n" + railsTable(r) + "\n";
+  out += "\n" + countsLine(r) + "\n" + railsTable(r) + "\n";
   std::map<std::string, int> nicHosts;
   for (const NicUse& n : r.nics) nicHosts[n.host] = 1;
   out += (nicHosts.size() > static_cast<size_t>(limits.nicHosts) ? hostTable(r, limits) : nicTable(r)) + "\n";
   out += verbsTable(r, limits);
   out += findingsSection(r, Severity::Violation, "Violations", limits);
   out += findingsSection(r, Severity::Note, "Notes", limits);
-  if (r.findings.empty()) out += "No findings: every connection stayed on its rail.\n";
+  if (r.railsUnchecked > 0) {
+    out += railsUncheckedText(r) + ".\n";
+  } else if (r.findings.empty()) {
+    out += "No findings: every connection stayed on its rail.\n";
+  }
   return out;
 }
 

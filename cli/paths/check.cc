@@ -1,7 +1,8 @@
 // `railtune paths check LOGDIR [--rail-map F] [--job ID] [--json]`: joins every host's path logs (and NCCL INFO
 // logs found in LOGDIR, imported on the fly as the job "nccl" or --job) and checks them against the rail plan
-// (analysis/paths/path_check.h; docs/paths.md). Exit status: 0 no violation, 1 violations (the gate), 2 bad usage or
-// nothing readable.
+// (analysis/paths/path_check.h; docs/paths.md). Exit status: 0 every connection checked and none violated, 1 violations
+// (the gate), 2 bad usage or nothing readable, 3 no violation but some connections' rails unknown, so not checked (no
+// rail map and logs that name no rails): never a clean pass.
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -20,7 +21,7 @@ namespace {
 
 namespace rp = analysis::paths;
 
-constexpr int kClean = 0, kViolations = 1, kUnusable = 2;
+constexpr int kClean = 0, kViolations = 1, kUnusable = 2, kRailsUnknown = 3;
 
 struct CheckArgs {
   std::string logDir;
@@ -70,9 +71,12 @@ int runCheck(const CheckArgs& args) {
   if (jobs.empty()) throw UsageError(nothingFound(args, loaded));
   std::fputs(args.json ? rp::renderCheckJson(jobs, loaded.diagnostics).c_str() : rp::renderCheckTable(jobs).c_str(),
              stdout);
-  for (const rp::CheckedJob& job : jobs)
+  int unchecked = 0;
+  for (const rp::CheckedJob& job : jobs) {
     if (job.report.violations() > 0) return kViolations;
-  return kClean;
+    unchecked += job.report.railsUnchecked;
+  }
+  return unchecked > 0 ? kRailsUnknown : kClean;
 }
 
 }  // namespace
@@ -80,7 +84,9 @@ int runCheck(const CheckArgs& args) {
 Command addPathsCheckCommand(CLI::App& parent) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* app = parent.add_subcommand(
-      "check", "join a job's path logs and check them against the rail plan (exit 1 on cross-rail or digest mismatch)");
+      "check",
+      "join a job's path logs and check them against the rail plan (exit 1 on cross-rail or digest mismatch, 3 when "
+      "rails are unknown)");
   app->add_option("LOGDIR", args->logDir,
                   "folder of path logs (the job's RAILTUNE_PATH_LOG_DIR) and/or NCCL INFO logs, read recursively");
   app->add_option("--rail-map", args->railMap,

@@ -79,11 +79,8 @@ int runRender(const RenderArgs& args) {
   std::ofstream out(args.output, std::ios::binary | std::ios::trunc);
   if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) || !out.flush())
     throw std::runtime_error("cannot write " + args.output);
-  const int violations = graph.violationFindings;
-  const std::string imported =
-      report.fromNcclLog > 0 ? " (" + std::to_string(report.fromNcclLog) + " from NCCL's logs)" : "";
-  std::printf("wrote %s: job %s, %d hosts, %zu connections%s, %d violation%s%s\n", args.output.c_str(), job.job.c_str(),
-              graph.hostCount(), graph.links.size(), imported.c_str(), violations, violations == 1 ? "" : "s",
+  // The check's counts (analysis/paths/path_render.h, RenderCounts): the same numbers `paths check` prints.
+  std::printf("wrote %s: %s%s\n", args.output.c_str(), rp::summaryLine(job.job, graph.counts).c_str(),
               graph.hostCount() > args.maxHosts ? " (aggregated by rack)" : "");
   return 0;
 }

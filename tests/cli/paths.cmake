@@ -47,6 +47,16 @@ paths_check(ib 0 "^job ib-job: 2 hosts logged, 2 connections, 0 violations, 1 no
             "rack00-tray00 +1 +send +mlx5_1:1 +InfiniBand AR +4096 +fe80:0000:0000:0000:0c42:a1ff:fe00:b221 \\[0\\] +rack01-tray00 mlx5_1 +0x1c0->0x2d0 0x1c1->0x2d1 0x1c2->0x2d2 0x1c3->0x2d3 +32.0 MiB / 32.0 MiB / 32.0 MiB / 0 B"
             "idle QP: rank 1 on rack00-tray00 mlx5_1 \\(rail 1\\) -> rank 9 on rack01-tray00 mlx5_1 \\(rail 1\\): QP 3 \\(qpn 0x1c3\\) of 4 carried no bytes"
             -- ${_railtune} paths check ${_paths_data}/ib)
+# No rail known (an NCCL log that names none, no rail map): "rails unknown" and its own exit status, never a clean pass.
+set(_paths_no_rails ${PROJECT_SOURCE_DIR}/tests/data/nccl_logs/v2_12_interleaved)
+paths_check(rails_unknown 3 "^job nccl: 2 hosts logged, 4 connections"
+            "^  4 connections \\(8 connection ends logged: a connection's sender and receiver each log one\\); rails unknown: 4 connections not checked \\(pass --rail-map\\)$"
+            "^rails unknown: 4 connections not checked \\(pass --rail-map\\)\\.$"
+            -- ${_railtune} paths check ${_paths_no_rails})
+paths_check(rails_unknown_json 3 "^  \"rails_unchecked\": 4," "\"connection_ends\": 8," -- ${_railtune} paths check ${_paths_no_rails} --json)
+add_test(NAME cli.paths_check_rails_unknown_is_not_clean
+         COMMAND bash -c "! \"$0\" paths check \"$1\" 2>&1 | grep 'every connection stayed on its rail'" ${_railtune} ${_paths_no_rails})
+list(APPEND _paths_tests cli.paths_check_rails_unknown_is_not_clean)
 paths_check(one_job 0 "^job other: 1 host logged" "missing host: rack01-tray00 wrote no path log"
             -- ${_railtune} paths check ${_paths_data}/mixed --job other)
 paths_check(unknown_job 2 "no path log of job nope in .*/mixed \\(expected files named <job>-<host>-<pid>.<start>.jsonl"
@@ -92,7 +102,7 @@ add_test(NAME cli.paths_check_input_setup
 set_tests_properties(cli.paths_check_input_setup PROPERTIES FIXTURES_SETUP paths_check_input)
 add_test(NAME cli.paths_check_killed_job
          COMMAND ${_paths_expect} 1
-                 "never closed: pid 15600 on rack00-tray00 left 3 of 3 connections without a close record \\(first at .*killed/net-job-rack00-tray00-15600.jsonl:[0-9]+\\); last heard of at 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T"
+                 "never closed: pid 15600 on rack00-tray00 left 3 of its 3 connection ends without a close record \\(first at .*killed/net-job-rack00-tray00-15600.jsonl:[0-9]+\\); last heard of at 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T"
                  "killed, or still running when the logs were collected"
                  -- ${_railtune} paths check ${_paths_input}/killed)
 add_test(NAME cli.paths_check_json_killed

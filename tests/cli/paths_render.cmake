@@ -22,9 +22,15 @@ if(TARGET railtune_paths_render)
   endfunction()
 
   foreach(ext html svg dot)
-    paths_render_expect(example_${ext} ok "^wrote .*example\\.${ext}: job 48213, 2 hosts, [0-9]+ connections" --
+    paths_render_expect(example_${ext} ok "^wrote .*example\\.${ext}: job 48213: 1 host logged, 4 connections, 4 connection ends, 2 violations$" --
                         ${_railtune} paths render ${_render_logs} -o ${_render_out}/example.${ext})
   endforeach()
+  # No rail known: the command's line and the picture's heading say so (the same words as `paths check`).
+  paths_render_expect(rails_unknown ok
+                      "^wrote .*rails-unknown\\.svg: job nccl: 2 hosts logged, 4 connections \\(4 from NCCL's logs\\), 8 connection ends, 0 violations; rails unknown: 4 connections not checked \\(pass --rail-map\\)$"
+                      "<title>railtune paths: job nccl: .*rails unknown: 4 connections not checked" --
+                      bash -c "\"$0\" paths render \"$1\" -o \"$2\" && cat \"$2\""
+                      ${_railtune} ${PROJECT_SOURCE_DIR}/tests/data/nccl_logs/v2_12_interleaved ${_render_out}/rails-unknown.svg)
   paths_render_expect(format_overrides_extension ok "^wrote .*example\\.txt" --
                       ${_railtune} paths render ${_render_logs} --format dot -o ${_render_out}/example.txt)
   paths_render_expect(aggregated ok "\\(aggregated by rack\\)" --
@@ -39,7 +45,7 @@ if(TARGET railtune_paths_render)
                       ${_railtune} paths render ${_render_logs} --job 7 -o ${_render_out}/none.svg)
   paths_render_expect(two_jobs fail "holds the path logs of 2 jobs \\(48213, 48214\\): choose one with --job" --
                       ${_railtune} paths render ${_render_two} -o ${_render_out}/two.svg)
-  paths_render_expect(two_jobs_choose_one ok "^wrote .*: job 48214, 2 hosts" --
+  paths_render_expect(two_jobs_choose_one ok "^wrote .*: job 48214: 1 host logged" --
                       ${_railtune} paths render ${_render_two} --job 48214 -o ${_render_out}/two.svg)
   paths_render_expect(cut_line ok "warning: .*48213-gb300-r01-t05-4121\\.jsonl:10:[0-9]+: " "^wrote .*: job 48213" --
                       ${_railtune} paths render ${CMAKE_CURRENT_BINARY_DIR}/paths_render_cut -o ${_render_out}/cut.svg)
@@ -50,7 +56,7 @@ if(TARGET railtune_paths_render)
 
   # ib connections (tests/data/paths/ib): each format carries the drawn record's verbs facts in the link's details.
   set(_render_ib ${PROJECT_SOURCE_DIR}/tests/data/paths/ib)
-  paths_render_expect(ib_svg ok "^wrote .*ib\\.svg: job ib-job, 2 hosts, 2 connections"
+  paths_render_expect(ib_svg ok "^wrote .*ib\\.svg: job ib-job: 2 hosts logged, 2 connections, 4 connection ends"
                       "^verbs: mlx5_0:1 InfiniBand, MTU 4096, GID fe80:0000:0000:0000:0c42:a1ff:fe00:b220 \\(index 0\\), 2 QPs 0x1a2-&gt;0x2b4 0x1a3-&gt;0x2b5, bytes per QP 128\\.0 MiB / 128\\.0 MiB"
                       -- bash -c "\"$0\" paths render \"$1\" -o \"$2\" && cat \"$2\"" ${_railtune} ${_render_ib} ${_render_out}/ib.svg)
   paths_render_expect(ib_html ok "^wrote .*ib\\.html: job ib-job"

@@ -251,10 +251,11 @@ TEST(PathsCheck, NeverClosedConnectionsNameTheProcessAndWhenItWasLastHeardOf) {
   EXPECT_EQ(notes[0]->severity, Severity::Note);
   EXPECT_EQ(notes[0]->host, "b");
   EXPECT_EQ(notes[0]->connections, (std::vector<long>{1, 2}));
-  EXPECT_EQ(notes[0]->message,
-            "never closed: pid 2 on b left 2 of 2 connections without a close record (first at r:1); last heard "
-            "of at 2025-11-30T05:20:00.002Z, 2.498 s before the job's last record: killed, or still running when "
-            "the logs were collected");
+  EXPECT_EQ(
+      notes[0]->message,
+      "never closed: pid 2 on b left 2 of its 2 connection ends without a close record (first at r:1); last heard "
+      "of at 2025-11-30T05:20:00.002Z, 2.498 s before the job's last record: killed, or still running when "
+      "the logs were collected");
   ASSERT_EQ(report.unclosed.size(), 1u);
   EXPECT_EQ(report.unclosed[0].host, "b");
   EXPECT_EQ(report.unclosed[0].pid, 2);
@@ -270,6 +271,106 @@ TEST(PathsCheck, AJobThatClosedEverythingHasNoNeverClosedNote) {
   const CheckReport report = checkPaths(job, nullptr);
   EXPECT_TRUE(ofKind(report, FindingKind::NeverClosed).empty());
   EXPECT_TRUE(report.unclosed.empty());
+}
+
+}  // namespace
+}  // namespace railtune::analysis::paths
+
+namespace railtune::analysis::paths {
+namespace {
+
+// No rail known anywhere (an NCCL log that names no rails, no rail map): nothing was checked, which is not a clean
+// pass. The report says how many connections were not checked, and the table says "rails unknown".
+TEST(PathsCheck, NoRailKnownIsRailsUnknownNotClean) {
+  JobPaths job = twoHosts();
+  ConnectionEnd a = end("a", 1, 0, 0, 0), b = end("b", 2, 1, 0, 0);
+  a.rail = b.rail = -1;
+  addPair(job, a, b, -1, -1);
+  addPair(job, b, a, -1, -1);
+  const CheckReport report = checkPaths(job, nullptr);
+  EXPECT_EQ(report.connections, 2);
+  EXPECT_EQ(report.connectionEnds, 4);
+  EXPECT_EQ(report.railsUnchecked, 2);
+  EXPECT_TRUE(report.railsUnknown());
+  EXPECT_EQ(report.violations(), 0);
+}
+
+// One connection's rails known, the other's not: "rails unknown: 1 of 2 connections not checked".
+TEST(PathsCheck, PartlyKnownRailsCountWhatWasNotChecked) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 1, 0, 0));
+  ConnectionEnd a = end("a", 1, 0, 1, 1), b = end("b", 2, 1, 1, 1);
+  a.rail = b.rail = -1;
+  addPair(job, b, a, -1, -1);
+  const CheckReport report = checkPaths(job, nullptr);
+  EXPECT_EQ(report.railsUnchecked, 1);
+  EXPECT_FALSE(report.railsUnknown());
+}
+
+// Both ends' rails known but no GPU rail (records of a writer without a rail map): the ends agree, so the
+// connection was checked (it did not cross the spine).
+TEST(PathsCheck, BothEndsRailsKnownIsChecked) {
+  JobPaths job = twoHosts();
+  addPair(job, end("a", 1, 0, 0, 0), end("b", 2, 1, 0, 0), -1, -1);
+  EXPECT_EQ(checkPaths(job, nullptr).railsUnchecked, 0);
+}
+
+// A rail map gives the rails the records did not: checked.
+TEST(PathsCheck, RailMapChecksWhatTheRecordsLeftUnknown) {
+  JobPaths job = twoHosts();
+  ConnectionEnd a = end("a", 1, 0, 0, 0), b = end("b", 2, 1, 0, 0);
+  a.rail = b.rail = -1;
+  addPair(job, a, b, -1, -1);
+  const formats::RailMap map = mapOf(2);
+  EXPECT_EQ(checkPaths(job, &map).railsUnchecked, 0);
+}
+
+// NICs and hosts in natural order: mlx5_2 before mlx5_11, host r2 before r10.
+TEST(PathsCheck, NicTableIsInNaturalOrder) {
+  JobPaths job;
+  job.job = "j";
+  job.hosts = {"r2", "r10"};
+  for (int nic : {11, 2, 1}) {
+    ConnectionEnd from = end("r10", 1, 0, 0, 0), to = end("r2", 2, 1, 0, 0);
+    from.hca = to.hca = "mlx5_" + std::to_string(nic);
+    addPair(job, from, to);
+  }
+  const CheckReport report = checkPaths(job, nullptr);
+  std::vector<std::string> order;
+  for (const NicUse& n : report.nics) order.push_back(n.host + " " + n.hca);
+  EXPECT_EQ(order, (std::vector<std::string>{"r2 mlx5_1", "r2 mlx5_2", "r2 mlx5_11", "r10 mlx5_1", "r10 mlx5_2",
+                                             "r10 mlx5_11"}));
+}
+
+// One rail, two planes: a violation of its own kind, naming both planes; a single-plane end (-1) is not compared.
+TEST(PathsCheck, EndsOnDifferentPlanesOfOneRailAreCrossPlane) {
+  JobPaths job = twoHosts();
+  ConnectionEnd a = end("a", 1, 0, 0, 0), b = end("b", 2, 1, 0, 0);
+  a.plane = 0;
+  b.plane = 1;
+  addPair(job, a, b);
+  b.plane = -1;
+  addPair(job, a, b);
+  const CheckReport report = checkPaths(job, nullptr);
+  ASSERT_EQ(ofKind(report, FindingKind::CrossPlane).size(), 1u);
+  EXPECT_EQ(report.violations(), 1);
+  EXPECT_NE(report.findings[0].message.find("plane 0 sends to rank 1 on b mlx5_0 (rail 0) plane 1"), std::string::npos)
+      << report.findings[0].message;
+}
+
+// Records that name no rail (a writer without a rail map), both ends bound as the map says but on different rails:
+// the map's rails of the two NICs show the traffic crossing the spine.
+TEST(PathsCheck, RailMapGivesTheRailsOfEndsTheRecordsLeftUnknown) {
+  JobPaths job = twoHosts();
+  ConnectionEnd a = end("a", 1, 0, 0, 0), b = end("b", 2, 1, 1, 1);
+  a.rail = b.rail = -1;
+  addPair(job, a, b, -1, -1);
+  const formats::RailMap map = mapOf(2);
+  const CheckReport report = checkPaths(job, &map);
+  ASSERT_EQ(report.violations(), 1);
+  EXPECT_EQ(report.railsUnchecked, 0);
+  EXPECT_NE(report.findings[0].message.find("(rail 0) sends to rank 1 on b mlx5_1 (rail 1)"), std::string::npos)
+      << report.findings[0].message;
 }
 
 }  // namespace

@@ -30,6 +30,17 @@ std::string readText(const std::string& path) {
 }
 
 // A sends to B and B sends to A, each end logging connect, a snapshot and a close.
+struct CheckedCounts {
+  size_t records = 0, closed = 0;
+};
+
+CheckedCounts countsOf(const JobPaths& job) {
+  CheckedCounts c;
+  c.records = job.connections.size();
+  for (const Connection& conn : job.connections) c.closed += conn.closed ? 1 : 0;
+  return c;
+}
+
 void writeTwoHostJob(const TempFolder& dir, const std::string& job = "48213") {
   dir.write(fileName(job, kA),
             line(job, kA, connectOf(kA, kB, true, 1, 0)) + line(job, kA, connectOf(kA, kB, false, 2, 0)) +
@@ -236,6 +247,27 @@ TEST(PathsLoad, FolderErrors) {
   const LoadedPaths loaded = loadPathLogs(dir.str(), {});
   EXPECT_TRUE(loaded.jobs.empty());
   EXPECT_TRUE(loaded.diagnostics.empty());
+}
+
+// The same logs found twice (a copy in another folder, as when a host's logs are collected twice): every
+// connection once, the copy's connect and close records named once per file rather than once each (a repeated
+// snapshot changes nothing and is not named).
+TEST(PathsLoad, ACopyOfALogInAnotherFolderAddsNoConnection) {
+  const TempFolder dir("copy");
+  writeTwoHostJob(dir);
+  const TempFolder once("copy-once");
+  writeTwoHostJob(once);
+  const CheckedCounts counts = countsOf(loadPathLogs(once.str(), {}).jobs.at(0));
+  std::filesystem::create_directories(dir.str() + "/again");
+  std::filesystem::copy_file(dir.str() + "/" + fileName("48213", kA), dir.str() + "/again/" + fileName("48213", kA));
+  const JobPaths job = loadPathLogs(dir.str(), {}).jobs.at(0);
+  EXPECT_EQ(countsOf(job).records, counts.records);
+  EXPECT_EQ(countsOf(job).closed, counts.closed);
+  const std::vector<std::string> got = wheres(job.diagnostics);
+  ASSERT_EQ(got.size(), 1u) << ::testing::PrintToString(got);
+  EXPECT_NE(got[0].find("again/" + fileName("48213", kA) + ": 4 records repeat those already read from "),
+            std::string::npos)
+      << got[0];
 }
 
 }  // namespace

@@ -84,6 +84,7 @@ inline CheckReport report() {
   r.job = "fixture";
   r.hosts = 3;
   r.connections = 4;
+  r.connectionEnds = static_cast<int>(job().connections.size());
   r.findings = {
       Finding{Severity::Violation,
               FindingKind::CrossRail,
