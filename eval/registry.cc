@@ -4,11 +4,13 @@
 
 #include "eval/import/import_suite.h"
 #include "eval/paths/paths_suite.h"
+#include "eval/stragglers/stragglers_suite.h"
 
 namespace railtune::eval {
 
 std::vector<std::unique_ptr<Suite>> allSuites() {
   std::vector<std::unique_ptr<Suite>> suites;
+  suites.push_back(makeStragglersSuite());
   suites.push_back(makePathsSuite());
   suites.push_back(makeImportSuite());
   return suites;

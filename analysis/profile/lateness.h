@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analysis/profile/clocks.h"
 #include "analysis/profile/collectives.h"
 #include "analysis/profile/stragglers.h"
 
@@ -36,7 +37,7 @@ struct CollectiveOutcome {
 
 struct LatenessResult {
   std::vector<CollectiveOutcome> outcomes;                 // per collective of the index
-  std::vector<int64_t> trayOffsetNs;                       // estimated clock offset per tray
+  ClockModel clocks;                                       // the host clocks' estimated offsets
   std::vector<uint64_t> trayCollectives, rackCollectives;  // collectives each group took part in
   std::vector<uint64_t> streamCollectives;
 };

@@ -23,6 +23,8 @@ enum class Stream : uint64_t {
   PickOffender,
   PickCrossRail,
   Identity,
+  HostDrift,
+  BootId,
 };
 
 inline uint64_t mix64(uint64_t x) {

@@ -78,17 +78,106 @@ TEST(Stragglers, DeficitNamesTheLateRankAndByHowMuch) {
   EXPECT_EQ(job.offenders[0].host, "r000-t01");
 }
 
-TEST(Stragglers, ClockOffsetsAreEstimatedFromCollectiveEnds) {
+// Each offset lies within its error bar of the truth, and the bar is what a collective's shortest
+// duration allows (the bounds come from the collectives' ends and starts), not the clock spread.
+TEST(Stragglers, ClockOffsetsAreBoundedByTheCollectives) {
   syn::JobSpec spec = baseJob(16, 20);
   spec.clockSpreadUs = 20000;  // clocks 40 times further apart than a collective lasts
   const Analysed a = analyse(spec, false);
-  const std::vector<HostClock>& clocks = a.report.jobs.at(0).clocks;
-  ASSERT_EQ(clocks.size(), 4u);
-  for (size_t t = 1; t < clocks.size(); ++t) {
+  const JobStragglers& job = a.report.jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 4u);
+  EXPECT_EQ(job.clockSummary.clocks, 4);
+  EXPECT_EQ(job.clockSummary.bootIdClocks, 0);  // no boot ids: one clock per host
+  EXPECT_TRUE(job.clockSummary.consistent);
+  EXPECT_EQ(job.clockSummary.windows, 0u);  // no drift: none fitted
+  for (size_t t = 0; t < job.clocks.size(); ++t) {
+    const HostClock& c = job.clocks[t];
+    ASSERT_TRUE(c.bounded) << c.host;
     const double truth = syn::clockOffsetUs(spec, static_cast<int>(t)) - syn::clockOffsetUs(spec, 0);
-    EXPECT_NEAR(clocks[t].offsetUs - clocks[0].offsetUs, truth, 0.01) << clocks[t].host;
+    EXPECT_LE(std::abs(c.offsetUs - job.clocks[0].offsetUs - truth), c.errorUs + job.clocks[0].errorUs + 0.002)
+        << c.host;
+    EXPECT_LT(c.errorUs, 100.0) << c.host;
+    EXPECT_EQ(c.driftPpm, 0.0);
   }
-  EXPECT_TRUE(a.report.jobs[0].late.empty());  // jitter alone makes nobody late
+  EXPECT_TRUE(job.late.empty());  // jitter alone makes nobody late
+}
+
+// Hosts whose processes name one boot id read one clock: offsets exactly 0 however far apart their
+// ends are, and trays on other machines are still estimated against them.
+TEST(Stragglers, ProcessesWithOneBootIdShareAClock) {
+  syn::JobSpec spec = baseJob(16, 20);
+  spec.bootIds = true, spec.traysPerClock = 2, spec.clockSpreadUs = 20000;
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 4u);
+  EXPECT_EQ(job.clockSummary.clocks, 2);
+  EXPECT_EQ(job.clockSummary.bootIdClocks, 2);
+  EXPECT_EQ(job.clocks[0].offsetUs, job.clocks[1].offsetUs);
+  EXPECT_EQ(job.clocks[0].clock, job.clocks[1].clock);
+  EXPECT_TRUE(job.clocks[0].bootId);
+  EXPECT_EQ(job.clocks[2].offsetUs, job.clocks[3].offsetUs);
+  const double truth = syn::clockOffsetUs(spec, 2) - syn::clockOffsetUs(spec, 0);
+  EXPECT_NEAR(job.clocks[2].offsetUs - job.clocks[0].offsetUs, truth,
+              job.clocks[2].errorUs + job.clocks[0].errorUs + 0.002);
+}
+
+TEST(Stragglers, OneMachineIsOneClockWithOffsetZero) {
+  syn::JobSpec spec = baseJob(16, 20);
+  spec.bootIds = true, spec.traysPerClock = 4;
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  EXPECT_EQ(job.clockSummary.clocks, 1);
+  for (const HostClock& c : job.clocks) EXPECT_EQ(c.offsetUs, 0.0) << c.host;
+  for (const HostClock& c : job.clocks) EXPECT_EQ(c.errorUs, 0.0) << c.host;
+}
+
+// Clocks that drift by up to 50 ppm over a job of seconds: the rates are fitted and every offset,
+// at the reference time, is still within its (wider) error bar.
+TEST(Stragglers, DriftingClocksAreFittedAndStayWithinTheirErrorBars) {
+  syn::JobSpec spec = baseJob(32, 600);
+  spec.driftPpm = 50, spec.clockSpreadUs = 50000;
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 8u);
+  EXPECT_GT(job.clockSummary.windows, 2u);
+  auto synth = syn::makeJob(spec);
+  const double referenceTrueNs =
+      static_cast<double>(job.clockSummary.referenceRealtimeNs - synth->timeline.jobStartRealtimeNs());
+  auto trueOffsetUs = [&](int tray) {
+    return syn::clockOffsetUs(spec, tray) + syn::clockDriftPpm(spec, tray) * 1e-6 * referenceTrueNs / 1000.0;
+  };
+  int reference = 0;
+  for (size_t t = 0; t < job.clocks.size(); ++t)
+    if (job.clocks[t].host == job.clockSummary.reference) reference = static_cast<int>(t);
+  for (size_t t = 0; t < job.clocks.size(); ++t) {
+    const HostClock& c = job.clocks[t];
+    const double truth = trueOffsetUs(static_cast<int>(t)) - trueOffsetUs(reference);
+    EXPECT_LE(std::abs(c.offsetUs - truth), c.errorUs + 1.0) << c.host;
+    EXPECT_LT(std::abs(c.offsetUs - truth), 100.0) << c.host;
+  }
+}
+
+// Records timed by their enqueue (the profiler saw no kernel or proxy event) end when the enqueue did,
+// not the collective: they bound no clock, so the offsets are unknown rather than wrong.
+TEST(Stragglers, EnqueueTimedRecordsBoundNoClock) {
+  syn::JobSpec spec = baseJob(8, 20);
+  TempDir dir;
+  for (int rank = 0; rank < spec.ranks; ++rank) {
+    std::string text;
+    for (std::string line : syn::rankLines(spec, rank)) {
+      const size_t at = line.find("\"timing\":\"kernel\"");
+      if (at != std::string::npos) line.replace(at, 17, "\"timing\":\"enqueue\"");
+      text += line + "\n";
+    }
+    dir.write("rank" + std::to_string(rank) + ".collectives.jsonl", text);
+  }
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  EXPECT_EQ(logs.problems.count, 0u);
+  EXPECT_EQ(logs.enqueueTimed.size(), 160u);
+  const JobStragglers job = analyseStragglers(logs, nullptr, StragglerOptions{}).jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 2u);
+  EXPECT_EQ(job.clockSummary.collectives, 0u);
+  EXPECT_NE(job.clocks[0].bounded, job.clocks[1].bounded);  // the reference, and one unknown
 }
 
 TEST(Stragglers, OnlyPersistentLatenessMakesAnOffender) {
@@ -122,6 +211,28 @@ TEST(Stragglers, ASlowRackIsReportedAsTheRackWithARailMap) {
   EXPECT_EQ(job.racks, 4);
   EXPECT_EQ(describe(job.offenders), (std::vector<std::string>{"rack r002", "tray r000-t01"}));
   EXPECT_EQ(job.offenders[0].ranks, 16);
+}
+
+// Half the job late together (one of its two racks): the on-time reference is the ranks that waited,
+// not the median of all the durations, which would fall between the two racks and name nobody.
+TEST(Stragglers, OneOfTwoRacksLateIsNamed) {
+  syn::JobSpec spec = baseJob(32, 60);
+  spec.ranksPerTray = 4, spec.traysPerRack = 4;  // two racks of 16 ranks
+  spec.injected = {{syn::Injected::Level::Rack, 1, 900, 1.0 / 3}};
+  const Analysed a = analyse(spec, true);
+  const JobStragglers& job = a.report.jobs.at(0);
+  EXPECT_EQ(describe(job.offenders), std::vector<std::string>{"rack r001"});
+  EXPECT_EQ(job.offenders.at(0).collectivesLate, 20u);
+}
+
+// Two trays that make up a rack, late on their own schedules: the rack is late as a whole only when
+// they happen to coincide (every 6th collective), so the trays are named, not the rack.
+TEST(Stragglers, TraysLateApartAreNotTheirRack) {
+  syn::JobSpec spec = baseJob(16, 60);
+  spec.ranksPerTray = 4, spec.traysPerRack = 2;
+  spec.injected = {{syn::Injected::Level::Tray, 0, 1200, 0.5}, {syn::Injected::Level::Tray, 1, 1500, 1.0 / 3}};
+  const Analysed a = analyse(spec, true);
+  EXPECT_EQ(describe(a.report.jobs.at(0).offenders), (std::vector<std::string>{"tray r000-t00", "tray r000-t01"}));
 }
 
 TEST(Stragglers, WithoutARailMapASlowRackShowsAsItsTrays) {
