@@ -33,6 +33,8 @@ struct NetJobArgs {
   std::string nccl = "2.30";
   int faultRank = -1;
   std::vector<std::string> faults;
+  int delayRank = -1;
+  double delayUs = 0;
   double timeout = 60;
   size_t chunkBytes = 128 * 1024;
   std::string jobDir;
@@ -69,6 +71,9 @@ nj::JobOptions jobOptions(const NetJobArgs& a) {
     throw std::invalid_argument("--fault-rank " + std::to_string(a.faultRank) + " is not a rank");
   o.faultRank = a.faultRank;
   for (const std::string& f : a.faults) o.faultEnv.push_back(splitFault(f));
+  if (a.delayUs > 0 && a.delayRank < 0) throw std::invalid_argument("--delay-us needs --delay-rank");
+  o.delayRank = a.delayRank;
+  o.delayUs = a.delayUs;
   o.timeoutSeconds = a.timeout;
   o.chunkBytes = a.chunkBytes;
   o.jobDir = a.jobDir;
@@ -110,6 +115,9 @@ Command addNetJobCommand(CLI::App& emu) {
   sub->add_option("--nccl", a->nccl, "NCCL behaviour to emulate: 2.28 or 2.30")->capture_default_str();
   sub->add_option("--fault-rank", a->faultRank, "The rank --fault applies to");
   sub->add_option("--fault", a->faults, "VAR=VALUE set in --fault-rank's environment only (repeatable)");
+  sub->add_option("--delay-rank", a->delayRank, "The rank --delay-us makes late (a straggler)");
+  sub->add_option("--delay-us", a->delayUs, "Microseconds --delay-rank sleeps before entering each timed collective")
+      ->check(CLI::Range(0.0, 10e6));
   sub->add_option("--timeout", a->timeout, "Seconds before the job is stopped")->capture_default_str();
   sub->add_option("--chunk-bytes", a->chunkBytes, "Bytes per isend/irecv (NCCL's step size)")->capture_default_str();
   sub->add_option("--job-dir", a->jobDir, "Keep the job folder (rail map, address files, handles) here");

@@ -40,6 +40,9 @@ struct JobOptions {
   std::vector<std::pair<std::string, std::string>> jobEnv;
   int faultRank = -1;
   std::vector<std::pair<std::string, std::string>> faultEnv;  // set for faultRank only
+  // The application being late: delayRank sleeps delayUs before entering each timed collective (a straggler).
+  int delayRank = -1;
+  double delayUs = 0;
   double timeoutSeconds = 60;
   size_t chunkBytes = 128 * 1024;
   std::string jobDir;  // "": a temporary folder, removed when the job succeeds

@@ -31,6 +31,7 @@ struct WorkerSpec {
   uint64_t commId = 0;
   TransferOptions transfer;  // its deadline bounds everything the rank does
   bool profile = false;      // load the profiler (NCCL_PROFILER_PLUGIN) and play each collective's events
+  double delayUs = 0;        // sleep before entering each timed collective: the application is late (a straggler)
 };
 
 // Never throws: a failure is the result's `error`, with the plugin's WARN lines beside it.
