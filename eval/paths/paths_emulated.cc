@@ -285,6 +285,71 @@ void EmulatedScorer::renderAnswer(const std::string& svg, long checkViolations, 
         static_cast<long>(job_.violating.size()));
 }
 
+std::vector<std::string> linesOf(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The job's path logs copied and damaged as a crashed writer and a careless copy leave them: one file cut inside a
+// line (the rest of it lost), another's lines shuffled. Returns "FILE:LINE" of the cut line.
+std::string damageCopy(const std::string& from, const std::string& to, Rng& rng) {
+  fs::create_directories(to);
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(from)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) return "(no path log to damage)";  // never matches a diagnostic: a miss, as it should be
+  const size_t cut = static_cast<size_t>(rng.below(static_cast<int>(files.size())));
+  const size_t shuffle = (cut + 1 + static_cast<size_t>(rng.below(static_cast<int>(files.size()) - 1))) % files.size();
+  std::string where;
+  for (size_t f = 0; f < files.size(); ++f) {
+    std::vector<std::string> lines = linesOf(files[f]);
+    const fs::path out = fs::path(to) / files[f].filename();
+    std::ofstream text(out, std::ios::binary | std::ios::trunc);
+    if (f == cut && !lines.empty()) {
+      const size_t keep = static_cast<size_t>(rng.below(static_cast<int>(lines.size())));
+      for (size_t i = 0; i < keep; ++i) text << lines[i] << '\n';
+      text << lines[keep].substr(0, 1 + static_cast<size_t>(rng.below(static_cast<int>(lines[keep].size()) - 2)));
+      where = out.string() + ":" + std::to_string(keep + 1);
+      continue;
+    }
+    for (size_t i = lines.size(); f == shuffle && i > 1; --i)
+      std::swap(lines[i - 1], lines[static_cast<size_t>(rng.below(static_cast<int>(i)))]);
+    for (const std::string& line : lines) text << line << '\n';
+  }
+  return where;
+}
+
+// The damaged copy through `paths check --json`: it must finish with an answer (0, 1 or 3) and name the cut line.
+void damagedCheck(const EmulatedJob& job, const std::string& logs, const std::string& map, const ScenarioSpec& spec,
+                  const RunContext& context, EmulatedScorer& scorer, ScenarioResult* result) {
+  Rng rng(spec.seed ^ 0x64616d616765ULL);
+  const std::string copy = context.scratchDir + "/paths-damaged";
+  const std::string where = damageCopy(logs, copy, rng);
+  const CommandRun run = runCli({context.binDir + "/railtune", "paths", "check", copy, "--rail-map", map, "--json"},
+                                context.scratchDir, "check-damaged", kAnalysisSeconds);
+  result->counters["damaged_lines"] += 1;
+  const nlohmann::json answer = nlohmann::json::parse(run.out, nullptr, false);
+  if (run.exitCode != 0 && run.exitCode != 1 && run.exitCode != 3) {
+    scorer.miss("paths check on damaged logs: " + run.describe() + ": " + run.err.substr(0, 200));
+    return;
+  }
+  bool named = false;
+  const auto scan = [&](const nlohmann::json& diagnostics) {
+    for (const nlohmann::json& d : diagnostics) {
+      const std::string w = d.value("where", "");
+      named = named || w == where || w.starts_with(where + ":");
+    }
+  };
+  if (!answer.is_discarded()) {
+    scan(answer["diagnostics"]);
+    for (const nlohmann::json& j : answer["jobs"]) scan(j["diagnostics"]);
+  }
+  result->counters["damaged_lines_named"] += named ? 1 : 0;
+  if (!named) scorer.miss("damaged line not named: " + where + " (" + job.shape + ")");
+}
+
 }  // namespace
 
 const std::vector<std::string>& emulatedKinds() {
@@ -341,6 +406,7 @@ ScenarioResult runEmulated(const ScenarioSpec& spec, const RunContext& context) 
   std::ostringstream svg;
   svg << in.rdbuf();
   scorer.renderAnswer(svg.str(), violations, static_cast<long>(job.pluginEdges.size()));
+  damagedCheck(job, logs, mapPath, spec, context, scorer, &result);
   return result;
 }
 
