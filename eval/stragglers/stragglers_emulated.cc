@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -60,7 +62,7 @@ EmulatedJob planJob(const ScenarioSpec& spec, SetSize set) {
   job.iterations = pick(spec.seed, 5, 4, 5);  // 8 to 10 collectives: see EmulatedJob
   if (spec.kind == "emu-late-rank") {
     job.lateRank = pick(spec.seed, 6, 0, job.ranks - 1);
-    job.delayUs = pick(spec.seed, 7, 20, 40) * 1000;
+    job.delayUs = pick(spec.seed, 7, 40, 80) * 1000;  // above the spread a loaded machine gives durations
   }
   job.shape =
       std::to_string(job.ranks) + " ranks in " + (job.twoRacks ? "2 racks" : "1 rack") + ", " + job.collectives +
