@@ -366,7 +366,7 @@ bool isEmulatedKind(const std::string& kind) {
 }
 
 std::vector<ScenarioSpec> emulatedScenarios(SetSize set) {
-  const int perKind = set == SetSize::Ci ? 1 : 6;
+  const int perKind = set == SetSize::Ci ? 1 : 20;
   std::vector<ScenarioSpec> out;
   for (const std::string& kind : emulatedKinds())
     for (int i = 0; i < perKind; ++i) out.push_back(ScenarioSpec{kind, static_cast<uint64_t>(1 + i), 0});

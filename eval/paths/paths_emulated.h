@@ -18,7 +18,7 @@ namespace railtune::eval::paths {
 const std::vector<std::string>& emulatedKinds();  // "emu-misbound", "emu-healthy"
 bool isEmulatedKind(const std::string& kind);
 
-// The emulated scenarios of a set: 1 seed per kind in CI (they take seconds each), 6 in the full set.
+// The emulated scenarios of a set: 1 seed per kind in CI (a second or so each), 20 in the full set.
 std::vector<ScenarioSpec> emulatedScenarios(SetSize set);
 
 // Counters as the suite's scorer names them (injected_violations, found_violations, false_violations,

@@ -188,7 +188,7 @@ std::vector<ScenarioSpec> emulatedScenarios(SetSize set) {
   std::vector<ScenarioSpec> out;
   for (const std::string& kind : emulatedKinds()) {
     if (set == SetSize::Ci) out.push_back(ScenarioSpec{kind, 1, 0});
-    for (uint64_t s = 0; set == SetSize::Full && s < 5; ++s)
+    for (uint64_t s = 0; set == SetSize::Full && s < 12; ++s)
       out.push_back(ScenarioSpec{kind, kFullEmulatedSeeds + s, 0});
   }
   return out;

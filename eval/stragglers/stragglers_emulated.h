@@ -21,7 +21,7 @@ inline constexpr uint64_t kFullEmulatedSeeds = 1000;
 const std::vector<std::string>& emulatedKinds();  // "emu-late-rank", "emu-one-host-clock"
 bool isEmulatedKind(const std::string& kind);
 
-// 1 seed per kind in CI (8 ranks, seconds each), 5 per kind in the full set (8 or 16 ranks).
+// 1 seed per kind in CI (8 ranks, seconds each), 12 per kind in the full set (8 or 16 ranks).
 std::vector<ScenarioSpec> emulatedScenarios(SetSize set);
 
 // Counters named as scoreReport's (score.h), so the suite's targets read them: offenders_true, offenders_named,
