@@ -80,7 +80,9 @@ EmulatedJob planJob(const ScenarioSpec& spec, const formats::RailMap& map) {
   Rng rng(spec.seed * 0x9e3779b97f4a7c15ULL + 0x656d75);
   EmulatedJob job;
   job.ranks = kRankCounts[rng.below(static_cast<int>(std::size(kRankCounts)))];
-  job.trays = pickTrays(map, job.ranks / static_cast<int>(map.hosts.front().gpus.size()), rng);
+  if (spec.ranks > 0) job.ranks = spec.ranks;  // a replay's --ranks
+  const int gpus = static_cast<int>(map.hosts.front().gpus.size());
+  job.trays = pickTrays(map, std::max(2, (job.ranks + gpus - 1) / gpus), rng);
   job.mnnvl = rng.below(3) != 0;  // without MNNVL trays of one rack talk over the plugin too: more connections
   job.collectives = kCollectives[rng.below(static_cast<int>(std::size(kCollectives)))];
   job.bytes = static_cast<size_t>(16 * 1024 + rng.below(48 * 1024));  // odd sizes too: unequal parts

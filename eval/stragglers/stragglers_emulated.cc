@@ -55,7 +55,7 @@ struct EmulatedJob {
 EmulatedJob planJob(const ScenarioSpec& spec, SetSize set) {
   EmulatedJob job;
   job.ranks = spec.ranks > 0 ? spec.ranks : (set == SetSize::Ci ? 8 : (pick(spec.seed, 1, 0, 1) != 0 ? 16 : 8));
-  job.twoRacks = job.ranks % 8 != 0 || pick(spec.seed, 2, 0, 3) != 0;
+  job.twoRacks = job.ranks % 8 == 0 && pick(spec.seed, 2, 0, 3) != 0;  // --racks 2 takes whole trays evenly
   job.collectives = kCollectives[pick(spec.seed, 3, 0, static_cast<int>(std::size(kCollectives)) - 1)];
   job.bytes =
       static_cast<size_t>(8 << 20) / static_cast<size_t>(job.ranks) + static_cast<size_t>(pick(spec.seed, 4, 0, 999));
