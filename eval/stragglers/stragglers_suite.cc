@@ -14,6 +14,7 @@
 #include "eval/stragglers/damage.h"
 #include "eval/stragglers/plan.h"
 #include "eval/stragglers/score.h"
+#include "eval/stragglers/stragglers_emulated.h"
 #include "formats/rail_map.h"
 
 namespace railtune::eval {
@@ -70,10 +71,19 @@ class StragglersSuite : public Suite {
   std::string describe() const override {
     return "profile stragglers: late ranks, trays and racks named at their level, host clock offsets, damaged logs";
   }
-  std::vector<std::string> kinds() const override { return stragglers::kinds(); }
-  std::vector<ScenarioSpec> scenarios(SetSize set) const override { return stragglers::scenarioList(set); }
+  std::vector<std::string> kinds() const override {
+    std::vector<std::string> all = stragglers::kinds();
+    for (const std::string& e : stragglers::emulatedKinds()) all.push_back(e);
+    return all;
+  }
+  std::vector<ScenarioSpec> scenarios(SetSize set) const override {
+    std::vector<ScenarioSpec> all = stragglers::scenarioList(set);
+    for (const ScenarioSpec& e : stragglers::emulatedScenarios(set)) all.push_back(e);  // seconds each: a few seeds
+    return all;
+  }
 
   ScenarioResult run(const ScenarioSpec& spec, const RunContext& context) const override {
+    if (stragglers::isEmulatedKind(spec.kind)) return stragglers::runEmulated(spec, context);
     const Plan plan = stragglers::makePlan(spec);
     ScenarioResult result;
     result.shape = plan.shape;
