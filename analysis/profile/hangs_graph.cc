@@ -133,9 +133,10 @@ class Graph {
   }
 
   void addRankSinks(GraphAnswer& out) {
-    std::vector<std::vector<int>> reverse(nodes_.size());
+    reverse_.assign(nodes_.size(), {});
     for (size_t n = 0; n < nodes_.size(); ++n)
-      for (const int to : nodes_[n].waitsOn) reverse[static_cast<size_t>(to)].push_back(static_cast<int>(n));
+      for (const int to : nodes_[n].waitsOn) reverse_[static_cast<size_t>(to)].push_back(static_cast<int>(n));
+    const std::vector<std::vector<int>>& reverse = reverse_;
     reachesSink_.assign(nodes_.size(), 0);
     std::vector<RootCause> sinks;
     for (size_t n = 0; n < nodes_.size(); ++n) {
@@ -300,9 +301,36 @@ class Graph {
     }
   }
 
+  // Processes that wait on these links: their ends, and every process that reaches an end.
+  int linkWaiters(const std::vector<ChosenLink>& chosen) {
+    std::set<int> waiting;
+    for (const ChosenLink& c : chosen)
+      for (const int rank : {c.from, c.to}) {
+        const int end = nodeOf(hung_[c.hung], rank);
+        waiting.insert(end);
+        for (const int w : waitersOf(end, reverse_)) waiting.insert(w);
+      }
+    return static_cast<int>(waiting.size());
+  }
+
+  // NICs and links, the most waited on first: a link whose ends are themselves held up by another
+  // operation's stalled link (they never entered the next one, so its ranks wait on them) comes after
+  // that link, however many steps its own ends have outstanding. Ties keep NICs before links.
   void addLinks(GraphAnswer& out) {
     const KeptLinks links = keptLinks();
+    const size_t firstLink = out.causes.size(), firstChosen = out.links.size();
     addLinkCauses(links, addNicCauses(links, out), out);
+    std::vector<ChosenLink> chosen(out.links.begin() + static_cast<std::ptrdiff_t>(firstChosen), out.links.end());
+    size_t next = 0;
+    for (size_t i = firstLink; i < out.causes.size(); ++i) {
+      RootCause& cause = out.causes[i];
+      const size_t count = cause.kind == CauseKind::Nic ? static_cast<size_t>(cause.links) : 1;
+      cause.waiters = linkWaiters({chosen.begin() + static_cast<std::ptrdiff_t>(next),
+                                   chosen.begin() + static_cast<std::ptrdiff_t>(next + count)});
+      next += count;
+    }
+    std::stable_sort(out.causes.begin() + static_cast<std::ptrdiff_t>(firstLink), out.causes.end(),
+                     [](const RootCause& a, const RootCause& b) { return a.waiters > b.waiters; });
   }
 
   const std::vector<HungCollective>& hung_;
@@ -310,6 +338,7 @@ class Graph {
   std::map<std::string, int> ids_;
   std::vector<Node> nodes_;
   std::vector<char> reachesSink_;
+  std::vector<std::vector<int>> reverse_;  // who waits on each node
 };
 
 }  // namespace
