@@ -184,10 +184,14 @@ bool isEmulatedKind(const std::string& kind) {
   return std::find(k.begin(), k.end(), kind) != k.end();
 }
 
+// The full set only. An emulated job runs its ranks as processes on this machine, whose scheduler makes real
+// stragglers under load (a rank descheduled before it enters a collective is late, and the analysis is
+// right to say so): with two busy loops beside it, a job with nobody delayed had a rank named in 1 of 20
+// runs. CI runs beside other tests, so its fixed seeds are the synthetic ones, whose truth no scheduler
+// moves; seed 1 of each kind still replays with --kind and --seed.
 std::vector<ScenarioSpec> emulatedScenarios(SetSize set) {
   std::vector<ScenarioSpec> out;
   for (const std::string& kind : emulatedKinds()) {
-    if (set == SetSize::Ci) out.push_back(ScenarioSpec{kind, 1, 0});
     for (uint64_t s = 0; set == SetSize::Full && s < 12; ++s)
       out.push_back(ScenarioSpec{kind, kFullEmulatedSeeds + s, 0});
   }
