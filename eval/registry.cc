@@ -5,12 +5,14 @@
 #include "eval/hangs/hangs_suite.h"
 #include "eval/import/import_suite.h"
 #include "eval/paths/paths_suite.h"
+#include "eval/stragglers/stragglers_suite.h"
 
 namespace railtune::eval {
 
 std::vector<std::unique_ptr<Suite>> allSuites() {
   std::vector<std::unique_ptr<Suite>> suites;
   suites.push_back(makeHangsSuite());
+  suites.push_back(makeStragglersSuite());
   suites.push_back(makePathsSuite());
   suites.push_back(makeImportSuite());
   return suites;

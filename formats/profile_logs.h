@@ -64,8 +64,13 @@ void appendCollectiveLine(std::string* out, const Identity& identity, const Oper
                           uint64_t recordsDropped = 0);
 void appendDroppedLine(std::string* out, const Identity& identity, const DroppedNotice& notice);
 // The first line a writer puts in a collective log (again after each reload of the plugin): its
-// identity, the time, and kInvisiblePaths as "invisible".
-void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs);
+// identity, the time, kInvisiblePaths as "invisible" and, when known, the host's boot id ("boot_id",
+// /proc/sys/kernel/random/boot_id): processes with one boot id read one clock, so the analyses need not
+// estimate an offset between them. Once per file, not per record: a record's identity finds it.
+void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId = "");
+
+// Whether `text` is a boot id as the kernel writes it: a UUID, 36 lowercase hex digits and dashes.
+bool isBootId(std::string_view text);
 // One network-summary line; only meaningful for a Collective or P2p record with nFlows > 0.
 void appendNetLine(std::string* out, const Identity& identity, const OperationRecord& record);
 
@@ -89,6 +94,7 @@ struct ParsedCollective {
   Identity identity;
   bool droppedNotice = false;
   bool header = false;  // a "header" line: identity and record.start.realtimeNs only; no operation
+  std::string bootId;   // a header line's "boot_id"; "" when it has none (files of earlier versions)
   OperationRecord record;
   uint64_t recordsDropped = 0;
   uint64_t operationsDropped = 0;  // dropped lines only

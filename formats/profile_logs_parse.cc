@@ -192,6 +192,11 @@ void readHeader(ObjectReader& in, ParsedCollective* out) {
     }
   }
   out->record.start.realtimeNs = out->record.end.realtimeNs = in.integer("time_realtime_ns", 0);
+  if (in.has("boot_id")) {  // written since boot ids were recorded
+    out->bootId = in.text("boot_id", 64);
+    if (!isBootId(out->bootId))
+      throw FieldError(in.where("boot_id") + "expected a UUID (36 lowercase hex digits and dashes)");
+  }
 }
 
 ParsedCollective readCollective(const Json& document) {

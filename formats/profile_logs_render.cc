@@ -191,9 +191,10 @@ void appendDroppedLine(std::string* out, const Identity& identity, const Dropped
   json.endObject();
 }
 
-void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs) {
+void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId) {
   JsonAppender json(out);
   json.beginObject();
+  if (!bootId.empty()) json.key("boot_id").string(bootId);
   json.key("host").string(identity.host);
   json.key("invisible").beginArray();
   for (const char* path : kInvisiblePaths) json.string(path);
@@ -204,6 +205,16 @@ void appendHeaderLine(std::string* out, const Identity& identity, int64_t realti
   json.key("schema").string(kCollectivesSchema);
   json.key("time_realtime_ns").integer(realtimeNs);
   json.endObject();
+}
+
+bool isBootId(std::string_view text) {
+  if (text.size() != 36) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    const char c = text[i];
+    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
 }
 
 void appendNetLine(std::string* out, const Identity& identity, const OperationRecord& record) {

@@ -269,6 +269,7 @@ std::optional<CollectiveFields> FastCollectiveReader::read(std::string_view line
   if (raw.record != "collective" && raw.record != "p2p") return std::nullopt;
   if (!consistent(raw, &impl_->scratch)) return std::nullopt;
   raw.fields.p2p = raw.record == "p2p";
+  raw.fields.enqueueTimed = raw.timing == "enqueue";
   return raw.fields;
 }
 

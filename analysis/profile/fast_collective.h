@@ -33,6 +33,7 @@ struct CollectiveFields {
   uint64_t eventsDropped = 0;
   uint64_t recordsDropped = 0;  // old files only: the writer now says so in a "dropped" line
   formats::profile::CloseReason closedBy = formats::profile::CloseReason::Events;  // "events" when absent (older files)
+  bool enqueueTimed = false;  // "timing": "enqueue": start and end are the enqueue's, not the work's
 };
 
 class FastCollectiveReader {

@@ -134,12 +134,13 @@ class FileReader {
     if (f.eventsDropped > 0) addLoss(f, true, 0, 0, f.eventsDropped, f.endRealtimeNs);
     if (f.p2p) {
       ++result_.p2pRecords;
-      result_.p2p.push_back(
-          P2pSample{f.startRealtimeNs, f.endRealtimeNs, f.seq, streamOf(f), f.peer, f.op == "Send", f.closedBy});
+      result_.p2p.push_back(P2pSample{f.startRealtimeNs, f.endRealtimeNs, f.seq, streamOf(f), f.peer, f.op == "Send",
+                                      f.closedBy, f.enqueueTimed});
       return;
     }
     if (f.closedBy != formats::profile::CloseReason::Events)
       result_.unusualCloses.push_back(UnusualClose{static_cast<uint32_t>(result_.samples.size()), f.closedBy});
+    if (f.enqueueTimed) result_.enqueueTimed.push_back(static_cast<uint32_t>(result_.samples.size()));
     result_.samples.push_back(
         Sample{f.endRealtimeNs, f.endMonotonicNs - f.startMonotonicNs, f.seq, streamOf(f), opOf(f.op)});
   }
@@ -161,13 +162,18 @@ class FileReader {
     f.startRealtimeNs = r.start.realtimeNs, f.endRealtimeNs = r.end.realtimeNs;
     f.startMonotonicNs = r.start.monotonicNs, f.endMonotonicNs = r.end.monotonicNs;
     f.eventsDropped = r.eventsDropped, f.recordsDropped = parsed.recordsDropped, f.closedBy = r.closedBy;
+    f.enqueueTimed = r.timing == formats::profile::TimingSource::Enqueue;
     return f;
   }
 
   void addStrict(out::ParsedCollective parsed) {
     const formats::profile::OperationRecord& r = parsed.record;
-    if (parsed.header) {  // which NCCL paths the profiler cannot see: no operation, but its writer's process
+    if (parsed.header) {  // no operation: which NCCL paths the profiler cannot see, its writer's process and
+                          // the host's boot id
       result_.writers.push_back(WriterProcess{parsed.identity.job, parsed.identity.host, parsed.identity.pid});
+      if (!parsed.bootId.empty())
+        result_.boots.push_back(
+            FileBoot{parsed.identity.job, parsed.identity.host, parsed.identity.pid, std::move(parsed.bootId)});
       return;
     }
     const CollectiveFields f = fieldsOf(parsed);

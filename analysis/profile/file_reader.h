@@ -26,14 +26,23 @@ struct FileLoss {
   Loss loss;  // job and host not yet set
 };
 
+// A header line's boot id: the process (job, host, pid) ran on a host booted as bootId.
+struct FileBoot {
+  std::string job, host;
+  int pid = 0;
+  std::string bootId;
+};
+
 struct FileResult {
   LogKind kind = LogKind::Unknown;
   std::vector<FileStream> streams;
   std::vector<std::string> ops;
   std::vector<Sample> samples;              // stream and op index this file's tables
   std::vector<UnusualClose> unusualCloses;  // sample indexes this file's samples
+  std::vector<uint32_t> enqueueTimed;       // this file's samples timed by their enqueue
   std::vector<P2pSample> p2p;               // stream indexes this file's streams
   std::vector<FileLoss> losses;
+  std::vector<FileBoot> boots;
   std::vector<HangRecord> hangs;
   std::vector<PathEnd> pathEnds;
   std::vector<WriterProcess> writers;  // from header lines

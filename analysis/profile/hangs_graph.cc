@@ -136,9 +136,10 @@ class Graph {
   }
 
   void addRankSinks(GraphAnswer& out) {
-    std::vector<std::vector<int>> reverse(nodes_.size());
+    reverse_.assign(nodes_.size(), {});
     for (size_t n = 0; n < nodes_.size(); ++n)
-      for (const int to : nodes_[n].waitsOn) reverse[static_cast<size_t>(to)].push_back(static_cast<int>(n));
+      for (const int to : nodes_[n].waitsOn) reverse_[static_cast<size_t>(to)].push_back(static_cast<int>(n));
+    const std::vector<std::vector<int>>& reverse = reverse_;
     reachesSink_.assign(nodes_.size(), 0);
     std::vector<RootCause> sinks;
     for (size_t n = 0; n < nodes_.size(); ++n) {
@@ -167,18 +168,10 @@ class Graph {
     return reachesSink_[static_cast<size_t>(nodeOf(h, rank))] == 0;
   }
 
-  // Ranks of the operation that wrote no hang record of it (stuck in an earlier operation, stopped, or
-  // silent): the operation waits on them, so its links, all of whose steps wait too, explain nothing.
-  static bool waitsOnAbsentRanks(const HungCollective& h) {
-    return !h.silent.empty() ||
-           std::any_of(h.stuck.begin(), h.stuck.end(), [](const StuckRank& s) { return !s.watchdog; });
-  }
-
   // Per channel of one operation: the links both of whose ends wait on them and reach no stopped
   // process, keeping those with the least progress (most steps outstanding at both ends: where the data
   // stopped; the links after it drained what they had). More than two such links tie: nothing is named.
   std::vector<LinkCandidate> linksOf(const HungCollective& h) {
-    if (waitsOnAbsentRanks(h)) return {};
     const TreeEvidence tree = isTree(h) ? treeEvidence(h, usable(h)) : TreeEvidence{};
     if (tree.nicRank >= 0) return {};  // a NIC (addTreeNics), not a link
     std::map<int, std::vector<LinkCandidate>> byChannel;
@@ -325,7 +318,7 @@ class Graph {
   void addTreeNics(GraphAnswer& out) {
     for (size_t i = 0; i < hung_.size(); ++i) {
       const HungCollective& h = hung_[i];
-      if (!isTree(h) || waitsOnAbsentRanks(h)) continue;
+      if (!isTree(h)) continue;
       const TreeEvidence tree = treeEvidence(h, usable(h));
       if (tree.nicRank < 0) continue;
       RootCause cause;
@@ -343,10 +336,37 @@ class Graph {
     }
   }
 
+  // Processes that wait on these links: their ends, and every process that reaches an end.
+  int linkWaiters(const std::vector<ChosenLink>& chosen) {
+    std::set<int> waiting;
+    for (const ChosenLink& c : chosen)
+      for (const int rank : {c.from, c.to}) {
+        const int end = nodeOf(hung_[c.hung], rank);
+        waiting.insert(end);
+        for (const int w : waitersOf(end, reverse_)) waiting.insert(w);
+      }
+    return static_cast<int>(waiting.size());
+  }
+
+  // NICs and links, the most waited on first: a link whose ends are themselves held up by another
+  // operation's stalled link (they never entered the next one, so its ranks wait on them) comes after
+  // that link, however many steps its own ends have outstanding. Ties keep NICs before links.
   void addLinks(GraphAnswer& out) {
+    const size_t firstLink = out.causes.size(), firstChosen = out.links.size();
     addTreeNics(out);
     const KeptLinks links = keptLinks();
     addLinkCauses(links, addNicCauses(links, out), out);
+    std::vector<ChosenLink> chosen(out.links.begin() + static_cast<std::ptrdiff_t>(firstChosen), out.links.end());
+    size_t next = 0;
+    for (size_t i = firstLink; i < out.causes.size(); ++i) {
+      RootCause& cause = out.causes[i];
+      const size_t count = cause.kind == CauseKind::Nic ? static_cast<size_t>(cause.links) : 1;
+      cause.waiters = linkWaiters({chosen.begin() + static_cast<std::ptrdiff_t>(next),
+                                   chosen.begin() + static_cast<std::ptrdiff_t>(next + count)});
+      next += count;
+    }
+    std::stable_sort(out.causes.begin() + static_cast<std::ptrdiff_t>(firstLink), out.causes.end(),
+                     [](const RootCause& a, const RootCause& b) { return a.waiters > b.waiters; });
   }
 
   const std::vector<HungCollective>& hung_;
@@ -354,6 +374,7 @@ class Graph {
   std::map<std::string, int> ids_;
   std::vector<Node> nodes_;
   std::vector<char> reachesSink_;
+  std::vector<std::vector<int>> reverse_;  // who waits on each node
 };
 
 }  // namespace

@@ -10,8 +10,7 @@
 // frozen, or never entered); then, where no alive end reaches such a process, the links both of whose
 // ends wait on them (the sender's send and the receiver's receive outstanding), grouped by NIC when
 // several share one; in a tree collective, the link or NIC that no other link's progress explains
-// (hangs_tree.h). An operation some of whose ranks wrote no hang record of it waits on them, not on its
-// links.
+// (hangs_tree.h).
 #pragma once
 
 #include <map>

@@ -1,9 +1,8 @@
 // The three passes of `profile stragglers` (lateness.h), each parallel over collectives or trays:
-//  1. per collective: median duration, MAD of the durations, median end (realtime);
-//  2. per tray: its clock offset, the median over its samples of (end - the collective's median end):
-//     a synchronising collective ends at the same instant everywhere, so what is left is the clock;
-//  3. per collective: each rank's deficit (median duration - its duration) against the threshold, its
-//     arrival corrected by its tray's offset, and the trays and racks nearly all of whose ranks were late.
+//  1. per collective: median duration, and the on-time duration and its spread (below);
+//  2. the host clocks: each clock's offset (and drift) bounded by the collectives (clocks.h);
+//  3. per collective: each rank's deficit (on-time duration - its duration) against the threshold, its
+//     arrival corrected by its clock's offset, and the trays and racks nearly all of whose ranks were late.
 #include "analysis/profile/lateness.h"
 
 #include <algorithm>
@@ -13,50 +12,39 @@
 namespace railtune::analysis::profile {
 namespace {
 
+// The on-time reference is the longer half of the durations (the ranks that waited): its median, and
+// twice its mean absolute deviation as the spread (for a well-behaved collective about the MAD of all
+// the durations).
+// A group of up to half the ranks late together (one of a job's two racks) then leaves the reference
+// on the ranks that waited, where the median of all the durations would fall between the two groups.
+// The mean absolute deviation from `centre`: steadier than the median one over the few durations of a
+// small job's half, and the late ranks, whose deviations are large, are not among them.
+int64_t meanDeviation(const std::vector<int64_t>& values, int64_t centre) {
+  double sum = 0;
+  for (int64_t v : values) sum += static_cast<double>(std::abs(v - centre));
+  return static_cast<int64_t>(sum / static_cast<double>(values.size()));
+}
+
 struct Centre {
-  int64_t medianDurationNs = 0, madNs = 0, medianEndNs = 0;
+  int64_t medianDurationNs = 0, onTimeNs = 0, spreadNs = 0;
 };
 
 std::vector<Centre> centres(const ProfileLogs& logs, const CollectiveIndex& index) {
   std::vector<Centre> out(index.collectives.size());
   parallelFor(index.collectives.size(), [&](size_t c) {
     const Collective& col = index.collectives[c];
-    std::vector<int64_t> durations, ends;
-    for (uint32_t i = col.begin; i < col.end; ++i) {
-      durations.push_back(logs.samples[index.order[i]].durationNs);
-      ends.push_back(logs.samples[index.order[i]].endRealtimeNs);
-    }
+    std::vector<int64_t> durations;
+    for (uint32_t i = col.begin; i < col.end; ++i) durations.push_back(logs.samples[index.order[i]].durationNs);
     Centre& centre = out[c];
-    centre.medianDurationNs = medianOf(durations);
-    for (int64_t& d : durations) d = std::abs(d - centre.medianDurationNs);
-    centre.madNs = medianOf(durations);
-    centre.medianEndNs = medianOf(ends);
+    std::sort(durations.begin(), durations.end());
+    std::vector<int64_t> all = durations;
+    centre.medianDurationNs = medianOf(all);
+    const auto half = durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2);
+    std::vector<int64_t> waited(half, durations.end());
+    centre.onTimeNs = medianOf(waited);
+    centre.spreadNs = 2 * meanDeviation(waited, centre.onTimeNs);
   });
   return out;
-}
-
-std::vector<int64_t> trayOffsets(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& placement,
-                                 const std::vector<Centre>& centre) {
-  const size_t trays = placement.trayNames.size();
-  std::vector<size_t> start(trays + 1, 0);
-  for (uint32_t i : index.order) ++start[placement.trayOfStream[logs.samples[i].stream] + 1];
-  for (size_t t = 0; t < trays; ++t) start[t + 1] += start[t];
-  std::vector<int64_t> diffs(index.order.size());
-  std::vector<size_t> fill(start.begin(), start.end() - 1);
-  for (size_t c = 0; c < index.collectives.size(); ++c) {
-    for (uint32_t i = index.collectives[c].begin; i < index.collectives[c].end; ++i) {
-      const Sample& s = logs.samples[index.order[i]];
-      diffs[fill[placement.trayOfStream[s.stream]]++] = s.endRealtimeNs - centre[c].medianEndNs;
-    }
-  }
-  std::vector<int64_t> offsets(trays, 0);
-  parallelFor(trays, [&](size_t t) {
-    if (start[t] == start[t + 1]) return;
-    std::vector<int64_t> mine(diffs.begin() + static_cast<std::ptrdiff_t>(start[t]),
-                              diffs.begin() + static_cast<std::ptrdiff_t>(start[t + 1]));
-    offsets[t] = medianOf(mine);
-  });
-  return offsets;
 }
 
 // Per-thread counters of pass 3, summed at the end.
@@ -69,7 +57,7 @@ struct GroupCounts {
 void lateGroups(const Placement& placement, const StragglerOptions& options, GroupCounts& counts,
                 CollectiveOutcome* outcome) {
   auto medianRun = [](std::vector<int64_t>& lateness, std::vector<int64_t>& arrival) {
-    return std::make_pair(medianOf(lateness), medianOf(arrival));
+    return std::make_pair(medianOf(lateness), medianOfKnown(arrival));
   };
   std::vector<uint32_t> rackLate(placement.rackNames.size(), 0);
   std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> rackValues(placement.rackNames.size());
@@ -107,18 +95,21 @@ namespace {
 // Pass 3 for one collective: the late ranks, then the groups they form.
 CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& placement,
                         const StragglerOptions& options, const Centre& centre, const Collective& col,
-                        const std::vector<int64_t>& offsets, GroupCounts& counts) {
+                        const ClockModel& clocks, GroupCounts& counts) {
   CollectiveOutcome outcome;
   outcome.medianDurationNs = centre.medianDurationNs;
   outcome.ranks = static_cast<int>(col.end - col.begin);
-  const double threshold = std::max({options.floorFraction * static_cast<double>(centre.medianDurationNs),
-                                     options.madFactor * 1.4826 * static_cast<double>(centre.madNs), 1000.0});
+  const double threshold = std::max({options.floorFraction * static_cast<double>(centre.onTimeNs),
+                                     options.madFactor * 1.4826 * static_cast<double>(centre.spreadNs), 1000.0});
   std::vector<int64_t> arrivals;
   std::vector<uint32_t> touchedTrays, touchedRacks;
   for (uint32_t i = col.begin; i < col.end; ++i) {
     const Sample& s = logs.samples[index.order[i]];
     const uint32_t tray = placement.trayOfStream[s.stream];
-    arrivals.push_back(s.endRealtimeNs - s.durationNs - offsets[tray]);
+    const int64_t start = s.endRealtimeNs - s.durationNs;
+    const uint32_t clock = clocks.clockOfStream[s.stream];
+    const bool known = clocks.consistent && clocks.clocks[clock].bounded;
+    arrivals.push_back(known ? start - clocks.offsetAt(clock, start) : kUnknownArrival);
     if (counts.trayRanks[tray]++ == 0) touchedTrays.push_back(tray);
   }
   for (uint32_t tray : touchedTrays) {
@@ -128,12 +119,15 @@ CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, c
     counts.rackRanks[rack] += counts.trayRanks[tray];
   }
   std::vector<int64_t> sortedArrivals = arrivals;
-  const int64_t medianArrival = medianOf(sortedArrivals);
+  const int64_t medianArrival = medianOfKnown(sortedArrivals);
   for (uint32_t i = col.begin; i < col.end; ++i) {
     const Sample& s = logs.samples[index.order[i]];
-    const int64_t lateness = centre.medianDurationNs - s.durationNs;
+    const int64_t lateness = centre.onTimeNs - s.durationNs;
+    const int64_t arrival = arrivals[i - col.begin];
     if (static_cast<double>(lateness) > threshold)
-      outcome.late.push_back(LateEvent{s.stream, lateness, arrivals[i - col.begin] - medianArrival});
+      outcome.late.push_back(LateEvent{
+          s.stream, lateness,
+          arrival == kUnknownArrival || medianArrival == kUnknownArrival ? kUnknownArrival : arrival - medianArrival});
   }
   std::sort(outcome.late.begin(), outcome.late.end(), [&](const LateEvent& a, const LateEvent& b) {
     const uint32_t ta = placement.trayOfStream[a.stream], tb = placement.trayOfStream[b.stream];
@@ -148,11 +142,16 @@ CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, c
 
 }  // namespace
 
+int64_t medianOfKnown(std::vector<int64_t>& values) {
+  std::erase(values, kUnknownArrival);
+  return values.empty() ? kUnknownArrival : medianOf(values);
+}
+
 LatenessResult measureLateness(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& placement,
                                const StragglerOptions& options) {
   LatenessResult result;
   const std::vector<Centre> centre = centres(logs, index);
-  result.trayOffsetNs = trayOffsets(logs, index, placement, centre);
+  result.clocks = estimateClocks(logs, index, placement.trayOfStream);
   result.outcomes.resize(index.collectives.size());
   const size_t trays = placement.trayNames.size(), racks = placement.rackNames.size();
   const size_t chunks = std::max(1u, std::thread::hardware_concurrency());
@@ -162,8 +161,7 @@ LatenessResult measureLateness(const ProfileLogs& logs, const CollectiveIndex& i
     mine.trayCollectives.assign(trays, 0), mine.trayRanks.assign(trays, 0);
     mine.rackCollectives.assign(racks, 0), mine.rackRanks.assign(racks, 0), mine.rackTrays.assign(racks, 0);
     for (size_t c = k; c < index.collectives.size(); c += chunks)
-      result.outcomes[c] =
-          judge(logs, index, placement, options, centre[c], index.collectives[c], result.trayOffsetNs, mine);
+      result.outcomes[c] = judge(logs, index, placement, options, centre[c], index.collectives[c], result.clocks, mine);
   });
   result.trayCollectives.assign(trays, 0);
   result.rackCollectives.assign(racks, 0);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analysis/profile/clocks.h"
 #include "analysis/profile/collectives.h"
 #include "analysis/profile/stragglers.h"
 
@@ -15,6 +16,12 @@ struct Placement {
   std::vector<uint32_t> rackOfTray;
   std::vector<std::string> trayNames, rackNames;
 };
+
+// An arrival lateness that cannot be known: the rank's clock is not linked to the reference (clocks.h).
+inline constexpr int64_t kUnknownArrival = INT64_MIN;
+
+// The median of the values other than kUnknownArrival (reordering them); kUnknownArrival when none is known.
+int64_t medianOfKnown(std::vector<int64_t>& values);
 
 struct LateEvent {
   uint32_t stream = 0;
@@ -36,7 +43,7 @@ struct CollectiveOutcome {
 
 struct LatenessResult {
   std::vector<CollectiveOutcome> outcomes;                 // per collective of the index
-  std::vector<int64_t> trayOffsetNs;                       // estimated clock offset per tray
+  ClockModel clocks;                                       // the host clocks' estimated offsets
   std::vector<uint64_t> trayCollectives, rackCollectives;  // collectives each group took part in
   std::vector<uint64_t> streamCollectives;
 };

@@ -32,7 +32,8 @@ class Interner {
 
 class Merger {
  public:
-  explicit Merger(ProfileLogs* logs) : logs_(logs), jobs_(&logs->jobs), hosts_(&logs->hosts), ops_(&logs->ops) {}
+  explicit Merger(ProfileLogs* logs)
+      : logs_(logs), jobs_(&logs->jobs), hosts_(&logs->hosts), ops_(&logs->ops), bootIds_(&logs->bootIds) {}
 
   void add(FileResult&& file, size_t maxProblems) {
     if (!file.unreadable.empty()) {
@@ -48,6 +49,8 @@ class Merger {
       close.sample += static_cast<uint32_t>(logs_->samples.size());
       logs_->unusualCloses.push_back(close);
     }
+    for (uint32_t sample : file.enqueueTimed)
+      logs_->enqueueTimed.push_back(sample + static_cast<uint32_t>(logs_->samples.size()));
     logs_->samples.reserve(logs_->samples.size() + file.samples.size());
     for (Sample sample : file.samples) {
       sample.stream = streamIds[sample.stream];
@@ -59,6 +62,10 @@ class Merger {
       logs_->p2p.push_back(p2p);
     }
     for (const FileLoss& loss : file.losses) addLoss(loss);
+    // The first a process named (a pid reused after a reboot: rare); by name, so that a header alone
+    // (a process that completed nothing) adds no job or host.
+    for (const FileBoot& boot : file.boots)
+      boots_.try_emplace(std::make_tuple(boot.job, boot.host, boot.pid), boot.bootId);
     for (HangRecord& hang : file.hangs) {
       jobs_(hang.parsed.identity.job);  // a job may have hung before it completed anything
       logs_->hangs.push_back(std::move(hang));
@@ -78,6 +85,10 @@ class Merger {
   void finish() {
     for (const auto& [key, loss] : losses_) logs_->losses.push_back(loss);
     logs_->writers.assign(writers_.begin(), writers_.end());
+    for (Stream& s : logs_->streams) {
+      const auto it = boots_.find(std::make_tuple(logs_->jobs[s.job], logs_->hosts[s.host], s.pid));
+      if (it != boots_.end()) s.boot = static_cast<int>(bootIds_(it->second));
+    }
   }
 
  private:
@@ -112,7 +123,7 @@ class Merger {
   }
 
   uint32_t streamOf(const FileStream& s) {
-    Stream stream{jobs_(s.job), hosts_(s.host), s.pid, s.hasComm, s.comm, s.rank, s.nRanks};
+    Stream stream{jobs_(s.job), hosts_(s.host), s.pid, s.hasComm, s.comm, s.rank, s.nRanks, -1};
     const auto key = std::make_tuple(stream.job, stream.host, stream.pid, stream.hasComm, stream.comm, stream.rank);
     const auto [it, added] = streams_.try_emplace(key, static_cast<uint32_t>(logs_->streams.size()));
     if (added) logs_->streams.push_back(stream);
@@ -122,7 +133,8 @@ class Merger {
   }
 
   ProfileLogs* logs_;
-  Interner jobs_, hosts_, ops_;
+  Interner jobs_, hosts_, ops_, bootIds_;
+  std::map<std::tuple<std::string, std::string, int>, std::string> boots_;  // (job, host, pid) -> boot id
   std::map<std::tuple<uint32_t, uint32_t, int, bool, uint64_t, int>, uint32_t> streams_;
   std::map<std::tuple<uint32_t, uint32_t, int, bool, uint64_t, int>, Loss> losses_;
   std::set<WriterProcess> writers_;

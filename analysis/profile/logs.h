@@ -22,6 +22,7 @@ struct Stream {
   uint64_t comm = 0;
   int rank = -1;   // -1: the records did not say
   int nRanks = 0;  // 0: the records did not say
+  int boot = -1;   // index into ProfileLogs::bootIds: the process's header named its host's boot id; -1 unknown
 };
 
 // One completed collective on one rank. A collective is (job, comm, op, seq): NCCL numbers seq per
@@ -50,6 +51,7 @@ struct P2pSample {
   int peer = -1;
   bool send = false;
   formats::profile::CloseReason closedBy = formats::profile::CloseReason::Events;
+  bool enqueueTimed = false;  // start and end are the enqueue's ("timing": "enqueue"): it bounds no clock
 };
 
 // What one process (and, for a communicator's own notices, one rank) reported lost, and when: records
@@ -98,9 +100,13 @@ struct ReadProblems {
 
 struct ProfileLogs {
   std::vector<std::string> jobs, hosts, ops;
+  std::vector<std::string> bootIds;  // the boot ids header lines named: processes with one share a clock
   std::vector<Stream> streams;
   std::vector<Sample> samples;
   std::vector<UnusualClose> unusualCloses;  // by sample
+  // Samples whose start and end are their enqueue's ("timing": "enqueue", the profiler saw no kernel or
+  // proxy event): they bound no clock. Rare, so kept beside the samples, by sample.
+  std::vector<uint32_t> enqueueTimed;
   std::vector<P2pSample> p2p;
   std::vector<Loss> losses;  // by job, host, pid, comm, rank
   std::vector<HangRecord> hangs;

@@ -6,6 +6,7 @@ add_library(railtune_profile_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/file_reader.cc
   ${CMAKE_CURRENT_LIST_DIR}/logs.cc
   ${CMAKE_CURRENT_LIST_DIR}/collectives.cc
+  ${CMAKE_CURRENT_LIST_DIR}/clocks.cc
   ${CMAKE_CURRENT_LIST_DIR}/lateness.cc
   ${CMAKE_CURRENT_LIST_DIR}/stragglers.cc
   ${CMAKE_CURRENT_LIST_DIR}/stragglers_render.cc

@@ -4,6 +4,7 @@
 #include "analysis/profile/stragglers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -15,6 +16,11 @@ namespace {
 
 double us(int64_t ns) {
   return static_cast<double>(ns) / 1000.0;
+}
+
+// NaN when unknown (no clock links the rank to the reference): rendered as null and "-".
+double arrivalUs(int64_t ns) {
+  return ns == kUnknownArrival ? std::nan("") : us(ns);
 }
 
 Placement place(const ProfileLogs& logs, const CollectiveIndex& index, const formats::RailMap* railMap,
@@ -66,13 +72,15 @@ Offender summarise(Level level, Tally tally, uint64_t collectives) {
   o.collectives = collectives;
   o.medianLatenessUs = us(medianOf(tally.lateness));
   o.p90LatenessUs = us(percentileOf(tally.lateness, 0.9));
-  o.medianArrivalLatenessUs = us(medianOf(tally.arrival));
+  o.medianArrivalLatenessUs = arrivalUs(medianOfKnown(tally.arrival));
   return o;
 }
 
 bool groupLateIn(const std::vector<GroupLate>& groups, uint32_t group) {
   return std::any_of(groups.begin(), groups.end(), [&](const GroupLate& g) { return g.group == group; });
 }
+
+constexpr uint64_t kNoCollective = ~uint64_t{0};
 
 class OffenderFinder {
  public:
@@ -107,12 +115,24 @@ class OffenderFinder {
     return rack != kNone && rackOffender_[rack] && groupLateIn(m_.outcomes[c].racks, rack);
   }
 
+  // A rack is late as a rack when, of the collectives in which any of its trays was late, it was late as
+  // a whole in at least half: trays late on their own now and then (two slow trays that make up a small
+  // rack) coincide only by chance, and are the trays' lateness, not the rack's.
   void racks(std::vector<Offender>* out) {
     std::map<uint32_t, Tally> tallies;
-    for (const CollectiveOutcome& o : m_.outcomes)
+    std::vector<uint64_t> traysLate(p_.rackNames.size(), 0);
+    std::vector<uint64_t> seen(p_.rackNames.size(), kNoCollective);
+    for (size_t c = 0; c < m_.outcomes.size(); ++c) {
+      const CollectiveOutcome& o = m_.outcomes[c];
       for (const GroupLate& g : o.racks) tallies[g.group].add(g.latenessNs, g.arrivalNs);
+      for (const GroupLate& g : o.trays) {
+        const uint32_t rack = p_.rackOfTray[g.group];
+        if (rack != kNone && seen[rack] != c) seen[rack] = c, ++traysLate[rack];
+      }
+    }
     for (auto& [rack, tally] : tallies) {
       if (!persistent(tally, m_.rackCollectives[rack], options_)) continue;
+      if (2 * tally.lateness.size() < traysLate[rack]) continue;
       rackOffender_[rack] = true;
       Offender o = summarise(Level::Rack, std::move(tally), m_.rackCollectives[rack]);
       o.rack = p_.rackNames[rack];
@@ -195,7 +215,7 @@ std::vector<LateCollective> lateCollectives(const ProfileLogs& logs, const Colle
                         s.rank,
                         logs.hosts[s.host],
                         us(worst->latenessNs),
-                        us(worst->arrivalNs),
+                        arrivalUs(worst->arrivalNs),
                         {},
                         {}};
     // Trays of a late rack are the rack's lateness, not their own.
@@ -230,6 +250,37 @@ std::vector<CommSummary> commSummaries(const ProfileLogs& logs, const Collective
   return out;
 }
 
+// Each host's clock (the first clock a stream of the host reads: one per host unless a host name
+// was reused across machines) and what the estimate rests on.
+void describeClocks(const ProfileLogs& logs, const Placement& placement, const ClockModel& model, JobStragglers* job) {
+  std::vector<uint32_t> clockOfTray(placement.trayNames.size(), kNone);
+  for (size_t s = 0; s < logs.streams.size(); ++s)
+    if (placement.trayOfStream[s] != kNone && clockOfTray[placement.trayOfStream[s]] == kNone)
+      clockOfTray[placement.trayOfStream[s]] = model.clockOfStream[s];
+  for (size_t t = 0; t < placement.trayNames.size(); ++t) {
+    if (clockOfTray[t] == kNone) continue;
+    const ClockEstimate& c = model.clocks[clockOfTray[t]];
+    const bool bounded = model.consistent && c.bounded;
+    HostClock clock{placement.trayNames[t], c.key, c.fromBootId, bounded};
+    if (bounded) {
+      clock.offsetUs = us(c.offsetNs), clock.errorUs = us(c.errorNs), clock.driftPpm = c.rate * 1e6;
+      clock.lowUs = us(c.lowNs), clock.highUs = us(c.highNs);
+    }
+    job->clocks.push_back(std::move(clock));
+  }
+  ClockSummary& summary = job->clockSummary;
+  summary.clocks = static_cast<int>(model.clocks.size());
+  for (const ClockEstimate& c : model.clocks) summary.bootIdClocks += c.fromBootId ? 1 : 0;
+  if (!model.clocks.empty() && !model.clocks[model.reference].trays.empty())
+    summary.reference = placement.trayNames[model.clocks[model.reference].trays.front()];
+  summary.referenceRealtimeNs = model.referenceNs;
+  summary.collectives = model.synchronising;
+  summary.transfers = model.transfers;
+  summary.windows = model.windows;
+  summary.toleranceUs = us(model.toleranceNs);
+  summary.consistent = model.consistent;
+}
+
 JobStragglers analyseJob(const ProfileLogs& logs, uint32_t job, const formats::RailMap* railMap,
                          const StragglerOptions& options) {
   JobStragglers out;
@@ -247,8 +298,7 @@ JobStragglers analyseJob(const ProfileLogs& logs, uint32_t job, const formats::R
   out.offenders = OffenderFinder(logs, placement, measured, options).find();
   sortOffenders(&out.offenders);
   out.late = lateCollectives(logs, index, placement, measured);
-  for (size_t t = 0; t < placement.trayNames.size(); ++t)
-    out.clocks.push_back(HostClock{placement.trayNames[t], us(measured.trayOffsetNs[t])});
+  describeClocks(logs, placement, measured.clocks, &out);
   out.losses = jobLosses(logs, job);
   return out;
 }

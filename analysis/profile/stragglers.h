@@ -1,8 +1,9 @@
 // `railtune profile stragglers`: which ranks, trays and racks arrive late at the job's collectives.
 // Host clocks differ by more than a collective lasts, so lateness within one collective is measured by
 // duration deficit: a synchronising collective ends together on every rank, so the rank that arrived
-// last waited least. lateness = the collective's median duration - the rank's duration. Realtime
-// arrival, corrected by each host's estimated clock offset, is reported beside it as a second signal.
+// last waited least. lateness = the on-time duration (the median of the longer half of the collective's
+// durations: the ranks that waited) - the rank's duration. Realtime arrival, corrected by each host's
+// estimated clock offset (clocks.h), is reported beside it as a second signal.
 // docs/profile-analysis.md describes the rules.
 #pragma once
 
@@ -19,8 +20,8 @@ namespace railtune::analysis::profile {
 
 struct StragglerOptions {
   std::optional<std::string> job;  // only this job
-  double floorFraction = 0.05;     // late: lateness > max(floor x median duration, ...
-  double madFactor = 4.0;          // ... madFactor x 1.4826 x MAD of the durations, 1 µs)
+  double floorFraction = 0.05;     // late: lateness > max(floor x on-time duration, ...
+  double madFactor = 4.0;          // ... madFactor x 1.4826 x spread of the on-time durations, 1 µs)
   double groupFraction = 0.9;      // a tray or rack is late when this share of its ranks is late
   double minShare = 0.05;          // an offender is late in at least this share of its collectives
   uint64_t minCollectives = 3;     // ... and in at least this many
@@ -64,9 +65,27 @@ struct CommSummary {
   uint64_t collectives = 0;
 };
 
+// One host's clock (clocks.h): its realtime minus the reference clock's at ClockSummary's time, the
+// interval the collectives leave for it, the error bar (the distance to that interval's farther end)
+// and its drift relative to the reference.
 struct HostClock {
   std::string host;
-  double offsetUs = 0;  // its realtime clock minus the job's median, estimated from collective ends
+  std::string clock;    // the boot id its processes named, or the host name when they named none
+  bool bootId = false;  // clock is a boot id
+  bool bounded = true;  // false: no synchronising collective links it to the reference (offset unknown)
+  double offsetUs = 0, errorUs = 0, driftPpm = 0;
+  double lowUs = 0, highUs = 0;  // the interval the collectives leave for the offset
+};
+
+struct ClockSummary {
+  int clocks = 0, bootIdClocks = 0;  // distinct clocks; how many of them a boot id names
+  std::string reference;             // the first host reading the reference clock
+  int64_t referenceRealtimeNs = 0;   // when the offsets hold (the reference clock's realtime)
+  uint64_t collectives = 0;          // synchronising collectives that bounded them
+  uint64_t transfers = 0;            // ... and Send/Recv pairs between two hosts
+  size_t windows = 0;                // windows the drift was fitted over; 0: none fitted
+  double toleranceUs = 0;            // slack the collectives needed to agree (0 normally)
+  bool consistent = true;            // false: they contradicted each other even with 4 ms of slack
 };
 
 struct JobStragglers {
@@ -79,7 +98,8 @@ struct JobStragglers {
   std::vector<Offender> offenders;   // racks, trays, then ranks; each by collectives late, lateness
   std::vector<LateCollective> late;  // every collective with a late rank, by lateness
   std::vector<HostClock> clocks;     // by host name
-  std::vector<LossReport> losses;    // what the logs say was lost: those ranks took part less
+  ClockSummary clockSummary;
+  std::vector<LossReport> losses;  // what the logs say was lost: those ranks took part less
 };
 
 struct StragglerReport {

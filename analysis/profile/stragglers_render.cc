@@ -21,7 +21,13 @@ double ns3(double us) {
   return std::round(us * 1000.0) / 1000.0;
 }
 
+// An arrival lateness: null when unknown (NaN).
+json known(double us) {
+  return std::isnan(us) ? json(nullptr) : json(ns3(us));
+}
+
 std::string fixed(double value, int decimals) {
+  if (std::isnan(value)) return "-";
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", decimals, value);
   return text;
@@ -52,7 +58,7 @@ json offenderJson(const Offender& o) {
            {"share", std::round(share(o) * 10000.0) / 10000.0},
            {"median_lateness_us", ns3(o.medianLatenessUs)},
            {"p90_lateness_us", ns3(o.p90LatenessUs)},
-           {"median_arrival_lateness_us", ns3(o.medianArrivalLatenessUs)},
+           {"median_arrival_lateness_us", known(o.medianArrivalLatenessUs)},
            {"rack", o.rack.empty() ? json(nullptr) : json(o.rack)}};
   if (o.level != Level::Rack) out["host"] = o.host;
   if (o.level == Level::Rank) {
@@ -72,9 +78,32 @@ json collectiveJson(const LateCollective& c) {
               {"rank", c.rank},
               {"host", c.host},
               {"lateness_us", ns3(c.latenessUs)},
-              {"arrival_lateness_us", ns3(c.arrivalLatenessUs)},
+              {"arrival_lateness_us", known(c.arrivalLatenessUs)},
               {"late_trays", c.lateTrays},
               {"late_racks", c.lateRacks}};
+}
+
+json clocksJson(const JobStragglers& job) {
+  const ClockSummary& c = job.clockSummary;
+  json hosts = json::array();
+  for (const HostClock& h : job.clocks)
+    hosts.push_back({{"host", h.host},
+                     {"clock", h.clock},
+                     {"boot_id", h.bootId},
+                     {"offset_us", h.bounded ? json(ns3(h.offsetUs)) : json(nullptr)},
+                     {"error_us", h.bounded ? json(ns3(h.errorUs)) : json(nullptr)},
+                     {"bounds_us", h.bounded ? json::array({ns3(h.lowUs), ns3(h.highUs)}) : json(nullptr)},
+                     {"drift_ppm", h.bounded ? json(std::round(h.driftPpm * 1000.0) / 1000.0) : json(nullptr)}});
+  return json{{"clocks", c.clocks},
+              {"boot_id_clocks", c.bootIdClocks},
+              {"reference", c.reference.empty() ? json(nullptr) : json(c.reference)},
+              {"reference_realtime_ns", c.referenceRealtimeNs},
+              {"collectives", c.collectives},
+              {"transfers", c.transfers},
+              {"drift_windows", c.windows},
+              {"tolerance_us", ns3(c.toleranceUs)},
+              {"consistent", c.consistent},
+              {"hosts", hosts}};
 }
 
 json jobJson(const JobStragglers& job) {
@@ -87,7 +116,7 @@ json jobJson(const JobStragglers& job) {
                      {"collectives", c.collectives}});
   for (const Offender& o : job.offenders) offenders.push_back(offenderJson(o));
   for (const LateCollective& c : job.late) collectives.push_back(collectiveJson(c));
-  for (const HostClock& h : job.clocks) clocks[h.host] = ns3(h.offsetUs);
+  for (const HostClock& h : job.clocks) clocks[h.host] = h.bounded ? json(ns3(h.offsetUs)) : json(nullptr);
   return json{{"job", job.job},
               {"processes", job.processes},
               {"hosts", job.hosts},
@@ -99,6 +128,7 @@ json jobJson(const JobStragglers& job) {
               {"offenders", offenders},
               {"collectives", collectives},
               {"clock_offsets_us", clocks},
+              {"clocks", clocksJson(job)},
               {"losses", lossesJson(job.losses)}};
 }
 
@@ -154,6 +184,45 @@ std::string plural(size_t n, const std::string& word, const std::string& many = 
   return std::to_string(n) + " " + (n == 1 ? word : many.empty() ? word + "s" : many);
 }
 
+// One line on the host clocks: how many, what they were told apart by, the range of offsets and their
+// error bars (the secondary signal's correction).
+void clockLine(const JobStragglers& job, std::ostringstream& out) {
+  const ClockSummary& c = job.clockSummary;
+  if (job.clocks.empty()) return;
+  out << "  host clocks: " << plural(static_cast<size_t>(c.clocks), "clock") << " ("
+      << (c.bootIdClocks == c.clocks ? "by boot id"
+          : c.bootIdClocks == 0      ? "one per host: the logs name no boot id"
+                                     : std::to_string(c.bootIdClocks) + " by boot id, the rest by host name")
+      << ")";
+  if (c.clocks == 1) {
+    out << ": every host reads one clock, offsets 0\n";
+    return;
+  }
+  if (!c.consistent) {
+    out << ": the collectives contradict each other even with 4 ms of slack; offsets not estimated\n";
+    return;
+  }
+  std::vector<const HostClock*> bounded;
+  for (const HostClock& h : job.clocks)
+    if (h.bounded) bounded.push_back(&h);
+  const auto [low, high] = std::minmax_element(
+      bounded.begin(), bounded.end(), [](const HostClock* a, const HostClock* b) { return a->offsetUs < b->offsetUs; });
+  double error = 0, lowDrift = 0, highDrift = 0;
+  for (const HostClock* h : bounded)
+    error = std::max(error, h->errorUs), lowDrift = std::min(lowDrift, h->driftPpm),
+    highDrift = std::max(highDrift, h->driftPpm);
+  out << ", offsets from " << c.reference << "'s: " << fixed((*low)->offsetUs, 1) << " us (" << (*low)->host << ") to "
+      << fixed((*high)->offsetUs, 1) << " us (" << (*high)->host << "), error bars up to +-" << fixed(error, 1)
+      << " us";
+  if (lowDrift != 0 || highDrift != 0)
+    out << ", drift " << fixed(lowDrift, 1) << " to " << fixed(highDrift, 1) << " ppm";
+  if (c.toleranceUs > 0) out << ", " << fixed(c.toleranceUs, 1) << " us of slack needed";
+  if (bounded.size() < job.clocks.size())
+    out << "; " << plural(job.clocks.size() - bounded.size(), "host")
+        << " share no collective with the rest: offset unknown";
+  out << "\n";
+}
+
 void headline(const JobStragglers& job, std::ostringstream& out) {
   int ranks = 0;
   for (const CommSummary& c : job.comms) ranks = std::max(ranks, std::max(c.nRanks, c.ranksSeen));
@@ -173,13 +242,7 @@ void headline(const JobStragglers& job, std::ostringstream& out) {
     if (!c.missingRanks.empty()) out << "; missing ranks " << rankRanges(c.missingRanks, 12);
     out << "\n";
   }
-  if (!job.clocks.empty()) {
-    const auto [low, high] =
-        std::minmax_element(job.clocks.begin(), job.clocks.end(),
-                            [](const HostClock& a, const HostClock& b) { return a.offsetUs < b.offsetUs; });
-    out << "  host clock offsets (secondary signal): " << fixed(low->offsetUs, 1) << " us (" << low->host << ") to "
-        << fixed(high->offsetUs, 1) << " us (" << high->host << ")\n";
-  }
+  clockLine(job, out);
   out << lossesText(job.losses, 10);
 }
 
@@ -200,7 +263,7 @@ void offenderTable(const JobStragglers& job, const StragglerOptions& options, st
                     fixed(o.medianArrivalLatenessUs, 1)});
   out << columns(rows, "  ");
   out << "  late: collectives late / taken part in; median_us, p90_us: lateness in the collectives it was late\n"
-         "  in (the collective's median duration minus the rank's), median and 90th percentile; arrival_us:\n"
+         "  in (the on-time ranks' duration minus the rank's), median and 90th percentile; arrival_us:\n"
          "  median arrival lateness with host clocks corrected (the secondary signal); times in microseconds\n";
 }
 
@@ -228,6 +291,38 @@ void collectiveTable(const JobStragglers& job, size_t top, std::ostringstream& o
          "  racks and trays late as a whole; times in microseconds\n";
 }
 
+// Each host's clock, offset and error bar: the first `top` hosts by the size of their error bar.
+void clockTable(const JobStragglers& job, size_t top, std::ostringstream& out) {
+  if (job.clockSummary.clocks < 2 || !job.clockSummary.consistent) return;
+  std::vector<const HostClock*> hosts;
+  for (const HostClock& h : job.clocks) hosts.push_back(&h);
+  std::stable_sort(hosts.begin(), hosts.end(), [](const HostClock* a, const HostClock* b) {
+    if (a->bounded != b->bounded) return !a->bounded;
+    return a->errorUs > b->errorUs;
+  });
+  out << "host clocks: " << hosts.size() << " hosts";
+  if (hosts.size() > top) out << " (the " << top << " with the widest error bars; --json lists all)";
+  out << "\n";
+  std::vector<std::vector<std::string>> rows{{"host", "clock", "offset_us", "error_us", "drift_ppm"}};
+  for (size_t i = 0; i < hosts.size() && i < top; ++i) {
+    const HostClock& h = *hosts[i];
+    const std::string clock = h.bootId ? "boot " + h.clock.substr(0, 8) : "own";
+    if (!h.bounded) {
+      rows.push_back({h.host, clock, "unknown", "-", "-"});
+      continue;
+    }
+    rows.push_back({h.host, clock, fixed(h.offsetUs, 1), "+-" + fixed(h.errorUs, 1), fixed(h.driftPpm, 2)});
+  }
+  out << columns(rows, "  ");
+  out << "  clock: the boot id its processes named (hosts with one boot id read one clock), or own (no boot id\n"
+         "  in the logs: one clock per host); offset_us: its realtime minus " +
+             job.clockSummary.reference +
+             "'s, bounded by\n"
+             "  the synchronising collectives (no rank ends before the last one started) and placed where its\n"
+             "  collectives' ends line up; error_us: how far it can be off within those bounds; drift_ppm: its\n"
+             "  rate against the reference clock\n";
+}
+
 }  // namespace
 
 std::string renderStragglersTable(const StragglerReport& report, const StragglerOptions& options, size_t top) {
@@ -237,6 +332,7 @@ std::string renderStragglersTable(const StragglerReport& report, const Straggler
     headline(report.jobs[i], out);
     offenderTable(report.jobs[i], options, out);
     collectiveTable(report.jobs[i], top, out);
+    clockTable(report.jobs[i], top, out);
   }
   return out.str();
 }

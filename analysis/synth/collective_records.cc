@@ -49,7 +49,7 @@ void addFlows(const SynthJob& job, int rank, size_t seq, formats::profile::Opera
 formats::profile::OperationRecord collectiveRecord(const SynthJob& job, int rank, size_t seq) {
   const CollectiveSpec& c = job.timeline.collectives()[seq];
   const RankTiming timing = job.timeline.rankTiming(rank, seq);
-  const HostClock clock = job.timeline.hostClock(job.placement.ranks[static_cast<size_t>(rank)].host);
+  const int host = job.placement.ranks[static_cast<size_t>(rank)].host;
   formats::profile::OperationRecord r;
   r.kind = formats::profile::RecordKind::Collective;
   r.comm = job.comm;
@@ -62,9 +62,9 @@ formats::profile::OperationRecord collectiveRecord(const SynthJob& job, int rank
   r.algorithm.assign(c.algorithm);
   r.protocol.assign(c.protocol);
   r.channels = job.connections.channels();
-  const int64_t realtime = job.timeline.jobStartRealtimeNs() + clock.realtimeOffsetNs;
-  r.start = formats::profile::Timestamp{realtime + timing.arrivalNs, clock.monotonicBaseNs + timing.arrivalNs};
-  r.end = formats::profile::Timestamp{realtime + timing.endNs, clock.monotonicBaseNs + timing.endNs};
+  const Timeline& t = job.timeline;
+  r.start = formats::profile::Timestamp{t.realtimeNs(host, timing.arrivalNs), t.monotonicNs(host, timing.arrivalNs)};
+  r.end = formats::profile::Timestamp{t.realtimeNs(host, timing.endNs), t.monotonicNs(host, timing.endNs)};
   r.timing = formats::profile::TimingSource::Kernel;
   r.closedBy = formats::profile::CloseReason::Events;  // a healthy job: every awaited event stopped
   return r;
@@ -72,6 +72,11 @@ formats::profile::OperationRecord collectiveRecord(const SynthJob& job, int rank
 
 void appendCollectiveLog(const SynthJob& job, int rank, std::string& out) {
   const Identity identity = job.identityOf(rank);
+  if (job.options.bootIds) {  // the header the plugin writes first, naming the machine's boot id
+    const int host = job.placement.ranks[static_cast<size_t>(rank)].host;
+    formats::profile::appendHeaderLine(&out, identity, job.timeline.realtimeNs(host, 0), job.bootIdOf(host));
+    out += '\n';
+  }
   for (size_t s = 0; s < job.timeline.collectives().size(); ++s) {
     out += formats::profile::renderCollectiveLine(identity, collectiveRecord(job, rank, s), 0);
     out += '\n';

@@ -18,8 +18,7 @@ const HostNic& nicOf(const SynthJob& job, int rank, int device) {
 
 // Realtime microseconds on `rank`'s host for true time `ns`.
 int64_t hostTimeUs(const SynthJob& job, int rank, int64_t ns) {
-  const HostClock clock = job.timeline.hostClock(job.placement.ranks[static_cast<size_t>(rank)].host);
-  return (job.timeline.jobStartRealtimeNs() + ns + clock.realtimeOffsetNs) / 1000;
+  return job.timeline.realtimeNs(job.placement.ranks[static_cast<size_t>(rank)].host, ns) / 1000;
 }
 
 pl::PathRecord connectBase(const SynthJob& job, int rank, int localDevice, int actualDevice) {

@@ -23,6 +23,10 @@ enum class Stream : uint64_t {
   PickOffender,
   PickCrossRail,
   Identity,
+  HostDrift,
+  BootId,
+  NoiseSpike,
+  NoiseDelay,
 };
 
 inline uint64_t mix64(uint64_t x) {

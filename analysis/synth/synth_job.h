@@ -30,7 +30,8 @@ struct SynthOptions {
   int crossRail = 1;
   uint64_t seed = 1;
   bool mnnvl = true;
-  bool net = false;  // also the profiler's network summaries
+  bool net = false;      // also the profiler's network summaries
+  bool bootIds = false;  // each collective log starts with the plugin's header line, naming the machine's boot id
 };
 
 struct SynthJob {
@@ -50,6 +51,9 @@ struct SynthJob {
   int ranks() const { return static_cast<int>(placement.ranks.size()); }
   int pidOf(int rank) const { return kFirstPid + rank; }  // one process per rank, each its own pid
   Identity identityOf(int rank) const;
+  // The boot id of the machine the host is on (TimingSpread::hostsPerClock hosts share one), in the
+  // kernel's UUID form.
+  std::string bootIdOf(int host) const;
 
   static constexpr int kFirstPid = 20000;
 };

@@ -67,13 +67,28 @@ int64_t Timeline::arrivalNs(int rank, size_t seq, int64_t t0Ns) const {
       t0Ns + randomBetween(seed_, Stream::ArrivalJitter, 0, spread_.arrivalJitterNs, static_cast<uint64_t>(rank), seq);
   const int o = offenders_.ofRank[static_cast<size_t>(rank)];
   if (o >= 0) t += offenders_.delayNs(seed_, o, seq);
+  if (spread_.noiseShare > 0 &&
+      randomUnit(seed_, Stream::NoiseSpike, static_cast<uint64_t>(rank), seq) < spread_.noiseShare)
+    t += randomBetween(seed_, Stream::NoiseDelay, 0, spread_.noiseMaxNs, static_cast<uint64_t>(rank), seq);
   return t;
 }
 
 HostClock Timeline::hostClock(int host) const {
-  const auto h = static_cast<uint64_t>(host);
+  const auto h = static_cast<uint64_t>(clockOf(host));
+  const double drift = spread_.maxDriftPpm * (2.0 * randomUnit(seed_, Stream::HostDrift, h) - 1.0);
   return HostClock{randomBetween(seed_, Stream::HostClock, -spread_.maxClockOffsetNs, spread_.maxClockOffsetNs, h),
-                   randomBetween(seed_, Stream::HostMonotonic, 1'000'000'000'000, 2'000'000'000'000'000, h)};
+                   randomBetween(seed_, Stream::HostMonotonic, 1'000'000'000'000, 2'000'000'000'000'000, h),
+                   spread_.maxDriftPpm == 0 ? 0.0 : drift};
+}
+
+int64_t Timeline::realtimeNs(int host, int64_t trueNs) const {
+  const HostClock clock = hostClock(host);
+  return jobStartRealtimeNs_ + trueNs + clock.realtimeOffsetNs + clock.driftNs(trueNs);
+}
+
+int64_t Timeline::monotonicNs(int host, int64_t trueNs) const {
+  const HostClock clock = hostClock(host);
+  return clock.monotonicBaseNs + trueNs + clock.driftNs(trueNs);
 }
 
 RankTiming Timeline::rankTiming(int rank, size_t seq) const {

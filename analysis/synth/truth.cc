@@ -2,6 +2,7 @@
 #include "analysis/synth/truth.h"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "common/config_digest.h"
@@ -59,6 +60,22 @@ json crossRailJson(const SynthJob& job, const CrossRailConnection& c) {
               {"peer_conn", job.connections.recvConnection(c.channel)}};
 }
 
+// Each host's clock as injected: offset at the job's true time 0 and drift; hosts on one machine share both.
+json clocksJson(const SynthJob& job) {
+  json out = json::array();
+  for (size_t h = 0; h < job.placement.hosts.size(); ++h) {
+    const int host = static_cast<int>(h);
+    const HostClock clock = job.timeline.hostClock(host);
+    json entry{{"host", job.placement.hosts[h].entry->name},
+               {"clock", job.timeline.clockOf(host)},
+               {"offset_us", static_cast<double>(clock.realtimeOffsetNs) / 1000.0},
+               {"drift_ppm", std::round(clock.driftPpm * 1e6) / 1e6}};
+    if (job.options.bootIds) entry["boot_id"] = job.bootIdOf(host);
+    out.push_back(entry);
+  }
+  return out;
+}
+
 int netConnections(const SynthJob& job) {
   int senders = 0;
   for (int r = 0; r < job.ranks(); ++r) senders += job.placement.hasNetPeers(r) ? 1 : 0;
@@ -86,6 +103,8 @@ std::string renderTruth(const SynthJob& job) {
   json crossRail = json::array();
   for (const CrossRailConnection& c : job.connections.crossRail()) crossRail.push_back(crossRailJson(job, c));
   out["cross_rail"] = crossRail;
+  out["start_realtime_ns"] = job.timeline.jobStartRealtimeNs();
+  out["clocks"] = clocksJson(job);
   if (!job.options.silentRanks.empty()) out["silent_ranks"] = job.options.silentRanks;  // wrote no file
   return out.dump(2) + "\n";
 }

@@ -39,6 +39,8 @@ struct NetJobArgs {
   int signalRank = -1;
   std::string signal;
   double signalAfter = 0;
+  int delayRank = -1;
+  double delayUs = 0;
   double timeout = 60;
   size_t chunkBytes = 128 * 1024;
   std::string jobDir;
@@ -86,6 +88,9 @@ nj::JobOptions jobOptions(const NetJobArgs& a) {
   }
   o.stallLink = a.stallLink;
   o.stallAfterSeconds = a.stallAfter;
+  if (a.delayUs > 0 && a.delayRank < 0) throw std::invalid_argument("--delay-us needs --delay-rank");
+  o.delayRank = a.delayRank;
+  o.delayUs = a.delayUs;
   o.timeoutSeconds = a.timeout;
   o.chunkBytes = a.chunkBytes;
   o.jobDir = a.jobDir;
@@ -139,6 +144,9 @@ Command addNetJobCommand(CLI::App& emu) {
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--stall-after", a->stallAfter, "Seconds after the ranks start before --stall-link stops")
       ->check(CLI::NonNegativeNumber);
+  sub->add_option("--delay-rank", a->delayRank, "The rank --delay-us makes late (a straggler)");
+  sub->add_option("--delay-us", a->delayUs, "Microseconds --delay-rank sleeps before entering each timed collective")
+      ->check(CLI::Range(0.0, 10e6));
   sub->add_option("--timeout", a->timeout, "Seconds before the job is stopped")->capture_default_str();
   sub->add_option("--chunk-bytes", a->chunkBytes, "Bytes per isend/irecv (NCCL's step size)")->capture_default_str();
   sub->add_option("--job-dir", a->jobDir, "Keep the job folder (rail map, address files, handles) here");

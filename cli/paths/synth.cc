@@ -37,6 +37,9 @@ struct SynthArgs {
   double clockSpreadUs = microseconds(sy::TimingSpread{}.maxClockOffsetNs);
   double arrivalJitterUs = microseconds(sy::TimingSpread{}.arrivalJitterNs);
   double endJitterUs = microseconds(sy::TimingSpread{}.endJitterNs);
+  double driftPpm = 0;
+  int hostsPerClock = 1;
+  double noisePercent = 0, noiseMaxUs = 300;
 };
 
 int64_t nanoseconds(double microseconds) {
@@ -116,7 +119,11 @@ int runSynth(SynthArgs args) {
   for (const std::string& text : args.late) args.job.late.push_back(sy::parseNamedOffender(text));
   args.job.spread = {.arrivalJitterNs = nanoseconds(args.arrivalJitterUs),
                      .endJitterNs = nanoseconds(args.endJitterUs),
-                     .maxClockOffsetNs = nanoseconds(args.clockSpreadUs)};
+                     .maxClockOffsetNs = nanoseconds(args.clockSpreadUs),
+                     .maxDriftPpm = args.driftPpm,
+                     .noiseShare = args.noisePercent / 100.0,
+                     .noiseMaxNs = nanoseconds(args.noiseMaxUs),
+                     .hostsPerClock = args.hostsPerClock};
   formats::RailMap map = sy::loadRailMap(args.fabric, args.railMap);
   requireEnoughGpus(map, args.job.ranks);
   std::unique_ptr<sy::SynthJob> job = sy::makeSynthJob(args.job, std::move(map));
@@ -163,6 +170,22 @@ void addOptions(CLI::App& app, SynthArgs& a) {
   app.add_option("--clock-spread-us", a.clockSpreadUs, "each host's clock is off by up to this much either way")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--drift-ppm", a.driftPpm, "each host's clocks run fast or slow by up to this many ppm")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1000.0));
+  app.add_option("--noise-percent", a.noisePercent,
+                 "each rank, in each collective, has this chance of arriving up to --noise-max-us late once")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
+  app.add_option("--noise-max-us", a.noiseMaxUs, "the longest such one-off delay")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--hosts-per-clock", a.hostsPerClock,
+                 "consecutive hosts that are one machine: one clock and one boot id (containers on one node)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--boot-ids", a.job.bootIds,
+               "start each collective log with the profiler's header line, naming the machine's boot id");
   app.add_option("--arrival-jitter-us", a.arrivalJitterUs, "each rank enters a collective up to this much late")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

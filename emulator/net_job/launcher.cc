@@ -86,6 +86,10 @@ JobResult runJob(const JobOptions& options) {
   if (options.chunkBytes == 0 || options.chunkBytes > (size_t{1} << 30))
     throw std::runtime_error("--chunk-bytes must be 1 .. 1073741824 (NCCL's largest net message)");
   if (!(options.timeoutSeconds > 0)) throw std::runtime_error("--timeout must be positive");
+  if (options.delayRank >= options.placement.ranks)
+    throw std::runtime_error("--delay-rank " + std::to_string(options.delayRank) + " is not a rank");
+  if (!(options.delayUs >= 0 && options.delayUs <= 10e6))
+    throw std::runtime_error("--delay-us must be 0 .. 10000000 (10 s)");
   if (!options.profileDir.empty() && options.profilerPath.empty())
     throw std::runtime_error("a profile folder needs the profiler plugin's path");
   // Profiled, every ring step of every link is one ProxyStep: each part must hold at least one byte.

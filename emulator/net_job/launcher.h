@@ -53,6 +53,9 @@ struct JobOptions {
   // outstanding. The job is then left to hang until the timeout, like a signal.
   int stallLink = -1;
   double stallAfterSeconds = 0;
+  // The application being late: delayRank sleeps delayUs before entering each timed collective (a straggler).
+  int delayRank = -1;
+  double delayUs = 0;
   double timeoutSeconds = 60;
   size_t chunkBytes = 128 * 1024;
   std::string jobDir;  // "": a temporary folder, removed when the job succeeds

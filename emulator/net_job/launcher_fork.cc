@@ -106,6 +106,7 @@ void redirectStderr(const JobResult& job, int rank) {
     spec.commId = 0x5ea1ab1e0000ull | static_cast<uint64_t>(::getppid() & 0xffff);
     spec.transfer.chunkBytes = options.chunkBytes;
     spec.profile = !options.profileDir.empty();
+    spec.delayUs = rank == options.delayRank ? options.delayUs : 0;
     spec.transfer.deadline = deadline;
     if (job.stalledLink.first == rank) {
       spec.stallSendTo = job.stalledLink.second;

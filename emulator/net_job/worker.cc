@@ -1,5 +1,6 @@
 #include "emulator/net_job/worker.h"
 
+#include <errno.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +110,16 @@ void rankBarrier(const WorkerSpec& spec, const std::string& name) {
   }
 }
 
+// --delay-us: the application's own work before the call (a slow data loader, a late rank), which is what a
+// straggler is; the others wait for this rank inside the collective.
+void lateEntry(double delayUs) {
+  if (delayUs <= 0) return;
+  const auto ns = static_cast<long long>(delayUs * 1000);
+  timespec pause{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+  }
+}
+
 void runAll(const WorkerSpec& spec, const RankLinks& links, RankProfiler* profiler, RankResult& result) {
   CollectiveContext ctx;
   ctx.rank = spec.rank;
@@ -124,9 +135,11 @@ void runAll(const WorkerSpec& spec, const RankLinks& links, RankProfiler* profil
     for (int i = 0; i < spec.warmup; ++i) runCollective(c, ctx, spec.bytes, spec.iterations + i);
     rankBarrier(spec, collectiveName(c));
     const Clock::time_point start = Clock::now();
-    for (int i = 0; i < spec.iterations; ++i)
+    for (int i = 0; i < spec.iterations; ++i) {
+      lateEntry(spec.delayUs);  // before the call, hence before its profiler events: the rank enters late
       out.verifiedBytes +=
           profiler != nullptr ? profiler->run(c, ctx, spec.bytes, i) : runCollective(c, ctx, spec.bytes, i);
+    }
     out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.collectives.push_back(out);
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "eval/paths/paths_emulated.h"
 #include "eval/paths/paths_job.h"
 #include "eval/paths/paths_mangle.h"
 #include "eval/paths/paths_score.h"
@@ -47,13 +48,16 @@ class PathsSuite : public Suite {
   std::vector<std::string> kinds() const override {
     std::vector<std::string> all = injectionKinds();
     for (const std::string& m : mangleKinds()) all.push_back(m);
+    for (const std::string& e : emulatedKinds()) all.push_back(e);
     return all;
   }
   std::vector<ScenarioSpec> scenarios(SetSize set) const override {
     const int perKind = set == SetSize::Ci ? 8 : 30;  // 8: every size of kSizes at least once per kind
     std::vector<ScenarioSpec> out;
     for (const std::string& kind : kinds())
-      for (int i = 0; i < perKind; ++i) out.push_back(ScenarioSpec{kind, static_cast<uint64_t>(1000 + i), 0});
+      for (int i = 0; i < perKind && !isEmulatedKind(kind); ++i)
+        out.push_back(ScenarioSpec{kind, static_cast<uint64_t>(1000 + i), 0});
+    for (const ScenarioSpec& e : emulatedScenarios(set)) out.push_back(e);  // seconds each: a few seeds
     return out;
   }
   ScenarioResult run(const ScenarioSpec& spec, const RunContext& context) const override;
@@ -73,6 +77,7 @@ class PathsSuite : public Suite {
 };
 
 ScenarioResult PathsSuite::run(const ScenarioSpec& spec, const RunContext& context) const {
+  if (isEmulatedKind(spec.kind)) return runEmulated(spec, context);
   ScenarioResult result;
   result.spec = spec;
   const int ranks = spec.ranks > 0 ? spec.ranks : kSizes[spec.seed % std::size(kSizes)];

@@ -51,6 +51,18 @@ bool reopenTrace(int fd, const std::string& path) {
 
 }  // namespace
 
+std::string readBootId(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char text[64];
+  const ssize_t n = ::read(fd, text, sizeof text);
+  ::close(fd);
+  if (n <= 0) return "";
+  std::string id(text, static_cast<size_t>(n));
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return isBootId(id) ? id : "";
+}
+
 std::string expandPid(const std::string& pattern, int pid) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); ++i) {
@@ -76,7 +88,7 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
   try {
     openFiles();
     if (collectivesFd_ >= 0) {
-      appendHeaderLine(&collectives_, options_.identity, realtimeNs());
+      appendHeaderLine(&collectives_, options_.identity, realtimeNs(), options_.bootId);
       collectives_ += '\n';
     }
   } catch (...) {
@@ -156,6 +168,7 @@ std::unique_ptr<ProfileWriter> ProfileWriter::fromEnvironment(const Log& log, En
   ProfileOptions options;
   options.directory = directory.value;
   options.identity = resolveIdentity(env);
+  options.bootId = readBootId();
   options.prometheusPath = expandPid(prometheus.value, options.identity.pid);
   try {
     auto writer = std::make_unique<ProfileWriter>(std::move(options), log);

@@ -55,6 +55,7 @@ struct ProfileOptions {
   std::string directory;       // "" : no files (a Prometheus textfile alone); created with its parents if missing
   std::string prometheusPath;  // "" : no textfile
   Identity identity;
+  std::string bootId;      // the host's boot id for the header line ("": unknown, not written)
   size_t capacity = 1024;  // queued records before push() drops; 5.7 KiB each
   std::chrono::milliseconds flushInterval{1000};
   std::chrono::milliseconds drainInterval{10};
@@ -64,6 +65,10 @@ struct ProfileOptions {
   // write(2) unless set: the tests' full disk and short writes.
   std::function<ssize_t(int fd, const void* data, size_t size)> write;
 };
+
+// The host's boot id (/proc/sys/kernel/random/boot_id, or `path`), "" when it cannot be read or is not
+// the kernel's UUID form. Read once per writer: processes with one boot id share one clock.
+std::string readBootId(const char* path = "/proc/sys/kernel/random/boot_id");
 
 // RAILTUNE_PROFILE_PROMETHEUS's value with every "%p" replaced by the process id.
 std::string expandPid(const std::string& pattern, int pid);

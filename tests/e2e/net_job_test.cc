@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 
 #include "cli/demo/net.h"
 #include "emulator/net_job/job_plan.h"
@@ -247,6 +248,44 @@ TEST_F(NetJobTest, SixteenRanksOverTheVerbsTransportShowTheMisboundHca) {
   }
   EXPECT_EQ(mismatched, result.ranks[0].pluginSends + result.ranks[0].pluginRecvs);
   EXPECT_GT(mismatched, 0);
+}
+
+// --delay-rank: the delayed rank's process sleeps before each timed collective, so that in each of them its profiler
+// record starts after every other rank's (all processes read one monotonic clock). The delay (300 ms) dwarfs any
+// scheduling noise; what is asserted is the order, not a duration.
+TEST_F(NetJobTest, ADelayedRankEntersEveryTimedCollectiveLast) {
+  JobOptions o = options(4, 2, smallMap());
+  o.collectives = parseCollectiveList("all-reduce");
+  o.iterations = 3;
+  o.bytes = 4096 + 1;
+  o.profileDir = (dir_ / "profile").string();
+  o.profilerPath = std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-profiler-railtune.so";
+  o.delayRank = 2;
+  o.delayUs = 300'000;
+  run(o);
+  static const std::regex fields(R"("rank":(\d+),"record":"collective".*"seq":(\d+),"start_monotonic_ns":(\d+))");
+  std::map<int, std::map<int, long long>> startBySeq;  // seq -> rank -> start
+  for (const fs::directory_entry& e : fs::directory_iterator(o.profileDir)) {
+    if (!e.path().string().ends_with(".collectives.jsonl")) continue;
+    std::ifstream in(e.path());
+    std::smatch m;
+    for (std::string line; std::getline(in, line);)
+      if (std::regex_search(line, m, fields)) startBySeq[std::stoi(m[2])][std::stoi(m[1])] = std::stoll(m[3]);
+  }
+  ASSERT_EQ(startBySeq.size(), 3u);
+  for (const auto& [seq, starts] : startBySeq) {
+    ASSERT_EQ(starts.size(), 4u) << "seq " << seq;
+    const auto latest = std::max_element(starts.begin(), starts.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    EXPECT_EQ(latest->first, 2) << "seq " << seq;
+  }
+}
+
+TEST_F(NetJobTest, ADelayRankOutsideTheJobIsRefused) {
+  JobOptions o = options(4, 2, smallMap());
+  o.delayRank = 4;
+  o.delayUs = 1000;
+  EXPECT_THROW(runJob(o), std::runtime_error);
 }
 
 TEST_F(NetJobTest, ARankWithoutThePluginFailsTheJobQuickly) {

@@ -33,6 +33,7 @@ std::string compare(const CollectiveFields& f, const po::ParsedCollective& p) {
   if (f.recordsDropped != p.recordsDropped) return "records_dropped differs";
   if (f.peer != r.peer || f.eventsDropped != r.eventsDropped || f.closedBy != r.closedBy)
     return "peer, events_dropped or closed_by differs";
+  if (f.enqueueTimed != (r.timing == formats::profile::TimingSource::Enqueue)) return "timing differs";
   return "";
 }
 

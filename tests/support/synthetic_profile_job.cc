@@ -41,7 +41,12 @@ sy::SynthOptions optionsOf(const JobSpec& spec) {
   o.crossRail = 0;
   o.pathLog = false;
   o.silentRanks = spec.silentRanks;
-  o.spread = {.arrivalJitterNs = ns(spec.jitterUs), .endJitterNs = 0, .maxClockOffsetNs = ns(spec.clockSpreadUs)};
+  o.spread = {.arrivalJitterNs = ns(spec.jitterUs),
+              .endJitterNs = 0,
+              .maxClockOffsetNs = ns(spec.clockSpreadUs),
+              .maxDriftPpm = spec.driftPpm,
+              .hostsPerClock = spec.traysPerClock};
+  o.bootIds = spec.bootIds;
   for (const Injected& i : spec.injected) {
     const sy::OffenderLevel level = i.level == Injected::Level::Rank   ? sy::OffenderLevel::Rank
                                     : i.level == Injected::Level::Tray ? sy::OffenderLevel::Tray
@@ -94,6 +99,10 @@ void writeJob(const JobSpec& spec, const std::string& dir, unsigned threads) {
 
 double clockOffsetUs(const JobSpec& spec, int tray) {
   return static_cast<double>(makeJob(spec)->timeline.hostClock(tray).realtimeOffsetNs) / 1000.0;
+}
+
+double clockDriftPpm(const JobSpec& spec, int tray) {
+  return makeJob(spec)->timeline.hostClock(tray).driftPpm;
 }
 
 std::vector<std::string> rankLines(const JobSpec& spec, int rank) {

@@ -29,6 +29,9 @@ struct JobSpec {
   int collectives = 100;
   double jitterUs = 10;         // arrival jitter, uniform
   double clockSpreadUs = 5000;  // host clock offsets, uniform in +-spread
+  double driftPpm = 0;          // host clock drift, uniform in +-this
+  int traysPerClock = 1;        // consecutive trays that are one machine (one clock)
+  bool bootIds = false;         // each log starts with a header naming its machine's boot id
   uint64_t seed = 1;
   std::vector<Injected> injected;
   std::vector<int> silentRanks;  // ranks that write no file at all
@@ -45,8 +48,9 @@ std::unique_ptr<analysis::synth::SynthJob> makeJob(const JobSpec& spec);
 // no path logs.
 void writeJob(const JobSpec& spec, const std::string& dir, unsigned threads);
 
-// How far a tray's realtime clock is off.
+// How far a tray's realtime clock is off (at the job's true time 0), and how fast it drifts.
 double clockOffsetUs(const JobSpec& spec, int tray);
+double clockDriftPpm(const JobSpec& spec, int tray);
 
 // The collective-log lines of one rank, in seq order.
 std::vector<std::string> rankLines(const JobSpec& spec, int rank);

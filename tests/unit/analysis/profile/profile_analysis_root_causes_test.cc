@@ -101,6 +101,36 @@ TEST(HangsRootCause, TwoStoppedLinksThroughOneNicNameTheNic) {
   EXPECT_EQ(job.causes[0].links, 2);
 }
 
+// The emulated stalled link under load: 4 -> 0 went dark in seq 10 with one step outstanding at each end;
+// the six other ranks completed seq 10 and wait in seq 11, where 1 -> 5 has most steps outstanding at both
+// ends because 0 and 4 never entered it. The link the whole job waits on is 4 -> 0, not the busier one.
+TEST(HangsRootCause, TheLinkAnEarlierOperationStalledOnComesBeforeABusierOneWaitingOnIt) {
+  TempDir dir;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    const bool inStall = rank == 0 || rank == 4;
+    std::vector<std::string> lines = testing::ringLines(rank, 0, inStall ? 9 : 10);
+    auto hang = testing::operation(rank, inStall ? 10 : 11, po::RecordKind::Hang);
+    hang->stuckForNs = 300000000000ULL;
+    if (rank == 4) testing::addFlow(hang.get(), 0, true, 1, 0);
+    if (rank == 0) testing::addFlow(hang.get(), 4, false, 1, 0);
+    if (rank == 1) testing::addFlow(hang.get(), 5, true, 12, 1);
+    if (rank == 5) testing::addFlow(hang.get(), 1, false, 11, 1);
+    lines.push_back(po::renderCollectiveLine(testing::identityOf(rank), *hang, 0));
+    dir.write("ring-" + std::to_string(rank) + ".collectives.jsonl", testing::joinLines(lines));
+  }
+  const JobHangs job = analyseRing(dir);
+  ASSERT_EQ(job.causes.size(), 2u);
+  EXPECT_EQ(job.causes[0].kind, CauseKind::Link);
+  ASSERT_TRUE(job.causes[0].linkFrom && job.causes[0].linkTo);
+  EXPECT_EQ(job.causes[0].linkFrom->rank, 4);
+  EXPECT_EQ(job.causes[0].linkTo->rank, 0);
+  EXPECT_EQ(job.causes[0].seq, 10u);
+  EXPECT_EQ(job.causes[0].waiters, kRanks);  // 0 and 4, and every rank of seq 11 through them
+  ASSERT_TRUE(job.causes[1].linkFrom);
+  EXPECT_EQ(job.causes[1].linkFrom->rank, 1);
+  EXPECT_EQ(job.causes[1].waiters, 2);
+}
+
 TEST(HangsRootCause, AHealthyJobHasNoRootCause) {
   TempDir dir;
   for (int rank = 0; rank < kRanks; ++rank)

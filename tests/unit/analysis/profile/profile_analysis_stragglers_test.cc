@@ -7,6 +7,7 @@
 
 #include "analysis/profile/collectives.h"
 #include "analysis/profile/stragglers.h"
+#include "formats/profile_logs.h"
 #include "tests/support/synthetic_profile_job.h"
 #include "tests/unit/analysis/profile/profile_analysis_test_support.h"
 
@@ -78,17 +79,172 @@ TEST(Stragglers, DeficitNamesTheLateRankAndByHowMuch) {
   EXPECT_EQ(job.offenders[0].host, "r000-t01");
 }
 
-TEST(Stragglers, ClockOffsetsAreEstimatedFromCollectiveEnds) {
+// Each offset lies within its error bar of the truth, and the bar is what a collective's shortest
+// duration allows (the bounds come from the collectives' ends and starts), not the clock spread.
+TEST(Stragglers, ClockOffsetsAreBoundedByTheCollectives) {
   syn::JobSpec spec = baseJob(16, 20);
   spec.clockSpreadUs = 20000;  // clocks 40 times further apart than a collective lasts
   const Analysed a = analyse(spec, false);
-  const std::vector<HostClock>& clocks = a.report.jobs.at(0).clocks;
-  ASSERT_EQ(clocks.size(), 4u);
-  for (size_t t = 1; t < clocks.size(); ++t) {
+  const JobStragglers& job = a.report.jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 4u);
+  EXPECT_EQ(job.clockSummary.clocks, 4);
+  EXPECT_EQ(job.clockSummary.bootIdClocks, 0);  // no boot ids: one clock per host
+  EXPECT_TRUE(job.clockSummary.consistent);
+  EXPECT_EQ(job.clockSummary.windows, 0u);  // no drift: none fitted
+  for (size_t t = 0; t < job.clocks.size(); ++t) {
+    const HostClock& c = job.clocks[t];
+    ASSERT_TRUE(c.bounded) << c.host;
     const double truth = syn::clockOffsetUs(spec, static_cast<int>(t)) - syn::clockOffsetUs(spec, 0);
-    EXPECT_NEAR(clocks[t].offsetUs - clocks[0].offsetUs, truth, 0.01) << clocks[t].host;
+    EXPECT_LE(std::abs(c.offsetUs - job.clocks[0].offsetUs - truth), c.errorUs + job.clocks[0].errorUs + 0.002)
+        << c.host;
+    EXPECT_LT(c.errorUs, 100.0) << c.host;
+    EXPECT_EQ(c.driftPpm, 0.0);
   }
-  EXPECT_TRUE(a.report.jobs[0].late.empty());  // jitter alone makes nobody late
+  EXPECT_TRUE(job.late.empty());  // jitter alone makes nobody late
+}
+
+// Hosts whose processes name one boot id read one clock: offsets exactly 0 however far apart their
+// ends are, and trays on other machines are still estimated against them.
+TEST(Stragglers, ProcessesWithOneBootIdShareAClock) {
+  syn::JobSpec spec = baseJob(16, 20);
+  spec.bootIds = true, spec.traysPerClock = 2, spec.clockSpreadUs = 20000;
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 4u);
+  EXPECT_EQ(job.clockSummary.clocks, 2);
+  EXPECT_EQ(job.clockSummary.bootIdClocks, 2);
+  EXPECT_EQ(job.clocks[0].offsetUs, job.clocks[1].offsetUs);
+  EXPECT_EQ(job.clocks[0].clock, job.clocks[1].clock);
+  EXPECT_TRUE(job.clocks[0].bootId);
+  EXPECT_EQ(job.clocks[2].offsetUs, job.clocks[3].offsetUs);
+  const double truth = syn::clockOffsetUs(spec, 2) - syn::clockOffsetUs(spec, 0);
+  EXPECT_NEAR(job.clocks[2].offsetUs - job.clocks[0].offsetUs, truth,
+              job.clocks[2].errorUs + job.clocks[0].errorUs + 0.002);
+}
+
+TEST(Stragglers, OneMachineIsOneClockWithOffsetZero) {
+  syn::JobSpec spec = baseJob(16, 20);
+  spec.bootIds = true, spec.traysPerClock = 4;
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  EXPECT_EQ(job.clockSummary.clocks, 1);
+  for (const HostClock& c : job.clocks) EXPECT_EQ(c.offsetUs, 0.0) << c.host;
+  for (const HostClock& c : job.clocks) EXPECT_EQ(c.errorUs, 0.0) << c.host;
+}
+
+// Clocks that drift by up to 50 ppm over a job of seconds: the rates are fitted and every offset,
+// at the reference time, is still within its (wider) error bar.
+TEST(Stragglers, DriftingClocksAreFittedAndStayWithinTheirErrorBars) {
+  syn::JobSpec spec = baseJob(32, 600);
+  spec.driftPpm = 50, spec.clockSpreadUs = 50000;
+  const Analysed a = analyse(spec, false);
+  const JobStragglers& job = a.report.jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 8u);
+  EXPECT_GT(job.clockSummary.windows, 2u);
+  auto synth = syn::makeJob(spec);
+  const double referenceTrueNs =
+      static_cast<double>(job.clockSummary.referenceRealtimeNs - synth->timeline.jobStartRealtimeNs());
+  auto trueOffsetUs = [&](int tray) {
+    return syn::clockOffsetUs(spec, tray) + syn::clockDriftPpm(spec, tray) * 1e-6 * referenceTrueNs / 1000.0;
+  };
+  int reference = 0;
+  for (size_t t = 0; t < job.clocks.size(); ++t)
+    if (job.clocks[t].host == job.clockSummary.reference) reference = static_cast<int>(t);
+  for (size_t t = 0; t < job.clocks.size(); ++t) {
+    const HostClock& c = job.clocks[t];
+    const double truth = trueOffsetUs(static_cast<int>(t)) - trueOffsetUs(reference);
+    EXPECT_LE(std::abs(c.offsetUs - truth), c.errorUs + 1.0) << c.host;
+    EXPECT_LT(std::abs(c.offsetUs - truth), 100.0) << c.host;
+  }
+}
+
+// Records timed by their enqueue (the profiler saw no kernel or proxy event) end when the enqueue did,
+// not the collective: they bound no clock, so the offsets are unknown rather than wrong.
+TEST(Stragglers, EnqueueTimedRecordsBoundNoClock) {
+  syn::JobSpec spec = baseJob(8, 20);
+  spec.injected = {{syn::Injected::Level::Rank, 5, 1500, 1.0}};
+  TempDir dir;
+  for (int rank = 0; rank < spec.ranks; ++rank) {
+    std::string text;
+    for (std::string line : syn::rankLines(spec, rank)) {
+      const size_t at = line.find("\"timing\":\"kernel\"");
+      if (at != std::string::npos) line.replace(at, 17, "\"timing\":\"enqueue\"");
+      text += line + "\n";
+    }
+    dir.write("rank" + std::to_string(rank) + ".collectives.jsonl", text);
+  }
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  EXPECT_EQ(logs.problems.count, 0u);
+  EXPECT_EQ(logs.enqueueTimed.size(), 160u);
+  const JobStragglers job = analyseStragglers(logs, nullptr, StragglerOptions{}).jobs.at(0);
+  ASSERT_EQ(job.clocks.size(), 2u);
+  EXPECT_EQ(job.clockSummary.collectives, 0u);
+  EXPECT_NE(job.clocks[0].bounded, job.clocks[1].bounded);  // the reference, and one unknown
+  // Rank 5's host has no known offset: its arrival lateness is unknown, never read off a raw clock.
+  ASSERT_EQ(describe(job.offenders), std::vector<std::string>{"rank 5"});
+  EXPECT_TRUE(std::isnan(job.offenders[0].medianArrivalLatenessUs));
+  EXPECT_TRUE(std::isnan(job.late.at(0).arrivalLatenessUs));
+}
+
+// A header names its process's boot id for the records of that process (job, host, pid) only; a header
+// alone (a process that completed nothing) adds no job.
+TEST(Stragglers, HeaderBootIdsAttachToTheirProcessOnly) {
+  syn::JobSpec spec = baseJob(8, 4);
+  TempDir dir;
+  const std::string bootId = "6d8e145f-06f8-4a85-a466-769661d96543";
+  std::string header, other;
+  formats::profile::appendHeaderLine(&header, Identity{"r000-t00", "synthetic", 20000}, 1, bootId);
+  formats::profile::appendHeaderLine(&other, Identity{"r000-t00", "another-job", 20000}, 1, bootId);
+  for (int rank = 0; rank < spec.ranks; ++rank)
+    dir.write("rank" + std::to_string(rank) + ".collectives.jsonl",
+              (rank == 0 ? header + "\n" : "") + testing::joinLines(syn::rankLines(spec, rank)));
+  dir.write("other.collectives.jsonl", other + "\n");
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  EXPECT_EQ(logs.jobs, std::vector<std::string>{"synthetic"});
+  ASSERT_EQ(logs.bootIds, std::vector<std::string>{bootId});
+  for (const Stream& s : logs.streams) EXPECT_EQ(s.boot, s.pid == 20000 ? 0 : -1) << s.pid;
+  const JobStragglers job = analyseStragglers(logs, nullptr, StragglerOptions{}).jobs.at(0);
+  EXPECT_EQ(job.clockSummary.clocks, 3);  // rank 0's boot id, and the two trays by name (rank 0's tray-mates too)
+}
+
+// Two hosts 5 ms apart that only exchange Sends and Recvs (a pipeline's two stages): each receive ends
+// 30 µs after its send started, in both directions, so the offset is bounded to +-30 µs by transfers alone.
+TEST(Stragglers, TransfersBothWaysBoundTheClocks) {
+  namespace pl = formats::profile;
+  const int64_t epoch = 1764480000000000000LL, skewNs = 5'000'000;
+  TempDir dir;
+  std::string lines[2];
+  for (uint64_t k = 0; k < 20; ++k) {
+    for (int from = 0; from < 2; ++from) {
+      const int64_t t = static_cast<int64_t>(k) * 1'000'000 + from * 400'000;  // true send start
+      for (const bool send : {true, false}) {
+        const int rank = send ? from : 1 - from;
+        pl::OperationRecord r;
+        r.kind = pl::RecordKind::P2p, r.comm = 0xab, r.rank = rank, r.nRanks = 2, r.seq = k, r.peer = 1 - rank;
+        r.operation.assign(send ? "Send" : "Recv"), r.datatype.assign("ncclFloat32"), r.protocol.assign("SIMPLE");
+        r.channels = 1, r.bytes = 1 << 20, r.timing = pl::TimingSource::Kernel;
+        const int64_t start = send ? t : t - 200'000, end = send ? t + 50'000 : t + 30'000;  // the recv waited
+        const int64_t skew = rank == 1 ? skewNs : 0;
+        r.start = {epoch + start + skew, 1'000'000'000 + start};
+        r.end = {epoch + end + skew, 1'000'000'000 + end};
+        lines[rank] += pl::renderCollectiveLine(Identity{rank == 0 ? "stage0" : "stage1", "pp", 100 + rank}, r) + "\n";
+      }
+    }
+  }
+  dir.write("stage0.collectives.jsonl", lines[0]);
+  dir.write("stage1.collectives.jsonl", lines[1]);
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  ASSERT_EQ(logs.problems.count, 0u) << logs.problems.first.at(0);
+  const JobStragglers job = analyseStragglers(logs, nullptr, StragglerOptions{}).jobs.at(0);
+  EXPECT_EQ(job.clockSummary.collectives, 0u);
+  EXPECT_EQ(job.clockSummary.transfers, 40u);
+  ASSERT_EQ(job.clocks.size(), 2u);
+  ASSERT_TRUE(job.clocks[0].bounded && job.clocks[1].bounded);
+  const double offset = job.clocks[1].offsetUs - job.clocks[0].offsetUs;
+  EXPECT_NEAR(offset, 5000.0, 30.001);
+  EXPECT_LE(job.clocks[1].lowUs - job.clocks[0].highUs, 5000.0);
+  EXPECT_GE(job.clocks[1].highUs - job.clocks[0].lowUs, 5000.0);
+  EXPECT_LE(std::max(job.clocks[0].errorUs, job.clocks[1].errorUs), 60.001);
 }
 
 TEST(Stragglers, OnlyPersistentLatenessMakesAnOffender) {
@@ -122,6 +278,28 @@ TEST(Stragglers, ASlowRackIsReportedAsTheRackWithARailMap) {
   EXPECT_EQ(job.racks, 4);
   EXPECT_EQ(describe(job.offenders), (std::vector<std::string>{"rack r002", "tray r000-t01"}));
   EXPECT_EQ(job.offenders[0].ranks, 16);
+}
+
+// Half the job late together (one of its two racks): the on-time reference is the ranks that waited,
+// not the median of all the durations, which would fall between the two racks and name nobody.
+TEST(Stragglers, OneOfTwoRacksLateIsNamed) {
+  syn::JobSpec spec = baseJob(32, 60);
+  spec.ranksPerTray = 4, spec.traysPerRack = 4;  // two racks of 16 ranks
+  spec.injected = {{syn::Injected::Level::Rack, 1, 900, 1.0 / 3}};
+  const Analysed a = analyse(spec, true);
+  const JobStragglers& job = a.report.jobs.at(0);
+  EXPECT_EQ(describe(job.offenders), std::vector<std::string>{"rack r001"});
+  EXPECT_EQ(job.offenders.at(0).collectivesLate, 20u);
+}
+
+// Two trays that make up a rack, late on their own schedules: the rack is late as a whole only when
+// they happen to coincide (every 6th collective), so the trays are named, not the rack.
+TEST(Stragglers, TraysLateApartAreNotTheirRack) {
+  syn::JobSpec spec = baseJob(16, 60);
+  spec.ranksPerTray = 4, spec.traysPerRack = 2;
+  spec.injected = {{syn::Injected::Level::Tray, 0, 1200, 0.5}, {syn::Injected::Level::Tray, 1, 1500, 1.0 / 3}};
+  const Analysed a = analyse(spec, true);
+  EXPECT_EQ(describe(a.report.jobs.at(0).offenders), (std::vector<std::string>{"tray r000-t00", "tray r000-t01"}));
 }
 
 TEST(Stragglers, WithoutARailMapASlowRackShowsAsItsTrays) {

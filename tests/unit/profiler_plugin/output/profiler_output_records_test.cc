@@ -24,12 +24,13 @@ using railtune::profiler::testing::exampleRecords;
 using railtune::profiler::testing::readFile;
 
 const std::string kCollectivesExample = std::string(RAILTUNE_FORMATS_DIR) + "/profile-collectives.example.jsonl";
+constexpr const char* kExampleBootId = "3f2a9c4e-7b1d-4e8a-9c55-0d6b2f8e1a47";
 const std::string kNetExample = std::string(RAILTUNE_FORMATS_DIR) + "/profile-net.example.jsonl";
 
 // The writer's header, the example records, a capture's loss notice, and the writer's own loss.
 std::string collectivesText() {
   std::string text;
-  appendHeaderLine(&text, exampleIdentity(), 1764479990000000000);
+  appendHeaderLine(&text, exampleIdentity(), 1764479990000000000, kExampleBootId);
   text += "\n";
   for (const OperationRecord& r : exampleRecords()) text += renderCollectiveLine(exampleIdentity(), r) + "\n";
   text += renderCollectiveLine(exampleIdentity(), exampleLost()) + "\n";
@@ -63,8 +64,9 @@ TEST(ProfilerOutputRecords, ReaderReadsTheCollectiveExampleBackExactly) {
   EXPECT_FALSE(header.droppedNotice);
   EXPECT_EQ(header.identity.pid, 4121);
   EXPECT_EQ(header.record.start.realtimeNs, 1764479990000000000);
+  EXPECT_EQ(header.bootId, kExampleBootId);
   std::string rendered;
-  appendHeaderLine(&rendered, header.identity, header.record.start.realtimeNs);
+  appendHeaderLine(&rendered, header.identity, header.record.start.realtimeNs, header.bootId);
   EXPECT_EQ(rendered + "\n", readFile(kCollectivesExample).substr(0, rendered.size() + 1));
   const std::vector<ParsedCollective>& all = parsed.records;
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -246,4 +248,25 @@ TEST(ProfilerOutputRecords, TimingSourcesHaveTheirNames) {
 }
 
 }  // namespace
+TEST(ProfilerOutputRecords, HeaderBootIdIsOptionalAndStrict) {
+  std::string line;
+  appendHeaderLine(&line, exampleIdentity(), 1764479990000000000);
+  EXPECT_EQ(line.find("boot_id"), std::string::npos);  // none known: none written
+  CollectiveLineResult parsed = parseCollectiveLine(line, "f", 1);
+  ASSERT_TRUE(parsed.parsed) << parsed.error;
+  EXPECT_EQ(parsed.parsed->bootId, "");
+  line.clear();
+  appendHeaderLine(&line, exampleIdentity(), 1764479990000000000, kExampleBootId);
+  parsed = parseCollectiveLine(line, "f", 1);
+  ASSERT_TRUE(parsed.parsed) << parsed.error;
+  EXPECT_EQ(parsed.parsed->bootId, kExampleBootId);
+  std::string bad = line;
+  bad.replace(bad.find("3f2a9c4e"), 8, "3F2A9C4E");
+  parsed = parseCollectiveLine(bad, "f", 1);
+  EXPECT_FALSE(parsed.parsed);
+  EXPECT_NE(parsed.error.find("f:1:1: field 'boot_id': expected a UUID"), std::string::npos) << parsed.error;
+  EXPECT_TRUE(isBootId(kExampleBootId));
+  EXPECT_FALSE(isBootId("3f2a9c4e7b1d4e8a9c550d6b2f8e1a47"));
+}
+
 }  // namespace railtune::profiler::output
