@@ -33,7 +33,7 @@ struct WorkerSpec {
   bool profile = false;      // load the profiler (NCCL_PROFILER_PLUGIN) and play each collective's events
   int stallSendTo = -1;      // this rank's send to that peer stops posting at stallAt (JobOptions::stallLink)
   Clock::time_point stallAt{};
-  double delayUs = 0;        // sleep before entering each timed collective: the application is late (a straggler)
+  double delayUs = 0;  // sleep before entering each timed collective: the application is late (a straggler)
 };
 
 // Never throws: a failure is the result's `error`, with the plugin's WARN lines beside it.
