@@ -54,6 +54,16 @@ void addCounters(Counters& into, const Counters& from) {
   }
 }
 
+double counterValue(const Counters& c, const std::string& key) {
+  const auto it = c.find(key);
+  return it == c.end() ? 0.0 : it->second;
+}
+
+double counterRatio(const Counters& c, const std::string& hits, const std::string& chances, double whenNone) {
+  const double n = counterValue(c, chances);
+  return n == 0 ? whenNone : counterValue(c, hits) / n;
+}
+
 bool SuiteReport::met() const {
   return std::all_of(targets.begin(), targets.end(), [](const TargetResult& t) { return t.met; });
 }

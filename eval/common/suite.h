@@ -21,6 +21,11 @@ using Counters = std::map<std::string, double>;
 // Adds `from` into `into`: sums, except "max_*" keys, which keep the larger value.
 void addCounters(Counters& into, const Counters& from);
 
+// A counter's sum; 0 when no scenario counted it.
+double counterValue(const Counters& c, const std::string& key);
+// hits / chances, read off the sums; `whenNone` when there was no chance at all.
+double counterRatio(const Counters& c, const std::string& hits, const std::string& chances, double whenNone);
+
 enum class SetSize { Ci, Full };
 
 struct ScenarioSpec {

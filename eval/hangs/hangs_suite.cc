@@ -126,15 +126,6 @@ ScenarioResult runSynthetic(const ScenarioSpec& spec, const RunContext& context)
   return result;
 }
 
-double ratio(const Counters& c, const char* hits, const char* chances) {
-  const double n = c.contains(chances) ? c.at(chances) : 0;
-  return n > 0 ? (c.contains(hits) ? c.at(hits) : 0) / n : 0;
-}
-
-double value(const Counters& c, const char* key) {
-  return c.contains(key) ? c.at(key) : 0;
-}
-
 class HangsSuite final : public Suite {
  public:
   std::string name() const override { return "hangs"; }
@@ -170,12 +161,15 @@ class HangsSuite final : public Suite {
   std::vector<Target> targets() const override {
     return {
         Target{"root cause named first (hangs)",
-               [](const Counters& c) { return ratio(c, "root_cause_first", "hang_scenarios"); }, 0.98, true, "%"},
-        Target{"hangs reported in non-hang scenarios", [](const Counters& c) { return value(c, "false_hangs"); }, 0,
-               false, ""},
+               [](const Counters& c) { return counterRatio(c, "root_cause_first", "hang_scenarios", 0.0); }, 0.98, true,
+               "%"},
+        Target{"hangs reported in non-hang scenarios", [](const Counters& c) { return counterValue(c, "false_hangs"); },
+               0, false, ""},
         Target{"cut or shuffled logs not reported",
-               [](const Counters& c) { return value(c, "bad_input_unreported") + value(c, "bad_input_errors"); }, 0,
-               false, ""},
+               [](const Counters& c) {
+                 return counterValue(c, "bad_input_unreported") + counterValue(c, "bad_input_errors");
+               },
+               0, false, ""},
     };
   }
 };

@@ -332,32 +332,22 @@ ScenarioResult ImportSuite::run(const ScenarioSpec& spec, const RunContext& cont
   return result;
 }
 
-double ratio(const Counters& c, const char* part, const char* whole) {
-  const auto p = c.find(part), w = c.find(whole);
-  if (w == c.end() || w->second == 0) return 1.0;
-  return (p == c.end() ? 0.0 : p->second) / w->second;
-}
-
-double value(const Counters& c, const char* key) {
-  const auto it = c.find(key);
-  return it == c.end() ? 0.0 : it->second;
-}
-
 std::vector<Target> ImportSuite::targets() const {
   return {
-      {"Channel lines with every stated fact", [](const Counters& c) { return ratio(c, "complete", "channel_lines"); },
-       0.99, true, "%"},
-      {"records with a false fact", [](const Counters& c) { return value(c, "false_facts"); }, 0, false, ""},
-      {"records of no line, or a line twice", [](const Counters& c) { return value(c, "extra_records"); }, 0, false,
-       ""},
+      {"Channel lines with every stated fact",
+       [](const Counters& c) { return counterRatio(c, "complete", "channel_lines", 1.0); }, 0.99, true, "%"},
+      {"records with a false fact", [](const Counters& c) { return counterValue(c, "false_facts"); }, 0, false, ""},
+      {"records of no line, or a line twice", [](const Counters& c) { return counterValue(c, "extra_records"); }, 0,
+       false, ""},
       {"spliced and cut lines named FILE:LINE",
-       [](const Counters& c) { return ratio(c, "damaged_named", "damaged_lines"); }, 1.0, true, "%"},
-      {"phantom hosts", [](const Counters& c) { return value(c, "phantom_hosts"); }, 0, false, ""},
-      {"file names taken twice or hidden", [](const Counters& c) { return value(c, "bad_file_names"); }, 0, false, ""},
-      {"connection counts unlike check's", [](const Counters& c) { return value(c, "count_mismatches"); }, 0, false,
-       ""},
+       [](const Counters& c) { return counterRatio(c, "damaged_named", "damaged_lines", 1.0); }, 1.0, true, "%"},
+      {"phantom hosts", [](const Counters& c) { return counterValue(c, "phantom_hosts"); }, 0, false, ""},
+      {"file names taken twice or hidden", [](const Counters& c) { return counterValue(c, "bad_file_names"); }, 0,
+       false, ""},
+      {"connection counts unlike check's", [](const Counters& c) { return counterValue(c, "count_mismatches"); }, 0,
+       false, ""},
       {"bad input: crashes and unsaid losses",
-       [](const Counters& c) { return value(c, "crashes") + value(c, "unsaid_losses"); }, 0, false, ""},
+       [](const Counters& c) { return counterValue(c, "crashes") + counterValue(c, "unsaid_losses"); }, 0, false, ""},
   };
 }
 

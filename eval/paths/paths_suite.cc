@@ -27,17 +27,6 @@ bool isMangle(const std::string& kind) {
   return std::find(m.begin(), m.end(), kind) != m.end();
 }
 
-double ratio(const Counters& c, const char* hits, const char* chances) {
-  const auto h = c.find(hits), n = c.find(chances);
-  const double total = n == c.end() ? 0 : n->second;
-  return total == 0 ? 1.0 : (h == c.end() ? 0 : h->second) / total;
-}
-
-double value(const Counters& c, const char* key) {
-  const auto it = c.find(key);
-  return it == c.end() ? 0 : it->second;
-}
-
 class PathsSuite : public Suite {
  public:
   std::string name() const override { return "paths"; }
@@ -64,14 +53,17 @@ class PathsSuite : public Suite {
   std::vector<Target> targets() const override {
     return {
         {"injected violations found",
-         [](const Counters& c) { return ratio(c, "found_violations", "injected_violations"); }, 1.0, true, "%"},
-        {"false violations", [](const Counters& c) { return value(c, "false_violations"); }, 0, false, ""},
+         [](const Counters& c) { return counterRatio(c, "found_violations", "injected_violations", 1.0); }, 1.0, true,
+         "%"},
+        {"false violations", [](const Counters& c) { return counterValue(c, "false_violations"); }, 0, false, ""},
         {"counts differing from the truth or between check and render",
-         [](const Counters& c) { return value(c, "count_mismatches"); }, 0, false, ""},
-        {"damaged lines named", [](const Counters& c) { return ratio(c, "damaged_lines_named", "damaged_lines"); }, 1.0,
-         true, "%"},
+         [](const Counters& c) { return counterValue(c, "count_mismatches"); }, 0, false, ""},
+        {"damaged lines named",
+         [](const Counters& c) { return counterRatio(c, "damaged_lines_named", "damaged_lines", 1.0); }, 1.0, true,
+         "%"},
         {"rails unknown said",
-         [](const Counters& c) { return ratio(c, "rails_unknown_said", "rails_unknown_scenarios"); }, 1.0, true, "%"},
+         [](const Counters& c) { return counterRatio(c, "rails_unknown_said", "rails_unknown_scenarios", 1.0); }, 1.0,
+         true, "%"},
     };
   }
 };

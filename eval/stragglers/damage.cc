@@ -1,23 +1,14 @@
 // See damage.h.
 #include "eval/stragglers/damage.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
+#include <string>
 #include <vector>
 
 #include "analysis/synth/random.h"
-
-extern char** environ;
 
 namespace railtune::eval::stragglers {
 namespace {
@@ -91,40 +82,6 @@ Damage damageLogs(const std::string& dir, uint64_t seed) {
     std::ofstream(files[f], std::ios::binary | std::ios::trunc) << text;
   }
   return damage;
-}
-
-CommandResult runCommand(const std::vector<std::string>& argv, const std::string& scratch, int timeoutSeconds) {
-  CommandResult result;
-  const std::string outPath = scratch + "/command.out", errPath = scratch + "/command.err";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) {
-    result.err = "cannot start " + argv[0];
-    return result;
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
-  int status = 0;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      result.timedOut = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (!result.timedOut && WIFEXITED(status)) result.exitCode = WEXITSTATUS(status);
-  if (!result.timedOut && WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  result.out = readAll(outPath), result.err = readAll(errPath);
-  return result;
 }
 
 }  // namespace railtune::eval::stragglers

@@ -1,13 +1,12 @@
 // The bad-input check of the stragglers suite: a synthetic job's logs damaged as a crashed writer, a
 // full disk or a careless copy leaves them (files cut in the middle of a line, lines shuffled, a line
 // of something else), then `railtune profile stragglers` run on them as a user would, with a time
-// limit. It must finish (no crash, no hang), say how many lines it could not read (exactly those
-// damaged), and still analyse the rest.
+// limit (eval/common/command.h). It must finish (no crash, no hang), say how many lines it could not read (exactly
+// those damaged), and still analyse the rest.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace railtune::eval::stragglers {
 
@@ -18,15 +17,5 @@ struct Damage {
 
 // Damages the *.collectives.jsonl files under `dir`, choices from the seed.
 Damage damageLogs(const std::string& dir, uint64_t seed);
-
-struct CommandResult {
-  int exitCode = -1;  // -1: killed by a signal or not started
-  int signal = 0;
-  bool timedOut = false;
-  std::string out, err;
-};
-
-// Runs `argv` with stdout and stderr to files in `scratch`; kills it after `timeoutSeconds`.
-CommandResult runCommand(const std::vector<std::string>& argv, const std::string& scratch, int timeoutSeconds);
 
 }  // namespace railtune::eval::stragglers

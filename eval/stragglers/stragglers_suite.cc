@@ -11,6 +11,7 @@
 #include "analysis/profile/stragglers.h"
 #include "analysis/synth/truth.h"
 #include "analysis/synth/write_files.h"
+#include "eval/common/command.h"
 #include "eval/stragglers/damage.h"
 #include "eval/stragglers/plan.h"
 #include "eval/stragglers/score.h"
@@ -27,23 +28,13 @@ using stragglers::Plan;
 constexpr double kClockTargetUs = 100.0;
 constexpr int kCommandTimeoutSeconds = 120;
 
-double ratio(const Counters& c, const char* hits, const char* of, double whenNone) {
-  const double n = c.contains(of) ? c.at(of) : 0;
-  return n == 0 ? whenNone : (c.contains(hits) ? c.at(hits) : 0) / n;
-}
-
-double value(const Counters& c, const char* key) {
-  return c.contains(key) ? c.at(key) : 0;
-}
-
 // The damaged logs through the CLI: it must finish, count exactly the damaged lines, and analyse the rest.
 void runDamaged(const ScenarioSpec& spec, const RunContext& context, ScenarioResult* result) {
   const stragglers::Damage damage = stragglers::damageLogs(context.scratchDir + "/logs", spec.seed);
   const std::string railMap = context.scratchDir + "/rail_map.json";
-  const stragglers::CommandResult run =
-      stragglers::runCommand({context.binDir + "/railtune", "profile", "stragglers", context.scratchDir + "/logs",
-                              "--rail-map", railMap, "--json"},
-                             context.scratchDir, kCommandTimeoutSeconds);
+  const CommandRun run = runCli({context.binDir + "/railtune", "profile", "stragglers", context.scratchDir + "/logs",
+                                 "--rail-map", railMap, "--json"},
+                                context.scratchDir, "command", kCommandTimeoutSeconds);
   result->counters["damaged_runs"] = 1;
   result->counters["damaged_bad_lines"] = damage.badLines();
   std::string why;
@@ -116,17 +107,17 @@ class StragglersSuite : public Suite {
   std::vector<Target> targets() const override {
     return {
         {"offenders named that were injected (precision)",
-         [](const Counters& c) { return ratio(c, "offenders_hit", "offenders_named", 1.0); }, 0.95, true, "%"},
+         [](const Counters& c) { return counterRatio(c, "offenders_hit", "offenders_named", 1.0); }, 0.95, true, "%"},
         {"injected offenders named at their level (recall)",
-         [](const Counters& c) { return ratio(c, "offenders_hit", "offenders_true", 1.0); }, 0.95, true, "%"},
-        {"worst host clock offset error", [](const Counters& c) { return value(c, "max_clock_error_us"); },
+         [](const Counters& c) { return counterRatio(c, "offenders_hit", "offenders_true", 1.0); }, 0.95, true, "%"},
+        {"worst host clock offset error", [](const Counters& c) { return counterValue(c, "max_clock_error_us"); },
          kClockTargetUs, false, "us"},
-        {"hosts of one machine: offset difference", [](const Counters& c) { return value(c, "max_same_machine_us"); },
-         0.0, false, "us"},
+        {"hosts of one machine: offset difference",
+         [](const Counters& c) { return counterValue(c, "max_same_machine_us"); }, 0.0, false, "us"},
         {"hosts whose truth is within their error bar",
-         [](const Counters& c) { return ratio(c, "clocks_within_bars", "clock_hosts", 1.0); }, 0.99, true, "%"},
+         [](const Counters& c) { return counterRatio(c, "clocks_within_bars", "clock_hosts", 1.0); }, 0.99, true, "%"},
         {"damaged logs read to the end, every damaged line counted",
-         [](const Counters& c) { return ratio(c, "damaged_handled", "damaged_runs", 1.0); }, 1.0, true, "%"},
+         [](const Counters& c) { return counterRatio(c, "damaged_handled", "damaged_runs", 1.0); }, 1.0, true, "%"},
     };
   }
 };
