@@ -9,45 +9,17 @@
 #include <memory>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "analysis/profile/clocks.h"
 #include "analysis/profile/collectives.h"
 #include "analysis/synth/collective_records.h"
 #include "analysis/synth/synth_job.h"
+#include "eval/stragglers/plan.h"
 #include "formats/rail_map.h"
-#include "formats/schemas.h"
 
 namespace {
 
 namespace pa = railtune::analysis::profile;
 namespace sy = railtune::analysis::synth;
-
-std::string railMap(int trays) {
-  nlohmann::json hosts = nlohmann::json::array();
-  for (int t = 0; t < trays; ++t) {
-    nlohmann::json gpus = nlohmann::json::array();
-    for (int g = 0; g < 4; ++g)
-      gpus.push_back({{"index", g},
-                      {"bus_id", "0000:1" + std::to_string(g) + ":00.0"},
-                      {"nics",
-                       {{{"hca", "mlx5_" + std::to_string(g)},
-                         {"netdev", ""},
-                         {"bus_id", "0000:1" + std::to_string(g) + ":00.0"},
-                         {"port", 1},
-                         {"rail", g},
-                         {"plane", -1},
-                         {"speed_mbps", 800000}}}}});
-    hosts.push_back(
-        {{"name", "tray" + std::to_string(t)}, {"domain", "rack" + std::to_string(t / 18)}, {"gpus", gpus}});
-  }
-  return nlohmann::json{{"schema", railtune::formats::kRailMapSchema},
-                        {"cluster", "bench"},
-                        {"rails", 4},
-                        {"planes", 1},
-                        {"hosts", hosts}}
-      .dump();
-}
 
 struct Job {
   pa::ProfileLogs logs;
@@ -61,7 +33,8 @@ std::unique_ptr<Job> makeJob(int ranks) {
   o.ranks = ranks, o.collectives = 1000, o.seed = 7, o.pathLog = false, o.crossRail = 0;
   o.spread.maxDriftPpm = 20;
   o.offenders = {3, 1, ranks >= 144 ? 1 : 0};  // a slow rack needs another on time
-  const auto synth = sy::makeSynthJob(o, railtune::formats::parseRailMap(railMap((ranks + 3) / 4), "bench"));
+  const auto synth = sy::makeSynthJob(
+      o, railtune::formats::parseRailMap(railtune::eval::stragglers::railMapJson((ranks + 3) / 4, 18), "bench"));
   auto job = std::make_unique<Job>();
   pa::ProfileLogs& logs = job->logs;
   logs.jobs = {o.job.empty() ? "bench" : o.job};

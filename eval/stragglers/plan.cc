@@ -53,6 +53,18 @@ uint64_t pick(uint64_t seed, uint64_t what, int64_t low, int64_t high) {
   return static_cast<uint64_t>(sy::randomBetween(seed, sy::Stream::Identity, low, high, 1000 + what));
 }
 
+// 1..most for a level the kind injects; at least one offender over all levels unless the kind has none.
+sy::OffenderCounts offenderCounts(const KindShape& shape, uint64_t seed, int racks, int trays) {
+  sy::OffenderCounts c;
+  const sy::OffenderCounts& most = shape.offenders;
+  if (most.stragglers > 0) c.stragglers = static_cast<int>(pick(seed, 1, 1, most.stragglers));
+  if (most.slowTrays > 0) c.slowTrays = static_cast<int>(pick(seed, 2, 1, std::min(most.slowTrays, trays / 4 + 1)));
+  if (most.slowRacks > 0 && racks >= 2) c.slowRacks = 1;
+  return c;
+}
+
+}  // namespace
+
 std::string railMapJson(int trays, int traysPerRack) {
   nlohmann::json hosts = nlohmann::json::array();
   for (int t = 0; t < trays; ++t) {
@@ -83,18 +95,6 @@ std::string railMapJson(int trays, int traysPerRack) {
                         {"hosts", hosts}}
       .dump();
 }
-
-// 1..most for a level the kind injects; at least one offender over all levels unless the kind has none.
-sy::OffenderCounts offenderCounts(const KindShape& shape, uint64_t seed, int racks, int trays) {
-  sy::OffenderCounts c;
-  const sy::OffenderCounts& most = shape.offenders;
-  if (most.stragglers > 0) c.stragglers = static_cast<int>(pick(seed, 1, 1, most.stragglers));
-  if (most.slowTrays > 0) c.slowTrays = static_cast<int>(pick(seed, 2, 1, std::min(most.slowTrays, trays / 4 + 1)));
-  if (most.slowRacks > 0 && racks >= 2) c.slowRacks = 1;
-  return c;
-}
-
-}  // namespace
 
 const std::vector<std::string>& kinds() {
   static const std::vector<std::string> names = [] {

@@ -31,6 +31,10 @@ inline constexpr uint64_t kCiSeeds = 12;
 // Throws std::invalid_argument for an unknown kind.
 Plan makePlan(const ScenarioSpec& spec);
 
+// The rail map of `trays` GB300 trays (4 GPUs, GPU g on rail g through mlx5_g), `traysPerRack` to an NVLink
+// domain, as railtune.rail_map.v1 text: what every plan is placed on (and bench_profile_clocks too).
+std::string railMapJson(int trays, int traysPerRack);
+
 // The scenarios of a set: per kind kCiSeeds fixed seeds (CI); the full set adds 40 more per kind.
 std::vector<ScenarioSpec> scenarioList(SetSize set);
 
