@@ -134,10 +134,12 @@ std::unique_ptr<Engine> makeEngine(const EngineOptions& engineOptions, const Log
   options.profiler = engineOptions.profiler;
   if (verbs) {
     options.ib = verbsSetup(listOptions, devices, options.railMap.get(), options.railMapHost, log);
+    // Named in the reason: with rdma-core installed and no RDMA device, the library loads and then cannot list.
+    const std::string library = options.ib->verbs.library;
     try {
       return std::make_unique<PluginEngine>(std::move(devices), std::move(options), log);
     } catch (const std::runtime_error& e) {
-      throw StepAside(std::string("the verbs transport cannot use its devices: ") + e.what());
+      throw StepAside("the verbs transport cannot use its devices through " + library + ": " + e.what());
     }
   }
   std::string names;
