@@ -15,6 +15,11 @@ packages=(
   python3 python3-jsonschema binutils iptables
   libsimdjson-dev chromium time
   help2man dpkg-dev
+  # For the tests only, never a plugin dependency (the .so opens libibverbs with dlopen and links nothing
+  # of rdma-core): <infiniband/verbs.h> to check verbs_abi.h against, and a real libibverbs (with its
+  # providers) that the IB tests must live beside, as in every training image. .ci/run's last stage
+  # removes it again to run the IB suites without it.
+  libibverbs-dev
 )
 if [ "${1:-}" = arm64 ]; then
   # Header-only libraries (CLI11, nlohmann-json) are shared by both architectures.
