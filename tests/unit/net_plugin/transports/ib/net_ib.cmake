@@ -44,7 +44,7 @@ if(RAILTUNE_HAVE_RDMA_CORE_VERBS)
   gtest_discover_tests(net_ib_rdma_core_abi_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30
                        PROPERTIES LABELS verbs)
 else()
-  set(_why "rdma-core's <infiniband/verbs.h> not found (Debian: libibverbs-dev)")
+  set(_why "<infiniband/verbs.h> of rdma-core not found (Debian: libibverbs-dev)")
   message(STATUS "unit.NetIbRdmaCoreAbi skipped: ${_why}; verbs_abi.h is not checked against rdma-core")
   add_test(NAME unit.NetIbRdmaCoreAbi.SkippedWithoutRdmaCore
            COMMAND sh -c "echo 'skipped: ${_why}: verbs_abi.h is not checked against rdma-core'; exit 77")
