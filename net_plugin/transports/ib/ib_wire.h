@@ -66,6 +66,8 @@ struct FifoElement {
 void encodeFifoElement(const FifoElement& element, std::byte* out);  // writes kFifoElementBytes
 // nullopt while the element is not (yet) whole: its check word does not match its fields.
 std::optional<FifoElement> decodeFifoElement(const std::byte* in);
+// The same, for the element of one round: nullopt at once (one load) while its index is not expectedIdx.
+std::optional<FifoElement> decodeFifoElement(const std::byte* in, uint64_t expectedIdx);
 
 // The size records a sender RDMA-writes for a grouped receive (n > 1), one int32 per buffer, before its last
 // write-with-immediate on the first QP; the receiver reads them after that completion.

@@ -93,5 +93,59 @@ TEST(NetIbWire, FifoElementIsAcceptedOnlyWhole) {
   }
 }
 
+TEST(NetIbWire, FifoElementIsLittleEndianAtItsOffsets) {
+  alignas(64) std::byte slot[kFifoElementBytes] = {};
+  FifoElement e;
+  e.addr = 0x0102030405060708;
+  e.size = 0x1112131415161718;
+  e.rkey = 0x21222324;
+  e.tag = 0x31323334;
+  e.nreqs = 0x41424344;
+  e.idx = 0x5152535455565758;
+  encodeFifoElement(e, slot);
+  const auto byteAt = [&](size_t at) { return static_cast<unsigned>(slot[at]); };
+  EXPECT_EQ(byteAt(0), 0x08u);  // addr, lowest byte first
+  EXPECT_EQ(byteAt(7), 0x01u);
+  EXPECT_EQ(byteAt(8), 0x18u);   // size
+  EXPECT_EQ(byteAt(16), 0x24u);  // rkey
+  EXPECT_EQ(byteAt(19), 0x21u);
+  EXPECT_EQ(byteAt(20), 0x34u);  // tag
+  EXPECT_EQ(byteAt(24), 0x44u);  // nreqs; 28..31 the check word
+  EXPECT_EQ(byteAt(32), 0x58u);  // idx
+  EXPECT_EQ(byteAt(39), 0x51u);
+  const std::optional<FifoElement> back = decodeFifoElement(slot);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->addr, e.addr);
+  EXPECT_EQ(back->size, e.size);
+  EXPECT_EQ(back->rkey, e.rkey);
+  EXPECT_EQ(back->tag, e.tag);
+  EXPECT_EQ(back->nreqs, e.nreqs);
+  EXPECT_EQ(back->idx, e.idx);
+}
+
+TEST(NetIbWire, FifoElementOfOneRoundIsReadOnlyWithItsIndex) {
+  alignas(64) std::byte slot[kFifoElementBytes] = {};
+  EXPECT_FALSE(decodeFifoElement(slot, 0));  // never written: the index matches, the check does not
+  FifoElement e;
+  e.addr = 0x7f00deadbee0;
+  e.size = 4096;
+  e.rkey = 0xabcd;
+  e.tag = 3;
+  e.nreqs = 1;
+  e.idx = 257;
+  encodeFifoElement(e, slot);
+  const std::optional<FifoElement> back = decodeFifoElement(slot, 257);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->addr, e.addr);
+  EXPECT_EQ(back->rkey, e.rkey);
+  EXPECT_EQ(back->idx, 257u);
+  EXPECT_FALSE(decodeFifoElement(slot, 1));    // the previous round's element in this slot
+  EXPECT_FALSE(decodeFifoElement(slot, 513));  // the next round's, not yet written
+  alignas(64) std::byte torn[kFifoElementBytes];
+  std::memcpy(torn, slot, sizeof torn);
+  torn[8] = static_cast<std::byte>(static_cast<unsigned>(torn[8]) ^ 0x01);  // its index, but a field half-placed
+  EXPECT_FALSE(decodeFifoElement(torn, 257));
+}
+
 }  // namespace
 }  // namespace railtune::net::ib
