@@ -82,10 +82,6 @@ ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vecto
   o.connection.policy = qp::chooseQpPolicy(fabricShape(devices, railMap, railMapHost, log), processEnv);
   const qp::QpPolicy& policy = o.connection.policy;
   for (const std::string& warning : policy.warnings) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", warning.c_str());
-  if (policy.qpsPerConnection > ib::kMaxQps) {
-    RT_WARN(log, NCCL_INIT | NCCL_ENV, "%d QPs per connection asked for; the verbs transport uses at most %d",
-            policy.qpsPerConnection, ib::kMaxQps);
-  }
   for (const qp::Decision& d : policy.why) {
     RT_INFO(log, NCCL_INIT | NCCL_NET, "QP policy: %s=%s (%s)", d.variable.c_str(), d.value.c_str(), d.source.c_str());
   }
@@ -105,7 +101,7 @@ ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vecto
     }
   };
   RT_INFO(log, NCCL_INIT | NCCL_NET, "verbs transport: %s loaded, %d QPs per connection%s", setup.verbs.library.c_str(),
-          std::min(policy.qpsPerConnection, ib::kMaxQps), o.peerMemory ? ", GPU memory through peer memory" : "");
+          policy.qpsPerConnection, o.peerMemory ? ", GPU memory through peer memory" : "");
   return setup;
 }
 
