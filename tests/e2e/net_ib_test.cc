@@ -22,100 +22,16 @@
 #include "nccl/profiler_common.h"
 #include "tests/e2e/net_fault_workload.h"
 #include "tests/e2e/net_ib_harness.h"
+#include "tests/e2e/net_ib_workload.h"
 #include "tests/support/file_text.h"
 
 namespace railtune::testing::netfault {
 namespace {
 
-constexpr int kReceives = 120;
-constexpr size_t kReceivesInFlight = NCCL_NET_MAX_REQUESTS;
-constexpr size_t kSendsInFlight = 2 * NCCL_NET_MAX_REQUESTS;
-constexpr Millis kTransferLimit(20000);
-
-int maxRecvsOf(emu::NetDriver& net) {
-  ncclNetProperties_v12_t props{};
-  return net.getProperties(0, &props) == ncclSuccess ? props.maxRecvs : -1;
-}
-
-// The sender, on host 1: same plan from the same seed, sends everything, closes when told.
-int simulatedSender(const SimFabric& fabric, int version, uint32_t seed, Control& control) {
-  fabric.becomeHost(1);
-  NetEndpoint endpoint(version);
-  if (!endpoint.bound() || endpoint.init() != ncclSuccess) return 2;
-  Handle handle{};
-  control.receive(handle.data(), handle.size(), kStepLimit, "listen handle");
-  void* sendComm = nullptr;
-  if (connectTo(endpoint.net(), 0, handle, &sendComm, kStepLimit) != ncclSuccess || sendComm == nullptr) return 3;
-  const Plan plan = makePlan(seed, kReceives, maxRecvsOf(endpoint.net()));
-  control.sendText(runSender(endpoint.net(), sendComm, plan, kSendsInFlight, kTransferLimit));
-  control.receiveWord(kTransferLimit, "the receiver's go-ahead to close");
-  if (endpoint.net().closeSend(sendComm) != ncclSuccess) return 4;
-  return endpoint.finalize() == ncclSuccess ? 0 : 5;
-}
-
-// The path log records of every file under `dir`.
-std::vector<formats::path_log::ParsedRecord> pathRecords(const std::string& dir) {
-  std::vector<formats::path_log::ParsedRecord> records;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string text = railtune::testing::readFile(entry.path());
-    formats::path_log::ParseAllResult parsed = formats::path_log::parseRecords(text, entry.path().string());
-    EXPECT_EQ(parsed.error, "");
-    for (auto& r : parsed.records) records.push_back(std::move(r));
-  }
-  return records;
-}
-
-// The workload between host 0 (this process, receiving) and host 1 (a forked sender). With `pathLogs`, both
-// processes write their path log there.
-void runWorkload(ScopedEnv& env, const SimFabricSetup& setup, int version, const std::string& pathLogs = "") {
-  SimFabric fabric(env, setup);
-  if (!pathLogs.empty()) env.set("RAILTUNE_PATH_LOG_DIR", pathLogs);
-  const uint32_t seed = 0x1b000000u + static_cast<uint32_t>(version);
-  Watchdog watchdog(50, "NetIbTest: workload between two simulated hosts");
-  PeerProcess peer([&](Control& control) { return simulatedSender(fabric, version, seed, control); }, 45);
-
-  NetEndpoint endpoint(version);
-  ASSERT_TRUE(endpoint.bound()) << "ncclNetPlugin_v" << version << " not bound";
-  std::string lines;
-  const ncclResult_t init = endpoint.init();
-  takeWarnings(&lines);
-  ASSERT_EQ(init, ncclSuccess) << "init did not take the verbs transport:\n" << lines;
-  int ndev = 0;
-  ASSERT_EQ(endpoint.net().devices(&ndev), ncclSuccess);
-  ASSERT_GE(ndev, 1);
-  ncclNetProperties_v12_t props{};
-  ASSERT_EQ(endpoint.net().getProperties(0, &props), ncclSuccess);
-  EXPECT_STREQ(props.name, "mlx5_0");
-  EXPECT_EQ(props.maxRecvs, 8);
-  if (version >= 8) {
-    EXPECT_EQ(props.regIsGlobal, 1);  // v6 and v7 properties have no such field
-  }
-  EXPECT_EQ((props.ptrSupport & NCCL_PTR_CUDA) != 0, setup.peerMemory);
-
-  Handle handle{};
-  void* listenComm = nullptr;
-  ASSERT_EQ(endpoint.net().listen(0, handle.data(), &listenComm), ncclSuccess);
-  peer.control().send(handle.data(), handle.size());
-  void* recvComm = nullptr;
-  ASSERT_EQ(acceptFrom(endpoint.net(), listenComm, &recvComm, kStepLimit), ncclSuccess);
-  ASSERT_NE(recvComm, nullptr) << "the peer's connection never arrived";
-
-  const Plan plan = makePlan(seed, kReceives, maxRecvsOf(endpoint.net()));
-  EXPECT_EQ(runReceiver(endpoint.net(), recvComm, plan, kReceivesInFlight, kTransferLimit), "");
-  EXPECT_EQ(peer.control().receiveText(kTransferLimit, "the sender's report"), "");
-  peer.control().sendWord(1);
-  EXPECT_EQ(peer.wait(kStepLimit), std::optional<int>(0)) << "the sending peer failed";
-  EXPECT_EQ(endpoint.net().closeRecv(recvComm), ncclSuccess);
-  EXPECT_EQ(endpoint.net().closeListen(listenComm), ncclSuccess);
-  EXPECT_EQ(endpoint.finalize(), ncclSuccess);
-  EXPECT_TRUE(takeWarnings(&lines).empty()) << lines;
-  EXPECT_NE(lines.find("verbs transport"), std::string::npos) << lines;
-}
-
 class NetIbVersionTest : public NetFaultTest, public ::testing::WithParamInterface<int> {};
 
 TEST_P(NetIbVersionTest, CarriesANcclLikeWorkloadBetweenTwoSimulatedHosts) {
-  runWorkload(env, SimFabricSetup{}, GetParam());
+  runIbWorkload(env, SimFabricSetup{}, GetParam(), randomPlan(0x1b000000u + static_cast<uint32_t>(GetParam())));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryVersion, NetIbVersionTest, ::testing::Range(6, 13),
@@ -127,13 +43,14 @@ TEST_F(NetIbTest, SplitsDataOverFourQpsAndRotatesThem) {
   SimFabricSetup setup;
   setup.qps = 4;
   setup.split = true;
-  runWorkload(env, setup, kVersion);
+  runIbWorkload(env, setup, kVersion, randomPlan(0x1b00000cu));
 }
 
 TEST_F(NetIbTest, RotatesMessagesOverFourQpsWithoutSplitting) {
   SimFabricSetup setup;
   setup.qps = 4;
-  runWorkload(env, setup, kVersion);
+  setup.split = false;
+  runIbWorkload(env, setup, kVersion, randomPlan(0x1b00000cu));
 }
 
 TEST_F(NetIbTest, WritesEachConnectionsHcaGidAndQpsToThePathLog) {
@@ -142,7 +59,7 @@ TEST_F(NetIbTest, WritesEachConnectionsHcaGidAndQpsToThePathLog) {
   SimFabricSetup setup;
   setup.qps = 4;
   setup.split = true;
-  runWorkload(env, setup, kVersion, logs);
+  runIbWorkload(env, setup, kVersion, randomPlan(0x1b00000cu), logs);
   const std::vector<formats::path_log::ParsedRecord> records = pathRecords(logs);
   std::filesystem::remove_all(logs);
   std::vector<const formats::path_log::PathRecord*> connects;
@@ -182,13 +99,13 @@ TEST_F(NetIbTest, WritesEachConnectionsHcaGidAndQpsToThePathLog) {
 TEST_F(NetIbTest, CarriesTheWorkloadOverRoce) {
   SimFabricSetup setup;
   setup.fabric = "dgx-h100-roce";
-  runWorkload(env, setup, kVersion);
+  runIbWorkload(env, setup, kVersion, randomPlan(0x1b00000cu));
 }
 
 TEST_F(NetIbTest, CarriesTheWorkloadOnATwoPlaneFabric) {
   SimFabricSetup setup;
   setup.fabric = "gb300-2plane";
-  runWorkload(env, setup, kVersion);
+  runIbWorkload(env, setup, kVersion, randomPlan(0x1b00000cu));
 }
 
 TEST_F(NetIbTest, SurvivesBytesPlacedInShuffledPieces) {
@@ -196,13 +113,13 @@ TEST_F(NetIbTest, SurvivesBytesPlacedInShuffledPieces) {
   setup.adversarial = true;
   setup.qps = 2;
   setup.split = true;
-  runWorkload(env, setup, kVersion);
+  runIbWorkload(env, setup, kVersion, randomPlan(0x1b00000cu));
 }
 
 TEST_F(NetIbTest, FlushesWithAnRdmaReadWhenGpuMemoryIsReachable) {
   SimFabricSetup setup;
   setup.peerMemory = true;
-  runWorkload(env, setup, kVersion);
+  runIbWorkload(env, setup, kVersion, randomPlan(0x1b00000cu));
 }
 
 // The peer, on host 1, connects and then dies (SIGKILL) or waits. `protocol`: an NCCL_PROTO of its own, which
@@ -552,6 +469,8 @@ TEST_F(NetIbTest, TheRailMapsNetworkFactsChooseTheQps) {
         {"\"network\": {\"link_layer\": \"Ethernet\", \"adaptive_routing\": true}, ", 1}}) {
     SimFabricSetup setup;
     setup.fabric = "dgx-h100-roce";
+    // Cleared: the rail map's facts decide the QP count only where the user set none.
+    setup.env = {{"NCCL_IB_QPS_PER_CONNECTION", std::nullopt}, {"RAILTUNE_NET_QPS", std::nullopt}};
     SimFabric fabric(env, setup);
     const std::string map = fabric.dir() + "/rail-map.json";
     std::ofstream(map) << roceRailMap(network);

@@ -43,7 +43,13 @@ struct IbPort {
   int speedMbps = 0;
   GidChoice gid;
   bool adaptiveRouting = false;  // NCCL: on for IB, off for RoCE; NCCL_IB_ADAPTIVE_ROUTING overrides
-  FatalState fatal;              // port down, device fatal
+  FatalState fatal;              // IBV_EVENT_DEVICE_FATAL: the device is gone for good
+  // The link as the async events report it: PORT_ERR sets `down`, PORT_ACTIVE clears it. Not fatal, as in NCCL
+  // (common.cc:168-178@v2.30.7): connections on the port go on, their QPs retrying, until a completion fails.
+  std::atomic<bool> down{false};
+  std::atomic<uint64_t> downSinceMs{0};  // monotonic ms of the last PORT_ERR; 0: never
+  std::atomic<uint32_t> downEvents{0};   // PORT_ERR events seen
+  std::string linkNote() const;          // " (the port is down since IBV_EVENT_PORT_ERR 1200 ms ago)", or ""
   std::unique_ptr<MrCache> mrCache;
   const char* linkLayerName() const { return attr.linkLayer == kIbvLinkLayerEthernet ? "RoCE" : "InfiniBand"; }
   std::string where() const { return name + " port " + std::to_string(port); }
@@ -64,7 +70,11 @@ struct PortOpenOptions {
 // in libibverbs' list, not ACTIVE, unknown link layer, a verbs call failing): the plugin then steps aside.
 std::vector<std::unique_ptr<IbPort>> openPorts(const VerbsTable& verbs, const std::vector<WantedPort>& wanted,
                                                const PortOpenOptions& options);
-// Deregisters, deallocates and closes what openPorts opened.
-void closePorts(const VerbsTable& verbs, std::vector<std::unique_ptr<IbPort>>& ports);
+// Deregisters, deallocates and closes what openPorts opened. Returns the calls that failed ("mlx5_0 port 1:
+// ibv_dealloc_pd: Device or resource busy; "), "" when none: the caller logs them once.
+// Monotonic milliseconds (the port's link state is stamped with them).
+uint64_t steadyMs();
+
+std::string closePorts(const VerbsTable& verbs, std::vector<std::unique_ptr<IbPort>>& ports);
 
 }  // namespace railtune::net::ib

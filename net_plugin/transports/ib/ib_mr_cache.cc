@@ -54,15 +54,16 @@ IbvMr* MrCache::acquire(void* data, size_t size, int dmabufFd, uint64_t offset) 
   return mr;
 }
 
-void MrCache::release(IbvMr* mr) {
+int MrCache::release(IbvMr* mr) {
   std::lock_guard lock(mutex_);
   for (auto it = cached_.begin(); it != cached_.end(); ++it) {
     if (it->mr != mr) continue;
+    int rc = 0;
     if (--it->refs == 0) {
-      verbs_.deregMr(it->mr);
-      cached_.erase(it);
+      rc = verbs_.deregMr(it->mr);
+      cached_.erase(it);  // a registration the library would not release is not handed out again
     }
-    return;
+    return rc;
   }
   throw std::invalid_argument("not a memory registration of this port");
 }
@@ -72,10 +73,15 @@ size_t MrCache::entries() const {
   return cached_.size();
 }
 
-void MrCache::clear() {
+std::string MrCache::clear() {
   std::lock_guard lock(mutex_);
-  for (CachedMr& cached : cached_) verbs_.deregMr(cached.mr);
+  std::string failures;
+  for (CachedMr& cached : cached_) {
+    if (const int rc = verbs_.deregMr(cached.mr); rc != 0)
+      failures += "ibv_dereg_mr(" + std::to_string(cached.end - cached.begin) + " bytes): " + std::strerror(rc) + "; ";
+  }
   cached_.clear();
+  return failures;
 }
 
 }  // namespace railtune::net::ib

@@ -33,9 +33,10 @@ class MrCache {
   // registration fails. dmabufFd >= 0 registers through ibv_reg_dmabuf_mr at `offset` (IBVERBS_1.12).
   IbvMr* acquire(void* data, size_t size, int dmabufFd = -1, uint64_t offset = 0);
   // Throws std::invalid_argument when mr is not one this cache handed out.
-  void release(IbvMr* mr);
+  // Drops one reference; the last deregisters. Returns ibv_dereg_mr's result (0, or an errno).
+  int release(IbvMr* mr);
   size_t entries() const;
-  void clear();  // deregisters everything (teardown)
+  std::string clear();  // deregisters everything (teardown); the calls that failed, "" when none
 
  private:
   const VerbsTable& verbs_;
