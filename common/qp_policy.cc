@@ -15,30 +15,11 @@ struct Choice {
   std::string source;
 };
 
-// An NCCL_IB_* integer as NCCL's ncclLoadParam reads it (strtoll, base 0, the whole string; empty
-// means unset), then checked against the range this policy accepts. Returns nullopt when unset or
-// rejected; a rejection is a warning naming the variable, and the caller keeps its value.
-std::optional<int64_t> ncclOverride(EnvLookup env, const char* name, int64_t low, int64_t high,
-                                    std::vector<std::string>& warnings) {
-  if (env == nullptr) return std::nullopt;
-  const std::optional<std::string> raw = env(name);
-  if (!raw || raw->find_first_not_of(" \t") == std::string::npos) return std::nullopt;
-  int64_t parsed = 0;
-  if (!parseIntText(*raw, &parsed) || parsed < low || parsed > high) {
-    warnings.push_back(std::string(name) + "='" + *raw + "': expected an integer from " + std::to_string(low) + " to " +
-                       std::to_string(high) + "; the policy's value is kept");
-    return std::nullopt;
-  }
-  return parsed;
-}
-
-// The user's NCCL variable, if set and well formed, replaces the policy's choice.
-void applyNcclOverride(EnvLookup env, const char* name, int64_t low, int64_t high, Choice& choice,
-                       std::vector<std::string>& warnings) {
-  if (const std::optional<int64_t> set = ncclOverride(env, name, low, high, warnings)) {
-    choice.value = *set;
-    choice.source = std::string("set in the environment (") + name + "), which NCCL reads itself";
-  }
+// The user's NCCL variable, if set (and valid: nccl_ib_env.h), replaces the policy's choice.
+void applyNcclOverride(const ncclib::Setting& setting, const char* name, Choice& choice) {
+  if (!setting.set) return;
+  choice.value = setting.value;
+  choice.source = std::string("set in the environment (") + name + "), which NCCL reads itself";
 }
 
 Choice chooseQps(const FabricShape& shape) {
@@ -104,25 +85,27 @@ Decision decision(const char* variable, const Choice& choice, int64_t ncclDefaul
 }
 
 // RAILTUNE_NET_QPS, then NCCL_IB_QPS_PER_CONNECTION over it (NCCL's transport reads only the latter).
-void applyQpsOverrides(EnvLookup env, Choice& qps, std::vector<std::string>& warnings) {
-  const ParamValue<int64_t> ours = readInt("RAILTUNE_NET_QPS", env);
-  if (!ours.ok()) {
-    warnings.push_back(ours.error + "; the policy's value is kept");
-  } else if (ours.value > 0) {
-    qps = {ours.value, "RAILTUNE_NET_QPS"};
-  }
-  const std::optional<int64_t> nccl =
-      ncclOverride(env, "NCCL_IB_QPS_PER_CONNECTION", 1, kMaxQpsPerConnection, warnings);
-  if (!nccl) return;
-  if (ours.ok() && ours.value > 0 && ours.value != *nccl)
+void applyQpsOverrides(const ncclib::NcclIbEnv& env, Choice& qps, std::vector<std::string>& warnings) {
+  const ncclib::Setting& ours = env.railtuneQps;
+  if (ours.set) qps = {ours.value, "RAILTUNE_NET_QPS"};
+  const ncclib::Setting& nccl = env.qpsPerConnection;
+  if (!nccl.set) return;
+  if (ours.set && ours.value != nccl.value)
     warnings.push_back("RAILTUNE_NET_QPS=" + std::to_string(ours.value) + " and NCCL_IB_QPS_PER_CONNECTION=" +
-                       std::to_string(*nccl) + " disagree; NCCL_IB_QPS_PER_CONNECTION wins");
-  qps = {*nccl, "set in the environment (NCCL_IB_QPS_PER_CONNECTION), which NCCL reads itself"};
+                       std::to_string(nccl.value) + " disagree; NCCL_IB_QPS_PER_CONNECTION wins");
+  applyNcclOverride(nccl, "NCCL_IB_QPS_PER_CONNECTION", qps);
 }
 
 }  // namespace
 
 QpPolicy chooseQpPolicy(const FabricShape& shape, EnvLookup env) {
+  const ncclib::NcclIbEnv read = ncclib::readNcclIbEnv(env);
+  QpPolicy policy = chooseQpPolicy(shape, read);
+  policy.warnings.insert(policy.warnings.begin(), read.warnings.begin(), read.warnings.end());
+  return policy;
+}
+
+QpPolicy chooseQpPolicy(const FabricShape& shape, const ncclib::NcclIbEnv& env) {
   QpPolicy policy;
   const bool ib = shape.linkLayer == LinkLayer::InfiniBand;
 
@@ -131,17 +114,17 @@ QpPolicy chooseQpPolicy(const FabricShape& shape, EnvLookup env) {
   Choice split{0,
                "NCCL's default (common.cc:22): each message goes whole on one QP and successive messages rotate "
                "over the QPs (common.h:393-397); Meta chose this round-robin over splitting for NCCL's message sizes"};
-  applyNcclOverride(env, "NCCL_IB_SPLIT_DATA_ON_QPS", 0, 1, split, policy.warnings);
+  applyNcclOverride(env.splitDataOnQps, "NCCL_IB_SPLIT_DATA_ON_QPS", split);
   Choice ar = chooseAdaptiveRouting(shape);
-  applyNcclOverride(env, "NCCL_IB_ADAPTIVE_ROUTING", 0, 1, ar, policy.warnings);
+  applyNcclOverride(env.adaptiveRouting, "NCCL_IB_ADAPTIVE_ROUTING", ar);
   Choice arThreshold{static_cast<int64_t>(kNcclArThresholdBytes), "NCCL's default (p2p.cc:14): 8192 bytes"};
-  applyNcclOverride(env, "NCCL_IB_AR_THRESHOLD", 0, INT64_MAX, arThreshold, policy.warnings);
+  applyNcclOverride(env.arThreshold, "NCCL_IB_AR_THRESHOLD", arThreshold);
   Choice gid = chooseGidIndex(shape);
-  applyNcclOverride(env, "NCCL_IB_GID_INDEX", -1, 255, gid, policy.warnings);
+  applyNcclOverride(env.gidIndex, "NCCL_IB_GID_INDEX", gid);
   Choice tc = chooseTrafficClass(shape);
-  applyNcclOverride(env, "NCCL_IB_TC", -1, 255, tc, policy.warnings);
+  applyNcclOverride(env.trafficClass, "NCCL_IB_TC", tc);
   Choice sl = chooseServiceLevel(shape);
-  applyNcclOverride(env, "NCCL_IB_SL", -1, 15, sl, policy.warnings);
+  applyNcclOverride(env.serviceLevel, "NCCL_IB_SL", sl);
 
   policy.qpsPerConnection = static_cast<int>(qps.value);
   policy.splitDataOnQps = split.value != 0;

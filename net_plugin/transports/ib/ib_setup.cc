@@ -133,7 +133,7 @@ void IbConnecting::createQps() {
   meta.trafficClass = static_cast<uint8_t>(options_.qp.tc >= 0          ? options_.qp.tc
                                            : options_.trafficClass >= 0 ? options_.trafficClass
                                                                         : 0);
-  meta.flags = (options_.adaptiveRouting ? kMetaAdaptiveRouting : 0) | (set.perMessage > 1 ? kMetaSplitData : 0);
+  meta.flags = (options_.policy.adaptiveRouting ? kMetaAdaptiveRouting : 0) | (set.perMessage > 1 ? kMetaSplitData : 0);
   sl_ = meta.serviceLevel;
   tc_ = meta.trafficClass;
   out_ = encodeMeta(meta);
