@@ -69,7 +69,7 @@ constexpr Row kRows[] = {
     {{"NCCL_IB_USE_INLINE", 0, 0, 1, false, "connect.cc:18", "off or on", "NCCL's default 0 (off)"},
      &NcclIbEnv::useInline},
     {{"NCCL_IB_PCI_RELAXED_ORDERING", 2, 0, 2, false, "init.cc:11",
-      "0 off, 1 on, 2 on where libibverbs has ibv_reg_mr_iova2 (init.cc:142-150)",
+      "0 off; 1 and 2 on where libibverbs has ibv_reg_mr_iova2, which NCCL 2.30 treats alike (init.cc:142-150)",
       "NCCL's default 2 (on where libibverbs can)"},
      &NcclIbEnv::pciRelaxedOrdering},
     {{"NCCL_GDR_FLUSH_DISABLE", 0, 0, 1, false, "connect.cc:1354", "off or on",
@@ -172,7 +172,8 @@ std::string renderNcclIbMarkdown() {
       "value is unset, a number is decimal, `0x` hex or `0`-prefixed octal. A value that is not a whole integer, "
       "or is outside the range below, is one WARN naming the variable, the value and the value used, and is then "
       "treated as unset. NCCL itself checks none of these ranges: outside them `ibv_modify_qp` fails on every "
-      "connection, or NCCL's arrays overflow. Lines are NCCL v2.30.7's, `src/transport/net_ib/`.\n\n"
+      "connection, NCCL's QP arrays overflow, or a flag NCCL tests for one value means something else. Lines are "
+      "NCCL v2.30.7's, `src/transport/net_ib/`.\n\n"
       "| variable | NCCL's default (line) | accepted | unset, malformed or out of range: railtune uses |\n"
       "|---|---|---|---|\n";
   for (const IntVariable& v : intVariables()) {
