@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 #include <vector>
 
 #include "formats/path_log.h"
@@ -464,9 +465,10 @@ std::string roceRailMap(const std::string& network) {
 }
 
 TEST_F(NetIbTest, TheRailMapsNetworkFactsChooseTheQps) {
-  for (const auto& [network, qps] :
-       {std::pair<std::string, int>{"\"network\": {\"link_layer\": \"Ethernet\"}, ", 4},
-        {"\"network\": {\"link_layer\": \"Ethernet\", \"adaptive_routing\": true}, ", 1}}) {
+  // RoCE with ECMP: 4 QPs, AR off; with adaptive routing: what OCI GB300 measured, 4 QPs, AR on (docs/qp-policy.md).
+  for (const auto& [network, qps, ar] :
+       {std::tuple<std::string, int, int>{"\"network\": {\"link_layer\": \"Ethernet\"}, ", 4, 0},
+        {"\"network\": {\"link_layer\": \"Ethernet\", \"adaptive_routing\": true}, ", 4, 1}}) {
     SimFabricSetup setup;
     setup.fabric = "dgx-h100-roce";
     // Cleared: the rail map's facts decide the QP count only where the user set none.
@@ -483,6 +485,8 @@ TEST_F(NetIbTest, TheRailMapsNetworkFactsChooseTheQps) {
     ASSERT_EQ(init, ncclSuccess) << lines;
     EXPECT_NE(lines.find("fabric shape from the rail map"), std::string::npos) << lines;
     EXPECT_NE(lines.find(", " + std::to_string(qps) + " QPs per connection"), std::string::npos) << network << lines;
+    EXPECT_NE(lines.find("QP policy: NCCL_IB_ADAPTIVE_ROUTING=" + std::to_string(ar) + " "), std::string::npos)
+        << network << lines;
     EXPECT_EQ(endpoint.finalize(), ncclSuccess);
     env.unset("RAILTUNE_RAIL_MAP");
     env.unset("RAILTUNE_HOST");

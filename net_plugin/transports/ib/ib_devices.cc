@@ -58,8 +58,6 @@ void openOne(const VerbsTable& verbs, IbvDevice* device, IbPort& port, const Por
   } else {
     port.speedMbps = portSpeedMbps(port.attr);
   }
-  port.adaptiveRouting =
-      options.adaptiveRouting >= 0 ? options.adaptiveRouting != 0 : port.attr.linkLayer == kIbvLinkLayerInfiniband;
   const VerbsTable* table = &verbs;
   IbvContext* context = port.context;
   const uint8_t number = static_cast<uint8_t>(port.port);
@@ -69,7 +67,7 @@ void openOne(const VerbsTable& verbs, IbvDevice* device, IbPort& port, const Por
       sysfsGidTypes(options.sysfsRoot, port.name, port.port));
   port.pd = verbs.allocPd(port.context);
   if (port.pd == nullptr) throw std::runtime_error(verbsError("ibv_alloc_pd", 0));
-  port.mrCache = std::make_unique<MrCache>(verbs, port.pd, verbs.regMrIova2 != nullptr);
+  port.mrCache = std::make_unique<MrCache>(verbs, port.pd, options.relaxedOrdering && verbs.regMrIova2 != nullptr);
 }
 
 }  // namespace

@@ -42,8 +42,7 @@ struct IbPort {
   int maxQp = 0;
   int speedMbps = 0;
   GidChoice gid;
-  bool adaptiveRouting = false;  // NCCL: on for IB, off for RoCE; NCCL_IB_ADAPTIVE_ROUTING overrides
-  FatalState fatal;              // IBV_EVENT_DEVICE_FATAL: the device is gone for good
+  FatalState fatal;  // IBV_EVENT_DEVICE_FATAL: the device is gone for good
   // The link as the async events report it: PORT_ERR sets `down`, PORT_ACTIVE clears it. Not fatal, as in NCCL
   // (common.cc:168-178@v2.30.7): connections on the port go on, their QPs retrying, until a completion fails.
   std::atomic<bool> down{false};
@@ -63,7 +62,9 @@ struct WantedPort {
 struct PortOpenOptions {
   std::string sysfsRoot = "/";  // for the RoCE GID types
   GidOptions gid;
-  int adaptiveRouting = -1;  // NCCL_IB_ADAPTIVE_ROUTING: -1 = by link layer
+  // NCCL_IB_PCI_RELAXED_ORDERING decided (ncclib::relaxedOrderingEnabled): registrations ask for
+  // IBV_ACCESS_RELAXED_ORDERING through ibv_reg_mr_iova2, as NCCL's reg.cc:30-43, where libibverbs has it.
+  bool relaxedOrdering = true;
 };
 
 // Opens every wanted port. Throws std::runtime_error naming the device and why when one cannot be used (not

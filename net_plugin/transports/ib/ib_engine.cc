@@ -161,7 +161,6 @@ SendComm* IbEngine::connect(int dev, const CommConfig& config, std::span<const s
     if (it == connecting_.end()) {
       ConnectionOptions connection = options_.connection;
       connection.trafficClass = config.trafficClass;
-      connection.adaptiveRouting = p.adaptiveRouting;
       auto oob = std::make_unique<socket::PendingConnect>(dev, local, remote, 1, 4096u, preambleOf(d));
       it = connecting_.emplace(key, std::make_unique<IbConnecting>(verbs_.table, p, dev, std::move(oob), connection))
                .first;
@@ -190,7 +189,6 @@ RecvComm* IbEngine::accept(ListenComm* listener) {
   IbPort& p = portOf(dev);
   while (std::optional<socket::SocketListenComm::Accepted> accepted = listen->oob->acceptStreams()) {
     ConnectionOptions connection = options_.connection;
-    connection.adaptiveRouting = p.adaptiveRouting;
     listen->accepting.push_back(std::make_unique<IbAccepting>(verbs_.table, p, dev, std::move(*accepted), connection,
                                                               options_.peerMemory && options_.gdrFlush));
   }
@@ -246,7 +244,7 @@ Transport::ConnectionFacts IbEngine::describe(void* comm) const {
   verbs.linkLayer.assign(p.attr.linkLayer == kIbvLinkLayerEthernet ? "RoCE" : "InfiniBand");
   verbs.mtu = mtuBytes(set.pathMtu);
   verbs.qpCount = set.count;
-  verbs.adaptiveRouting = p.adaptiveRouting;
+  verbs.adaptiveRouting = options_.connection.policy.adaptiveRouting;
   for (int q = 0; q < set.count && q < formats::path_log::kMaxQpsRecorded; ++q) {
     verbs.localQpn[q] = set.qps[static_cast<size_t>(q)] != nullptr ? set.qps[static_cast<size_t>(q)]->qpNum : 0;
     verbs.remoteQpn[q] = set.remoteQpn[q];

@@ -31,7 +31,10 @@ IbvMr* MrCache::acquire(void* data, size_t size, int dmabufFd, uint64_t offset) 
       }
     }
   }
-  int access = kRegistrationAccess;
+  // NCCL asks for relaxed ordering on host, peer and DMA-BUF registrations alike (reg.cc:28-31); a provider that
+  // cannot do it ignores the flag (IBV_ACCESS_RELAXED_ORDERING is one of rdma-core's optional access flags).
+  const bool relaxed = relaxed_ && verbs_.regMrIova2 != nullptr;
+  const int access = kRegistrationAccess | (relaxed ? kIbvAccessRelaxedOrdering : 0);
   IbvMr* mr = nullptr;
   errno = 0;
   if (dmabufFd >= 0) {
@@ -39,8 +42,7 @@ IbvMr* MrCache::acquire(void* data, size_t size, int dmabufFd, uint64_t offset) 
       throw std::runtime_error("ibv_reg_dmabuf_mr is not in this libibverbs (IBVERBS_1.12): DMA-BUF unsupported");
     }
     mr = verbs_.regDmabufMr(pd_, offset, end - begin, begin, dmabufFd, access);
-  } else if (relaxed_ && verbs_.regMrIova2 != nullptr) {
-    access |= kIbvAccessRelaxedOrdering;
+  } else if (relaxed) {
     mr = verbs_.regMrIova2(pd_, reinterpret_cast<void*>(begin), end - begin, begin, static_cast<unsigned>(access));
   } else {
     mr = verbs_.regMr(pd_, reinterpret_cast<void*>(begin), end - begin, access);

@@ -27,6 +27,8 @@ struct CachedMr {
 
 class MrCache {
  public:
+  // relaxedOrdering: NCCL_IB_PCI_RELAXED_ORDERING allows it (ncclib::relaxedOrderingEnabled); it is used only where
+  // the table has ibv_reg_mr_iova2.
   MrCache(const VerbsTable& verbs, IbvPd* pd, bool relaxedOrdering)
       : verbs_(verbs), pd_(pd), relaxed_(relaxedOrdering) {}
   // The MR covering [data, data+size). Throws std::runtime_error with the verbs errno text when

@@ -112,7 +112,7 @@ void IbConnecting::createQps() {
   set.count = std::clamp(options_.policy.qpsPerConnection, 1, kMaxQps);
   set.perMessage = options_.policy.splitDataOnQps ? set.count : 1;
   set.splitMinBytes = options_.policy.splitMinBytes;
-  set.adaptiveRouting = options_.adaptiveRouting;
+  set.adaptiveRouting = options_.policy.adaptiveRouting;
   set.arThresholdBytes = options_.policy.arThresholdBytes;
   set.sqDepth = kSendQueueDepth;
   comm_->base.qps = set.count;
@@ -136,7 +136,7 @@ void IbConnecting::createQps() {
   meta.trafficClass = static_cast<uint8_t>(options_.qp.tc >= 0          ? options_.qp.tc
                                            : options_.trafficClass >= 0 ? options_.trafficClass
                                                                         : 0);
-  meta.flags = (options_.adaptiveRouting ? kMetaAdaptiveRouting : 0) | (set.perMessage > 1 ? kMetaSplitData : 0);
+  meta.flags = (options_.policy.adaptiveRouting ? kMetaAdaptiveRouting : 0) | (set.perMessage > 1 ? kMetaSplitData : 0);
   sl_ = meta.serviceLevel;
   tc_ = meta.trafficClass;
   out_ = encodeMeta(meta);

@@ -31,3 +31,12 @@ target_link_libraries(net_ib_alloc_tests PRIVATE railtune_net_ib railtune_source
 target_compile_definitions(net_ib_alloc_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
 add_dependencies(net_ib_alloc_tests railtune_verbs_sim)
 gtest_discover_tests(net_ib_alloc_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
+
+# NCCL's variables as the transport takes them (common/nccl_ib_env.h): the QP options from the one reading, checked on
+# the simulator's QPs with ibv_query_qp, and relaxed ordering on registrations. Its own executable: the simulator reads
+# its folder once per process.
+add_executable(net_ib_env_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_env_test.cc)
+target_link_libraries(net_ib_env_tests PRIVATE railtune_net_ib railtune_source_root GTest::gtest_main)
+target_compile_definitions(net_ib_env_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
+add_dependencies(net_ib_env_tests railtune_verbs_sim)
+gtest_discover_tests(net_ib_env_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
