@@ -1,5 +1,5 @@
 // The verbs transport's end-to-end tests run the real net .so with RAILTUNE_NET_TRANSPORT=ib on the strict verbs
-// simulator (tests/support/verbs_sim): NCCL_IBVERBS_LIB names the simulator's libibverbs, each process picks
+// simulator (emulator/verbs_sim): NCCL_IBVERBS_LIB names the simulator's libibverbs, each process picks
 // its simulated host (RAILTUNE_VERBS_SIM_HOST), and the plugin discovers that host's HCAs in the fake sysfs
 // tree the simulator's tool writes (RAILTUNE_NET_SYSFS_ROOT), as it would on a GB300 tray.
 #pragma once

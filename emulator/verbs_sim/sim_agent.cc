@@ -22,7 +22,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "tests/support/verbs_sim/sim_state.h"
+#include "emulator/verbs_sim/sim_state.h"
 
 namespace railtune::verbs_sim {
 namespace {
@@ -107,9 +107,10 @@ Mr* findMr(Sim& s, uint32_t key, const Pd* pd) {
   return it->second;
 }
 
-// Where [addr, addr+length) of the MR's iova space is in this process, or nullptr when outside it.
+// Where [addr, addr+length) of the MR's iova space is in this process, or nullptr when outside it (or when
+// there is no MR: callers that checked the key before pass findMr's answer straight in).
 uint8_t* translate(const Mr* mr, uint64_t addr, uint64_t length) {
-  if (addr < mr->iova || length > mr->length || addr - mr->iova > mr->length - length) return nullptr;
+  if (mr == nullptr || addr < mr->iova || length > mr->length || addr - mr->iova > mr->length - length) return nullptr;
   return mr->host + (addr - mr->iova);
 }
 

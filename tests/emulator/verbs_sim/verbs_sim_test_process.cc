@@ -12,9 +12,9 @@
 #include <set>
 #include <sstream>
 
-#include "tests/support/verbs_sim/sim_fabric.h"
-#include "tests/support/verbs_sim/sim_sysfs.h"
-#include "tests/support/verbs_sim/verbs_sim_test_util.h"
+#include "emulator/verbs_sim/sim_fabric.h"
+#include "emulator/verbs_sim/sim_sysfs.h"
+#include "tests/emulator/verbs_sim/verbs_sim_test_util.h"
 
 extern char** environ;
 

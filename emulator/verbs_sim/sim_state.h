@@ -23,8 +23,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "emulator/verbs_sim/sim_fabric.h"
 #include "net_plugin/transports/ib/verbs_abi.h"
-#include "tests/support/verbs_sim/sim_fabric.h"
 
 namespace railtune::verbs_sim {
 

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <numeric>
 
-#include "tests/support/verbs_sim/verbs_sim_test_util.h"
+#include "tests/emulator/verbs_sim/verbs_sim_test_util.h"
 
 namespace railtune::verbs_sim::test {
 namespace {
