@@ -1,4 +1,6 @@
-// The control API for tests (railtune_verbs_sim_control) and the statistics query.
+// The control API (railtune_verbs_sim_control: faults, settings, the protocol clock, reset) and the statistics
+// query.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -38,6 +40,82 @@ bool onOff(const std::string& word, bool* value) {
   return true;
 }
 
+// `clock stop|step <ms>|run`: the protocol clock (Sim::clockStopped). Protocol time never goes back: it
+// stands still while stopped, moves by the steps, and runs on from where it stood.
+std::string setClock(Sim& s, const std::string& how, const std::string& millis) {
+  if (how == "stop") {
+    if (!s.clockStopped) s.clockStoppedAt = protocolNow(s);
+    s.clockStopped = true;
+    return "";
+  }
+  if (how == "run") {
+    if (s.clockStopped) s.clockBehind = std::chrono::steady_clock::now() - s.clockStoppedAt;
+    s.clockStopped = false;
+    return "";
+  }
+  if (how != "step") return "clock stop|step <ms>|run";
+  if (!s.clockStopped) return "clock step: the clock runs (clock stop first)";
+  char* end = nullptr;
+  const double ms = std::strtod(millis.c_str(), &end);
+  if (millis.empty() || *end != '\0' || !(ms >= 0) || ms > 1e9) return "clock step needs milliseconds >= 0";
+  s.clockStoppedAt += std::chrono::nanoseconds(static_cast<int64_t>(ms * 1e6));
+  ++s.clockSteps;
+  return "";
+}
+
+// "2 contexts, 1 QP": what the process still holds, "" for nothing.
+std::string liveObjects(const Sim& s) {
+  std::string out;
+  auto count = [&out](size_t n, const char* one, const char* many) {
+    if (n == 0) return;
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  count(s.contexts.size(), "context", "contexts");
+  count(s.pds.size(), "PD", "PDs");
+  count(s.mrs.size(), "MR", "MRs");
+  count(s.cqs.size(), "CQ", "CQs");
+  count(s.qps.size(), "QP", "QPs");
+  return out;
+}
+
+// `reset`: back to the state before the first call, so that the next call reads the environment again
+// (another rendezvous folder, host, fabric). Only with nothing live: an object of the old fabric would
+// otherwise outlive the devices and the agent it belongs to.
+std::string resetSim(Sim& s, std::unique_lock<std::mutex>& lock) {
+  std::string live = liveObjects(s);
+  if (!live.empty()) return "reset: the process still holds " + live;
+  stopAgent(s, lock);  // the lock is released while the agent thread ends
+  live = liveObjects(s);
+  if (!live.empty()) return "reset: " + live + " created while the agent stopped; settings kept";
+  for (auto& device : s.devices) s.retiredDevices.push_back(std::move(device));
+  s.devices.clear();
+  s.initialised = false;
+  s.initError.clear();
+  s.fabric = SimFabric{};
+  s.host = 0;
+  s.portDown.clear();
+  s.timeScale = 1.0;
+  s.adversarial = false;
+  s.dropAcks = false;
+  s.dir.clear();
+  s.rng.seed(kDefaultSeed);
+  s.faults.clear();
+  s.start = std::chrono::steady_clock::now();
+  s.clockStopped = false;
+  s.clockBehind = {};
+  return "";
+}
+
+// Waits until the agent has run its timers at the time a `clock step` set, so that the caller sees what
+// the step fired. Nothing to wait for without an agent (no QP yet).
+std::string awaitClockStep(Sim& s, std::unique_lock<std::mutex>& lock) {
+  if (s.agent == nullptr) return "";
+  const uint64_t step = s.clockSteps;
+  if (!s.clockSeen.wait_for(lock, std::chrono::seconds(30), [&] { return s.clockStepsSeen >= step; }))
+    return "clock step: the agent did not run its timers within 30 s";
+  return "";
+}
+
 }  // namespace
 
 std::string applyControl(Sim& s, const std::string& command) {
@@ -69,6 +147,7 @@ std::string applyControl(Sim& s, const std::string& command) {
     s.timeScale = scale;
     return "";
   }
+  if (verb == "clock") return setClock(s, arg1, arg2);
   if (verb == "seed") {
     s.rng.seed(std::strtoull(arg1.c_str(), nullptr, 0));
     return "";
@@ -83,13 +162,20 @@ std::string applyControl(Sim& s, const std::string& command) {
 
 int control(const char* command) {
   Sim& s = sim();
-  std::lock_guard lock(s.mu);
-  std::string error = applyControl(s, command != nullptr ? command : "");
+  std::unique_lock lock(s.mu);
+  const std::string text = command != nullptr ? command : "";
+  std::istringstream words(text);
+  std::string verb, arg;
+  words >> verb >> arg;
+  std::string error = verb == "reset" ? resetSim(s, lock) : applyControl(s, text);
+  if (error.empty()) {
+    wakeAgent(s);
+    if (verb == "clock" && arg == "step") error = awaitClockStep(s, lock);
+  }
   if (!error.empty()) {
-    std::fprintf(stderr, "railtune verbs sim: control '%s': %s\n", command != nullptr ? command : "", error.c_str());
+    std::fprintf(stderr, "railtune verbs sim: control '%s': %s\n", text.c_str(), error.c_str());
     return -1;
   }
-  wakeAgent(s);
   return 0;
 }
 
