@@ -10,8 +10,8 @@
 //   poll_ns      the mean time of a test call that found nothing (waiting for the wire; not part of cost)
 //   allocs       global operator new calls per message in the whole process (the simulator included)
 // Sizes 8 B and 1 MiB; the verbs transport with 1 and 4 QPs (4: data split over all of them), the socket one
-// with 1 and 4 streams. The simulator is the one the tests build (build/verbs_sim/libibverbs.so.1); its own
-// thread plays the NIC and is not counted in cost, as a NIC's work would not be.
+// with 1 and 4 streams. The simulator is the emulator's (emulator/verbs_sim, build/verbs_sim/libibverbs.so.1);
+// its own thread plays the NIC and is not counted in cost, as a NIC's work would not be.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 

@@ -25,7 +25,7 @@ add_dependencies(net_ib_tests net_ib_fake_full net_ib_fake_partial net_ib_fake_u
 gtest_discover_tests(net_ib_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
 
 # Its own executable: it replaces operator new to count allocations on the verbs data path, on the simulator
-# (tests/support/verbs_sim), which exists wherever unit tests are built.
+# (emulator/verbs_sim), which every build has.
 add_executable(net_ib_alloc_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_alloc_test.cc)
 target_link_libraries(net_ib_alloc_tests PRIVATE railtune_net_ib railtune_source_root GTest::gtest_main)
 target_compile_definitions(net_ib_alloc_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
