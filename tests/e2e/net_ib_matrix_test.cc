@@ -22,25 +22,25 @@ namespace {
 constexpr size_t kMiB = size_t{1} << 20;
 const std::vector<size_t> kSizes = {0, 1, 127, 128, 129, 4095, kMiB + 3, 4 * kMiB};
 
-struct Case {
+struct MatrixCase {
   int qps = 1;
   bool split = false;
   const char* variable = "NCCL_IB_QPS_PER_CONNECTION";
 };
 
-std::string caseName(const Case& c) {
+std::string caseName(const MatrixCase& c) {
   return std::string(c.variable[0] == 'N' ? "nccl" : "railtune") + "_qps" + std::to_string(c.qps) +
          (c.split ? "_split" : "_rotate");
 }
 
-void PrintTo(const Case& c, std::ostream* out) {
+void PrintTo(const MatrixCase& c, std::ostream* out) {
   *out << caseName(c);
 }
 
-class NetIbMatrixTest : public NetFaultTest, public ::testing::WithParamInterface<Case> {};
+class NetIbMatrixTest : public NetFaultTest, public ::testing::WithParamInterface<MatrixCase> {};
 
 // The connect and close records of both ends: the QP count, and per QP the same bytes at both ends.
-void checkPathLog(const std::string& dir, const Case& c) {
+void checkPathLog(const std::string& dir, const MatrixCase& c) {
   std::vector<const formats::path_log::PathRecord*> closes;
   const std::vector<formats::path_log::ParsedRecord> records = pathRecords(dir);
   int connects = 0;
@@ -70,7 +70,7 @@ void checkPathLog(const std::string& dir, const Case& c) {
 }
 
 TEST_P(NetIbMatrixTest, EveryByteOfEverySizeArrivesOnEveryQpCount) {
-  const Case c = GetParam();
+  const MatrixCase c = GetParam();
   const std::string logs =
       std::filesystem::temp_directory_path() / ("railtune-ib-matrix-" + std::to_string(getpid()) + "-" + caseName(c));
   std::filesystem::create_directories(logs);
@@ -82,18 +82,18 @@ TEST_P(NetIbMatrixTest, EveryByteOfEverySizeArrivesOnEveryQpCount) {
   std::filesystem::remove_all(logs);
 }
 
-std::vector<Case> cases() {
-  std::vector<Case> out;
+std::vector<MatrixCase> cases() {
+  std::vector<MatrixCase> out;
   for (int qps : {1, 2, 4, 8, 16, 17, 32, 128})
-    for (bool split : {false, true}) out.push_back(Case{qps, split});
+    for (bool split : {false, true}) out.push_back(MatrixCase{qps, split});
   // railtune's own variable, where NCCL's is not set, reaches the same QP count.
-  out.push_back(Case{17, true, "RAILTUNE_NET_QPS"});
-  out.push_back(Case{32, false, "RAILTUNE_NET_QPS"});
+  out.push_back(MatrixCase{17, true, "RAILTUNE_NET_QPS"});
+  out.push_back(MatrixCase{32, false, "RAILTUNE_NET_QPS"});
   return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(QpsSplitSizes, NetIbMatrixTest, ::testing::ValuesIn(cases()),
-                         [](const ::testing::TestParamInfo<Case>& param) { return caseName(param.param); });
+                         [](const ::testing::TestParamInfo<MatrixCase>& param) { return caseName(param.param); });
 
 }  // namespace
 }  // namespace railtune::testing::netfault

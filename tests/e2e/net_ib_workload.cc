@@ -79,6 +79,37 @@ PlanMaker sizesPlan(std::vector<size_t> sizes, uint32_t seed) {
   };
 }
 
+void LoopedBack::post() {
+  ASSERT_EQ(net.regMr(link.send, out.data(), out.size(), NCCL_PTR_HOST, &outRegion), ncclSuccess);
+  ASSERT_EQ(net.regMr(link.recv, in.data(), in.size(), NCCL_PTR_HOST, &inRegion), ncclSuccess);
+  void* data[1] = {in.data()};
+  size_t sizes[1] = {in.size()};
+  int tags[1] = {1};
+  void* regions[1] = {inRegion};
+  ASSERT_EQ(net.irecv(link.recv, 1, data, sizes, tags, regions, nullptr, &recv), ncclSuccess);
+  ASSERT_NE(recv, nullptr);
+}
+
+ncclResult_t firstFailure(emu::NetDriver& net, std::vector<void*> requests, Millis limit) {
+  ncclResult_t failed = ncclSuccess;
+  pollUntil(
+      [&] {
+        for (void*& request : requests) {
+          int done = 0;
+          if (request == nullptr) continue;
+          const ncclResult_t result = net.test(request, &done, nullptr);
+          if (result != ncclSuccess) {
+            failed = result;
+            return true;
+          }
+          if (done != 0) request = nullptr;
+        }
+        return false;
+      },
+      limit);
+  return failed;
+}
+
 std::vector<formats::path_log::ParsedRecord> pathRecords(const std::string& dir) {
   std::vector<formats::path_log::ParsedRecord> records;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

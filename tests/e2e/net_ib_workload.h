@@ -31,6 +31,24 @@ PlanMaker sizesPlan(std::vector<size_t> sizes, uint32_t seed);
 void runIbWorkload(ScopedEnv& env, const SimFabricSetup& setup, int version, const PlanMaker& plan,
                    const std::string& pathLogs = "");
 
+// Both ends in this process (host 0, its HCA looped back): post() registers both buffers and posts the receive;
+// the test then sends into it (or not).
+struct LoopedBack {
+  explicit LoopedBack(emu::NetDriver& driver) : net(driver) {}
+  emu::NetDriver& net;
+  LocalLink link;
+  std::vector<std::byte> out = std::vector<std::byte>(1 << 20, std::byte{0x42}), in = std::vector<std::byte>(1 << 20);
+  void* outRegion = nullptr;
+  void* inRegion = nullptr;
+  void* recv = nullptr;
+  void* send = nullptr;
+  void post();
+};
+
+// The first of `requests` to fail within `limit`; ncclSuccess when none did. A request reported done is not
+// tested again, as NCCL would not.
+ncclResult_t firstFailure(emu::NetDriver& net, std::vector<void*> requests, Millis limit);
+
 // The path log records of every file under `dir`.
 std::vector<formats::path_log::ParsedRecord> pathRecords(const std::string& dir);
 

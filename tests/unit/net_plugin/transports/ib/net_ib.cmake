@@ -40,3 +40,11 @@ target_link_libraries(net_ib_env_tests PRIVATE railtune_net_ib railtune_source_r
 target_compile_definitions(net_ib_env_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
 add_dependencies(net_ib_env_tests railtune_verbs_sim)
 gtest_discover_tests(net_ib_env_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
+
+# The connections' edges on the simulator: CQs sized for an error flush, teardown failures, a flush tested after
+# closeRecv (net_ib_teardown_test.cc). Its own executable: the simulator reads its folder once per process.
+add_executable(net_ib_edge_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_teardown_test.cc)
+target_link_libraries(net_ib_edge_tests PRIVATE railtune_net_ib railtune_source_root GTest::gtest_main)
+target_compile_definitions(net_ib_edge_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
+add_dependencies(net_ib_edge_tests railtune_verbs_sim)
+gtest_discover_tests(net_ib_edge_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
