@@ -18,11 +18,11 @@
 //   other_allocs every other operator new call in the process per message: the simulator's, in its verbs calls
 //                and on its own thread (for the socket transport, its other threads')
 // Sizes 8 B and 1 MiB; the verbs transport with 1 and 4 QPs (4: data split over all of them), the socket one
-// with 1 and 4 streams. The simulator is the one the tests build (build/verbs_sim/libibverbs.so.1); its own
-// thread plays the NIC and is not counted in cost, as a NIC's work would not be. It copies the bytes on the
-// calling thread inside post_send, though, so at 1 MiB the transport's next calls find their data out of cache:
-// own_ns there is a cold-cache cost (8 B messages with a 2 MiB copy between them cost more still), which an HCA's
-// DMA does not impose on the CPU's caches.
+// with 1 and 4 streams. The simulator is the emulator's (emulator/verbs_sim, build/verbs_sim/libibverbs.so.1);
+// its own thread plays the NIC and is not counted in cost, as a NIC's work would not be. It copies the bytes on
+// the calling thread inside post_send, though, so at 1 MiB the transport's next calls find their data out of
+// cache: own_ns there is a cold-cache cost (8 B messages with a 2 MiB copy between them cost more still), which
+// an HCA's DMA does not impose on the CPU's caches.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 

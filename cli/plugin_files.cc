@@ -28,4 +28,17 @@ PluginFiles findPluginFiles(const fs::path& dir) {
   return files;
 }
 
+fs::path findVerbsSimulator(const fs::path& pluginDir) {
+  const fs::path base = fs::absolute(pluginDir).lexically_normal();
+  const fs::path installed = base / "railtune" / "verbs_sim" / "libibverbs.so.1";
+  const fs::path built = (base.parent_path() / "verbs_sim" / "libibverbs.so.1").lexically_normal();
+  for (const fs::path& candidate : {installed, built}) {
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) return candidate;
+  }
+  throw std::runtime_error("the verbs simulator (libibverbs.so.1) is neither in " + installed.parent_path().string() +
+                           " nor in " + built.parent_path().string() +
+                           " (build railtune_verbs_sim, or name it with --verbs-lib)");
+}
+
 }  // namespace railtune::cli

@@ -2,6 +2,8 @@
 # prefix, /opt/railtune by default, the same in the .deb and the relocatable .tar.gz:
 #   bin/railtune                          the CLI (finds the plugins in ../lib)
 #   lib/libnccl-{net,tuner,profiler}-railtune.so
+#   lib/railtune/verbs_sim/libibverbs.so.1  the verbs simulator (`railtune emu net-job --transport ib`); in a
+#                                         folder of its own so that nothing finds it as the system's libibverbs
 #   share/man/man1/railtune*.1            generated from --help (scripts/make-man.sh, `make package`)
 #   share/doc/railtune/                   README and docs/*.md
 #   share/railtune/schemas/               the JSON Schemas of every file railtune reads or writes
@@ -13,6 +15,7 @@ endif()
 install(TARGETS railtune_net_plugin railtune_tuner_plugin railtune_profiler_plugin
         LIBRARY DESTINATION lib COMPONENT railtune)
 install(TARGETS railtune RUNTIME DESTINATION bin COMPONENT railtune)
+install(TARGETS railtune_verbs_sim LIBRARY DESTINATION lib/railtune/verbs_sim NAMELINK_SKIP COMPONENT railtune)
 if(RAILTUNE_PORTABLE_CLI AND RAILTUNE_SIMDJSON_FILE)
   install(FILES ${RAILTUNE_SIMDJSON_FILE} DESTINATION lib RENAME ${RAILTUNE_SIMDJSON_SONAME} COMPONENT railtune)
 endif()

@@ -148,10 +148,11 @@ constexpr ParamSpec kParams[] = {
     {"RAILTUNE_NET_QPS", ParamType::Int, "0", "net",
      "RDMA queue pairs per connection (and per port of a connection) of the net plugin's verbs transport, 1 to "
      "128, as `NCCL_IB_QPS_PER_CONNECTION` is for NCCL's own IB transport. `0` (the default): the QP policy "
-     "chooses from the fabric: 1 on InfiniBand and on RoCE with adaptive routing, 4 on RoCE with ECMP "
-     "([qp-policy.md](qp-policy.md)); `railtune topo env` exports the same choice for NCCL's transport. "
-     "An `NCCL_IB_QPS_PER_CONNECTION` set in the environment wins over this variable. A value outside 0..128 is a "
-     "WARN and the policy's value is used.",
+     "chooses from the fabric: 1 on InfiniBand (NCCL's default), 4 on RoCE, with data split over them where the "
+     "switches route adaptively ([qp-policy.md](qp-policy.md)); `railtune topo env` exports the same choice for "
+     "NCCL's transport. An `NCCL_IB_QPS_PER_CONNECTION` set in the environment wins over this variable. A value "
+     "outside 0..128 is a WARN (`RAILTUNE_NET_QPS='200': outside 0..128; railtune uses the QP policy's choice, as "
+     "if unset`) and the policy's value is used.",
      "", 0, kMaxQpsPerConnection},
     {"RAILTUNE_NET_TIMEOUT", ParamType::Int, "20", "net",
      "Seconds after which a peer that stopped answering fails its connection (TCP keepalive and "

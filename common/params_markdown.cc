@@ -2,6 +2,7 @@
 // code. The output is deterministic: table order, no dates, no machine-specific values.
 #include <string>
 
+#include "common/nccl_ib_env.h"
 #include "common/params.h"
 
 namespace railtune {
@@ -79,6 +80,7 @@ std::string renderConfigMarkdown() {
       "counts as unset. Boolean values accept `0`/`1`, `true`/`false`, `yes`/`no` and `on`/`off`; the items of a "
       "list are matched without regard to case.\n";
   for (const ParamSpec& spec : allParams()) out.append("\n").append(renderOne(spec));
+  out.append("\n").append(ncclib::renderNcclIbMarkdown());
   return out;
 }
 

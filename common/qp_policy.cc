@@ -8,66 +8,68 @@
 namespace railtune::qp {
 namespace {
 
-constexpr int kEcmpQpsPerConnection = 4;
+constexpr int kRoceQpsPerConnection = 4;
 
 struct Choice {
   int64_t value = 0;
   std::string source;
 };
 
-// An NCCL_IB_* integer as NCCL's ncclLoadParam reads it (strtoll, base 0, the whole string; empty
-// means unset), then checked against the range this policy accepts. Returns nullopt when unset or
-// rejected; a rejection is a warning naming the variable, and the caller keeps its value.
-std::optional<int64_t> ncclOverride(EnvLookup env, const char* name, int64_t low, int64_t high,
-                                    std::vector<std::string>& warnings) {
-  if (env == nullptr) return std::nullopt;
-  const std::optional<std::string> raw = env(name);
-  if (!raw || raw->find_first_not_of(" \t") == std::string::npos) return std::nullopt;
-  int64_t parsed = 0;
-  if (!parseIntText(*raw, &parsed) || parsed < low || parsed > high) {
-    warnings.push_back(std::string(name) + "='" + *raw + "': expected an integer from " + std::to_string(low) + " to " +
-                       std::to_string(high) + "; the policy's value is kept");
-    return std::nullopt;
-  }
-  return parsed;
+// The user's NCCL variable, if set (and valid: nccl_ib_env.h), replaces the policy's choice.
+void applyNcclOverride(const ncclib::Setting& setting, const char* name, Choice& choice) {
+  if (!setting.set) return;
+  choice.value = setting.value;
+  choice.source = std::string("set in the environment (") + name + "), which NCCL reads itself";
 }
 
-// The user's NCCL variable, if set and well formed, replaces the policy's choice.
-void applyNcclOverride(EnvLookup env, const char* name, int64_t low, int64_t high, Choice& choice,
-                       std::vector<std::string>& warnings) {
-  if (const std::optional<int64_t> set = ncclOverride(env, name, low, high, warnings)) {
-    choice.value = *set;
-    choice.source = std::string("set in the environment (") + name + "), which NCCL reads itself";
-  }
+// The measurements each value stands on; docs/qp-policy.md quotes them.
+constexpr const char* kOciGb300 =
+    "NVIDIA/cluster-readiness-engine PR #287 measured OCI GB300 (4 x 800 Gb/s RoCE rails, switches routing "
+    "adaptively): 4 QPs with NCCL_IB_ADAPTIVE_ROUTING=1 and NCCL_IB_SPLIT_DATA_ON_QPS=1 raised peak all-reduce bus "
+    "bandwidth about 70% on a multi-rack run, and 8 QPs did no better than 4";
+
+// RoCE whose description says its switches route adaptively (Spectrum-X): the settings of the one measurement on
+// such a fabric.
+bool roceWithAdaptiveRouting(const FabricShape& shape) {
+  return shape.linkLayer == LinkLayer::Ethernet && shape.adaptiveRouting.value_or(false);
 }
 
 Choice chooseQps(const FabricShape& shape) {
   if (shape.linkLayer == LinkLayer::InfiniBand)
     return {kNcclQpsPerConnection,
-            "NCCL's default (connect.cc:60): InfiniBand routes by the subnet manager's tables or adaptively, "
-            "not by hashing flows, so more QPs add no paths"};
-  if (shape.adaptiveRouting.value_or(false))
-    return {kNcclQpsPerConnection,
-            "NCCL's default (connect.cc:60): the fabric's switches route adaptively, spreading one QP's "
-            "packets over the paths, so more QPs add no entropy"};
-  return {kEcmpQpsPerConnection,
-          "RoCE with ECMP: 4 QPs per connection give the switches' hash 4 flows to place instead of 1 (Meta, "
-          "SIGCOMM 2024: QP scaling with E-ECMP, up to 40% on AllReduce; Mellanox/nccl-rdma-sharp-plugins PR #76; "
-          "OCI's RoCE settings)"};
+            "NCCL's default (connect.cc:60); no measurement: no source found measures more QPs per connection on "
+            "InfiniBand"};
+  if (roceWithAdaptiveRouting(shape)) return {kRoceQpsPerConnection, kOciGb300};
+  return {kRoceQpsPerConnection,
+          "RoCE with ECMP: Meta measured on its 400G RoCE training fabric (SIGCOMM 2024), hashing on the destination "
+          "QP and raising QPs per connection, each message whole on one QP in turn: up to 40% more AllReduce "
+          "bandwidth than ECMP without QP scaling; 4 is OCI's RoCE setting, kept by NVIDIA/cluster-readiness-engine PR "
+          "#287 after 8 did "
+          "no better"};
+}
+
+Choice chooseSplit(const FabricShape& shape) {
+  if (roceWithAdaptiveRouting(shape)) return {1, kOciGb300};
+  if (shape.linkLayer == LinkLayer::Ethernet)
+    return {0,
+            "NCCL's default (common.cc:22): each message whole on one QP, successive messages rotating over the QPs "
+            "(common.h:393-397), which Meta measured against splitting on its ECMP RoCE fabric and kept for NCCL's "
+            "message sizes; NVIDIA/nccl issue #1401 reports split needed for near wire rate on 4 x 400G ConnectX-7 "
+            "(fabric and numbers not given): the sources disagree and the default is kept"};
+  return {0,
+          "NCCL's default (common.cc:22); no measurement on InfiniBand (NVIDIA/nccl issue #1401 reports split needed "
+          "for near wire rate on 4 x 400G ConnectX-7, fabric and numbers not given)"};
 }
 
 Choice chooseAdaptiveRouting(const FabricShape& shape) {
-  const bool ncclDefault = shape.linkLayer == LinkLayer::InfiniBand;
-  if (!shape.adaptiveRouting)
-    return {ncclDefault ? 1 : 0, "NCCL's default (init.cc:441): on for InfiniBand, off for RoCE"};
-  if (*shape.adaptiveRouting)
+  if (roceWithAdaptiveRouting(shape)) return {1, kOciGb300};
+  const bool ib = shape.linkLayer == LinkLayer::InfiniBand;
+  if (ib && shape.adaptiveRouting == false)
     return {1,
-            "the fabric description says its switches route adaptively; NCCL then sends the bulk as an RDMA "
-            "WRITE, which may take any path, and a zero-length WRITE_WITH_IMM after it (p2p.cc:131, "
-            "NVIDIA/nccl issue #850)"};
-  return {0,
-          "the fabric description says its switches do not route adaptively: the extra zero-length "
-          "WRITE_WITH_IMM per message (p2p.cc:131) buys nothing"};
+            "NCCL's default (init.cc:441): on for InfiniBand; no measurement: the fabric description says the "
+            "switches do not route adaptively, but no source measured turning NCCL's AR sequence off"};
+  return {ib ? 1 : 0, std::string("NCCL's default (init.cc:441): ") + (ib ? "on for InfiniBand" : "off for RoCE") +
+                          "; no measurement"};
 }
 
 Choice chooseGidIndex(const FabricShape& shape) {
@@ -104,44 +106,45 @@ Decision decision(const char* variable, const Choice& choice, int64_t ncclDefaul
 }
 
 // RAILTUNE_NET_QPS, then NCCL_IB_QPS_PER_CONNECTION over it (NCCL's transport reads only the latter).
-void applyQpsOverrides(EnvLookup env, Choice& qps, std::vector<std::string>& warnings) {
-  const ParamValue<int64_t> ours = readInt("RAILTUNE_NET_QPS", env);
-  if (!ours.ok()) {
-    warnings.push_back(ours.error + "; the policy's value is kept");
-  } else if (ours.value > 0) {
-    qps = {ours.value, "RAILTUNE_NET_QPS"};
-  }
-  const std::optional<int64_t> nccl =
-      ncclOverride(env, "NCCL_IB_QPS_PER_CONNECTION", 1, kMaxQpsPerConnection, warnings);
-  if (!nccl) return;
-  if (ours.ok() && ours.value > 0 && ours.value != *nccl)
+void applyQpsOverrides(const ncclib::NcclIbEnv& env, Choice& qps, std::vector<std::string>& warnings) {
+  const ncclib::Setting& ours = env.railtuneQps;
+  if (ours.set) qps = {ours.value, "RAILTUNE_NET_QPS"};
+  const ncclib::Setting& nccl = env.qpsPerConnection;
+  if (!nccl.set) return;
+  if (ours.set && ours.value != nccl.value)
     warnings.push_back("RAILTUNE_NET_QPS=" + std::to_string(ours.value) + " and NCCL_IB_QPS_PER_CONNECTION=" +
-                       std::to_string(*nccl) + " disagree; NCCL_IB_QPS_PER_CONNECTION wins");
-  qps = {*nccl, "set in the environment (NCCL_IB_QPS_PER_CONNECTION), which NCCL reads itself"};
+                       std::to_string(nccl.value) + " disagree; NCCL_IB_QPS_PER_CONNECTION wins");
+  applyNcclOverride(nccl, "NCCL_IB_QPS_PER_CONNECTION", qps);
 }
 
 }  // namespace
 
 QpPolicy chooseQpPolicy(const FabricShape& shape, EnvLookup env) {
+  const ncclib::NcclIbEnv read = ncclib::readNcclIbEnv(env);
+  QpPolicy policy = chooseQpPolicy(shape, read);
+  policy.warnings.insert(policy.warnings.begin(), read.warnings.begin(), read.warnings.end());
+  return policy;
+}
+
+QpPolicy chooseQpPolicy(const FabricShape& shape, const ncclib::NcclIbEnv& env) {
   QpPolicy policy;
   const bool ib = shape.linkLayer == LinkLayer::InfiniBand;
 
   Choice qps = chooseQps(shape);
   applyQpsOverrides(env, qps, policy.warnings);
-  Choice split{0,
-               "NCCL's default (common.cc:22): each message goes whole on one QP and successive messages rotate "
-               "over the QPs (common.h:393-397); Meta chose this round-robin over splitting for NCCL's message sizes"};
-  applyNcclOverride(env, "NCCL_IB_SPLIT_DATA_ON_QPS", 0, 1, split, policy.warnings);
+  Choice split = chooseSplit(shape);
+  applyNcclOverride(env.splitDataOnQps, "NCCL_IB_SPLIT_DATA_ON_QPS", split);
   Choice ar = chooseAdaptiveRouting(shape);
-  applyNcclOverride(env, "NCCL_IB_ADAPTIVE_ROUTING", 0, 1, ar, policy.warnings);
-  Choice arThreshold{static_cast<int64_t>(kNcclArThresholdBytes), "NCCL's default (p2p.cc:14): 8192 bytes"};
-  applyNcclOverride(env, "NCCL_IB_AR_THRESHOLD", 0, INT64_MAX, arThreshold, policy.warnings);
+  applyNcclOverride(env.adaptiveRouting, "NCCL_IB_ADAPTIVE_ROUTING", ar);
+  Choice arThreshold{static_cast<int64_t>(kNcclArThresholdBytes),
+                     "NCCL's default (p2p.cc:14): 8192 bytes; no measurement"};
+  applyNcclOverride(env.arThreshold, "NCCL_IB_AR_THRESHOLD", arThreshold);
   Choice gid = chooseGidIndex(shape);
-  applyNcclOverride(env, "NCCL_IB_GID_INDEX", -1, 255, gid, policy.warnings);
+  applyNcclOverride(env.gidIndex, "NCCL_IB_GID_INDEX", gid);
   Choice tc = chooseTrafficClass(shape);
-  applyNcclOverride(env, "NCCL_IB_TC", -1, 255, tc, policy.warnings);
+  applyNcclOverride(env.trafficClass, "NCCL_IB_TC", tc);
   Choice sl = chooseServiceLevel(shape);
-  applyNcclOverride(env, "NCCL_IB_SL", -1, 15, sl, policy.warnings);
+  applyNcclOverride(env.serviceLevel, "NCCL_IB_SL", sl);
 
   policy.qpsPerConnection = static_cast<int>(qps.value);
   policy.splitDataOnQps = split.value != 0;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/nccl_ib_env.h"
 #include "common/params.h"
 
 namespace railtune::qp {
@@ -39,7 +40,7 @@ struct Decision {
 
 // NCCL's defaults (2.28.9 and 2.30.7 alike; docs/qp-policy.md cites the lines).
 inline constexpr int kNcclQpsPerConnection = 1;
-inline constexpr size_t kNcclArThresholdBytes = 8192;
+inline constexpr size_t kNcclArThresholdBytes = static_cast<size_t>(ncclib::kNcclArThresholdBytes);
 inline constexpr size_t kChunkAlignment = 128;    // IB_WRITE_CHUNK_ALIGNMENT: LL and LL128 need it
 inline constexpr int kMaxQpsPerConnection = 128;  // NCCL_IB_MAX_QPS
 
@@ -51,13 +52,16 @@ struct QpPolicy {
   size_t arThresholdBytes = kNcclArThresholdBytes;  // as NCCL_IB_AR_THRESHOLD
   int gidIndex = -1, trafficClass = -1, serviceLevel = -1;  // -1: leave NCCL's own choice
   std::vector<Decision> why;                                // one per NCCL variable above, in a fixed order
-  std::vector<std::string> warnings;  // malformed overrides, each naming the variable (value kept)
+  std::vector<std::string> warnings;  // the reader's (EnvLookup overload only), then the policy's own
 };
 
-// The policy for a fabric shape. RAILTUNE_NET_QPS (1..128; 0 or unset = the policy's value) sets
-// qpsPerConnection; an NCCL_IB_* variable the user set wins over the policy for its field, as NCCL
-// would read it. A malformed value is a warning and the policy's value is kept. Throws nothing.
-// A null env reads no environment (the fabric alone decides).
+// The policy for a fabric shape and NCCL's variables as read once (common/nccl_ib_env.h): RAILTUNE_NET_QPS
+// (1..128; 0 or unset = the policy's value) sets qpsPerConnection; an NCCL_IB_* variable the user set wins over
+// the policy for its field. A malformed or out-of-range value was the reader's warning and counts as unset; the
+// policy's own warnings (RAILTUNE_NET_QPS and NCCL_IB_QPS_PER_CONNECTION disagreeing) are in `warnings`.
+QpPolicy chooseQpPolicy(const FabricShape& shape, const ncclib::NcclIbEnv& env);
+// The same, reading `env` first; `warnings` then holds the reader's warnings too. A null env reads no
+// environment (the fabric alone decides). Throws nothing.
 QpPolicy chooseQpPolicy(const FabricShape& shape, EnvLookup env);
 
 // The QPs that get a WRITE_WITH_IMM for every message, so that the receiver counts one completion

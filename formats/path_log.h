@@ -69,9 +69,9 @@ struct RemoteEnd {
   int rank = -1;  // -1: unknown
 };
 
-// The most QPs a record lists (NCCL_IB_QPS_PER_CONNECTION allows up to 128; railtune's ib transport opens at
-// most this many per connection).
-inline constexpr int kMaxQpsRecorded = 16;
+// The most QPs a record lists: NCCL_IB_QPS_PER_CONNECTION's whole range (1..128), which is also what railtune's
+// ib transport opens at most per connection.
+inline constexpr int kMaxQpsRecorded = 128;
 
 // What the verbs layer says about a connection: connect records of transport "ib" only, rendered as "verbs".
 struct VerbsFacts {

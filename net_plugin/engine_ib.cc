@@ -5,16 +5,13 @@
 #include <cstdlib>
 #include <set>
 
+#include "common/nccl_ib_env.h"
 #include "common/qp_policy.h"
 #include "formats/rail_map.h"
 #include "net_plugin/engine.h"
 
 namespace railtune::net {
 namespace {
-
-const char* environment(const char* name) {
-  return std::getenv(name);
-}
 
 // The fabric as this host's devices show it: the link layer of its HCAs, how many rails and planes they sit on.
 qp::FabricShape deviceShape(const std::vector<NetDevice>& devices) {
@@ -77,26 +74,23 @@ ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vecto
     }
   }
 
+  // NCCL's IB variables, read here once for the engine (one per process), by the rule `railtune topo env` uses too;
+  // the policy and the transport's options both come from this one reading.
+  const ncclib::NcclIbEnv nccl = ncclib::readNcclIbEnv(processEnv);
+  for (const std::string& warning : nccl.warnings) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", warning.c_str());
   ib::IbEngineOptions& o = setup.options;
-  o.connection.qp = ib::qpOptionsFromEnvironment(environment);
-  o.connection.policy = qp::chooseQpPolicy(fabricShape(devices, railMap, railMapHost, log), processEnv);
+  o.connection.policy = qp::chooseQpPolicy(fabricShape(devices, railMap, railMapHost, log), nccl);
   const qp::QpPolicy& policy = o.connection.policy;
   for (const std::string& warning : policy.warnings) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", warning.c_str());
-  if (policy.qpsPerConnection > ib::kMaxQps) {
-    RT_WARN(log, NCCL_INIT | NCCL_ENV, "%d QPs per connection asked for; the verbs transport uses at most %d",
-            policy.qpsPerConnection, ib::kMaxQps);
-  }
   for (const qp::Decision& d : policy.why) {
     RT_INFO(log, NCCL_INIT | NCCL_NET, "QP policy: %s=%s (%s)", d.variable.c_str(), d.value.c_str(), d.source.c_str());
   }
-  if (o.connection.qp.tc < 0 && policy.trafficClass >= 0) o.connection.qp.tc = policy.trafficClass;
-  if (o.connection.qp.sl < 0 && policy.serviceLevel >= 0) o.connection.qp.sl = policy.serviceLevel;
+  o.connection.qp = ib::qpOptionsFrom(nccl, policy);
   o.open.sysfsRoot = sysfsRoot;
-  o.open.gid = ib::gidOptionsFromEnvironment(environment);
-  if (o.open.gid.gidIndex < 0 && policy.gidIndex >= 0) o.open.gid.gidIndex = policy.gidIndex;
-  o.open.adaptiveRouting = policy.adaptiveRouting ? 1 : 0;
+  o.open.gid = ib::gidOptionsFrom(nccl, policy.gidIndex);
+  o.open.relaxedOrdering = ncclib::relaxedOrderingEnabled(nccl, setup.verbs.table.regMrIova2 != nullptr);
   o.peerMemory = ib::peerMemoryPresent(sysfsRoot);
-  o.gdrFlush = ib::ncclIntVariable(environment, "NCCL_GDR_FLUSH_DISABLE", 0) == 0;
+  o.gdrFlush = nccl.gdrFlushDisable.value == 0;
   o.note = [log](bool warn, const std::string& line) {
     if (warn) {
       RT_WARN(log, NCCL_NET, "verbs: %s", line.c_str());
@@ -104,8 +98,9 @@ ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vecto
       RT_INFO(log, NCCL_NET, "verbs: %s", line.c_str());
     }
   };
-  RT_INFO(log, NCCL_INIT | NCCL_NET, "verbs transport: %s loaded, %d QPs per connection%s", setup.verbs.library.c_str(),
-          std::min(policy.qpsPerConnection, ib::kMaxQps), o.peerMemory ? ", GPU memory through peer memory" : "");
+  RT_INFO(log, NCCL_INIT | NCCL_NET, "verbs transport: %s loaded, %d QPs per connection%s%s",
+          setup.verbs.library.c_str(), policy.qpsPerConnection, o.open.relaxedOrdering ? ", relaxed ordering" : "",
+          o.peerMemory ? ", GPU memory through peer memory" : "");
   return setup;
 }
 

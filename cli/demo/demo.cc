@@ -2,8 +2,9 @@
 // through the emulator's loader as NCCL 2.28 and 2.30 would, prints what each binds, and writes the
 // same as DIR/bindings.jsonl; then writes the topology outputs of the built-in cluster (or FILE's)
 // under DIR/topology/ (demo_topology.h) and checks them, the tuner's decision tables under DIR/tuner/,
-// and runs an emulated 16-rank job over the net plugin with one NIC miswired (DIR/net/, demo_net.h). Everything the
-// demo produces goes under DIR.
+// runs an emulated 16-rank job over the net plugin with one NIC miswired (DIR/net/, demo/net.h), and an 8-rank job
+// over the verbs transport on the verbs simulator whose path log shows each connection's HCA, GID and QPs
+// (DIR/verbs/, demo/verbs.h). Everything the demo produces goes under DIR.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "cli/demo/net.h"
 #include "cli/demo/topology.h"
 #include "cli/demo/tuner.h"
+#include "cli/demo/verbs.h"
 #include "cli/plugin_files.h"
 
 namespace railtune::cli {
@@ -92,6 +94,8 @@ int runDemo(const DemoOptions& opts) {
     throw std::runtime_error("the tuner disagreed with its rules: see MISMATCH in " + (out / "tuner").string());
   if (writeDemoNet(out, files.net) > 0)
     throw std::runtime_error("the path logs did not show exactly the injected misbinding; see above");
+  if (writeDemoVerbs(out, files.net, findVerbsSimulator(pluginDir)) > 0)
+    throw std::runtime_error("the verbs job's path logs lack their verbs facts; see above");
   if (unbound > 0) {
     std::fprintf(stderr, "railtune demo: %d plugin(s) bound nothing; see the loader's lines above\n", unbound);
     return 1;

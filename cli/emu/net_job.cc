@@ -1,5 +1,6 @@
 // `railtune emu net-job`: an emulated NCCL job of P ranks, one process each, over the real net plugin
-// (emulator/net_job/launcher.h; docs/net-job.md). The `emu` group is registered here; it holds the
+// (emulator/net_job/launcher.h; docs/net-job.md), over TCP or, with --transport ib, over the verbs transport on
+// the verbs simulator (emulator/net_job/verbs_job.h). The `emu` group is registered here; it holds the
 // emulator's job commands.
 #include <csignal>
 #include <cstdio>
@@ -44,6 +45,8 @@ struct NetJobArgs {
   double timeout = 60;
   size_t chunkBytes = 128 * 1024;
   std::string jobDir;
+  std::string transport = "socket";
+  std::string verbsLib;
 };
 
 std::pair<std::string, std::string> splitFault(const std::string& fault) {
@@ -70,6 +73,9 @@ nj::JobOptions jobOptions(const NetJobArgs& a) {
   const PluginFiles plugins =
       findPluginFiles(a.pluginDir.empty() ? defaultPluginDir() : std::filesystem::path(a.pluginDir));
   o.pluginPath = plugins.net.string();
+  o.transport = nj::parseNetTransport(a.transport);
+  if (o.transport == nj::NetTransport::Ib)
+    o.verbsLibrary = a.verbsLib.empty() ? findVerbsSimulator(plugins.net.parent_path()).string() : a.verbsLib;
   o.profileDir = a.profileDir;
   if (!a.profileDir.empty()) o.profilerPath = plugins.profiler.string();
   if (!a.faults.empty() && a.faultRank < 0) throw std::invalid_argument("--fault needs --fault-rank");
@@ -129,6 +135,15 @@ Command addNetJobCommand(CLI::App& emu) {
                   "Load the profiler plugin too (RAILTUNE_PROFILE_DIR for every rank): collective log, network "
                   "summary and trace per rank");
   sub->add_option("--plugin-dir", a->pluginDir, "Folder holding the plugin .so files (default: <bin>/../lib)");
+  sub->add_option("--transport", a->transport,
+                  "The net plugin's transport: socket (TCP), or ib: railtune's verbs transport on the verbs "
+                  "simulator, one simulated host per rail-map host with the map's HCAs")
+      ->check(CLI::IsMember({"socket", "ib"}))
+      ->capture_default_str();
+  sub->add_option("--verbs-lib", a->verbsLib,
+                  "The verbs simulator's libibverbs.so.1 for --transport ib (default: <plugin dir>/railtune/"
+                  "verbs_sim/, or verbs_sim/ of the build tree)")
+      ->check(CLI::ExistingFile);
   sub->add_option("--nccl", a->nccl, "NCCL behaviour to emulate: 2.28 or 2.30")->capture_default_str();
   sub->add_option("--fault-rank", a->faultRank, "The rank --fault applies to");
   sub->add_option("--fault", a->faults, "VAR=VALUE set in --fault-rank's environment only (repeatable)");

@@ -70,6 +70,9 @@ std::string formatJobReport(const JobOptions& options, const JobResult& result) 
     for (const RankResult& r : result.ranks) nvlink += r.nvlinkSends;
     out += format(", %d over NVLink (stand-in)\n", nvlink);
   }
+  if (options.transport == NetTransport::Ib)
+    out += "net transport: ib (railtune's verbs transport on the verbs simulator, preset " + result.verbs.preset +
+           ", " + result.verbs.library + ")\n";
   if (!options.pathLogDir.empty()) out += "path logs: " + options.pathLogDir + "\n";
   if (result.stalledLink.first >= 0)
     out += format("stalled link: rank %d -> rank %d over the net plugin, no send posted after %g s\n",

@@ -108,7 +108,13 @@ JobResult runJob(const JobOptions& options) {
     if (ec) throw std::runtime_error("cannot create the folder " + dir + ": " + ec.message());
   }
   prepareJobDir(result.jobDir, mapText, result.plan);
+  if (options.transport == NetTransport::Ib)
+    result.verbs = prepareVerbsJob(result.jobDir, map, result.plan, options.verbsLibrary);
   runRanks(options, result);
+  if (result.verbs.rendezvousOutsideJob) {  // the agents' sockets went with the ranks
+    std::error_code ec;
+    fs::remove_all(result.verbs.rendezvousDir, ec);
+  }
   if (result.ok() && options.jobDir.empty()) {
     std::error_code ec;
     fs::remove_all(result.jobDir, ec);

@@ -18,6 +18,7 @@
 #include "emulator/net_job/job_plan.h"
 #include "emulator/net_job/result.h"
 #include "emulator/net_job/schedule.h"
+#include "emulator/net_job/verbs_job.h"
 
 namespace railtune::emu::netjob {
 
@@ -35,8 +36,13 @@ struct JobOptions {
   std::string jobId = "net-job";  // RAILTUNE_JOB_ID: path log files are <job>-<host>-<pid>.<start>.jsonl
   std::string profileDir;         // "": no profiler; else RAILTUNE_PROFILE_DIR for every rank
   std::string profilerPath;       // libnccl-profiler-railtune.so (NCCL_PROFILER_PLUGIN) with profileDir
-  // Set for every rank after the launcher's own (RAILTUNE_NET_TRANSPORT=socket among them), so a job can run
-  // over another transport: the verbs transport on the verbs simulator, in the tests.
+  // The net plugin's transport: socket (TCP between the ranks' loopback addresses), or ib: railtune's verbs
+  // transport on the verbs simulator, whose libibverbs.so.1 is verbsLibrary (verbs_job.h).
+  NetTransport transport = NetTransport::Socket;
+  std::string verbsLibrary;
+  // Set for every rank after the launcher's own (RAILTUNE_NET_TRANSPORT and, over ib, the simulator's among
+  // them). Every other variable of the launcher's environment reaches the ranks unchanged (NCCL_IB_*,
+  // RAILTUNE_NET_QPS, ...): nothing is scrubbed.
   std::vector<std::pair<std::string, std::string>> jobEnv;
   int faultRank = -1;
   std::vector<std::pair<std::string, std::string>> faultEnv;  // set for faultRank only
@@ -66,6 +72,7 @@ struct JobResult {
   std::vector<RankResult> ranks;            // by rank; only ranks that reported
   std::vector<std::string> errors;          // empty: every byte verified
   std::string jobDir;                       // kept when the job failed
+  VerbsJob verbs;                           // transport ib: the simulator's files and folder
   std::pair<int, int> stalledLink{-1, -1};  // (sender, receiver) of JobOptions::stallLink
   int pluginConnections() const;            // send + receive sides over the plugin, all ranks
   bool ok() const { return errors.empty(); }

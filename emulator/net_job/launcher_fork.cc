@@ -47,6 +47,11 @@ void setRankEnvironment(const JobOptions& options, const JobResult& job, int ran
   setEnv("RAILTUNE_HOST", host);
   setEnv("RAILTUNE_RAIL_MAP", (fs::path(job.jobDir) / "rail-map.json").string());
   setEnv("RAILTUNE_NET_TRANSPORT", "socket");
+  if (options.transport == NetTransport::Ib) {
+    const char* scale = std::getenv("RAILTUNE_VERBS_SIM_TIME_SCALE");
+    for (const auto& [name, value] : verbsRankEnvironment(job.verbs, host, scale != nullptr && *scale != '\0'))
+      setEnv(name.c_str(), value);
+  }
   setEnv("RAILTUNE_NET_ADDRESS_FILE", (fs::path(job.jobDir) / "addresses" / (host + ".txt")).string());
   setEnv("RAILTUNE_JOB_ID", options.jobId);
   setEnv("NCCL_NET_PLUGIN", options.pluginPath);

@@ -17,10 +17,11 @@ add_library(railtune_emulator_net_job STATIC
   ${CMAKE_CURRENT_LIST_DIR}/worker.cc
   ${CMAKE_CURRENT_LIST_DIR}/launcher.cc
   ${CMAKE_CURRENT_LIST_DIR}/launcher_fork.cc
+  ${CMAKE_CURRENT_LIST_DIR}/verbs_job.cc
   ${CMAKE_CURRENT_LIST_DIR}/job_report.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_steps.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_collective.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_summary.cc)
 target_link_libraries(railtune_emulator_net_job
   PUBLIC railtune_emulator railtune_formats
-  PRIVATE railtune_topo_xml railtune_fabric_yaml nlohmann_json::nlohmann_json)
+  PRIVATE railtune_topo_xml railtune_fabric_yaml railtune_verbs_sim_fabric nlohmann_json::nlohmann_json)

@@ -50,4 +50,8 @@ grep -Eq '^Expected finding: `railtune paths check` exits 1 on this job \([0-9]+
 grep -Eq '^  cross-rail: rank [0-9]+ on rack00-tray00 GPU 0 \(rail 0\) sends through mlx5_1 \(rail 1\)' demo.out ||
   fail "the paths check table does not name the misbound NIC"
 grep -q 'class="link violation' railtune-demo/net/paths.html || fail "railtune-demo/net/paths.html highlights no violation"
+# The verbs job: each connection's HCA, GID and QPs from its path log.
+grep -Eq '^  rank [0-9]+ \([^ ]+ mlx5_[0-9]+\) -> rank [0-9]+ \([^ ]+ mlx5_[0-9]+\): InfiniBand, GID [0-9a-f:]+, [0-9]+ QPs? 0x[0-9a-f]+->0x[0-9a-f]+' demo.out ||
+  fail "the demo's verbs job shows no connection with its HCA, GID and QPs"
+ls railtune-demo/verbs/paths/*.jsonl >/dev/null 2>&1 || fail "no path log under railtune-demo/verbs/paths"
 echo "ok: demo outputs present and valid"

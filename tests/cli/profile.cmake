@@ -20,6 +20,16 @@ if(TARGET railtune_profile_analysis)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/profile_emu_sigstop.sh ${_railtune}
                    $<TARGET_FILE_DIR:railtune_net_plugin> ${_validate} ${_formats} ${CMAKE_CURRENT_BINARY_DIR}/profile_emu_sigstop)
   set_tests_properties(cli.profile_emu_sigstop PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:" TIMEOUT 120)
+  # --transport ib: the verbs transport on the verbs simulator; a user's NCCL_IB_QPS_PER_CONNECTION reaches the
+  # ranks (not under qemu: a verbs job there takes minutes).
+  if(NOT CMAKE_CROSSCOMPILING_EMULATOR)
+    add_test(NAME cli.emu_net_job_ib
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/emu_net_job_ib.sh ${_railtune} $<TARGET_FILE_DIR:railtune_net_plugin>
+                     ${PROJECT_SOURCE_DIR}/tests/data/net_job/two-gpu-trays.json ${CMAKE_CURRENT_BINARY_DIR}/emu_net_job_ib)
+    set_tests_properties(cli.emu_net_job_ib PROPERTIES ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:" TIMEOUT 120)
+  endif()
+  add_test(NAME cli.emu_net_job_bad_transport
+           COMMAND ${_expect} fail "--transport: rdma not in \\{socket,ib\\}" -- ${_railtune} emu net-job --transport rdma)
   add_test(NAME cli.emu_net_job_bad_signal
            COMMAND ${_expect} fail "--signal 'HUP': expected STOP or KILL" -- ${_railtune} emu net-job --signal HUP --signal-rank 1)
 

@@ -39,26 +39,31 @@ SimFabric::SimFabric(ScopedEnv& env, const SimFabricSetup& setup, int hosts) {
       std::ofstream(root + "/sys/module/nvidia_peermem/version") << "580.65.06\n";
     }
   }
+  // A simulator already loaded in this process (an earlier test of the same run) forgets its rendezvous folder,
+  // host and fabric, so that it reads the ones below (its `reset`, refused while objects of it are alive).
+  control("reset");
   env.set("RAILTUNE_NET_TRANSPORT", "ib");
   env.set("NCCL_IBVERBS_LIB", VERBS_SIM_LIBRARY);
-  env.set("NCCL_SOCKET_IFNAME", "lo");
+  env.set("NCCL_SOCKET_IFNAME", "lo");  // connection setup over 127.0.0.1: the simulated hosts have no other
   env.set("RAILTUNE_VERBS_SIM_DIR", dir_ + "/sim");
   env.set("RAILTUNE_VERBS_SIM_FABRIC", setup.fabric);
   env.set("RAILTUNE_VERBS_SIM_TIME_SCALE", setup.timeScale);
-  if (setup.qps > 0) {
-    env.set("RAILTUNE_NET_QPS", std::to_string(setup.qps));
+  if (setup.adversarial) env.set("RAILTUNE_VERBS_SIM_ADVERSARIAL", "1");
+  // The simulator's faults are this harness's own: a case gets exactly the ones it names.
+  if (setup.faults.empty()) {
+    env.unset("RAILTUNE_VERBS_SIM_FAULTS");
   } else {
-    env.unset("RAILTUNE_NET_QPS");
+    env.set("RAILTUNE_VERBS_SIM_FAULTS", setup.faults);
   }
-  env.set("NCCL_IB_SPLIT_DATA_ON_QPS", setup.split ? "1" : "0");
-  if (setup.adversarial) {
-    env.set("RAILTUNE_VERBS_SIM_ADVERSARIAL", "1");
-  } else {
-    env.unset("RAILTUNE_VERBS_SIM_ADVERSARIAL");
+  if (setup.qps) env.set("NCCL_IB_QPS_PER_CONNECTION", std::to_string(*setup.qps));
+  if (setup.split) env.set("NCCL_IB_SPLIT_DATA_ON_QPS", *setup.split ? "1" : "0");
+  for (const auto& [name, value] : setup.env) {
+    if (value) {
+      env.set(name, *value);
+    } else {
+      env.unset(name);
+    }
   }
-  for (const char* name : {"RAILTUNE_VERBS_SIM_FAULTS", "NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_GID_INDEX", "NCCL_IB_TC",
-                           "NCCL_IB_SL", "NCCL_IB_TIMEOUT", "NCCL_IB_RETRY_CNT"})
-    env.unset(name);
   env.set("RAILTUNE_VERBS_SIM_HOST", hostName(0));
   env.set("RAILTUNE_NET_SYSFS_ROOT", dir_ + "/" + hostName(0));
 }

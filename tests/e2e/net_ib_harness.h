@@ -1,10 +1,11 @@
 // The verbs transport's end-to-end tests run the real net .so with RAILTUNE_NET_TRANSPORT=ib on the strict verbs
-// simulator (tests/support/verbs_sim): NCCL_IBVERBS_LIB names the simulator's libibverbs, each process picks
+// simulator (emulator/verbs_sim): NCCL_IBVERBS_LIB names the simulator's libibverbs, each process picks
 // its simulated host (RAILTUNE_VERBS_SIM_HOST), and the plugin discovers that host's HCAs in the fake sysfs
 // tree the simulator's tool writes (RAILTUNE_NET_SYSFS_ROOT), as it would on a GB300 tray.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,13 +13,19 @@
 
 namespace railtune::testing::netfault {
 
+// What one case needs. The harness sets the simulator's own variables (RAILTUNE_VERBS_SIM_*, NCCL_IBVERBS_LIB,
+// RAILTUNE_NET_TRANSPORT=ib, the host's sysfs root) and what the case names here; every other variable of the
+// process stays as the user set it (ScopedEnv restores what a case changed). A case that clears a variable
+// says so in `env` with nullopt and a comment why.
 struct SimFabricSetup {
   std::string fabric = "gb300";    // a simulator preset
-  int qps = 0;                     // RAILTUNE_NET_QPS; 0 = the policy's
-  bool split = false;              // NCCL_IB_SPLIT_DATA_ON_QPS=1
-  bool adversarial = false;        // RAILTUNE_VERBS_SIM_ADVERSARIAL=1
+  std::optional<int> qps;          // NCCL_IB_QPS_PER_CONNECTION (the variable that wins over RAILTUNE_NET_QPS)
+  std::optional<bool> split;       // NCCL_IB_SPLIT_DATA_ON_QPS
+  bool adversarial = false;        // RAILTUNE_VERBS_SIM_ADVERSARIAL=1 (else the simulator's default: off)
   bool peerMemory = false;         // the hosts' sysfs trees show nvidia_peermem: GPU pointers, and flush reads
   std::string timeScale = "0.05";  // NCCL_IB_TIMEOUT 20 x 8 tries = 34 s becomes about 1.7 s
+  std::string faults;              // RAILTUNE_VERBS_SIM_FAULTS for this process ("" = none)
+  std::vector<std::pair<std::string, std::optional<std::string>>> env;  // more: set (value) or cleared (nullopt)
 };
 
 // A temporary folder holding the simulator's rendezvous directory and each host's sysfs tree, removed at the
@@ -32,7 +39,8 @@ class SimFabric {
   SimFabric& operator=(const SimFabric&) = delete;
   void becomeHost(int host) const;  // setenv, for the process it is called in
   const std::string& dir() const { return dir_; }
-  // The simulator's control call in this process (port_down mlx5_0 1, ...): 0 on success.
+  // The simulator's control call in this process (port_down mlx5_0 1, ...): 0 on success; -1 when the
+  // simulator is not loaded in this process or refused the command.
   static int control(const std::string& command);
   // The QP numbers the simulator has in this process (from its stats), lowest first.
   static std::vector<uint32_t> qpNumbers();

@@ -206,31 +206,18 @@ TEST_F(NetJobTest, MisbindingShowsOnExactlyTheInjectedRank) {
   EXPECT_GT(mismatched, 0);
 }
 
-// The same job over the verbs transport (RAILTUNE_NET_TRANSPORT=ib) on the strict verbs simulator: each rank
-// process picks its simulated host by RAILTUNE_HOST, whose HCAs are the rail map's; rank 0's HCA is misbound.
+// The same job over the verbs transport (JobOptions::transport ib, as `emu net-job --transport ib`) on the strict
+// verbs simulator: the launcher describes the rail map's hosts and HCAs to it (verbs_job.h) and each rank process
+// is its host; rank 0's HCA is misbound.
 TEST_F(NetJobTest, SixteenRanksOverTheVerbsTransportShowTheMisboundHca) {
   JobOptions o = options(16, 2);
   o.collectives = parseCollectiveList("all-reduce,tree");
   o.mnnvl = false;  // every hop between trays crosses the plugin
-  const JobPlan plan = makePlan(formats::parseRailMap(railMapText(""), "the default cluster"), o.placement);
-  std::string hosts;
-  for (const PlannedHost& h : plan.hosts)
-    if (hosts.find("\"" + h.name + "\"") == std::string::npos) hosts += (hosts.empty() ? "\"" : ",\"") + h.name + "\"";
-  // A short rendezvous folder: the simulator's Unix sockets live there (sun_path holds 107 characters).
-  char simDir[] = "/tmp/rtvs-XXXXXX";
-  ASSERT_NE(mkdtemp(simDir), nullptr);
-  const fs::path fabric = dir_ / "verbs-fabric.json";
-  fs::create_directories(dir_);
-  std::ofstream(fabric) << "{\"preset\": \"gb300\", \"hosts\": [" << hosts << "]}\n";
-  o.jobEnv = {{"RAILTUNE_NET_TRANSPORT", "ib"},
-              {"NCCL_IBVERBS_LIB", VERBS_SIM_LIBRARY},
-              {"RAILTUNE_VERBS_SIM_DIR", simDir},
-              {"RAILTUNE_VERBS_SIM_FABRIC", fabric.string()},
-              {"RAILTUNE_VERBS_SIM_TIME_SCALE", "0.05"}};
+  o.transport = NetTransport::Ib;
+  o.verbsLibrary = VERBS_SIM_LIBRARY;
   o.faultRank = 0;
   o.faultEnv = {{"RAILTUNE_NET_FAULT_MISBIND", "mlx5_0:mlx5_1"}};
   const JobResult result = run(o);
-  fs::remove_all(simDir);
   const PathLogs logs = readPathLogs(o.pathLogDir);
   expectOneRecordPerConnectionEnd(result, logs);
   const auto pids = rankOfPid(result);

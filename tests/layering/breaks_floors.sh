@@ -69,6 +69,19 @@ printf '#include "net_plugin/a.h"\n' >"$work/tree/analysis/c.cc"
 expect_fail "an analysis that includes a plugin's code" "analysis -> net_plugin (analysis meets the plugins only through the NCCL ABI and their files)"
 
 make_tree
+mkdir -p "$work/tree/net_plugin/transports/ib"
+printf '// abi\n' >"$work/tree/net_plugin/transports/ib/verbs_abi.h"
+printf '#include "net_plugin/transports/ib/verbs_abi.h"\n' >"$work/tree/emulator/c.cc"
+expect_pass
+echo "ok: the emulator may include the libibverbs ABI the verbs transport declares"
+printf '#include "net_plugin/transports/ib/verbs_table.h"\n' >>"$work/tree/emulator/c.cc"
+expect_fail "the emulator that includes the verbs transport's code" "emulator/c.cc:2: emulator -> net_plugin (emulator meets the plugins only through the NCCL ABI and their files)"
+
+make_tree
+printf '#include "net_plugin/transports/ib/verbs_abi.h"\n' >"$work/tree/analysis/c.cc"
+expect_fail "an analysis that includes the verbs ABI" "analysis -> net_plugin (analysis meets the plugins only through the NCCL ABI and their files)"
+
+make_tree
 printf '#include "emulator/a.h"\n' >"$work/tree/fabric/c.cc"
 expect_fail "floor 2 that includes floor 3" "fabric/c.cc:1: fabric -> emulator (floor 2 may not use floor 3)"
 

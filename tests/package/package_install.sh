@@ -27,6 +27,8 @@ check_tree() {  # <prefix>: the installed layout
   for kind in net tuner profiler; do
     [ -f "$prefix/lib/libnccl-$kind-railtune.so" ] || fail "$prefix/lib/libnccl-$kind-railtune.so missing"
   done
+  [ -f "$prefix/lib/railtune/verbs_sim/libibverbs.so.1" ] || fail "$prefix/lib/railtune/verbs_sim/libibverbs.so.1 missing"
+  [ ! -e "$prefix/lib/libibverbs.so.1" ] || fail "the verbs simulator sits in $prefix/lib, where it passes for the system's"
   [ -f "$prefix/share/doc/railtune/README.md" ] || fail "README missing under $prefix/share/doc/railtune"
   [ -f "$prefix/share/doc/railtune/training-image.md" ] || fail "training-image.md missing"
   [ -f "$prefix/share/railtune/schemas/rail-map.schema.json" ] || fail "schemas missing under $prefix/share/railtune"

@@ -62,10 +62,11 @@ TEST(QpShapeAgreement, DefaultCluster) {
 TEST(QpShapeAgreement, RoceWithAdaptiveRoutingTrafficClassServiceLevelAndGidIndex) {
   const fabric::Fabric fabric = roceDefaultCluster(true);
   expectConsumersAgree(fabric);
-  // The case that drifted: one QP with AR on, not four with AR off.
+  // The case that drifted: AR on with OCI GB300's measured 4 QPs split, not four QPs with AR off.
   const formats::RailMap map = formats::parseRailMap(fabric::writeRailMap(fabric), "rail-map.json");
   const qp::QpPolicy policy = qp::chooseQpPolicy(formats::fabricShapeOf(map, &map.hosts.front()), nullptr);
-  EXPECT_EQ(policy.qpsPerConnection, 1);
+  EXPECT_EQ(policy.qpsPerConnection, 4);
+  EXPECT_TRUE(policy.splitDataOnQps);
   EXPECT_TRUE(policy.adaptiveRouting);
   EXPECT_EQ(policy.gidIndex, 3);
   EXPECT_EQ(policy.trafficClass, 106);

@@ -183,16 +183,18 @@ TEST(SchedLauncherEnv, RoceWithAdaptiveRoutingAndQosFromTheFabric) {
   fabric.network.trafficClass = 106;
   fabric.network.serviceLevel = 3;
   const EnvVars vars = launcherEnv(fabric, optionsFor("rack00-tray01"));
-  EXPECT_EQ(valueOf(vars, "NCCL_IB_ADAPTIVE_ROUTING"), "1");
-  EXPECT_EQ(valueOf(vars, "NCCL_IB_QPS_PER_CONNECTION"), "<unset>");
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_ADAPTIVE_ROUTING"), "1");  // what OCI GB300 measured (PR #287)
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_QPS_PER_CONNECTION"), "4");
+  EXPECT_EQ(valueOf(vars, "NCCL_IB_SPLIT_DATA_ON_QPS"), "1");
   EXPECT_EQ(valueOf(vars, "NCCL_IB_TC"), "106");
   EXPECT_EQ(valueOf(vars, "NCCL_IB_SL"), "3");
 }
 
-TEST(SchedLauncherEnv, InfiniBandWithoutAdaptiveRoutingTurnsItOff) {
+TEST(SchedLauncherEnv, InfiniBandWithoutAdaptiveRoutingKeepsNcclsDefault) {
+  // No measurement supports turning NCCL's AR sequence off, so nothing is exported (docs/qp-policy.md).
   fabric::Fabric fabric = test::smallCluster(1, 1, 1);
   fabric.network.adaptiveRouting = false;
-  EXPECT_EQ(valueOf(launcherEnv(fabric, optionsFor("rack00-tray00")), "NCCL_IB_ADAPTIVE_ROUTING"), "0");
+  EXPECT_EQ(valueOf(launcherEnv(fabric, optionsFor("rack00-tray00")), "NCCL_IB_ADAPTIVE_ROUTING"), "<unset>");
 }
 
 TEST(SchedLauncherEnv, RailNicsThatDisagreeOnTheGidIndexLeaveItToNccl) {

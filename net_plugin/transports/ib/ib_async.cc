@@ -45,9 +45,28 @@ AsyncWatcher::~AsyncWatcher() {
 void AsyncWatcher::handle(IbPort& port, const IbvAsyncEvent& event) {
   const std::string name = asyncEventName(verbs_, event.eventType);
   switch (event.eventType) {
-    case kIbvEventPortErr:
+    case kIbvEventPortErr: {
+      // Recorded, not fatal (NCCL's async thread, common.cc:168-178@v2.30.7): a flap shorter than the QPs'
+      // retries (NCCL_IB_TIMEOUT x NCCL_IB_RETRY_CNT) costs the job nothing; a longer one fails the connections
+      // through their completions (RETRY_EXC), each naming the port.
+      port.downSinceMs.store(steadyMs(), std::memory_order_release);
+      port.downEvents.fetch_add(1, std::memory_order_relaxed);
+      port.down.store(true, std::memory_order_release);
+      note_(true, name + " on " + port.where() +
+                      ": the port went down; its connections go on retrying and fail only if a work request "
+                      "exhausts its retries before the port is active again");
+      return;
+    }
+    case kIbvEventPortActive: {
+      const bool wasDown = port.down.exchange(false, std::memory_order_acq_rel);
+      const uint64_t since = port.downSinceMs.load(std::memory_order_acquire);
+      note_(false, name + " on " + port.where() +
+                       (wasDown ? ": the port is active again after " + std::to_string(steadyMs() - since) + " ms"
+                                : ": the port is active"));
+      return;
+    }
     case kIbvEventDeviceFatal: {
-      const std::string what = name + " on " + port.where() + ": the port is down";
+      const std::string what = name + " on " + port.where() + ": the device failed";
       port.fatal.set(what);
       note_(true, what);
       return;

@@ -11,6 +11,16 @@
 
 namespace railtune::net::ib {
 
+int QpSet::dataQpsFor(size_t bytes) const {
+  if (perMessage <= 1 || bytes == 0 || bytes < splitMinBytes) return 1;
+  const size_t chunk = qp::chunkBytesFor(bytes, perMessage);
+  return static_cast<int>(bytes / chunk + (bytes % chunk != 0 ? 1 : 0));
+}
+
+int cqEntriesFor(int qps, int sendDepth, int recvDepth, int extra) {
+  return qps * (sendDepth + recvDepth) + extra;
+}
+
 int QpSet::indexOf(uint32_t qpn) const {
   for (int q = 0; q < count; ++q)
     if (qps[static_cast<size_t>(q)] != nullptr && qps[static_cast<size_t>(q)]->qpNum == qpn) return q;
@@ -34,9 +44,13 @@ void ControlMemory::allocate(const VerbsTable& verbs, IbPort& port, size_t size,
   }
 }
 
-void ControlMemory::release(const VerbsTable& verbs) {
-  if (mr != nullptr) verbs.deregMr(mr);
-  if (data != nullptr) munmap(data, bytes);
+void ControlMemory::release(const VerbsTable& verbs, std::string& failures) {
+  if (mr != nullptr) {
+    if (const int rc = verbs.deregMr(mr); rc != 0)
+      failures += "ibv_dereg_mr(control memory): " + std::string(std::strerror(rc)) + "; ";
+  }
+  if (data != nullptr && munmap(data, bytes) != 0)
+    failures += "munmap(control memory): " + std::string(std::strerror(errno)) + "; ";
   mr = nullptr;
   data = nullptr;
 }
@@ -46,13 +60,20 @@ void throwIfFailed(const IbCommBase& base, const QpSet& set) {
   if (set.port->fatal.failed()) throw connectionError(base, set, ErrorKind::System, set.port->fatal.reason());
 }
 
-void releaseQpSet(const VerbsTable& verbs, QpSet& set) {
+void releaseQpSet(const VerbsTable& verbs, QpSet& set, std::string& failures) {
   for (IbvQp*& qp : set.qps) {
-    if (qp != nullptr) verbs.destroyQp(qp);
+    if (qp == nullptr) continue;
+    const uint32_t qpn = qp->qpNum;
+    if (const int rc = verbs.destroyQp(qp); rc != 0)
+      failures += "ibv_destroy_qp(QP " + std::to_string(qpn) + "): " + std::strerror(rc) + "; ";
     qp = nullptr;
   }
-  if (set.cq != nullptr) verbs.destroyCq(set.cq);
+  if (set.cq != nullptr) {
+    if (const int rc = verbs.destroyCq(set.cq); rc != 0)
+      failures += "ibv_destroy_cq: " + std::string(std::strerror(rc)) + "; ";
+  }
   set.cq = nullptr;
+  set.oob.reset();  // the peer's watchPeer sees the close: a send or receive still waiting there fails
 }
 
 void watchPeer(const IbCommBase& base, QpSet& set) {
@@ -123,7 +144,8 @@ std::string completionStatusText(int status) {
 
 NetError connectionError(const IbCommBase& base, const QpSet& set, ErrorKind kind, const std::string& what) {
   const std::string where = set.port != nullptr ? set.port->where() + " (" + set.port->linkLayerName() + ")" : "?";
-  return NetError(kind, base.peer, base.device, "verbs connection on " + where + ": " + what);
+  const std::string link = set.port != nullptr ? set.port->linkNote() : "";
+  return NetError(kind, base.peer, base.device, "verbs connection on " + where + ": " + what + link);
 }
 
 }  // namespace railtune::net::ib

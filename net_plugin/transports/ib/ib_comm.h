@@ -3,19 +3,23 @@
 // by the thread NCCL calls them from, so the data path takes no lock and allocates nothing.
 //
 // Protocol (NCCL's IB transport's, src/transport/net_ib/p2p.cc@v2.30.7, in railtune's own layouts):
-//   - irecv posts one zero-SGE receive on each of the request's QPs (wr_id = FIFO slot) and RDMA-writes one
-//   clear-to-send
-//     element per buffer (ib_wire.h) into the sender's FIFO at that slot, on QP 0;
-//   - a request uses M of the connection's N QPs: all of them when the policy splits data, else one, and
-//     request `id` uses QPs (id*M + i) mod N (NCCL 2.30's choice), so successive requests rotate over them;
+//   - both ends build the same number of QPs, decided once by the sender (its QP policy, 1..128) and carried
+//     in its metadata; the receiver follows it;
+//   - irecv posts one zero-SGE receive on each of the request's QPs (wr_id = FIFO slot | QP index << 8) and
+//     RDMA-writes one clear-to-send element per buffer (ib_wire.h) into the sender's FIFO at that slot, on QP 0;
+//   - a request uses M of the connection's N QPs: all of them when data is split, else one, and request `id`
+//     uses QPs (id*M + i) mod N (NCCL 2.30's choice), so successive requests rotate over them;
 //   - isend waits (returns NULL) until the slot's elements are whole and numbered for it, matches its tag, and
 //     once every buffer of the slot is matched posts one chain on each of the request's QPs: the RDMA writes
-//     of that QP's 128-byte aligned share of each buffer (unsignaled), on the first QP the sizes record when
-//     the receive is grouped, and a signaled zero-length RDMA write with immediate, so that the receiver
-//     counts one completion per QP;
-//   - the immediate carries the size of a single receive; a grouped receive reads its sizes record, which the
-//     write-with-immediate on QP 0 follows in that QP's order;
-//   - a request is done when the completions of all QPs are in (sender: its signaled writes; receiver: the
+//     of that QP's 128-byte aligned share of each buffer (unsignaled), then one signaled write with immediate
+//     so that the receiver counts one completion per QP. As in NCCL's ncclIbMultiSend, that write is the last
+//     data write itself for a single buffer, unless adaptive routing is on and the message is larger than
+//     NCCL_IB_AR_THRESHOLD (then a zero-length write follows the data, which may arrive by any path); for a
+//     grouped receive it is QP 0's write of the sizes record (a zero-length one on the other QPs);
+//   - the immediate of each QP is the number of data bytes that QP wrote for the request: the receiver's size
+//     of a single buffer is their sum, so it is what was written, and for a grouped receive the sum must equal
+//     the sizes record's total (else the request fails naming both);
+//   - a request is done when the completions of all its QPs are in (sender: its signaled writes; receiver: the
 //     receives they consumed).
 // A closed comm releases its verbs objects at once but stays as a small shell until the engine goes, so a call
 // on it is a clear error rather than a crash.
@@ -80,7 +84,10 @@ struct QpSet {
   std::array<IbvQp*, kMaxQps> qps{};
   std::array<int, kMaxQps> sqUsed{};  // WRs posted whose slot a polled completion has not freed yet
   int sqDepth = 0;
-  int perMessage = 1;  // QPs each request uses (the QP policy's qpsPerMessage)
+  int perMessage = 1;            // QPs each request uses: count when data is split, else 1
+  size_t splitMinBytes = 0;      // sender: messages below this travel on one QP even when split
+  bool adaptiveRouting = false;  // sender: NCCL_IB_ADAPTIVE_ROUTING as the policy decided
+  size_t arThresholdBytes = 0;   // sender: NCCL_IB_AR_THRESHOLD
   size_t qpOf(uint64_t id, int i) const {
     return static_cast<size_t>((id * static_cast<uint64_t>(perMessage) + static_cast<uint64_t>(i)) %
                                static_cast<uint64_t>(count));
@@ -91,13 +98,22 @@ struct QpSet {
   socket::Fd oob;             // the setup's TCP stream, kept to watch the peer
   uint64_t oobCheckedMs = 0;
   int indexOf(uint32_t qpn) const;
+  // Of the request's QPs, those that carry bytes of a buffer of `bytes` (1..perMessage): as many as
+  // 128-byte aligned chunks fill (common/qp_policy.h chunkBytesFor), one when not split or below splitMinBytes.
+  int dataQpsFor(size_t bytes) const;
 };
 
 // Throws the connection's failure, or its port's, when either has been marked (by a completion in error or the
 // async-event watcher): the first thing every data-path call does.
 void throwIfFailed(const IbCommBase& base, const QpSet& set);
-// Destroys the set's QPs, then its CQ (teardown of either comm).
-void releaseQpSet(const VerbsTable& verbs, QpSet& set);
+// Destroys the set's QPs, then its CQ, and closes the out-of-band stream (teardown of either comm). A verbs call that
+// fails is appended to `failures` ("ibv_destroy_qp(QP 0x1a2b): Device or resource busy; ..."): the caller logs them
+// once.
+void releaseQpSet(const VerbsTable& verbs, QpSet& set, std::string& failures);
+
+// The completion-queue entries a set of QPs needs so that an error flush, which completes every outstanding
+// work request (unsignaled ones too), cannot overrun it: the sum of the QPs' send and receive queue depths.
+int cqEntriesFor(int qps, int sendDepth, int recvDepth, int extra);
 
 // While a request waits: at most every 100 ms, whether the peer's process is still there (its end of the
 // out-of-band stream open). Throws NetError(Remote) when it closed: a peer that died mid-transfer.
@@ -109,7 +125,7 @@ struct ControlMemory {
   size_t bytes = 0;
   IbvMr* mr = nullptr;
   void allocate(const VerbsTable& verbs, IbPort& port, size_t size, int access);
-  void release(const VerbsTable& verbs);
+  void release(const VerbsTable& verbs, std::string& failures);
 };
 
 // A failure of this connection as the engine reports it: the HCA and port, the peer, what happened.
@@ -155,7 +171,7 @@ struct IbSendRequest : IbRequestBase {
 
 class IbSendComm {
  public:
-  IbSendComm(const VerbsTable& verbs, const qp::QpPolicy& policy);
+  explicit IbSendComm(const VerbsTable& verbs);
   IbCommBase base{IbCommKind::Send};
   QpSet set;
   ControlMemory control;  // the FIFO (kFifoDepth x kMaxRecvs elements), then the sizes source
@@ -164,7 +180,7 @@ class IbSendComm {
 
   IbSendRequest* post(const void* data, size_t size, int tag, const IbRegion* region, void* profilerHandle);
   Completion test(IbSendRequest& request);
-  void close();
+  std::string close();  // the teardown failures, "" when none
 
  private:
   struct Slot {
@@ -173,17 +189,17 @@ class IbSendComm {
     int reported = 0;
     int pending = 0;  // QPs whose signaled write has not completed
     bool posted = false;
-    std::array<int, kMaxQps> wrs{};  // WRs posted on each QP for this slot
+    std::array<uint8_t, kMaxQps> wrs{};  // WRs posted on each QP for this slot (at most kChainMax)
   };
   std::byte* fifoElement(int slot, int index) const;
   int32_t* sizesOf(int slot) const;
   void postSlot(int slot);
+  int buildChain(int slot, int i, size_t q, IbvSendWr* wrs, IbvSge* sges);
   void startQpEvents(int slot, int i, uint64_t wrId, uint32_t qpNum);
   void progress();
   bool roomForChain();
 
   const VerbsTable& verbs_;
-  qp::QpPolicy policy_;
   uint64_t head_ = 0;
   std::unique_ptr<Slot[]> slots_;
   std::unique_ptr<IbSendRequest[]> requests_;  // kFifoDepth x kMaxRecvs
@@ -195,7 +211,7 @@ struct IbRecvRequest : IbRequestBase {
   int slot = 0;
   int count = 0;
   int pending = 0;
-  uint32_t imm = 0;
+  uint64_t written = 0;  // the sum of the QPs' immediates: data bytes the sender wrote for this request
   std::array<size_t, kMaxRecvs> capacity{};
   std::array<void*, kMaxRecvs> events{};
   std::array<void*, kMaxRecvs> qpEvents{};
@@ -225,19 +241,18 @@ class IbRecvComm {
   IbvQp* flushQp = nullptr;
   ControlMemory flushTarget;
   IbFlushRequest doneFlush{{IbRequestKind::Flush, false, this}};
-  qp::QpPolicy policy_;  // the sender's split, as its metadata said (for the path log's bytes per QP)
 
   IbRecvRequest* post(std::span<const RecvBuffer> buffers);
   IbFlushRequest* flush(std::span<const RecvBuffer> buffers);
   Completion test(IbRecvRequest& request);
   Completion testFlush(IbFlushRequest& request);
-  void close();
+  std::string close();  // the teardown failures, "" when none
 
   static size_t shadowBytes() { return kFifoDepth * kMaxRecvs * kFifoElementBytes; }
 
  private:
   void progress();
-  void countBytesPerQp(const IbRecvRequest& request, size_t size);
+  size_t groupedSizes(const IbRecvRequest& request, Completion& done) const;
   const VerbsTable& verbs_;
   uint64_t head_ = 0;
   int inFlight_ = 0;

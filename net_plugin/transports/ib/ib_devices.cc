@@ -2,6 +2,7 @@
 #include "net_plugin/transports/ib/ib_devices.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -9,6 +10,11 @@
 
 namespace railtune::net::ib {
 namespace {
+
+// ibv_close_device returns -1 with errno; the others return the errno itself.
+std::string errnoText(int error) {
+  return error > 0 ? std::string(std::strerror(error)) : "error " + std::to_string(error);
+}
 
 std::string verbsError(const std::string& call, int result) {
   const int error = result > 0 ? result : errno;
@@ -52,8 +58,6 @@ void openOne(const VerbsTable& verbs, IbvDevice* device, IbPort& port, const Por
   } else {
     port.speedMbps = portSpeedMbps(port.attr);
   }
-  port.adaptiveRouting =
-      options.adaptiveRouting >= 0 ? options.adaptiveRouting != 0 : port.attr.linkLayer == kIbvLinkLayerInfiniband;
   const VerbsTable* table = &verbs;
   IbvContext* context = port.context;
   const uint8_t number = static_cast<uint8_t>(port.port);
@@ -63,7 +67,7 @@ void openOne(const VerbsTable& verbs, IbvDevice* device, IbPort& port, const Por
       sysfsGidTypes(options.sysfsRoot, port.name, port.port));
   port.pd = verbs.allocPd(port.context);
   if (port.pd == nullptr) throw std::runtime_error(verbsError("ibv_alloc_pd", 0));
-  port.mrCache = std::make_unique<MrCache>(verbs, port.pd, verbs.regMrIova2 != nullptr);
+  port.mrCache = std::make_unique<MrCache>(verbs, port.pd, options.relaxedOrdering && verbs.regMrIova2 != nullptr);
 }
 
 }  // namespace
@@ -115,15 +119,39 @@ std::vector<std::unique_ptr<IbPort>> openPorts(const VerbsTable& verbs, const st
   return ports;
 }
 
-void closePorts(const VerbsTable& verbs, std::vector<std::unique_ptr<IbPort>>& ports) {
+uint64_t steadyMs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+std::string IbPort::linkNote() const {
+  const uint64_t since = downSinceMs.load(std::memory_order_acquire);
+  if (since == 0) return "";
+  const std::string ago = std::to_string(steadyMs() - since) + " ms ago";
+  if (down.load(std::memory_order_acquire)) return " (the port is down since IBV_EVENT_PORT_ERR " + ago + ")";
+  return " (the port went down " + std::to_string(downEvents.load(std::memory_order_relaxed)) + " time(s), last " +
+         ago + ", and is active again)";
+}
+
+std::string closePorts(const VerbsTable& verbs, std::vector<std::unique_ptr<IbPort>>& ports) {
+  std::string failures;
   for (auto& port : ports) {
-    if (port->mrCache) port->mrCache->clear();
-    if (port->pd != nullptr) verbs.deallocPd(port->pd);
-    if (port->context != nullptr) verbs.closeDevice(port->context);
+    std::string failed;
+    if (port->mrCache) failed += port->mrCache->clear();
+    if (port->pd != nullptr) {
+      if (const int rc = verbs.deallocPd(port->pd); rc != 0) failed += "ibv_dealloc_pd: " + errnoText(rc) + "; ";
+    }
+    if (port->context != nullptr) {
+      if (const int rc = verbs.closeDevice(port->context); rc != 0)
+        failed += "ibv_close_device: " + errnoText(rc != -1 ? rc : errno) + "; ";
+    }
+    if (!failed.empty()) failures += port->where() + ": " + failed;
     port->pd = nullptr;
     port->context = nullptr;
   }
   ports.clear();
+  return failures;
 }
 
 }  // namespace railtune::net::ib

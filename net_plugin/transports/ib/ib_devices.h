@@ -42,8 +42,13 @@ struct IbPort {
   int maxQp = 0;
   int speedMbps = 0;
   GidChoice gid;
-  bool adaptiveRouting = false;  // NCCL: on for IB, off for RoCE; NCCL_IB_ADAPTIVE_ROUTING overrides
-  FatalState fatal;              // port down, device fatal
+  FatalState fatal;  // IBV_EVENT_DEVICE_FATAL: the device is gone for good
+  // The link as the async events report it: PORT_ERR sets `down`, PORT_ACTIVE clears it. Not fatal, as in NCCL
+  // (common.cc:168-178@v2.30.7): connections on the port go on, their QPs retrying, until a completion fails.
+  std::atomic<bool> down{false};
+  std::atomic<uint64_t> downSinceMs{0};  // monotonic ms of the last PORT_ERR; 0: never
+  std::atomic<uint32_t> downEvents{0};   // PORT_ERR events seen
+  std::string linkNote() const;          // " (the port is down since IBV_EVENT_PORT_ERR 1200 ms ago)", or ""
   std::unique_ptr<MrCache> mrCache;
   const char* linkLayerName() const { return attr.linkLayer == kIbvLinkLayerEthernet ? "RoCE" : "InfiniBand"; }
   std::string where() const { return name + " port " + std::to_string(port); }
@@ -57,14 +62,20 @@ struct WantedPort {
 struct PortOpenOptions {
   std::string sysfsRoot = "/";  // for the RoCE GID types
   GidOptions gid;
-  int adaptiveRouting = -1;  // NCCL_IB_ADAPTIVE_ROUTING: -1 = by link layer
+  // NCCL_IB_PCI_RELAXED_ORDERING decided (ncclib::relaxedOrderingEnabled): registrations ask for
+  // IBV_ACCESS_RELAXED_ORDERING through ibv_reg_mr_iova2, as NCCL's reg.cc:30-43, where libibverbs has it.
+  bool relaxedOrdering = true;
 };
 
 // Opens every wanted port. Throws std::runtime_error naming the device and why when one cannot be used (not
 // in libibverbs' list, not ACTIVE, unknown link layer, a verbs call failing): the plugin then steps aside.
 std::vector<std::unique_ptr<IbPort>> openPorts(const VerbsTable& verbs, const std::vector<WantedPort>& wanted,
                                                const PortOpenOptions& options);
-// Deregisters, deallocates and closes what openPorts opened.
-void closePorts(const VerbsTable& verbs, std::vector<std::unique_ptr<IbPort>>& ports);
+// Deregisters, deallocates and closes what openPorts opened. Returns the calls that failed ("mlx5_0 port 1:
+// ibv_dealloc_pd: Device or resource busy; "), "" when none: the caller logs them once.
+// Monotonic milliseconds (the port's link state is stamped with them).
+uint64_t steadyMs();
+
+std::string closePorts(const VerbsTable& verbs, std::vector<std::unique_ptr<IbPort>>& ports);
 
 }  // namespace railtune::net::ib

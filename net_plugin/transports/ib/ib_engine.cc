@@ -65,8 +65,8 @@ IbEngine::IbEngine(LoadedVerbs verbs, std::vector<IbDevice> devices, IbEngineOpt
     dmabuf_.push_back(probeDmaBuf(verbs_.table, *port));
     watched.push_back(port.get());
   }
-  AsyncWatcher::Note note = options_.note ? options_.note : [](bool, const std::string&) {};
-  watcher_ = std::make_unique<AsyncWatcher>(verbs_.table, std::move(watched), std::move(note));
+  AsyncWatcher::Note watcherNote = options_.note ? options_.note : [](bool, const std::string&) {};
+  watcher_ = std::make_unique<AsyncWatcher>(verbs_.table, std::move(watched), std::move(watcherNote));
 }
 
 IbEngine::~IbEngine() {
@@ -75,17 +75,20 @@ IbEngine::~IbEngine() {
     std::lock_guard lock(connectMutex_);
     connecting_.clear();
   }
+  std::string failures;
   for (auto& comm : sendComms_)
-    if (!comm->base.closed) comm->close();
+    if (!comm->base.closed) failures += comm->close();
   for (auto& comm : recvComms_)
-    if (!comm->base.closed) comm->close();
+    if (!comm->base.closed) failures += comm->close();
+  if (!failures.empty()) note(true, "teardown of the connections NCCL left open: " + failures);
   for (auto& listener : listenComms_) {
     listener->accepting.clear();
     if (listener->oob) listener->oob->close();
   }
   for (IbRegion* region : regions_) delete region;
   regions_.clear();
-  closePorts(verbs_.table, ports_);
+  failures = closePorts(verbs_.table, ports_);
+  if (!failures.empty()) note(true, "closing the HCA ports: " + failures);
   unloadVerbs(verbs_);
 }
 
@@ -140,6 +143,8 @@ ListenComm* IbEngine::listen(int dev, const CommConfig& /*config: the sender's c
 
 SendComm* IbEngine::connect(int dev, const CommConfig& config, std::span<const std::byte, kHandleBytes> handle) {
   IbPort& p = portOf(dev);
+  // A device that reported IBV_EVENT_DEVICE_FATAL takes no new connections. A port that is down (PORT_ERR) does,
+  // as NCCL's: its QPs retry until it is ACTIVE again or their retries run out (ib_async.h).
   if (p.fatal.failed()) throw NetError(ErrorKind::System, "unknown", dev, p.fatal.reason());
   const IbDevice& d = devices_[static_cast<size_t>(dev)];
   const socket::ListenHandle remote = socket::decodeHandle(handle, kHandleMagic);
@@ -156,7 +161,6 @@ SendComm* IbEngine::connect(int dev, const CommConfig& config, std::span<const s
     if (it == connecting_.end()) {
       ConnectionOptions connection = options_.connection;
       connection.trafficClass = config.trafficClass;
-      connection.adaptiveRouting = p.adaptiveRouting;
       auto oob = std::make_unique<socket::PendingConnect>(dev, local, remote, 1, 4096u, preambleOf(d));
       it = connecting_.emplace(key, std::make_unique<IbConnecting>(verbs_.table, p, dev, std::move(oob), connection))
                .first;
@@ -185,7 +189,6 @@ RecvComm* IbEngine::accept(ListenComm* listener) {
   IbPort& p = portOf(dev);
   while (std::optional<socket::SocketListenComm::Accepted> accepted = listen->oob->acceptStreams()) {
     ConnectionOptions connection = options_.connection;
-    connection.adaptiveRouting = p.adaptiveRouting;
     listen->accepting.push_back(std::make_unique<IbAccepting>(verbs_.table, p, dev, std::move(*accepted), connection,
                                                               options_.peerMemory && options_.gdrFlush));
   }
@@ -194,10 +197,13 @@ RecvComm* IbEngine::accept(ListenComm* listener) {
     try {
       comm = (*it)->progress();
     } catch (const NetError& e) {
+      const std::string peer = (*it)->peer();
       listen->accepting.erase(it);
-      // A peer that went away mid-setup fails its own connect; a verbs failure here is ours to report.
-      if (e.kind() == ErrorKind::Remote) return nullptr;
-      throw;
+      // What the peer sent failed a check (or it went away mid-setup): its connect fails on its side, and this
+      // side says which check, so that the two logs together tell why. A verbs failure here is ours to report.
+      if (e.kind() != ErrorKind::Remote) throw;
+      note(true, "accept on " + p.where() + ": refused the connection from " + peer + ": " + e.what());
+      return nullptr;
     }
     if (!comm) continue;
     listen->accepting.erase(it);
@@ -207,6 +213,10 @@ RecvComm* IbEngine::accept(ListenComm* listener) {
     return reinterpret_cast<RecvComm*>(handed);
   }
   return nullptr;
+}
+
+void IbEngine::note(bool warn, const std::string& line) const {
+  if (options_.note) options_.note(warn, line);
 }
 
 IbCommBase& IbEngine::liveComm(void* comm, const char* call) const {
@@ -234,7 +244,7 @@ Transport::ConnectionFacts IbEngine::describe(void* comm) const {
   verbs.linkLayer.assign(p.attr.linkLayer == kIbvLinkLayerEthernet ? "RoCE" : "InfiniBand");
   verbs.mtu = mtuBytes(set.pathMtu);
   verbs.qpCount = set.count;
-  verbs.adaptiveRouting = p.adaptiveRouting;
+  verbs.adaptiveRouting = options_.connection.policy.adaptiveRouting;
   for (int q = 0; q < set.count && q < formats::path_log::kMaxQpsRecorded; ++q) {
     verbs.localQpn[q] = set.qps[static_cast<size_t>(q)] != nullptr ? set.qps[static_cast<size_t>(q)]->qpNum : 0;
     verbs.remoteQpn[q] = set.remoteQpn[q];

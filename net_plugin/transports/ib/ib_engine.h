@@ -1,6 +1,6 @@
 // The verbs transport: a Transport (transports/transport.h) carrying NCCL's traffic over RDMA on HCA ports,
 // through libibverbs opened with dlopen (verbs_table.h), so that the same code runs on a real HCA and on the
-// strict verbs simulator (tests/support/verbs_sim). Devices come from the plugin's device list; each is one
+// strict verbs simulator (emulator/verbs_sim). Devices come from the plugin's device list; each is one
 // ACTIVE port (ib_devices.h). Connections: ib_setup.h; data path: ib_comm.h. See docs/net-ib.md.
 #pragma once
 
@@ -83,6 +83,7 @@ class IbEngine final : public Transport {
 
  private:
   IbPort& portOf(int dev) const;
+  void note(bool warn, const std::string& line) const;  // options_.note, when set
   IbCommBase& liveComm(void* comm, const char* call) const;
 
   LoadedVerbs verbs_;

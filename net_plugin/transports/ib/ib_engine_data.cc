@@ -1,4 +1,5 @@
 // IbEngine's data path and teardown: registration, isend/irecv/iflush/test, close.
+#include <cstring>
 #include <stdexcept>
 
 #include "net_plugin/transports/ib/ib_engine.h"
@@ -66,8 +67,13 @@ void IbEngine::deregisterMemory(void* comm, MemoryRegion* handle) {
                      "deregisterMemory: not a region of this engine");
     }
   }
-  region->port->mrCache->release(region->mr);
+  const std::string where = region->port->where();
+  const int rc = region->port->mrCache->release(region->mr);
   delete region;
+  if (rc != 0) {  // as NCCL's ncclIbDeregMr, which returns the failure of ibv_dereg_mr
+    throw NetError(ErrorKind::System, base.peer, base.device,
+                   "ibv_dereg_mr on " + where + " failed: " + std::strerror(rc));
+  }
 }
 
 Request* IbEngine::isend(SendComm* comm, void* data, size_t size, int tag, MemoryRegion* region, void* profilerHandle) {
@@ -113,6 +119,8 @@ Completion IbEngine::test(Request* handle) {
   if (base->kind == IbRequestKind::Flush) {
     auto* recv = static_cast<IbRecvComm*>(base->owner);
     auto* flush = static_cast<IbFlushRequest*>(base);
+    if (recv->base.closed)  // its QP and CQ are gone
+      throw NetError(ErrorKind::InvalidUsage, recv->base.peer, recv->base.device, "test of a flush after closeRecv");
     if (flush != &recv->doneFlush && !flush->posted)
       throw NetError(ErrorKind::InvalidUsage, recv->base.peer, recv->base.device,
                      "test on a flush already reported done");
@@ -134,12 +142,18 @@ Completion IbEngine::test(Request* handle) {
   return recv->test(*static_cast<IbRecvRequest*>(base));
 }
 
+// A verbs object that will not go (EBUSY: an async event not acknowledged, a provider refusing) is one WARN
+// naming the connection and every call that failed; the comm is closed either way.
 void IbEngine::closeSend(SendComm* comm) {
-  typedComm<IbSendComm>(liveComm(comm, "closeSend"), IbCommKind::Send, "closeSend").close();
+  auto& send = typedComm<IbSendComm>(liveComm(comm, "closeSend"), IbCommKind::Send, "closeSend");
+  const std::string failures = send.close();
+  if (!failures.empty()) note(true, "closeSend of the connection to " + send.base.peer + ": " + failures);
 }
 
 void IbEngine::closeRecv(RecvComm* comm) {
-  typedComm<IbRecvComm>(liveComm(comm, "closeRecv"), IbCommKind::Recv, "closeRecv").close();
+  auto& recv = typedComm<IbRecvComm>(liveComm(comm, "closeRecv"), IbCommKind::Recv, "closeRecv");
+  const std::string failures = recv.close();
+  if (!failures.empty()) note(true, "closeRecv of the connection from " + recv.base.peer + ": " + failures);
 }
 
 void IbEngine::closeListen(ListenComm* listener) {

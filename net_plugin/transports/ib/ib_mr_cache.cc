@@ -31,7 +31,10 @@ IbvMr* MrCache::acquire(void* data, size_t size, int dmabufFd, uint64_t offset) 
       }
     }
   }
-  int access = kRegistrationAccess;
+  // NCCL asks for relaxed ordering on host, peer and DMA-BUF registrations alike (reg.cc:28-31); a provider that
+  // cannot do it ignores the flag (IBV_ACCESS_RELAXED_ORDERING is one of rdma-core's optional access flags).
+  const bool relaxed = relaxed_ && verbs_.regMrIova2 != nullptr;
+  const int access = kRegistrationAccess | (relaxed ? kIbvAccessRelaxedOrdering : 0);
   IbvMr* mr = nullptr;
   errno = 0;
   if (dmabufFd >= 0) {
@@ -39,8 +42,7 @@ IbvMr* MrCache::acquire(void* data, size_t size, int dmabufFd, uint64_t offset) 
       throw std::runtime_error("ibv_reg_dmabuf_mr is not in this libibverbs (IBVERBS_1.12): DMA-BUF unsupported");
     }
     mr = verbs_.regDmabufMr(pd_, offset, end - begin, begin, dmabufFd, access);
-  } else if (relaxed_ && verbs_.regMrIova2 != nullptr) {
-    access |= kIbvAccessRelaxedOrdering;
+  } else if (relaxed) {
     mr = verbs_.regMrIova2(pd_, reinterpret_cast<void*>(begin), end - begin, begin, static_cast<unsigned>(access));
   } else {
     mr = verbs_.regMr(pd_, reinterpret_cast<void*>(begin), end - begin, access);
@@ -54,15 +56,16 @@ IbvMr* MrCache::acquire(void* data, size_t size, int dmabufFd, uint64_t offset) 
   return mr;
 }
 
-void MrCache::release(IbvMr* mr) {
+int MrCache::release(IbvMr* mr) {
   std::lock_guard lock(mutex_);
   for (auto it = cached_.begin(); it != cached_.end(); ++it) {
     if (it->mr != mr) continue;
+    int rc = 0;
     if (--it->refs == 0) {
-      verbs_.deregMr(it->mr);
-      cached_.erase(it);
+      rc = verbs_.deregMr(it->mr);
+      cached_.erase(it);  // a registration the library would not release is not handed out again
     }
-    return;
+    return rc;
   }
   throw std::invalid_argument("not a memory registration of this port");
 }
@@ -72,10 +75,15 @@ size_t MrCache::entries() const {
   return cached_.size();
 }
 
-void MrCache::clear() {
+std::string MrCache::clear() {
   std::lock_guard lock(mutex_);
-  for (CachedMr& cached : cached_) verbs_.deregMr(cached.mr);
+  std::string failures;
+  for (CachedMr& cached : cached_) {
+    if (const int rc = verbs_.deregMr(cached.mr); rc != 0)
+      failures += "ibv_dereg_mr(" + std::to_string(cached.end - cached.begin) + " bytes): " + std::strerror(rc) + "; ";
+  }
   cached_.clear();
+  return failures;
 }
 
 }  // namespace railtune::net::ib

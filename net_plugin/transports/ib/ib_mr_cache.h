@@ -27,15 +27,18 @@ struct CachedMr {
 
 class MrCache {
  public:
+  // relaxedOrdering: NCCL_IB_PCI_RELAXED_ORDERING allows it (ncclib::relaxedOrderingEnabled); it is used only where
+  // the table has ibv_reg_mr_iova2.
   MrCache(const VerbsTable& verbs, IbvPd* pd, bool relaxedOrdering)
       : verbs_(verbs), pd_(pd), relaxed_(relaxedOrdering) {}
   // The MR covering [data, data+size). Throws std::runtime_error with the verbs errno text when
   // registration fails. dmabufFd >= 0 registers through ibv_reg_dmabuf_mr at `offset` (IBVERBS_1.12).
   IbvMr* acquire(void* data, size_t size, int dmabufFd = -1, uint64_t offset = 0);
   // Throws std::invalid_argument when mr is not one this cache handed out.
-  void release(IbvMr* mr);
+  // Drops one reference; the last deregisters. Returns ibv_dereg_mr's result (0, or an errno).
+  int release(IbvMr* mr);
   size_t entries() const;
-  void clear();  // deregisters everything (teardown)
+  std::string clear();  // deregisters everything (teardown); the calls that failed, "" when none
 
  private:
   const VerbsTable& verbs_;

@@ -82,14 +82,6 @@ bool inRange(const AddressRange& range, const IbvGid& gid) {
 
 }  // namespace
 
-int ncclIntVariable(const EnvFunction& env, const char* name, int fallback) {
-  const char* value = env(name);
-  if (value == nullptr || *value == '\0') return fallback;
-  char* end = nullptr;
-  const long parsed = std::strtol(value, &end, 0);
-  return (end == value || *end != '\0') ? fallback : static_cast<int>(parsed);
-}
-
 int portSpeedMbps(const IbvPortAttr& attr) {
   const unsigned speed = attr.activeSpeedEx != 0 ? attr.activeSpeedEx : attr.activeSpeed;
   if (speed == 0 && attr.activeWidth == 0) return 0;
@@ -104,15 +96,13 @@ int mtuBytes(int mtu) {
   return mtu >= kIbvMtu256 && mtu <= kIbvMtu4096 ? 128 << mtu : 0;
 }
 
-GidOptions gidOptionsFromEnvironment(const EnvFunction& env) {
+GidOptions gidOptionsFrom(const ncclib::NcclIbEnv& env, int policyGidIndex) {
   GidOptions options;
-  options.gidIndex = ncclIntVariable(env, "NCCL_IB_GID_INDEX", -1);
-  const char* family = env("NCCL_IB_ADDR_FAMILY");
-  if (family != nullptr && std::strcmp(family, "AF_INET6") == 0) options.family = AF_INET6;
-  const char* range = env("NCCL_IB_ADDR_RANGE");
-  options.range = range == nullptr ? "" : range;
-  options.roceVersion = ncclIntVariable(env, "NCCL_IB_ROCE_VERSION_NUM", 2);
-  options.routableFlidGidIndex = ncclIntVariable(env, "NCCL_IB_ROUTABLE_FLID_GID_INDEX", 1);
+  options.gidIndex = policyGidIndex;
+  options.family = env.addressFamilyIpv6 ? AF_INET6 : AF_INET;
+  options.range = env.addressRange;
+  options.roceVersion = static_cast<int>(env.roceVersion.value);
+  options.routableFlidGidIndex = static_cast<int>(env.routableFlidGidIndex.value);
   return options;
 }
 

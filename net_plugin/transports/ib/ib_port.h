@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "common/nccl_ib_env.h"
 #include "net_plugin/transports/ib/verbs_abi.h"
 
 namespace railtune::net::ib {
@@ -21,12 +22,7 @@ int portSpeedMbps(const IbvPortAttr& attr);
 int pathMtu(int local, int remote);
 int mtuBytes(int mtu);  // kIbvMtu4096 -> 4096; 0 for an unknown value
 
-// An NCCL integer variable as NCCL's NCCL_PARAM reads it (strtoll, base 0 there; here base 0 too): unset, empty or
-// not a whole number gives the fallback. `env` returns NULL for an unset variable.
-using EnvFunction = std::function<const char*(const char*)>;
-int ncclIntVariable(const EnvFunction& env, const char* name, int fallback);
-
-// What the GID choice reads from the environment (NCCL's names, NCCL's defaults).
+// What the GID choice takes from NCCL's variables (NCCL's names, NCCL's defaults).
 struct GidOptions {
   int gidIndex = -1;             // NCCL_IB_GID_INDEX (RoCE): >= 0 wins
   int family = 2;                // NCCL_IB_ADDR_FAMILY: AF_INET (2) or AF_INET6 (10)
@@ -34,7 +30,9 @@ struct GidOptions {
   int roceVersion = 2;           // NCCL_IB_ROCE_VERSION_NUM
   int routableFlidGidIndex = 1;  // NCCL_IB_ROUTABLE_FLID_GID_INDEX (IB)
 };
-GidOptions gidOptionsFromEnvironment(const EnvFunction& env);
+// From NCCL's variables as read once (common/nccl_ib_env.h) and the QP policy's GID index (NCCL_IB_GID_INDEX where
+// the user set it, else the fabric's, else -1).
+GidOptions gidOptionsFrom(const ncclib::NcclIbEnv& env, int policyGidIndex);
 
 // Reads one GID of the port; false when the index cannot be read.
 using GidReader = std::function<bool(int index, IbvGid& gid)>;

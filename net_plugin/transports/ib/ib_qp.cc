@@ -2,7 +2,6 @@
 #include "net_plugin/transports/ib/ib_qp.h"
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -24,18 +23,15 @@ constexpr uint8_t kHopLimit = 255;
 
 }  // namespace
 
-QpOptions qpOptionsFromEnvironment(const EnvFunction& env) {
+QpOptions qpOptionsFrom(const ncclib::NcclIbEnv& env, const qp::QpPolicy& policy) {
   QpOptions options;
-  options.timeout = ncclIntVariable(env, "NCCL_IB_TIMEOUT", 20);
-  options.retryCnt = ncclIntVariable(env, "NCCL_IB_RETRY_CNT", 7);
-  options.pkey = ncclIntVariable(env, "NCCL_IB_PKEY", 0);
-  options.sl = ncclIntVariable(env, "NCCL_IB_SL", -1);
-  options.tc = ncclIntVariable(env, "NCCL_IB_TC", -1);
-  options.fifoTc = ncclIntVariable(env, "NCCL_IB_FIFO_TC", -1);
-  options.useInline = ncclIntVariable(env, "NCCL_IB_USE_INLINE", 0) != 0;
-  // Out-of-range values would make modify_qp fail with EINVAL on every connection: clamp to what IB allows.
-  if (options.timeout < 1 || options.timeout > 31) options.timeout = 20;
-  if (options.retryCnt < 0 || options.retryCnt > 7) options.retryCnt = 7;
+  options.timeout = static_cast<int>(env.timeout.value);
+  options.retryCnt = static_cast<int>(env.retryCount.value);
+  options.pkey = static_cast<int>(env.pkeyIndex.value);
+  options.sl = policy.serviceLevel;
+  options.tc = policy.trafficClass;
+  options.fifoTc = static_cast<int>(env.fifoTrafficClass.value);
+  options.useInline = env.useInline.value != 0;
   return options;
 }
 

@@ -7,21 +7,26 @@
 #include <cstdint>
 #include <functional>
 
+#include "common/nccl_ib_env.h"
+#include "common/qp_policy.h"
 #include "net_plugin/transports/ib/ib_devices.h"
 #include "net_plugin/transports/ib/ib_wire.h"
 
 namespace railtune::net::ib {
 
 struct QpOptions {
-  int timeout = 20;        // NCCL_IB_TIMEOUT: 4.096 us x 2^timeout per try
-  int retryCnt = 7;        // NCCL_IB_RETRY_CNT
+  int timeout = 20;        // NCCL_IB_TIMEOUT (0..31): 4.096 us x 2^timeout per try
+  int retryCnt = 7;        // NCCL_IB_RETRY_CNT (0..7)
   int pkey = 0;            // NCCL_IB_PKEY (index)
-  int sl = -1;             // NCCL_IB_SL; -1: the comm's traffic class, else 0
-  int tc = -1;             // NCCL_IB_TC; -1: the comm's traffic class, else 0
+  int sl = -1;             // NCCL_IB_SL (0..15), else the QP policy's; -1: the comm's traffic class, else 0
+  int tc = -1;             // NCCL_IB_TC (0..255), else the QP policy's; -1: the comm's traffic class, else 0
   int fifoTc = -1;         // NCCL_IB_FIFO_TC: receiver QPs (they carry the clear-to-send writes); -1: tc
   bool useInline = false;  // NCCL_IB_USE_INLINE
 };
-QpOptions qpOptionsFromEnvironment(const EnvFunction& env);
+// The options from NCCL's variables as read once (common/nccl_ib_env.h: every value already in range) and the QP
+// policy, which already holds NCCL_IB_SL and NCCL_IB_TC where the user set them, else the fabric's. The transport
+// reads no environment of its own.
+QpOptions qpOptionsFrom(const ncclib::NcclIbEnv& env, const qp::QpPolicy& policy);
 
 IbvCq* createCq(const VerbsTable& verbs, IbPort& port, int entries, void* cqContext);
 // An RC QP with one SGE each way; access flags are set at INIT.

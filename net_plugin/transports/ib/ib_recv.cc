@@ -32,12 +32,13 @@ IbRecvRequest* IbRecvComm::post(std::span<const RecvBuffer> buffers) {
   // One receive on each of the request's QPs: that QP's write-with-immediate of this request consumes it, in
   // posting order.
   IbvRecvWr recv{};
-  recv.wrId = static_cast<uint64_t>(slot);
   recv.numSge = 0;
   request.qpEventCount = 0;
   for (int i = 0; i < set.perMessage; ++i) {
     IbvRecvWr* bad = nullptr;
-    IbvQp* qp = set.qps[set.qpOf(head_, i)];
+    const size_t q = set.qpOf(head_, i);
+    IbvQp* qp = set.qps[q];
+    recv.wrId = static_cast<uint64_t>(slot) | (static_cast<uint64_t>(q) << 8);
     // NCCL's "receive start": per QP per receive, device, wr_id (the slot) and QP number, no opcode or length.
     if (base.attached.observer != nullptr) {
       for (const RecvBuffer& buffer : buffers) {
@@ -100,7 +101,7 @@ IbRecvRequest* IbRecvComm::post(std::span<const RecvBuffer> buffers) {
   request.slot = slot;
   request.count = n;
   request.pending = set.perMessage;
-  request.imm = 0;
+  request.written = 0;
   request.posted = true;
   ++head_;
   ++inFlight_;
@@ -111,7 +112,10 @@ void IbRecvComm::progress() {
   pollCompletions(verbs_, base, set, [this](const IbvWc& wc) {
     if (wc.opcode == kIbvWcRecvRdmaWithImm) {
       IbRecvRequest& request = requests_[static_cast<size_t>(wc.wrId & 0xff)];
-      request.imm = ntohl(wc.immData);
+      const uint32_t bytes = ntohl(wc.immData);  // what the sender wrote on this QP for the request
+      request.written += bytes;
+      if (base.attached.counters != nullptr)
+        base.attached.counters->countQpBytes(static_cast<int>((wc.wrId >> 8) & 0xff), bytes);
       --request.pending;
     } else if (wc.opcode == kIbvWcRdmaWrite && (wc.wrId & kWrCts) != 0) {
       set.sqUsed[0] -= static_cast<int>(wc.wrId & 0xffff);  // this signaled write and the unsignaled ones before it
@@ -133,13 +137,15 @@ Completion IbRecvComm::test(IbRecvRequest& request) {
   done.done = true;
   done.nSizes = request.count;
   if (request.count == 1) {
-    done.sizes[0] = request.imm;
+    done.sizes[0] = static_cast<size_t>(request.written);  // what the sender's QPs wrote, not what it claims
   } else {
-    const std::byte* record = control.data + shadowBytes() + static_cast<size_t>(request.slot) * kSizeRecordBytes;
-    for (int i = 0; i < request.count; ++i) {
-      uint32_t size = 0;
-      std::memcpy(&size, record + 4 * static_cast<size_t>(i), 4);
-      done.sizes[i] = le32toh(size);
+    const size_t total = groupedSizes(request, done);
+    if (static_cast<uint32_t>(total) != static_cast<uint32_t>(request.written)) {
+      throw connectionError(base, set, ErrorKind::Remote,
+                            "the peer wrote " + std::to_string(request.written) +
+                                " bytes for a grouped receive "
+                                "whose sizes record adds up to " +
+                                std::to_string(total));
     }
   }
   for (int i = 0; i < request.count; ++i) {
@@ -148,10 +154,7 @@ Completion IbRecvComm::test(IbRecvRequest& request) {
                             "the peer reports " + std::to_string(done.sizes[i]) + " bytes for a buffer of " +
                                 std::to_string(request.capacity[static_cast<size_t>(i)]));
     }
-    if (base.attached.counters != nullptr) {
-      base.attached.counters->countReceived(done.sizes[i]);
-      countBytesPerQp(request, done.sizes[i]);
-    }
+    if (base.attached.counters != nullptr) base.attached.counters->countReceived(done.sizes[i]);
     if (request.events[static_cast<size_t>(i)] != nullptr)
       base.attached.observer->stopped(request.events[static_cast<size_t>(i)]);
   }
@@ -161,14 +164,18 @@ Completion IbRecvComm::test(IbRecvRequest& request) {
   return done;
 }
 
-// The path log's bytes per QP: the sender's split (common/qp_policy.h), recomputed from the size it reported.
-void IbRecvComm::countBytesPerQp(const IbRecvRequest& request, size_t size) {
-  const int dataQps = qp::dataQpsFor(policy_, size);
-  const size_t chunk = qp::chunkBytesFor(size, dataQps);
-  for (int i = 0; i < dataQps && static_cast<size_t>(i) * chunk < size; ++i) {
-    const size_t offset = static_cast<size_t>(i) * chunk;
-    base.attached.counters->countQpBytes(static_cast<int>(set.qpOf(request.id, i)), std::min(chunk, size - offset));
+// The sizes of a grouped receive from the record the sender wrote before its write with immediate on QP 0;
+// returns their sum.
+size_t IbRecvComm::groupedSizes(const IbRecvRequest& request, Completion& done) const {
+  const std::byte* record = control.data + shadowBytes() + static_cast<size_t>(request.slot) * kSizeRecordBytes;
+  size_t total = 0;
+  for (int i = 0; i < request.count; ++i) {
+    uint32_t size = 0;
+    std::memcpy(&size, record + 4 * static_cast<size_t>(i), 4);
+    done.sizes[i] = le32toh(size);
+    total += done.sizes[i];
   }
+  return total;
 }
 
 IbFlushRequest* IbRecvComm::flush(std::span<const RecvBuffer> buffers) {
@@ -221,13 +228,18 @@ Completion IbRecvComm::testFlush(IbFlushRequest& request) {
   return done;
 }
 
-void IbRecvComm::close() {
+std::string IbRecvComm::close() {
   base.closed = true;
-  if (flushQp != nullptr) verbs_.destroyQp(flushQp);  // it shares the set's CQ: gone before it
+  std::string failures;
+  if (flushQp != nullptr) {  // it shares the set's CQ: gone before it
+    if (const int rc = verbs_.destroyQp(flushQp); rc != 0)
+      failures += "ibv_destroy_qp(flush QP " + std::to_string(flushQp->qpNum) + "): " + std::strerror(rc) + "; ";
+  }
   flushQp = nullptr;
-  releaseQpSet(verbs_, set);
-  control.release(verbs_);
-  flushTarget.release(verbs_);
+  releaseQpSet(verbs_, set, failures);
+  control.release(verbs_, failures);
+  flushTarget.release(verbs_, failures);
+  return failures;
 }
 
 }  // namespace railtune::net::ib

@@ -9,13 +9,9 @@
 #include "net_plugin/transports/ib/ib_comm.h"
 
 namespace railtune::net::ib {
-namespace {}  // namespace
 
-IbSendComm::IbSendComm(const VerbsTable& verbs, const qp::QpPolicy& policy)
-    : verbs_(verbs),
-      policy_(policy),
-      slots_(new Slot[kFifoDepth]),
-      requests_(new IbSendRequest[kFifoDepth * kMaxRecvs]) {
+IbSendComm::IbSendComm(const VerbsTable& verbs)
+    : verbs_(verbs), slots_(new Slot[kFifoDepth]), requests_(new IbSendRequest[kFifoDepth * kMaxRecvs]) {
   for (size_t i = 0; i < kFifoDepth * kMaxRecvs; ++i) {
     requests_[i].kind = IbRequestKind::Send;
     requests_[i].owner = this;
@@ -82,7 +78,7 @@ IbSendRequest* IbSendComm::post(const void* data, size_t size, int tag, const Ib
   request->slot = slot;
   request->data = static_cast<const std::byte*>(data);
   request->size = sent;
-  request->dataQps = qp::dataQpsFor(policy_, sent);  // once per message, not once per QP
+  request->dataQps = set.dataQpsFor(sent);  // once per message, from the QPs the connection has
   request->chunk = qp::chunkBytesFor(sent, request->dataQps);
   request->lkey = region != nullptr && region->mr != nullptr ? region->mr->lkey : 0;
   request->matched = true;
@@ -100,6 +96,61 @@ IbSendRequest* IbSendComm::post(const void* data, size_t size, int tag, const Ib
   return request;
 }
 
+// One QP's chain for a slot: its share of each buffer, then the signaled write with immediate (ib_comm.h).
+// Returns the number of WRs in wrs[].
+int IbSendComm::buildChain(int slot, int i, size_t q, IbvSendWr* wrs, IbvSge* sges) {
+  const Slot& s = slots_[static_cast<size_t>(slot)];
+  int n = 0;
+  uint32_t written = 0;  // this QP's data bytes for the slot (mod 2^32, as the immediate carries them)
+  for (int r = 0; r < s.nreqs; ++r) {
+    const IbSendRequest& request = requests_[static_cast<size_t>(slot) * kMaxRecvs + static_cast<size_t>(r)];
+    const FifoElement& element = elements_[static_cast<size_t>(r)];
+    // This QP's 128-byte aligned share of the buffer (common/qp_policy.h): the i-th chunk, if there is one.
+    if (i >= request.dataQps || request.size == 0) continue;
+    const size_t offset = static_cast<size_t>(i) * request.chunk;
+    if (offset >= request.size) continue;
+    const size_t length = std::min(request.chunk, request.size - offset);
+    sges[n] = IbvSge{reinterpret_cast<uint64_t>(request.data + offset), static_cast<uint32_t>(length), request.lkey};
+    wrs[n] = IbvSendWr{};
+    wrs[n].wrId = static_cast<uint64_t>(slot);
+    wrs[n].sgList = &sges[n];
+    wrs[n].numSge = 1;
+    wrs[n].opcode = kIbvWrRdmaWrite;
+    wrs[n].wr.rdma.remoteAddr = element.addr + offset;
+    wrs[n].wr.rdma.rkey = element.rkey;
+    written += static_cast<uint32_t>(length);
+    if (base.attached.counters != nullptr) base.attached.counters->countQpBytes(static_cast<int>(q), length);
+    ++n;
+  }
+  const IbSendRequest& first = requests_[static_cast<size_t>(slot) * kMaxRecvs];
+  // NCCL's choice of the last WR (p2p.cc:121-135@v2.30.7): a single buffer's last data write carries the
+  // immediate itself, unless adaptive routing is on and the message is above the threshold; a grouped
+  // receive's sizes record is written (on QP 0) by the write with immediate.
+  const bool ownWrite = s.nreqs > 1 || n == 0 || (set.adaptiveRouting && first.size > set.arThresholdBytes);
+  if (ownWrite) {
+    wrs[n] = IbvSendWr{};
+    wrs[n].numSge = 0;
+    wrs[n].wr.rdma.remoteAddr = elements_[0].addr;  // a zero-length write checks no address or key (IBTA C9-88)
+    wrs[n].wr.rdma.rkey = elements_[0].rkey;
+    if (i == 0 && s.nreqs > 1) {
+      sges[n] = IbvSge{reinterpret_cast<uint64_t>(sizesOf(slot)),
+                       static_cast<uint32_t>(sizeof(int32_t) * static_cast<size_t>(s.nreqs)), control.mr->lkey};
+      wrs[n].sgList = &sges[n];
+      wrs[n].numSge = 1;
+      wrs[n].wr.rdma.remoteAddr = remoteRecordsAddr + static_cast<uint64_t>(slot) * kSizeRecordBytes;
+      wrs[n].wr.rdma.rkey = remoteRecordsRkey;
+    }
+    ++n;
+  }
+  IbvSendWr& last = wrs[n - 1];
+  last.wrId = static_cast<uint64_t>(slot) | (static_cast<uint64_t>(q) << 8);
+  last.opcode = kIbvWrRdmaWriteWithImm;
+  last.sendFlags = kIbvSendSignaled;
+  last.immData = htonl(written);
+  for (int k = 0; k + 1 < n; ++k) wrs[k].next = &wrs[k + 1];
+  return n;
+}
+
 void IbSendComm::postSlot(int slot) {
   Slot& s = slots_[static_cast<size_t>(slot)];
   const uint64_t id = head_;
@@ -107,50 +158,7 @@ void IbSendComm::postSlot(int slot) {
   IbvSge sges[kChainMax];
   for (int i = 0; i < set.perMessage; ++i) {
     const size_t q = set.qpOf(id, i);
-    int n = 0;
-    for (int r = 0; r < s.nreqs; ++r) {
-      const IbSendRequest& request = requests_[static_cast<size_t>(slot) * kMaxRecvs + static_cast<size_t>(r)];
-      const FifoElement& element = elements_[static_cast<size_t>(r)];
-      // This QP's 128-byte aligned share of the buffer (common/qp_policy.h): the i-th chunk, if there is one.
-      if (i >= request.dataQps || request.size == 0) continue;
-      const size_t offset = static_cast<size_t>(i) * request.chunk;
-      if (offset >= request.size) continue;
-      const size_t length = std::min(request.chunk, request.size - offset);
-      sges[n] = IbvSge{reinterpret_cast<uint64_t>(request.data + offset), static_cast<uint32_t>(length), request.lkey};
-      wrs[n] = IbvSendWr{};
-      wrs[n].wrId = static_cast<uint64_t>(slot);
-      wrs[n].sgList = &sges[n];
-      wrs[n].numSge = 1;
-      wrs[n].opcode = kIbvWrRdmaWrite;
-      wrs[n].wr.rdma.remoteAddr = element.addr + offset;
-      wrs[n].wr.rdma.rkey = element.rkey;
-      if (base.attached.counters != nullptr) base.attached.counters->countQpBytes(static_cast<int>(q), length);
-      ++n;
-    }
-    if (i == 0 && s.nreqs > 1) {  // the sizes of a grouped receive, ahead of the first QP's write-with-immediate
-      sges[n] = IbvSge{reinterpret_cast<uint64_t>(sizesOf(slot)),
-                       static_cast<uint32_t>(sizeof(int32_t) * static_cast<size_t>(s.nreqs)), control.mr->lkey};
-      wrs[n] = IbvSendWr{};
-      wrs[n].wrId = static_cast<uint64_t>(slot);
-      wrs[n].sgList = &sges[n];
-      wrs[n].numSge = 1;
-      wrs[n].opcode = kIbvWrRdmaWrite;
-      wrs[n].wr.rdma.remoteAddr = remoteRecordsAddr + static_cast<uint64_t>(slot) * kSizeRecordBytes;
-      wrs[n].wr.rdma.rkey = remoteRecordsRkey;
-      ++n;
-    }
-    // The zero-length write-with-immediate: consumes one receive on this QP and, being last in the QP's order,
-    // tells the receiver that everything before it on this QP has landed.
-    wrs[n] = IbvSendWr{};
-    wrs[n].wrId = static_cast<uint64_t>(slot) | (static_cast<uint64_t>(q) << 8);
-    wrs[n].numSge = 0;
-    wrs[n].opcode = kIbvWrRdmaWriteWithImm;
-    wrs[n].sendFlags = kIbvSendSignaled;
-    wrs[n].immData = htonl(static_cast<uint32_t>(requests_[static_cast<size_t>(slot) * kMaxRecvs].size));
-    wrs[n].wr.rdma.remoteAddr = elements_[0].addr;
-    wrs[n].wr.rdma.rkey = elements_[0].rkey;
-    ++n;
-    for (int k = 0; k + 1 < n; ++k) wrs[k].next = &wrs[k + 1];
+    const int n = buildChain(slot, i, q, wrs, sges);
     IbvQp* qp = set.qps[q];
     if (base.attached.observer != nullptr) startQpEvents(slot, i, wrs[n - 1].wrId, qp->qpNum);
     IbvSendWr* bad = nullptr;
@@ -161,7 +169,7 @@ void IbSendComm::postSlot(int slot) {
       throw connectionError(base, set, ErrorKind::System, what);
     }
     set.sqUsed[q] += n;
-    s.wrs[q] = n;
+    s.wrs[q] = static_cast<uint8_t>(n);
   }
   s.pending = set.perMessage;
   s.posted = true;
@@ -214,10 +222,12 @@ Completion IbSendComm::test(IbSendRequest& request) {
   return done;
 }
 
-void IbSendComm::close() {
+std::string IbSendComm::close() {
   base.closed = true;
-  releaseQpSet(verbs_, set);
-  control.release(verbs_);
+  std::string failures;
+  releaseQpSet(verbs_, set, failures);
+  control.release(verbs_, failures);
+  return failures;
 }
 
 }  // namespace railtune::net::ib

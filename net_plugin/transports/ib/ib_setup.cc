@@ -11,13 +11,11 @@ namespace {
 
 constexpr uint32_t kReadyWord = 0x59445452;  // "RTDY"
 
-// NCCL's sizes (connect.cc@v2.30.7): the sender's data QPs take 512 send WRs and no receives; the
-// receiver's take 512 and 256 receives; the flush QP 256 sends. The CQ holds every completion that can be
-// outstanding: one per QP per request, the signaled clear-to-send writes and the flushes.
+// NCCL's queue sizes (connect.cc:649-651, 1158-1164, 1286@v2.30.7): the sender's data QPs take 512 send WRs
+// and no receives; the receiver's take 512 and 256 receives; the flush QP 256 sends. NCCL sizes its CQs for
+// the completions of the success path (connect.cc:900, 1501); railtune sizes them for an error flush, which
+// completes every outstanding WR, unsignaled ones too (ib_comm.h cqEntriesFor).
 constexpr int kFlushQueueDepth = 256;
-int cqEntries(int qps) {
-  return (qps + 1) * static_cast<int>(kFifoDepth) + kMaxInFlight;
-}
 
 ConnectionMeta localMeta(const IbPort& port, const QpSet& set, uint64_t controlAddr, uint32_t controlRkey) {
   ConnectionMeta meta;
@@ -102,19 +100,24 @@ IbConnecting::~IbConnecting() {
 }
 
 void IbConnecting::createQps() {
-  comm_ = std::make_unique<IbSendComm>(verbs_, options_.policy);
+  comm_ = std::make_unique<IbSendComm>(verbs_);
   comm_->base.device = device_;
   comm_->base.object = comm_.get();
   comm_->base.peer = oob_->peer();
   comm_->base.peerPreamble = oob_->peerPreamble();
   QpSet& set = comm_->set;
   set.port = &port_;
+  // The one QP count of the connection: the policy's (1..128, as NCCL_IB_QPS_PER_CONNECTION), decided here
+  // once; the receiver builds as many from the metadata, and every message is cut for this count.
   set.count = std::clamp(options_.policy.qpsPerConnection, 1, kMaxQps);
-  set.perMessage = std::min(qp::qpsPerMessage(options_.policy), set.count);
+  set.perMessage = options_.policy.splitDataOnQps ? set.count : 1;
+  set.splitMinBytes = options_.policy.splitMinBytes;
+  set.adaptiveRouting = options_.policy.adaptiveRouting;
+  set.arThresholdBytes = options_.policy.arThresholdBytes;
   set.sqDepth = kSendQueueDepth;
   comm_->base.qps = set.count;
   try {
-    set.cq = createCq(verbs_, port_, cqEntries(set.count), &set.fatal);
+    set.cq = createCq(verbs_, port_, cqEntriesFor(set.count, kSendQueueDepth, 0, 0), &set.fatal);
     for (int q = 0; q < set.count; ++q) {
       set.qps[static_cast<size_t>(q)] =
           createQp(verbs_, port_, set.cq, kSendQueueDepth, 0, options_.qp.useInline, &set.fatal);
@@ -133,7 +136,7 @@ void IbConnecting::createQps() {
   meta.trafficClass = static_cast<uint8_t>(options_.qp.tc >= 0          ? options_.qp.tc
                                            : options_.trafficClass >= 0 ? options_.trafficClass
                                                                         : 0);
-  meta.flags = (options_.adaptiveRouting ? kMetaAdaptiveRouting : 0) | (set.perMessage > 1 ? kMetaSplitData : 0);
+  meta.flags = (options_.policy.adaptiveRouting ? kMetaAdaptiveRouting : 0) | (set.perMessage > 1 ? kMetaSplitData : 0);
   sl_ = meta.serviceLevel;
   tc_ = meta.trafficClass;
   out_ = encodeMeta(meta);
@@ -178,7 +181,10 @@ std::unique_ptr<IbSendComm> IbConnecting::progress() {
     moved_ = 0;
   }
   if (step_ == Step::RecvMeta) {
-    if (!moveBytes(fd, false, in_.data(), in_.size(), moved_, peer, device_, "the peer's connection metadata"))
+    // A peer that refuses the connection (a check of its accept failed) closes the stream: its WARN says why.
+    if (!moveBytes(fd, false, in_.data(), in_.size(), moved_, peer, device_,
+                   "the peer's connection metadata (a peer that refuses the connection closes it; its log names the "
+                   "check that failed)"))
       return nullptr;
     connectQps(decodeOrThrow(in_, peer, device_));
     const uint32_t word = htole32(kReadyWord);
@@ -222,15 +228,14 @@ void IbAccepting::build(const ConnectionMeta& remote) {
   set.count = remote.qpCount;  // the sender's policy decides; the receiver follows
   set.perMessage = (remote.flags & kMetaSplitData) != 0 ? set.count : 1;
   set.pathMtu = pathMtu(port_.attr.activeMtu, remote.mtu);
-  comm_->policy_.qpsPerConnection = set.count;
-  comm_->policy_.splitDataOnQps = set.perMessage > 1;
-  comm_->policy_.splitMinBytes = 0;
   set.sqDepth = kSendQueueDepth;
   comm_->base.qps = set.count;
   // Receiver QPs carry the clear-to-send writes: NCCL_IB_FIFO_TC when set, else the sender's class.
   const int tc = options_.qp.fifoTc >= 0 ? options_.qp.fifoTc : remote.trafficClass;
   try {
-    set.cq = createCq(verbs_, port_, cqEntries(set.count), &set.fatal);
+    set.cq =
+        createCq(verbs_, port_,
+                 cqEntriesFor(set.count, kSendQueueDepth, kRecvQueueDepth, flush_ ? kFlushQueueDepth : 0), &set.fatal);
     for (int q = 0; q < set.count; ++q) {
       IbvQp*& qp = set.qps[static_cast<size_t>(q)];
       qp = createQp(verbs_, port_, set.cq, kSendQueueDepth, kRecvQueueDepth, options_.qp.useInline, &set.fatal);
@@ -286,7 +291,11 @@ std::unique_ptr<IbRecvComm> IbAccepting::progress() {
   if (!moveBytes(fd, false, ready_.data(), ready_.size(), moved_, peer_, device_, "the peer's ready")) return nullptr;
   uint32_t word = 0;
   std::memcpy(&word, ready_.data(), 4);
-  if (le32toh(word) != kReadyWord) throw NetError(ErrorKind::Remote, peer_, device_, "the peer's ready word is wrong");
+  if (le32toh(word) != kReadyWord) {
+    char text[96];
+    std::snprintf(text, sizeof text, "the peer's ready word is 0x%08x, expected 0x%08x", le32toh(word), kReadyWord);
+    throw NetError(ErrorKind::Remote, peer_, device_, text);
+  }
   comm_->set.oob = std::move(stream_.fds[0]);
   return std::move(comm_);
 }

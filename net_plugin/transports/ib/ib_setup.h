@@ -23,9 +23,9 @@ namespace railtune::net::ib {
 
 struct ConnectionOptions {
   QpOptions qp;
-  qp::QpPolicy policy;    // QPs per connection and how data spreads over them (the sender's rules both ends)
+  qp::QpPolicy policy;    // QPs per connection, how data spreads over them (the sender's rules both ends),
+                          // adaptive routing and its threshold
   int trafficClass = -1;  // the communicator's (net v10+ config)
-  bool adaptiveRouting = false;
 };
 
 using Preamble = std::array<std::byte, kPreambleBytes>;

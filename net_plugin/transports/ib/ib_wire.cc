@@ -37,7 +37,7 @@ T get(const std::byte* in, size_t at) {
 // Layout of the metadata block.
 constexpr size_t kAtMagic = 0, kAtVersion = 4, kAtQpCount = 6, kAtLinkLayer = 8, kAtPort = 9, kAtMtu = 10,
                  kAtGidIndex = 11, kAtLid = 12, kAtSl = 14, kAtTc = 15, kAtGid = 16, kAtControlAddr = 32,
-                 kAtControlRkey = 40, kAtFlags = 44, kAtQpn = 48;  // 48 + 16 x 4 = 112; the rest zero
+                 kAtControlRkey = 40, kAtFlags = 44, kAtQpn = 48;  // 48 + 128 x 4 = 560; the rest zero
 static_assert(kAtQpn + 4 * kMaxQps <= kMetaBytes);
 
 uint32_t fifoCheck(const FifoElement& e) {

@@ -21,11 +21,13 @@
 
 namespace railtune::net::ib {
 
-inline constexpr int kMaxQps = 16;  // QPs per connection (RAILTUNE_NET_QPS / NCCL_IB_QPS_PER_CONNECTION)
+// QPs per connection (RAILTUNE_NET_QPS / NCCL_IB_QPS_PER_CONNECTION): all of NCCL's range (NCCL_IB_MAX_QPS,
+// src/transport/net_ib/common.h:172@v2.30.7), so the count a user asks for is the count both ends build.
+inline constexpr int kMaxQps = 128;
 inline constexpr uint32_t kHandleMagic = 0x42495452;  // "RTIB": a listen handle of the verbs transport
 inline constexpr uint32_t kMetaMagic = 0x4d495452;    // "RTIM"
-inline constexpr uint16_t kMetaVersion = 1;
-inline constexpr size_t kMetaBytes = 192;
+inline constexpr uint16_t kMetaVersion = 2;           // 2: up to 128 QPNs (version 1 carried 16)
+inline constexpr size_t kMetaBytes = 576;
 
 struct ConnectionMeta {
   int qpCount = 0;

@@ -1,6 +1,6 @@
 // libibverbs opened with dlopen and its functions in one table (as NCCL's src/misc/ibvsymbols.cc does): the verbs
 // transport calls verbs only through it, so that the real library and the strict simulator
-// (tests/support/verbs_sim) are interchangeable and nothing links libibverbs. Symbols are looked up in the
+// (emulator/verbs_sim) are interchangeable and nothing links libibverbs. Symbols are looked up in the
 // version nodes NCCL 2.30 asks for (dlvsym), else as dlsym finds them (a library without version nodes): the
 // required ones in IBVERBS_1.1, where one missing makes the table unusable (the transport is then off, and the
 // reason says which); the optional ones in their later nodes, NULL where absent.

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "tests/support/fake_env.h"
 
@@ -68,15 +70,16 @@ TEST_F(QpPolicyTest, InfiniBandWithAdaptiveRoutingAndTwoPlanesStaysAtOneQp) {
   EXPECT_EQ(changedCount(policy), 0);  // AR on is NCCL's own IB default
 }
 
-TEST_F(QpPolicyTest, InfiniBandWithoutAdaptiveRoutingTurnsItOff) {
+TEST_F(QpPolicyTest, InfiniBandWithoutAdaptiveRoutingKeepsNcclsDefaultForWantOfAMeasurement) {
   FabricShape shape;
   shape.adaptiveRouting = false;
   const QpPolicy policy = chooseQpPolicy(shape, fakeEnv);
-  EXPECT_FALSE(policy.adaptiveRouting);
+  EXPECT_TRUE(policy.adaptiveRouting);
   const Decision& ar = decisionFor(policy, "NCCL_IB_ADAPTIVE_ROUTING");
-  EXPECT_TRUE(ar.changed);
-  EXPECT_EQ(ar.value, "0");
-  EXPECT_NE(ar.source.find("fabric description"), std::string::npos);
+  EXPECT_FALSE(ar.changed);
+  EXPECT_EQ(ar.value, "1");
+  EXPECT_NE(ar.source.find("no measurement"), std::string::npos) << ar.source;
+  EXPECT_EQ(changedCount(policy), 0);
 }
 
 TEST_F(QpPolicyTest, RoceWithEcmpGetsFourQpsRoundRobin) {
@@ -88,7 +91,13 @@ TEST_F(QpPolicyTest, RoceWithEcmpGetsFourQpsRoundRobin) {
   EXPECT_TRUE(qps.changed);
   EXPECT_EQ(qps.value, "4");
   EXPECT_NE(qps.source.find("SIGCOMM 2024"), std::string::npos);
+  EXPECT_NE(qps.source.find("up to 40%"), std::string::npos);
   EXPECT_FALSE(decisionFor(policy, "NCCL_IB_ADAPTIVE_ROUTING").changed);
+  // Split: Meta kept round-robin, issue #1401 wanted split on an unstated fabric; the default is kept, and said so.
+  const Decision& split = decisionFor(policy, "NCCL_IB_SPLIT_DATA_ON_QPS");
+  EXPECT_EQ(split.value, "0");
+  EXPECT_NE(split.source.find("issue #1401"), std::string::npos);
+  EXPECT_NE(split.source.find("disagree"), std::string::npos);
   EXPECT_EQ(changedCount(policy), 1);
 }
 
@@ -101,16 +110,51 @@ TEST_F(QpPolicyTest, RoceWithoutAdaptiveRoutingAndTwoPlanesGetsFourQps) {
   EXPECT_FALSE(decisionFor(policy, "NCCL_IB_ADAPTIVE_ROUTING").changed);  // off is RoCE's default
 }
 
-TEST_F(QpPolicyTest, RoceWithAdaptiveRoutingTurnsItOnWithOneQp) {
+TEST_F(QpPolicyTest, RoceWithAdaptiveRoutingTakesWhatOciGb300Measured) {
   FabricShape shape = roce();
   shape.adaptiveRouting = true;
   const QpPolicy policy = chooseQpPolicy(shape, fakeEnv);
-  EXPECT_EQ(policy.qpsPerConnection, 1);
+  EXPECT_EQ(policy.qpsPerConnection, 4);
+  EXPECT_TRUE(policy.splitDataOnQps);
   EXPECT_TRUE(policy.adaptiveRouting);
-  const Decision& ar = decisionFor(policy, "NCCL_IB_ADAPTIVE_ROUTING");
-  EXPECT_TRUE(ar.changed);
-  EXPECT_EQ(ar.value, "1");
-  EXPECT_NE(ar.source.find("issue #850"), std::string::npos);
+  for (const char* variable : {"NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_IB_ADAPTIVE_ROUTING"}) {
+    const Decision& d = decisionFor(policy, variable);
+    EXPECT_TRUE(d.changed) << variable;
+    EXPECT_NE(d.source.find("cluster-readiness-engine PR #287 measured OCI GB300 (4 x 800 Gb/s RoCE rails"),
+              std::string::npos)
+        << variable << ": " << d.source;
+    EXPECT_NE(d.source.find("about 70%"), std::string::npos) << variable;
+    EXPECT_NE(d.source.find("8 QPs did no better than 4"), std::string::npos) << variable;
+  }
+  EXPECT_EQ(decisionFor(policy, "NCCL_IB_SPLIT_DATA_ON_QPS").value, "1");
+  EXPECT_EQ(changedCount(policy), 3);
+}
+
+// Every value that tunes the transport either names the measurement it took from or says there is none.
+TEST_F(QpPolicyTest, EveryTuningValueNamesAMeasurementOrSaysThereIsNone) {
+  std::vector<FabricShape> shapes;
+  for (const LinkLayer link : {LinkLayer::InfiniBand, LinkLayer::Ethernet})
+    for (const std::optional<bool> ar :
+         {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)}) {
+      FabricShape shape;
+      shape.linkLayer = link;
+      shape.adaptiveRouting = ar;
+      shapes.push_back(shape);
+    }
+  for (const FabricShape& shape : shapes) {
+    const QpPolicy policy = chooseQpPolicy(shape, nullptr);
+    for (const char* variable : {"NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_IB_ADAPTIVE_ROUTING",
+                                 "NCCL_IB_AR_THRESHOLD"}) {
+      const Decision& d = decisionFor(policy, variable);
+      const bool measured = d.source.find("measured") != std::string::npos;
+      const bool none =
+          d.source.rfind("NCCL's default", 0) == 0 && d.source.find("no measurement") != std::string::npos;
+      EXPECT_TRUE(measured || none) << variable << ": " << d.source;
+      if (d.changed) {
+        EXPECT_TRUE(measured) << variable << ": " << d.source;
+      }
+    }
+  }
 }
 
 TEST_F(QpPolicyTest, RoceGidIndexTrafficClassAndServiceLevelFromTheFabric) {

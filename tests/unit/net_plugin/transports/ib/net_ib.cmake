@@ -25,12 +25,29 @@ add_dependencies(net_ib_tests net_ib_fake_full net_ib_fake_partial net_ib_fake_u
 gtest_discover_tests(net_ib_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30 PROPERTIES LABELS verbs)
 
 # Its own executable: it replaces operator new to count allocations on the verbs data path, on the simulator
-# (tests/support/verbs_sim), which exists wherever unit tests are built.
+# (emulator/verbs_sim), which every build has.
 add_executable(net_ib_alloc_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_alloc_test.cc)
 target_link_libraries(net_ib_alloc_tests PRIVATE railtune_net_ib railtune_source_root GTest::gtest_main)
 target_compile_definitions(net_ib_alloc_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
 add_dependencies(net_ib_alloc_tests railtune_verbs_sim)
 gtest_discover_tests(net_ib_alloc_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30 PROPERTIES LABELS verbs)
+
+# NCCL's variables as the transport takes them (common/nccl_ib_env.h): the QP options from the one reading, checked on
+# the simulator's QPs with ibv_query_qp, and relaxed ordering on registrations. Its own executable: the simulator reads
+# its folder once per process.
+add_executable(net_ib_env_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_env_test.cc)
+target_link_libraries(net_ib_env_tests PRIVATE railtune_net_ib railtune_source_root GTest::gtest_main)
+target_compile_definitions(net_ib_env_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
+add_dependencies(net_ib_env_tests railtune_verbs_sim)
+gtest_discover_tests(net_ib_env_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30 PROPERTIES LABELS verbs)
+
+# The connections' edges on the simulator: CQs sized for an error flush, teardown failures, a flush tested after
+# closeRecv (net_ib_teardown_test.cc). Its own executable: the simulator reads its folder once per process.
+add_executable(net_ib_edge_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_teardown_test.cc)
+target_link_libraries(net_ib_edge_tests PRIVATE railtune_net_ib railtune_source_root GTest::gtest_main)
+target_compile_definitions(net_ib_edge_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
+add_dependencies(net_ib_edge_tests railtune_verbs_sim)
+gtest_discover_tests(net_ib_edge_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30 PROPERTIES LABELS verbs)
 
 # verbs_abi.h against rdma-core's <infiniband/verbs.h> (Debian's libibverbs-dev, which scripts/install-deps.sh
 # installs for the tests; the plugin never includes it). Checked at every configure, not cached: CI removes the

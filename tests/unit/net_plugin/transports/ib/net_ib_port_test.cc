@@ -8,6 +8,7 @@
 #include <map>
 
 #include "net_plugin/transports/ib/ib_port.h"
+#include "tests/support/fake_env.h"
 
 namespace railtune::net::ib {
 namespace {
@@ -135,24 +136,35 @@ TEST(NetIbPort, AnUnreadableChosenGidIsAnError) {
   EXPECT_THROW(chooseGid(attr, GidOptions{}, port.reader(), port.typeReader()), std::runtime_error);
 }
 
-TEST(NetIbPort, EnvironmentUsesNcclNamesAndDefaults) {
-  const std::map<std::string, std::string> env = {{"NCCL_IB_GID_INDEX", "3"},
-                                                  {"NCCL_IB_ADDR_FAMILY", "AF_INET6"},
-                                                  {"NCCL_IB_ADDR_RANGE", "fd00::/8"},
-                                                  {"NCCL_IB_ROCE_VERSION_NUM", "1"}};
-  const GidOptions set = gidOptionsFromEnvironment([&](const char* name) -> const char* {
-    const auto it = env.find(name);
-    return it == env.end() ? nullptr : it->second.c_str();
-  });
+TEST(NetIbPort, GidOptionsComeFromTheOneReadingOfNcclsVariables) {
+  railtune::testing::fakeEnvVars() = {{"NCCL_IB_GID_INDEX", "3"},
+                                      {"NCCL_IB_ADDR_FAMILY", "AF_INET6"},
+                                      {"NCCL_IB_ADDR_RANGE", "fd00::/8"},
+                                      {"NCCL_IB_ROCE_VERSION_NUM", "1"},
+                                      {"NCCL_IB_ROUTABLE_FLID_GID_INDEX", "2"}};
+  const ncclib::NcclIbEnv env = ncclib::readNcclIbEnv(railtune::testing::fakeEnv);
+  railtune::testing::fakeEnvVars().clear();
+  const GidOptions set = gidOptionsFrom(env, 3);  // the policy's index holds NCCL_IB_GID_INDEX when set
   EXPECT_EQ(set.gidIndex, 3);
   EXPECT_EQ(set.family, AF_INET6);
   EXPECT_EQ(set.range, "fd00::/8");
   EXPECT_EQ(set.roceVersion, 1);
-  const GidOptions unset = gidOptionsFromEnvironment([](const char*) -> const char* { return nullptr; });
+  EXPECT_EQ(set.routableFlidGidIndex, 2);
+  const GidOptions unset = gidOptionsFrom(ncclib::readNcclIbEnv(nullptr), -1);
   EXPECT_EQ(unset.gidIndex, -1);
   EXPECT_EQ(unset.family, AF_INET);
+  EXPECT_EQ(unset.range, "");
   EXPECT_EQ(unset.roceVersion, 2);
   EXPECT_EQ(unset.routableFlidGidIndex, 1);
+}
+
+TEST(NetIbPort, AnOutOfRangeRoceVersionFallsBackToNcclsDefaultWithAWarning) {
+  railtune::testing::fakeEnvVars() = {{"NCCL_IB_ROCE_VERSION_NUM", "3"}};
+  const ncclib::NcclIbEnv env = ncclib::readNcclIbEnv(railtune::testing::fakeEnv);
+  railtune::testing::fakeEnvVars().clear();
+  ASSERT_EQ(env.warnings.size(), 1u);
+  EXPECT_EQ(env.warnings[0].rfind("NCCL_IB_ROCE_VERSION_NUM='3' is outside 1..2", 0), 0u);
+  EXPECT_EQ(gidOptionsFrom(env, -1).roceVersion, 2);
 }
 
 }  // namespace

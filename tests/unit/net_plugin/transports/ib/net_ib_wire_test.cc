@@ -45,16 +45,27 @@ TEST(NetIbWire, MetadataRoundTripsInAFixedLayout) {
   EXPECT_EQ(encodeMeta(*back), bytes);
 }
 
+TEST(NetIbWire, MetadataCarriesEveryQpOfNcclsRange) {
+  ConnectionMeta meta = sampleMeta();
+  meta.qpCount = 128;  // NCCL_IB_QPS_PER_CONNECTION's maximum
+  for (int q = 0; q < meta.qpCount; ++q) meta.qpn[q] = 0x100000u + static_cast<uint32_t>(q) * 7u;
+  std::string error;
+  const std::optional<ConnectionMeta> back = decodeMeta(encodeMeta(meta), error);
+  ASSERT_TRUE(back) << error;
+  ASSERT_EQ(back->qpCount, 128);
+  for (int q = 0; q < meta.qpCount; ++q) EXPECT_EQ(back->qpn[q], meta.qpn[q]) << "QP " << q;
+}
+
 TEST(NetIbWire, MetadataOutOfRangeIsRefusedWithAReason) {
   std::string error;
   MetaBytes bytes = encodeMeta(sampleMeta());
   bytes[0] = std::byte{0};
   EXPECT_FALSE(decodeMeta(bytes, error));
   EXPECT_NE(error.find("magic"), std::string::npos);
-  for (auto [field, value, words] : {std::tuple{6, 17, "QPs"}, std::tuple{6, 0, "QPs"}, std::tuple{10, 6, "MTU"},
+  for (auto [field, value, words] : {std::tuple{6, 129, "QPs"}, std::tuple{6, 0, "QPs"}, std::tuple{10, 6, "MTU"},
                                      std::tuple{8, 3, "link layer"}, std::tuple{40, 0, "rkey"}}) {
     bytes = encodeMeta(sampleMeta());
-    bytes[static_cast<size_t>(field)] = static_cast<std::byte>(value);
+    bytes[static_cast<size_t>(field)] = static_cast<std::byte>(value);  // 129: one past 128 QPs
     if (field == 40) std::memset(bytes.data() + 40, 0, 4);
     error.clear();
     EXPECT_FALSE(decodeMeta(bytes, error)) << words;

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "tests/support/verbs_sim/sim_state.h"
-#include "tests/support/verbs_sim/sim_verbs.h"
+#include "emulator/verbs_sim/sim_state.h"
+#include "emulator/verbs_sim/sim_verbs.h"
 
 namespace railtune::verbs_sim {
 namespace {

@@ -1,5 +1,5 @@
 // Fabric presets and the JSON description (sim_fabric.h).
-#include "tests/support/verbs_sim/sim_fabric.h"
+#include "emulator/verbs_sim/sim_fabric.h"
 
 #include <unistd.h>
 

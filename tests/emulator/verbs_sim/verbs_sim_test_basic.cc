@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "tests/support/verbs_sim/verbs_sim_test_util.h"
+#include "tests/emulator/verbs_sim/verbs_sim_test_util.h"
 
 namespace railtune::verbs_sim::test {
 namespace {

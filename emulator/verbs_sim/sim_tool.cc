@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
-#include "tests/support/verbs_sim/sim_fabric.h"
-#include "tests/support/verbs_sim/sim_sysfs.h"
+#include "emulator/verbs_sim/sim_fabric.h"
+#include "emulator/verbs_sim/sim_sysfs.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "tests/support/verbs_sim/sim_fabric.h"
+#include "emulator/verbs_sim/sim_fabric.h"
 
 namespace railtune::verbs_sim {
 

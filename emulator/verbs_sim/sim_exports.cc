@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "tests/support/verbs_sim/sim_verbs.h"
+#include "emulator/verbs_sim/sim_verbs.h"
 
 namespace vs = railtune::verbs_sim;
 namespace ib = railtune::net::ib;

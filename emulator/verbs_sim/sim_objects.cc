@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "tests/support/verbs_sim/sim_state.h"
-#include "tests/support/verbs_sim/sim_verbs.h"
+#include "emulator/verbs_sim/sim_state.h"
+#include "emulator/verbs_sim/sim_verbs.h"
 
 namespace railtune::verbs_sim {
 namespace {

@@ -5,9 +5,11 @@
 //     -> info <qpn> <lid> <buffer addr> <rkey>     <- peer <qpn> <lid>     -> ready
 //     <- poll          -> wc <status> <opcode> <byte_len> <imm, host order>
 //     <- sum <off> <len>  -> sum <FNV-1a of the buffer's bytes>
+//     <- event         -> event <type of the next async event, acked; -1 after 10 s>
 //     <- exit
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <poll.h>
 
 #include <chrono>
 #include <cinttypes>
@@ -143,6 +145,15 @@ int respond(const VerbsTable& v, const char* device) {
       size_t off = 0, len = 0;
       std::cin >> off >> len;
       std::printf("sum %" PRIu64 "\n", fnv(buf.data() + off, len));
+    } else if (word == "event") {
+      pollfd pfd{ctx->asyncFd, POLLIN, 0};
+      IbvAsyncEvent event{};
+      if (poll(&pfd, 1, 10000) == 1 && v.getAsyncEvent(ctx, &event) == 0) {
+        std::printf("event %d\n", static_cast<int>(event.eventType));
+        v.ackAsyncEvent(&event);
+      } else {
+        std::printf("event -1\n");
+      }
     } else if (word == "exit") {
       break;
     }

@@ -1,6 +1,7 @@
 // The per-process agent: one thread that moves WRs between QPs over Unix-domain stream sockets in the
 // rendezvous directory, plays the responder for this process's QPs, and keeps the requester's timers
-// (ACK timeout and retries, RNR waits) on the scaled clock. QPs of one process talk through the agent's
+// (ACK timeout and retries, RNR waits) on the scaled protocol clock (protocolNow: the steady clock, or one a
+// test stops and steps). QPs of one process talk through the agent's
 // connection to itself, so there is one code path whatever the processes.
 //
 // Wire: a fixed header (WireHeader) and a payload, both in host order (the processes share one machine).
@@ -22,7 +23,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "tests/support/verbs_sim/sim_state.h"
+#include "emulator/verbs_sim/sim_state.h"
 
 namespace railtune::verbs_sim {
 namespace {
@@ -90,8 +91,8 @@ Clock::duration scaled(const Sim& s, double micros) {
   return std::chrono::nanoseconds(static_cast<int64_t>(micros * 1000.0 * s.timeScale));
 }
 
-// Local ACK timeout: 4.096 us x 2^timeout, scaled, never below 1 ms of real time so that a busy machine
-// (sanitizers, two cores) does not fake a dead link; 0 is "infinite" (IBTA).
+// Local ACK timeout: 4.096 us x 2^timeout, scaled, never below 1 ms so that a busy machine (sanitizers, two
+// cores) rarely fakes a dead link (a test that must never see one stops the clock); 0 is "infinite" (IBTA).
 Clock::duration ackTimeout(const Sim& s, const Qp* qp) {
   auto t = scaled(s, 4.096 * std::ldexp(1.0, qp->timeout));
   return std::max<Clock::duration>(t, std::chrono::milliseconds(1));
@@ -107,9 +108,10 @@ Mr* findMr(Sim& s, uint32_t key, const Pd* pd) {
   return it->second;
 }
 
-// Where [addr, addr+length) of the MR's iova space is in this process, or nullptr when outside it.
+// Where [addr, addr+length) of the MR's iova space is in this process, or nullptr when outside it (or when
+// there is no MR: callers that checked the key before pass findMr's answer straight in).
 uint8_t* translate(const Mr* mr, uint64_t addr, uint64_t length) {
-  if (addr < mr->iova || length > mr->length || addr - mr->iova > mr->length - length) return nullptr;
+  if (mr == nullptr || addr < mr->iova || length > mr->length || addr - mr->iova > mr->length - length) return nullptr;
   return mr->host + (addr - mr->iova);
 }
 
@@ -638,9 +640,12 @@ void applyDueFaults(Sim& s, Clock::time_point now) {
   }
 }
 
-Clock::duration nextWait(Sim& s, Clock::time_point now) {
+// How long the agent may sleep: until the next fault (real time) or protocol timer. A stopped clock fires no
+// timer until a `clock step`, which wakes the agent.
+Clock::duration nextWait(Sim& s, Clock::time_point realNow, Clock::time_point now) {
   Clock::duration wait = std::chrono::milliseconds(100);
-  for (const ScheduledFault& f : s.faults) wait = std::min(wait, f.at - now);
+  for (const ScheduledFault& f : s.faults) wait = std::min(wait, f.at - realNow);
+  if (s.clockStopped) return std::max<Clock::duration>(wait, Clock::duration::zero());
   for (const Qp* qp : s.qpList) {
     if (qp->state != ib::kIbvQpsRts) continue;
     if (qp->rnrResume > now) wait = std::min(wait, qp->rnrResume - now);
@@ -662,13 +667,18 @@ void agentMain(Sim& s) {
   std::vector<Conn*> arrived;
   std::unique_lock lock(s.mu);
   while (!a.stop.load()) {
-    Clock::time_point now = Clock::now();
-    applyDueFaults(s, now);
+    const Clock::time_point realNow = Clock::now();
+    applyDueFaults(s, realNow);
+    Clock::time_point now = protocolNow(s);
     order = s.qpList;
     if (s.adversarial) std::shuffle(order.begin(), order.end(), s.rng);
     for (Qp* qp : order) progressQp(s, qp, now);
+    if (s.clockStepsSeen != s.clockSteps) {  // the timers ran at the stepped time: `clock step` may return
+      s.clockStepsSeen = s.clockSteps;
+      s.clockSeen.notify_all();
+    }
     uint64_t postsSeen = s.posts;
-    auto wait = std::chrono::duration_cast<std::chrono::nanoseconds>(nextWait(s, now));
+    auto wait = std::chrono::duration_cast<std::chrono::nanoseconds>(nextWait(s, realNow, now));
     lock.unlock();
 
     for (auto& c : a.conns) flushConn(c.get());
@@ -713,7 +723,7 @@ void agentMain(Sim& s) {
 
     lock.lock();
     a.sleeping = false;
-    now = Clock::now();
+    now = protocolNow(s);
     for (Conn* c : arrived) handleReceived(s, c, now);
   }
 }
@@ -794,8 +804,31 @@ bool ensureAgent(Sim& s) {
   }
   s.agent = a;
   a->thread = std::thread([&s] { agentMain(s); });
-  std::atexit(stopAgentAtExit);
+  static const bool stopsAtExit = std::atexit(stopAgentAtExit) == 0;  // once, whatever agent runs then
+  (void)stopsAtExit;
   return true;
+}
+
+void stopAgent(Sim& s, std::unique_lock<std::mutex>& lock) {
+  Agent* a = s.agent;
+  if (a == nullptr) return;
+  a->stop = true;
+  uint64_t one = 1;
+  ssize_t ignored = write(a->wakeFd, &one, sizeof one);
+  (void)ignored;
+  lock.unlock();
+  if (a->thread.joinable()) a->thread.join();
+  lock.lock();
+  close(a->listenFd);
+  close(a->wakeFd);
+  for (auto& c : a->conns) closeConn(c.get());
+  unlink(a->socketPath.c_str());
+  s.agent = nullptr;
+  delete a;
+}
+
+Clock::time_point protocolNow(const Sim& s) {
+  return s.clockStopped ? s.clockStoppedAt : Clock::now() - s.clockBehind;
 }
 
 void wakeAgent(Sim& s) {

@@ -1,5 +1,5 @@
 // The fake sysfs tree (sim_sysfs.h).
-#include "tests/support/verbs_sim/sim_sysfs.h"
+#include "emulator/verbs_sim/sim_sysfs.h"
 
 #include <filesystem>
 #include <fstream>

@@ -9,9 +9,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -210,6 +213,63 @@ inline std::vector<IbvWc> pollFor(IbvCq* cq, size_t n, double seconds = 10) {
   }
   return out;
 }
+
+// One QP's counters from railtune_verbs_sim_stats. Which of them a test may assert exactly: wrs_posted,
+// wrs_completed and bytes_received (a duplicate is ACKed, never applied twice) always; packets_sent,
+// bytes_sent, retries and rnr_naks only with the protocol clock stopped (`clock stop`), since a timer that
+// fires on a slow machine resends.
+struct QpCounters {
+  bool found = false;
+  int state = -1;
+  uint64_t bytesSent = 0, bytesReceived = 0, wrsPosted = 0, wrsCompleted = 0, packetsSent = 0, packetsReceived = 0,
+           retries = 0, rnrNaks = 0;
+};
+
+inline QpCounters countersOf(const Endpoint& e) {
+  std::string text(1 << 16, '\0');
+  text.resize(std::min(SimLib::get().stats(text.data(), text.size()), text.size()));
+  const std::string device = V().getDeviceName(e.ctx->device);
+  QpCounters c;
+  const nlohmann::json all = nlohmann::json::parse(text);
+  for (const nlohmann::json& qp : all.at("qps")) {
+    if (qp.at("device") != device || qp.at("qpn") != e.qp->qpNum) continue;
+    c.found = true;
+    c.state = qp.at("state");
+    c.bytesSent = qp.at("bytes_sent");
+    c.bytesReceived = qp.at("bytes_received");
+    c.wrsPosted = qp.at("wrs_posted");
+    c.wrsCompleted = qp.at("wrs_completed");
+    c.packetsSent = qp.at("packets_sent");
+    c.packetsReceived = qp.at("packets_received");
+    c.retries = qp.at("retries");
+    c.rnrNaks = qp.at("rnr_naks");
+  }
+  return c;
+}
+
+// Polls the counters until `done` holds (something the simulator will do, such as a NAK arriving through its
+// sockets) or 10 s passed; returns the last reading.
+inline QpCounters awaitCounters(const Endpoint& e, const std::function<bool(const QpCounters&)>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  QpCounters c = countersOf(e);
+  while (!done(c) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    c = countersOf(e);
+  }
+  return c;
+}
+
+// Stops the protocol clock for one test and lets it run again at the end, whatever the test's outcome.
+struct StoppedClock {
+  StoppedClock() { EXPECT_EQ(SimLib::get().control("clock stop"), 0); }
+  ~StoppedClock() { EXPECT_EQ(SimLib::get().control("clock run"), 0); }
+  StoppedClock(const StoppedClock&) = delete;
+  StoppedClock& operator=(const StoppedClock&) = delete;
+  static void step(double millis) {
+    const std::string command = "clock step " + std::to_string(millis);
+    ASSERT_EQ(SimLib::get().control(command.c_str()), 0);
+  }
+};
 
 inline IbvSendWr writeWr(uint64_t id, IbvSge* sge, int numSge, uint64_t remote, uint32_t rkey,
                          int opcode = kIbvWrRdmaWrite, unsigned flags = kIbvSendSignaled) {

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -23,8 +24,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "emulator/verbs_sim/sim_fabric.h"
 #include "net_plugin/transports/ib/verbs_abi.h"
-#include "tests/support/verbs_sim/sim_fabric.h"
 
 namespace railtune::verbs_sim {
 
@@ -175,6 +176,8 @@ struct ScheduledFault {
 
 struct Agent;
 
+constexpr uint64_t kDefaultSeed = 0x5eed;  // of the shuffles and key salts, without RAILTUNE_VERBS_SIM_SEED
+
 struct Sim {
   std::mutex mu;
   bool initialised = false;
@@ -197,12 +200,25 @@ struct Sim {
   bool adversarial = false;
   bool dropAcks = false;
   std::string dir;  // RAILTUNE_VERBS_SIM_DIR
-  std::mt19937_64 rng{0x5eed};
+  std::mt19937_64 rng{kDefaultSeed};
   std::vector<ScheduledFault> faults;
 
   Agent* agent = nullptr;
   uint64_t posts = 0;  // wakeAgent calls: the agent rescans when it changed while it did not hold the lock
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();  // faults count from here
+
+  // The protocol clock (ACK timeouts, RNR waits): the steady clock, or stopped and stepped by the control
+  // commands `clock stop|step|run`, so that a test, not the machine's speed, decides when a timer fires.
+  bool clockStopped = false;
+  std::chrono::steady_clock::time_point clockStoppedAt{};  // protocol time while stopped
+  std::chrono::steady_clock::duration clockBehind{};       // protocol time = steady clock - this, while it runs
+  uint64_t clockSteps = 0;                                 // `clock step` commands so far
+  uint64_t clockStepsSeen = 0;                             // the last of them the agent has run its timers at
+  std::condition_variable clockSeen;
+
+  // Devices of a fabric forgotten by `reset`: kept (never freed), so that a device pointer from an earlier
+  // ibv_get_device_list is refused (EINVAL) rather than dangling.
+  std::vector<std::unique_ptr<Device>> retiredDevices;
 };
 
 // The process's simulator, created on first use (never destroyed: the agent thread may outlive static
@@ -232,6 +248,11 @@ uint32_t psnOf(const Qp* qp, uint64_t index);
 double scaledSeconds(const Sim& s, double realSeconds);
 // Starts the agent if needed; false (errno set) without a rendezvous directory.
 bool ensureAgent(Sim& s);
+// Stops this process's agent thread and removes its socket (`reset`); `lock` holds sim().mu and is released
+// while the thread is joined.
+void stopAgent(Sim& s, std::unique_lock<std::mutex>& lock);
+// Now on the protocol clock (Sim::clockStopped).
+std::chrono::steady_clock::time_point protocolNow(const Sim& s);
 void wakeAgent(Sim& s);
 // In a forked child (called with the lock held): the parent's agent thread does not exist here, so its
 // sockets are closed and a new agent starts with the child's first QP. Inherited QPs are unusable (as with
