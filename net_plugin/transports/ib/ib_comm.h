@@ -92,6 +92,9 @@ struct QpSet {
     return static_cast<size_t>((id * static_cast<uint64_t>(perMessage) + static_cast<uint64_t>(i)) %
                                static_cast<uint64_t>(count));
   }
+  // The same walk for the data path's loops: one division per request, then a compare per QP.
+  size_t firstQpOf(uint64_t id) const { return perMessage == count ? 0 : qpOf(id, 0); }
+  size_t nextQp(size_t q) const { return q + 1 == static_cast<size_t>(count) ? 0 : q + 1; }
   FatalState fatal;  // CQ or QP errors (the async thread and the completions set it)
   uint32_t remoteQpn[kMaxQps] = {};
   int pathMtu = kIbvMtu4096;  // the smaller of both ports' active MTUs (IbvMtu)

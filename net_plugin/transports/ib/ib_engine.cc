@@ -51,6 +51,18 @@ bool peerMemoryPresent(const std::string& sysfsRoot) {
 IbEngine::IbEngine(LoadedVerbs verbs, std::vector<IbDevice> devices, IbEngineOptions options)
     : verbs_(std::move(verbs)), devices_(std::move(devices)), options_(std::move(options)) {
   if (!verbs_.ok()) throw std::runtime_error("libibverbs is not loaded: " + verbs_.reason);
+  try {
+    start();
+  } catch (...) {
+    // The destructor does not run for a constructor that throws: what start() opened, and the library, go here.
+    watcher_.reset();
+    (void)closePorts(verbs_.table, ports_);
+    unloadVerbs(verbs_);
+    throw;
+  }
+}
+
+void IbEngine::start() {
   std::vector<WantedPort> wanted;
   for (const IbDevice& d : devices_) {
     sockaddr_storage address{};

@@ -82,6 +82,7 @@ class IbEngine final : public Transport {
   const IbPort& port(int dev) const;
 
  private:
+  void start();  // the constructor's work: ports, DMA-BUF probes, the async watcher
   IbPort& portOf(int dev) const;
   void note(bool warn, const std::string& line) const;  // options_.note, when set
   IbCommBase& liveComm(void* comm, const char* call) const;

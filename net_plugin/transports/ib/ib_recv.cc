@@ -34,9 +34,9 @@ IbRecvRequest* IbRecvComm::post(std::span<const RecvBuffer> buffers) {
   IbvRecvWr recv{};
   recv.numSge = 0;
   request.qpEventCount = 0;
-  for (int i = 0; i < set.perMessage; ++i) {
+  size_t q = set.firstQpOf(head_);
+  for (int i = 0; i < set.perMessage; ++i, q = set.nextQp(q)) {
     IbvRecvWr* bad = nullptr;
-    const size_t q = set.qpOf(head_, i);
     IbvQp* qp = set.qps[q];
     recv.wrId = static_cast<uint64_t>(slot) | (static_cast<uint64_t>(q) << 8);
     // NCCL's "receive start": per QP per receive, device, wr_id (the slot) and QP number, no opcode or length.

@@ -45,19 +45,21 @@ IbSendRequest* IbSendComm::post(const void* data, size_t size, int tag, const Ib
     progress();
     return nullptr;
   }
-  // The receiver's elements for this slot: all whole and numbered for this round, else not yet.
-  const std::optional<FifoElement> first = decodeFifoElement(fifoElement(slot, 0));
-  if (!first || first->idx != head_ + 1) {
-    watchPeer(base, set);
-    return nullptr;
-  }
-  const int nreqs = static_cast<int>(first->nreqs);
-  if (nreqs < 1 || nreqs > kMaxRecvs)
-    throw connectionError(base, set, ErrorKind::Internal, "the peer posted " + std::to_string(nreqs) + " buffers");
   if (s.matched == 0) {
-    for (int r = 0; r < nreqs; ++r) {
-      const std::optional<FifoElement> e = r == 0 ? first : decodeFifoElement(fifoElement(slot, r));
-      if (!e || e->idx != head_ + 1) return nullptr;
+    // The receiver's elements for this slot: all whole and numbered for this round, else not yet. A waiting poll
+    // reads one word, the first element's index, as NCCL's sender polls its FIFO's idx.
+    const std::optional<FifoElement> first = decodeFifoElement(fifoElement(slot, 0), head_ + 1);
+    if (!first) {
+      watchPeer(base, set);
+      return nullptr;
+    }
+    const int nreqs = static_cast<int>(first->nreqs);
+    if (nreqs < 1 || nreqs > kMaxRecvs)
+      throw connectionError(base, set, ErrorKind::Internal, "the peer posted " + std::to_string(nreqs) + " buffers");
+    elements_[0] = *first;
+    for (int r = 1; r < nreqs; ++r) {
+      const std::optional<FifoElement> e = decodeFifoElement(fifoElement(slot, r), head_ + 1);
+      if (!e) return nullptr;
       elements_[static_cast<size_t>(r)] = *e;
     }
     s.nreqs = nreqs;
@@ -156,8 +158,8 @@ void IbSendComm::postSlot(int slot) {
   const uint64_t id = head_;
   IbvSendWr wrs[kChainMax];
   IbvSge sges[kChainMax];
-  for (int i = 0; i < set.perMessage; ++i) {
-    const size_t q = set.qpOf(id, i);
+  size_t q = set.firstQpOf(id);
+  for (int i = 0; i < set.perMessage; ++i, q = set.nextQp(q)) {
     const int n = buildChain(slot, i, q, wrs, sges);
     IbvQp* qp = set.qps[q];
     if (base.attached.observer != nullptr) startQpEvents(slot, i, wrs[n - 1].wrId, qp->qpNum);

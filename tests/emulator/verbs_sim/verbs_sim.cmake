@@ -14,4 +14,4 @@ target_compile_definitions(verbs_sim_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_F
                            VERBS_SIM_PEER="$<TARGET_FILE:verbs_sim_peer>"
                            VERBS_SIM_TOOL="$<TARGET_FILE:railtune_verbs_sim_tool>")
 add_dependencies(verbs_sim_tests railtune_verbs_sim verbs_sim_peer railtune_verbs_sim_tool)
-gtest_discover_tests(verbs_sim_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
+gtest_discover_tests(verbs_sim_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30 PROPERTIES LABELS verbs)

@@ -38,7 +38,7 @@ PathRecord ibConnect(int qps) {
   r.verbs.qpCount = qps;
   for (int i = 0; i < qps; ++i) {
     r.verbs.localQpn[i] = 0x100u + static_cast<uint32_t>(i);
-    r.verbs.remoteQpn[i] = 0xfffff0u + static_cast<uint32_t>(i);
+    r.verbs.remoteQpn[i] = 0xffff00u + static_cast<uint32_t>(i);  // 24-bit QPNs for all 128
   }
   r.verbs.adaptiveRouting = true;
   return r;
@@ -71,6 +71,13 @@ std::string edited(const PathRecord& record, const std::string& from, const std:
   return line;
 }
 
+// 129 ones: one more entry than any record may list.
+std::string ones129() {
+  std::string text = "1";
+  for (int i = 1; i <= kMaxQpsRecorded; ++i) text += ",1";
+  return text;
+}
+
 std::string errorOf(const std::string& line) {
   const ParseResult result = parseRecord(line, "v.jsonl", 7);
   EXPECT_FALSE(result.parsed.has_value()) << line;
@@ -80,7 +87,7 @@ std::string errorOf(const std::string& line) {
 TEST(NetPathlogVerbs, ConnectRecordRendersTheVerbsObject) {
   const std::string line = renderRecord(verbsIdentity(), ibConnect(2));
   EXPECT_NE(line.find("\"verbs\":{\"adaptive_routing\":true,\"gid\":\"fe80:0000:0000:0000:0c42:a1ff:fe5b:b220\","
-                      "\"gid_index\":0,\"link_layer\":\"InfiniBand\",\"mtu\":4096,\"peer_qps\":[16777200,16777201],"
+                      "\"gid_index\":0,\"link_layer\":\"InfiniBand\",\"mtu\":4096,\"peer_qps\":[16776960,16776961],"
                       "\"port\":1,\"qps\":[256,257]}"),
             std::string::npos)
       << line;
@@ -137,12 +144,12 @@ TEST(NetPathlogVerbs, StrictReaderRefusesBadVerbsFacts) {
   EXPECT_EQ(errorOf(edited(c, "\"qps\":[256,257]", "\"qps\":[256]")),
             at + "field 'verbs.qps': expected one QP per stream (2), got 1");
   EXPECT_EQ(errorOf(edited(c, "\"qps\":[256,257]", "\"qps\":256")),
-            at + "field 'verbs.qps': expected an array of 1 to 16 integers");
+            at + "field 'verbs.qps': expected an array of 1 to 128 integers");
   EXPECT_EQ(errorOf(edited(c, "\"qps\":[256,257]", "\"qps\":[256,-1]")),
             at + "field 'verbs.qps': element 1: expected an integer from 0 to 16777215");
   EXPECT_EQ(errorOf(edited(c, "\"qps\":[256,257]", "\"qps\":[256,16777216]")),
             at + "field 'verbs.qps': element 1: expected an integer from 0 to 16777215");
-  EXPECT_EQ(errorOf(edited(c, "\"peer_qps\":[16777200,16777201]", "\"peer_qps\":[16777200]")),
+  EXPECT_EQ(errorOf(edited(c, "\"peer_qps\":[16776960,16776961]", "\"peer_qps\":[16777200]")),
             at + "field 'verbs.peer_qps': expected as many as 'qps' (2)");
   EXPECT_EQ(errorOf(edited(c, "\"adaptive_routing\":true", "\"adaptive_routing\":1")),
             at + "field 'verbs.adaptive_routing': expected true or false");
@@ -155,13 +162,13 @@ TEST(NetPathlogVerbs, StrictReaderRefusesBadVerbsFacts) {
             at + "field 'verbs': expected an object");
 }
 
-TEST(NetPathlogVerbs, StrictReaderRefusesVerbsBeyondSixteenQpsOrInImports) {
+TEST(NetPathlogVerbs, StrictReaderRefusesVerbsBeyond128QpsOrInImports) {
   PathRecord many = ibConnect(kMaxQpsRecorded);
   many.streams = kMaxQpsRecorded + 1;  // more QPs than a record lists: no verbs facts can agree
   EXPECT_EQ(errorOf(renderRecord(verbsIdentity(), many)),
-            "v.jsonl:7:1: field 'verbs.qps': expected one QP per stream (17), got 16");
-  const std::string seventeen = edited(ibConnect(kMaxQpsRecorded), "\"qps\":[256", "\"qps\":[1,256");
-  EXPECT_EQ(errorOf(seventeen), "v.jsonl:7:1: field 'verbs.qps': expected an array of 1 to 16 integers");
+            "v.jsonl:7:1: field 'verbs.qps': expected one QP per stream (129), got 128");
+  const std::string tooMany = edited(ibConnect(kMaxQpsRecorded), "\"qps\":[256", "\"qps\":[1,256");
+  EXPECT_EQ(errorOf(tooMany), "v.jsonl:7:1: field 'verbs.qps': expected an array of 1 to 128 integers");
   PathRecord imported = ibConnect(1);
   imported.source = Source::NcclLog;
   imported.nccl.net.assign("IB");
@@ -174,13 +181,13 @@ TEST(NetPathlogVerbs, StrictReaderRefusesBadBytesPerQp) {
   const PathRecord c = ibClose(2);
   const std::string at = "v.jsonl:7:1: ";
   EXPECT_EQ(errorOf(edited(c, "\"bytes_per_qp\":[500,500]", "\"bytes_per_qp\":[]")),
-            at + "field 'bytes_per_qp': expected an array of 1 to 16 integers");
+            at + "field 'bytes_per_qp': expected an array of 1 to 128 integers");
   EXPECT_EQ(errorOf(edited(c, "\"bytes_per_qp\":[500,500]", "\"bytes_per_qp\":[500,-5]")),
             at + "field 'bytes_per_qp': element 1: expected an integer >= 0");
   EXPECT_EQ(errorOf(edited(c, "\"bytes_per_qp\":[500,500]", "\"bytes_per_qp\":[500,1.5]")),
             at + "field 'bytes_per_qp': element 1: expected an integer >= 0");
-  EXPECT_EQ(errorOf(edited(c, "\"bytes_per_qp\":[500,500]", "\"bytes_per_qp\":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]")),
-            at + "field 'bytes_per_qp': expected an array of 1 to 16 integers");
+  EXPECT_EQ(errorOf(edited(c, "\"bytes_per_qp\":[500,500]", "\"bytes_per_qp\":[" + ones129() + "]")),
+            at + "field 'bytes_per_qp': expected an array of 1 to 128 integers");
   PathRecord dropped;
   dropped.kind = RecordKind::Dropped;
   dropped.dropped = 1;
