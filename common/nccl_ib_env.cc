@@ -75,6 +75,11 @@ constexpr Row kRows[] = {
     {{"NCCL_GDR_FLUSH_DISABLE", 0, 0, 1, false, "connect.cc:1354", "off or on",
       "NCCL's default 0 (GPU memory flushed after a receive)"},
      &NcclIbEnv::gdrFlushDisable},
+    {{"NCCL_IB_RESILIENCY_PORT_FAILOVER", 0, 0, 1, false, "p2p_resiliency.cc:13",
+      "off or on (NCCL 2.29+): on, NCCL replays a failed device's requests on the other devices of a merged NIC",
+      "NCCL's default 0. railtune's verbs connections have one port each, so on has no effect there: a WARN at init "
+      "says so (docs/net-ib.md)"},
+     &NcclIbEnv::resiliencyPortFailover},
 };
 
 std::string rangeText(const IntVariable& v) {

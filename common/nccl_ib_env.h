@@ -53,6 +53,7 @@ struct NcclIbEnv {
   Setting useInline;               // NCCL_IB_USE_INLINE, 0..1
   Setting pciRelaxedOrdering;      // NCCL_IB_PCI_RELAXED_ORDERING, 0 off, 1 on, 2 (default) on where libibverbs can
   Setting gdrFlushDisable;         // NCCL_GDR_FLUSH_DISABLE, 0..1
+  Setting resiliencyPortFailover;  // NCCL_IB_RESILIENCY_PORT_FAILOVER, 0..1 (NCCL 2.29+; no effect on railtune's)
   Setting railtuneQps;             // RAILTUNE_NET_QPS, 0 (the policy's) or 1..128, railtune's rules (common/params.h)
   bool addressFamilyIpv6 = false;  // NCCL_IB_ADDR_FAMILY: AF_INET (default) or AF_INET6
   std::string addressRange;        // NCCL_IB_ADDR_RANGE, "addr/len" as given; "" = any

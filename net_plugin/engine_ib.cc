@@ -78,6 +78,13 @@ ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vecto
   // the policy and the transport's options both come from this one reading.
   const ncclib::NcclIbEnv nccl = ncclib::readNcclIbEnv(processEnv);
   for (const std::string& warning : nccl.warnings) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", warning.c_str());
+  if (nccl.resiliencyPortFailover.set && nccl.resiliencyPortFailover.value == 1) {
+    // NCCL's failover (p2p_resiliency.cc, 2.29+) moves a failed device's requests to the other devices of a
+    // merged NIC; a railtune verbs connection has one port, so there is nothing to fail over to.
+    RT_WARN(log, NCCL_INIT | NCCL_ENV,
+            "NCCL_IB_RESILIENCY_PORT_FAILOVER=1 has no effect on railtune's verbs transport: each connection uses "
+            "one port, and a connection whose port fails fails (docs/net-ib.md, Failures)");
+  }
   ib::IbEngineOptions& o = setup.options;
   o.connection.policy = qp::chooseQpPolicy(fabricShape(devices, railMap, railMapHost, log), nccl);
   const qp::QpPolicy& policy = o.connection.policy;

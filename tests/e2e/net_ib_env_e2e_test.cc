@@ -65,5 +65,19 @@ TEST_F(NetIbEnvTest, RelaxedOrderingIsOnByDefaultAndOffWithZero) {
   EXPECT_EQ(lines.find("relaxed ordering"), std::string::npos) << lines;
 }
 
+// NCCL 2.29's port failover needs a connection over several devices; railtune's have one port. Set, it is one
+// WARN saying it has no effect, and the transport still carries the traffic; 0 says nothing.
+TEST_F(NetIbEnvTest, PortFailoverSetIsOneWarningThatItHasNoEffect) {
+  std::string lines;
+  std::vector<std::string> warnings;
+  initWith({{"NCCL_IB_RESILIENCY_PORT_FAILOVER", "1"}}, lines, warnings);
+  ASSERT_EQ(warnings.size(), 1u) << lines;
+  EXPECT_EQ(count(warnings, "NCCL_IB_RESILIENCY_PORT_FAILOVER=1 has no effect on railtune's verbs transport"), 1u)
+      << lines;
+  EXPECT_NE(lines.find("verbs transport"), std::string::npos) << lines;
+  initWith({{"NCCL_IB_RESILIENCY_PORT_FAILOVER", "0"}}, lines, warnings);
+  EXPECT_TRUE(warnings.empty()) << lines;
+}
+
 }  // namespace
 }  // namespace railtune::testing::netfault

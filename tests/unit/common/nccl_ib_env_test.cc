@@ -47,6 +47,7 @@ const Setting& field(const NcclIbEnv& env, const std::string& name) {
       {"NCCL_IB_USE_INLINE", &NcclIbEnv::useInline},
       {"NCCL_IB_PCI_RELAXED_ORDERING", &NcclIbEnv::pciRelaxedOrdering},
       {"NCCL_GDR_FLUSH_DISABLE", &NcclIbEnv::gdrFlushDisable},
+      {"NCCL_IB_RESILIENCY_PORT_FAILOVER", &NcclIbEnv::resiliencyPortFailover},
   };
   for (const auto& [variable, member] : fields)
     if (name == variable) return env.*member;
@@ -61,7 +62,7 @@ int64_t usedWhenUnset(const IntVariable& v) {
 }
 
 TEST_F(NcclIbEnvTest, EveryVariableHasNcclsDefaultWhenUnsetOrEmpty) {
-  EXPECT_EQ(intVariables().size(), 16u);
+  EXPECT_EQ(intVariables().size(), 17u);
   for (const NcclIbEnv& env : {readNcclIbEnv(nullptr), readNcclIbEnv(fakeEnv)}) {
     EXPECT_TRUE(env.warnings.empty());
     for (const IntVariable& v : intVariables()) {
