@@ -26,7 +26,7 @@ gtest_discover_tests(net_ib_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_T
 
 # Its own executable: it replaces operator new to count allocations on the verbs data path, on the simulator
 # (emulator/verbs_sim), which every build has.
-add_executable(net_ib_alloc_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_alloc_test.cc)
+add_executable(net_ib_alloc_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_alloc_test.cc ${CMAKE_CURRENT_LIST_DIR}/sim_engine_pair.cc)
 target_link_libraries(net_ib_alloc_tests PRIVATE railtune_net_ib railtune_source_root GTest::gtest_main)
 target_compile_definitions(net_ib_alloc_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
 add_dependencies(net_ib_alloc_tests railtune_verbs_sim)
@@ -35,7 +35,7 @@ gtest_discover_tests(net_ib_alloc_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCO
 # NCCL's variables as the transport takes them (common/nccl_ib_env.h): the QP options from the one reading, checked on
 # the simulator's QPs with ibv_query_qp, and relaxed ordering on registrations. Its own executable: the simulator reads
 # its folder once per process.
-add_executable(net_ib_env_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_env_test.cc)
+add_executable(net_ib_env_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_env_test.cc ${CMAKE_CURRENT_LIST_DIR}/sim_engine_pair.cc)
 target_link_libraries(net_ib_env_tests PRIVATE railtune_net_ib railtune_source_root GTest::gtest_main)
 target_compile_definitions(net_ib_env_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
 add_dependencies(net_ib_env_tests railtune_verbs_sim)
@@ -43,7 +43,7 @@ gtest_discover_tests(net_ib_env_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVE
 
 # The connections' edges on the simulator: CQs sized for an error flush, teardown failures, a flush tested after
 # closeRecv (net_ib_teardown_test.cc). Its own executable: the simulator reads its folder once per process.
-add_executable(net_ib_edge_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_teardown_test.cc)
+add_executable(net_ib_edge_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_teardown_test.cc ${CMAKE_CURRENT_LIST_DIR}/sim_engine_pair.cc)
 target_link_libraries(net_ib_edge_tests PRIVATE railtune_net_ib railtune_source_root GTest::gtest_main)
 target_compile_definitions(net_ib_edge_tests PRIVATE VERBS_SIM_LIBRARY="$<TARGET_FILE:railtune_verbs_sim>")
 add_dependencies(net_ib_edge_tests railtune_verbs_sim)

@@ -13,6 +13,7 @@
 
 #include "net_plugin/transports/ib/ib_engine.h"
 #include "tests/support/allocation_counter.h"
+#include "tests/unit/net_plugin/transports/ib/sim_engine_pair.h"
 
 namespace railtune::net::ib {
 namespace {
@@ -23,48 +24,18 @@ class NetIbAllocation : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
     if (!railtune::testing::kCountsAllocations) GTEST_SKIP() << "operator new is not replaced under TSan";
-    setenv("RAILTUNE_VERBS_SIM_DIR", simDir().c_str(), 1);
-    setenv("RAILTUNE_VERBS_SIM_FABRIC", "gb300", 1);
-    setenv("RAILTUNE_VERBS_SIM_HOST", "host0", 1);
-    IbTransportSetup setup;
-    setup.verbs = loadVerbs({VERBS_SIM_LIBRARY});
-    ASSERT_TRUE(setup.verbs.ok()) << setup.verbs.reason;
-    setup.options.connection.policy.qpsPerConnection = GetParam();
-    setup.options.connection.policy.splitDataOnQps = GetParam() > 1;
-    IbDevice device{"mlx5_0", 1, "127.0.0.1", "", 0, -1, std::vector<std::byte>(kPreambleBytes)};
-    engine_ = std::make_unique<IbEngine>(std::move(setup.verbs), std::vector<IbDevice>{device}, setup.options);
-    std::array<std::byte, kHandleBytes> handle{};
-    listen_ = engine_->listen(0, CommConfig{}, handle);
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while ((send_ == nullptr || recv_ == nullptr) && Clock::now() < deadline) {
-      if (send_ == nullptr) send_ = engine_->connect(0, CommConfig{}, handle);
-      if (recv_ == nullptr) recv_ = engine_->accept(listen_);
-    }
-    ASSERT_NE(send_, nullptr);
-    ASSERT_NE(recv_, nullptr);
+    testing::useSimulatedHost();
+    LoadedVerbs verbs = loadVerbs({VERBS_SIM_LIBRARY});
+    ASSERT_TRUE(verbs.ok()) << verbs.reason;
+    IbEngineOptions options;
+    options.connection.policy.qpsPerConnection = GetParam();
+    options.connection.policy.splitDataOnQps = GetParam() > 1;
+    pair_ = testing::connectedPair(std::move(verbs), options);
+    engine_ = pair_.engine.get();
+    send_ = pair_.send;
+    recv_ = pair_.recv;
   }
-  void TearDown() override {
-    if (engine_) {
-      if (send_ != nullptr) engine_->closeSend(send_);
-      if (recv_ != nullptr) engine_->closeRecv(recv_);
-      engine_->closeListen(listen_);
-      engine_.reset();
-    }
-  }
-  // One per process, kept until it exits: the simulator reads RAILTUNE_VERBS_SIM_DIR once. A plain buffer, so
-  // that the exit handler never sees a destroyed string.
-  static std::string simDir() {
-    static char dir[] = "/tmp/railtune-ib-alloc-XXXXXX";
-    static const bool made = [] {
-      if (mkdtemp(dir) == nullptr) return false;
-      std::atexit([] {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir, ignored);
-      });
-      return true;
-    }();
-    return made ? dir : "";
-  }
+  void TearDown() override { pair_.close(); }
 
   // One receive of `n` buffers of `bytes` each and its n sends, driven to completion.
   void exchange(int n, size_t bytes, MemoryRegion* out, MemoryRegion* in, std::vector<std::byte>& outData,
@@ -91,8 +62,8 @@ class NetIbAllocation : public ::testing::TestWithParam<int> {
     ASSERT_LT(Clock::now(), deadline);
   }
 
-  std::unique_ptr<IbEngine> engine_;
-  ListenComm* listen_ = nullptr;
+  testing::EnginePair pair_;
+  IbEngine* engine_ = nullptr;
   SendComm* send_ = nullptr;
   RecvComm* recv_ = nullptr;
 };

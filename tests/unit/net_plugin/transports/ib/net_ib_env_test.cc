@@ -17,6 +17,7 @@
 #include "common/qp_policy.h"
 #include "net_plugin/transports/ib/ib_engine.h"
 #include "tests/support/fake_env.h"
+#include "tests/unit/net_plugin/transports/ib/sim_engine_pair.h"
 
 namespace railtune::net::ib {
 namespace {
@@ -174,54 +175,22 @@ TEST(NetIbEnv, RelaxedOrderingFlagFollowsNcclIbPciRelaxedOrdering) {
 // Over the simulator: what the transport hands ibv_modify_qp, read back with ibv_query_qp.
 class NetIbEnvOverSimulator : public ::testing::Test {
  protected:
-  static std::string simDir() {
-    static char dir[] = "/tmp/railtune-ib-env-XXXXXX";
-    static const bool made = [] {
-      if (mkdtemp(dir) == nullptr) return false;
-      std::atexit([] {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir, ignored);
-      });
-      return true;
-    }();
-    return made ? dir : "";
-  }
-
   // Connects one send and one receive comm with the options NCCL's variables `vars` give, and reads back the
   // attributes of the first QP of each.
   void connectWith(std::map<std::string, std::string> vars) {
-    setenv("RAILTUNE_VERBS_SIM_DIR", simDir().c_str(), 1);
-    setenv("RAILTUNE_VERBS_SIM_FABRIC", "gb300", 1);
-    setenv("RAILTUNE_VERBS_SIM_HOST", "host0", 1);
+    testing::useSimulatedHost();
     const Reading r = readWith(std::move(vars));
-    IbTransportSetup setup;
-    setup.verbs = loadVerbs({VERBS_SIM_LIBRARY});
-    ASSERT_TRUE(setup.verbs.ok()) << setup.verbs.reason;
+    LoadedVerbs verbs = loadVerbs({VERBS_SIM_LIBRARY});
+    ASSERT_TRUE(verbs.ok()) << verbs.reason;
     query_ = loadVerbs({VERBS_SIM_LIBRARY});
     ASSERT_TRUE(query_.ok());
-    setup.options.connection.policy = r.policy;
-    setup.options.connection.qp = qpOptionsFrom(r.env, r.policy);
-    IbDevice device{"mlx5_0", 1, "127.0.0.1", "", 0, -1, std::vector<std::byte>(kPreambleBytes)};
-    engine_ = std::make_unique<IbEngine>(std::move(setup.verbs), std::vector<IbDevice>{device}, setup.options);
-    std::array<std::byte, kHandleBytes> handle{};
-    ListenComm* listen = engine_->listen(0, CommConfig{}, handle);
-    SendComm* send = nullptr;
-    RecvComm* recv = nullptr;
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while ((send == nullptr || recv == nullptr) && Clock::now() < deadline) {
-      if (send == nullptr) send = engine_->connect(0, CommConfig{}, handle);
-      if (recv == nullptr) recv = engine_->accept(listen);
-    }
-    ASSERT_NE(send, nullptr);
-    ASSERT_NE(recv, nullptr);
-    auto* sendBase = reinterpret_cast<IbCommBase*>(send);
-    auto* recvBase = reinterpret_cast<IbCommBase*>(recv);
-    readBack(static_cast<IbSendComm*>(sendBase->object)->set.qps[0], sender_);
-    readBack(static_cast<IbRecvComm*>(recvBase->object)->set.qps[0], receiver_);
-    engine_->closeSend(send);
-    engine_->closeRecv(recv);
-    engine_->closeListen(listen);
-    engine_.reset();
+    IbEngineOptions options;
+    options.connection.policy = r.policy;
+    options.connection.qp = qpOptionsFrom(r.env, r.policy);
+    testing::EnginePair pair = testing::connectedPair(std::move(verbs), options);
+    readBack(pair.sendComm().set.qps[0], sender_);
+    readBack(pair.recvComm().set.qps[0], receiver_);
+    pair.close();
     unloadVerbs(query_);
   }
 
@@ -231,7 +200,6 @@ class NetIbEnvOverSimulator : public ::testing::Test {
   }
 
   LoadedVerbs query_;
-  std::unique_ptr<IbEngine> engine_;
   IbvQpAttr sender_{}, receiver_{};
 };
 

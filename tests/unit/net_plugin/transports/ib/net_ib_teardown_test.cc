@@ -18,11 +18,10 @@
 #include <vector>
 
 #include "net_plugin/transports/ib/ib_engine.h"
+#include "tests/unit/net_plugin/transports/ib/sim_engine_pair.h"
 
 namespace railtune::net::ib {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // The library's destroy_qp, and whether the wrapper below reports EBUSY after calling it.
 int (*realDestroyQp)(IbvQp*) = nullptr;
@@ -40,53 +39,29 @@ struct Param {
 class NetIbEdges : public ::testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
-    setenv("RAILTUNE_VERBS_SIM_DIR", simDir().c_str(), 1);
-    setenv("RAILTUNE_VERBS_SIM_FABRIC", "gb300", 1);
-    setenv("RAILTUNE_VERBS_SIM_HOST", "host0", 1);
-    IbTransportSetup setup;
-    setup.verbs = loadVerbs({VERBS_SIM_LIBRARY});
-    ASSERT_TRUE(setup.verbs.ok()) << setup.verbs.reason;
-    realDestroyQp = setup.verbs.table.destroyQp;
-    setup.verbs.table.destroyQp = destroyQpThatReportsBusy;
+    testing::useSimulatedHost();
+    LoadedVerbs verbs = loadVerbs({VERBS_SIM_LIBRARY});
+    ASSERT_TRUE(verbs.ok()) << verbs.reason;
+    realDestroyQp = verbs.table.destroyQp;
+    verbs.table.destroyQp = destroyQpThatReportsBusy;
     refuseDestroy = false;
-    setup.options.connection.policy.qpsPerConnection = GetParam().qps;
-    setup.options.connection.policy.splitDataOnQps = GetParam().qps > 1;
-    setup.options.peerMemory = GetParam().flush;  // GPU memory reachable: the receiver makes its flush QP
-    setup.options.note = [this](bool warn, const std::string& line) {
+    IbEngineOptions options;
+    options.connection.policy.qpsPerConnection = GetParam().qps;
+    options.connection.policy.splitDataOnQps = GetParam().qps > 1;
+    options.peerMemory = GetParam().flush;  // GPU memory reachable: the receiver makes its flush QP
+    options.note = [this](bool warn, const std::string& line) {
       if (warn) warnings_.push_back(line);
     };
-    IbDevice device{"mlx5_0", 1, "127.0.0.1", "", 0, -1, std::vector<std::byte>(kPreambleBytes)};
-    engine_ = std::make_unique<IbEngine>(std::move(setup.verbs), std::vector<IbDevice>{device}, setup.options);
-    std::array<std::byte, kHandleBytes> handle{};
-    listen_ = engine_->listen(0, CommConfig{}, handle);
-    const auto deadline = Clock::now() + std::chrono::seconds(20);
-    while ((send_ == nullptr || recv_ == nullptr) && Clock::now() < deadline) {
-      if (send_ == nullptr) send_ = engine_->connect(0, CommConfig{}, handle);
-      if (recv_ == nullptr) recv_ = engine_->accept(listen_);
-    }
-    ASSERT_NE(send_, nullptr);
-    ASSERT_NE(recv_, nullptr);
+    pair_ = testing::connectedPair(std::move(verbs), options);
+    engine_ = pair_.engine.get();
+    send_ = pair_.send;
+    recv_ = pair_.recv;
   }
   void TearDown() override {
     refuseDestroy = false;
-    if (!engine_) return;
-    if (send_ != nullptr && !sendClosed_) engine_->closeSend(send_);
-    if (recv_ != nullptr && !recvClosed_) engine_->closeRecv(recv_);
-    engine_->closeListen(listen_);
-    engine_.reset();
-  }
-  // One per process: the simulator reads RAILTUNE_VERBS_SIM_DIR once.
-  static std::string simDir() {
-    static char dir[] = "/tmp/railtune-ib-edges-XXXXXX";
-    static const bool made = [] {
-      if (mkdtemp(dir) == nullptr) return false;
-      std::atexit([] {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir, ignored);
-      });
-      return true;
-    }();
-    return made ? dir : "";
+    if (sendClosed_) pair_.send = nullptr;
+    if (recvClosed_) pair_.recv = nullptr;
+    pair_.close();
   }
   // The send and receive depths of a QP as the library created it.
   int depthOf(IbvQp* qp) {
@@ -96,12 +71,12 @@ class NetIbEdges : public ::testing::TestWithParam<Param> {
     return static_cast<int>(init.cap.maxSendWr + init.cap.maxRecvWr);
   }
   const VerbsTable& verbsOf() { return table_; }
-  IbSendComm& sendComm() { return *static_cast<IbSendComm*>(reinterpret_cast<IbCommBase*>(send_)->object); }
-  IbRecvComm& recvComm() { return *static_cast<IbRecvComm*>(reinterpret_cast<IbCommBase*>(recv_)->object); }
+  IbSendComm& sendComm() { return pair_.sendComm(); }
+  IbRecvComm& recvComm() { return pair_.recvComm(); }
 
-  std::unique_ptr<IbEngine> engine_;
+  testing::EnginePair pair_;
+  IbEngine* engine_ = nullptr;
   VerbsTable table_ = loadVerbs({VERBS_SIM_LIBRARY}).table;  // the same library, for ibv_query_qp
-  ListenComm* listen_ = nullptr;
   SendComm* send_ = nullptr;
   RecvComm* recv_ = nullptr;
   bool sendClosed_ = false, recvClosed_ = false;
