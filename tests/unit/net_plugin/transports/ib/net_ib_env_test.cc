@@ -22,7 +22,6 @@
 namespace railtune::net::ib {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using railtune::testing::fakeEnv;
 using railtune::testing::fakeEnvVars;
 
