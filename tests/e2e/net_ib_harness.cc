@@ -1,6 +1,8 @@
 // The simulated fabric for the verbs transport's end-to-end tests. See net_ib_harness.h.
 #include "tests/e2e/net_ib_harness.h"
 
+#include "emulator/verbs_sim/sim_sysfs.h"
+
 #include <dlfcn.h>
 #include <stdlib.h>
 
@@ -26,11 +28,14 @@ SimFabric::SimFabric(ScopedEnv& env, const SimFabricSetup& setup, int hosts) {
   if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
   fs::create_directories(dir_ + "/sim");
+  std::string error;
+  const std::optional<verbs_sim::SimFabric> description = verbs_sim::loadFabric(setup.fabric, &error);
+  if (!description) throw std::runtime_error("the simulator's fabric '" + setup.fabric + "': " + error);
   for (int h = 0; h < hosts; ++h) {
     const std::string root = dir_ + "/" + hostName(h);
-    const std::string command =
-        std::string(VERBS_SIM_TOOL) + " sysfs --fabric " + setup.fabric + " --host " + hostName(h) + " --out " + root;
-    if (std::system(command.c_str()) != 0) throw std::runtime_error("the simulator's tool failed: " + command);
+    // In this process, not through the simulator's tool: an aarch64 test under qemu cannot exec another program.
+    error = verbs_sim::writeSysfsTree(*description, verbs_sim::selectHost(*description, hostName(h)), root);
+    if (!error.empty()) throw std::runtime_error("the simulator's sysfs tree for " + hostName(h) + ": " + error);
     // The loopback interface, so that connection setup goes through 127.0.0.1 (NCCL_SOCKET_IFNAME=lo).
     fs::create_directories(root + "/sys/class/net/lo");
     std::ofstream(root + "/sys/class/net/lo/operstate") << "unknown\n";
