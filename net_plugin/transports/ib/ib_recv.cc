@@ -143,9 +143,7 @@ Completion IbRecvComm::test(IbRecvRequest& request) {
     if (static_cast<uint32_t>(total) != static_cast<uint32_t>(request.written)) {
       throw connectionError(base, set, ErrorKind::Remote,
                             "the peer wrote " + std::to_string(request.written) +
-                                " bytes for a grouped receive "
-                                "whose sizes record adds up to " +
-                                std::to_string(total));
+                                " bytes for a grouped receive whose sizes record adds up to " + std::to_string(total));
     }
   }
   for (int i = 0; i < request.count; ++i) {
@@ -231,9 +229,10 @@ Completion IbRecvComm::testFlush(IbFlushRequest& request) {
 std::string IbRecvComm::close() {
   base.closed = true;
   std::string failures;
-  if (flushQp != nullptr) {  // it shares the set's CQ: gone before it
+  if (flushQp != nullptr) {               // it shares the set's CQ: gone before it
+    const uint32_t qpn = flushQp->qpNum;  // read before the call: a library may free it and still report failure
     if (const int rc = verbs_.destroyQp(flushQp); rc != 0)
-      failures += "ibv_destroy_qp(flush QP " + std::to_string(flushQp->qpNum) + "): " + std::strerror(rc) + "; ";
+      failures += "ibv_destroy_qp(flush QP " + std::to_string(qpn) + "): " + std::strerror(rc) + "; ";
   }
   flushQp = nullptr;
   releaseQpSet(verbs_, set, failures);
