@@ -64,7 +64,10 @@ LoadedVerbs loadVerbs(const std::vector<std::string>& candidates) {
   LoadedVerbs out;
   std::string tried;
   for (const std::string& name : candidates) {
-    void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // RTLD_NODELETE: once loaded, libibverbs stays mapped after dlclose, as it stays in NCCL (which never closes
+    // it). Its device list and the providers it loads keep state in memory only its globals point to; unmapping
+    // them strands that state (LeakSanitizer reports it) and leaves provider libraries bound to a vanished copy.
+    void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (handle == nullptr) {
       const char* error = dlerror();
       tried += (tried.empty() ? "" : "; ") + (error != nullptr ? std::string(error) : name + ": cannot open");

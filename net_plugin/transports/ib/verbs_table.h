@@ -53,7 +53,8 @@ struct LoadedVerbs {
   bool ok() const { return handle != nullptr; }
 };
 
-// Tries each name in order (dlopen, RTLD_NOW | RTLD_LOCAL) and fills the table from the first that opens.
+// Tries each name in order (dlopen, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE: never unmapped once loaded, as in
+// NCCL) and fills the table from the first that opens.
 // Never throws; a library missing a required symbol is closed again and reported.
 LoadedVerbs loadVerbs(const std::vector<std::string>& candidates);
 
