@@ -262,6 +262,12 @@ void useLoopbackSocket(ScopedEnv& env, int streams) {
   env.set("RAILTUNE_NET_TRANSPORT", "socket");
   env.set("NCCL_SOCKET_IFNAME", "lo");
   env.set("RAILTUNE_NET_STREAMS", std::to_string(streams));
+  // Cleared, each for a reason (ScopedEnv restores them after the test): the fault tests time their own peers
+  // (RAILTUNE_NET_TIMEOUT); the devices are the loopback interface or the simulated host's, which a user's rail
+  // map, address file, sysfs root, host name, HCA filter or local rank would replace with the user's own
+  // (RAILTUNE_RAIL_MAP, RAILTUNE_NET_ADDRESS_FILE, RAILTUNE_NET_SYSFS_ROOT, RAILTUNE_HOST, NCCL_IB_HCA,
+  // LOCAL_RANK); a path log or an injected misbinding would add records and WARNs the tests count. NCCL's tuning
+  // variables (QPs, split, timeouts, SL/TC) are not cleared: the tests run under whatever the user set.
   for (const char* name :
        {"RAILTUNE_NET_TIMEOUT", "RAILTUNE_RAIL_MAP", "RAILTUNE_PATH_LOG_DIR", "RAILTUNE_NET_FAULT_MISBIND",
         "RAILTUNE_NET_ADDRESS_FILE", "RAILTUNE_NET_SYSFS_ROOT", "RAILTUNE_HOST", "NCCL_IB_HCA", "LOCAL_RANK"}) {
