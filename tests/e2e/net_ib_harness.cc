@@ -60,7 +60,12 @@ SimFabric::SimFabric(ScopedEnv& env, const SimFabricSetup& setup, int hosts) {
   } else {
     env.set("RAILTUNE_VERBS_SIM_FAULTS", setup.faults);
   }
-  if (setup.qps) env.set("NCCL_IB_QPS_PER_CONNECTION", std::to_string(*setup.qps));
+  if (setup.qps) {
+    env.set("NCCL_IB_QPS_PER_CONNECTION", std::to_string(*setup.qps));
+    // Cleared: the case names its count through the variable that wins; railtune's own, if the user set it,
+    // would only add a WARN that the two disagree.
+    env.unset("RAILTUNE_NET_QPS");
+  }
   if (setup.split) env.set("NCCL_IB_SPLIT_DATA_ON_QPS", *setup.split ? "1" : "0");
   for (const auto& [name, value] : setup.env) {
     if (value) {

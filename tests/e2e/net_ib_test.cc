@@ -347,7 +347,9 @@ TEST_F(NetIbTest, AFabricThatStopsAcknowledgingFailsTheConnectionWithRetryExceed
 }
 
 TEST_F(NetIbTest, AFatalQpEventFailsItsConnectionNamingTheQp) {
-  SimFabric fabric(env, SimFabricSetup{});
+  SimFabricSetup setup;
+  setup.qps = 1;  // one QP each end: the test names the QP it takes down
+  SimFabric fabric(env, setup);
   NetEndpoint endpoint(kVersion);
   ASSERT_EQ(endpoint.init(), ncclSuccess);
   LoopedBack loop(endpoint.net());
