@@ -30,7 +30,8 @@ int32_t* IbSendComm::sizesOf(int slot) const {
 bool IbSendComm::roomForChain() {
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool room = true;
-    for (int i = 0; i < set.perMessage; ++i) room = room && set.sqUsed[set.qpOf(head_, i)] + kChainMax <= set.sqDepth;
+    size_t q = set.firstQpOf(head_);
+    for (int i = 0; i < set.perMessage && room; ++i, q = set.nextQp(q)) room = set.sqUsed[q] + kChainMax <= set.sqDepth;
     if (room) return true;
     progress();
   }

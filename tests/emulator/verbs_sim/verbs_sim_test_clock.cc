@@ -30,38 +30,15 @@ void connectSelfByGid(Endpoint& e) {
   ASSERT_EQ(toRts(e.qp), 0);
 }
 
-class VerbsSimClock : public ::testing::Test {
+class VerbsSimClock : public TwoEndpoints {
  protected:
-  void SetUp() override {
-    a = makeEndpoint("mlx5_0");
-    b = makeEndpoint("mlx5_1");
-    src.assign(1 << 16, 0x3c);
-    dst.assign(1 << 16, 0);
-    srcMr = V().regMr(a.pd, src.data(), src.size(), kAllAccess);
-    dstMr = V().regMr(b.pd, dst.data(), dst.size(), kAllAccess);
-    ASSERT_NE(srcMr, nullptr);
-    ASSERT_NE(dstMr, nullptr);
-  }
-  void TearDown() override {
-    EXPECT_EQ(V().deregMr(srcMr), 0);
-    EXPECT_EQ(V().deregMr(dstMr), 0);
-    closeEndpoint(a);
-    closeEndpoint(b);
-  }
-  int post(IbvSendWr wr) {
-    IbvSendWr* bad = nullptr;
-    return postSend(a.qp, &wr, &bad);
-  }
+  VerbsSimClock() : TwoEndpoints(1 << 16) {}
   // Completions already in a's CQ: after a synchronous `clock step`, whatever the step fired is there.
   std::vector<IbvWc> completionsNow() {
     IbvWc wc[4];
     const int got = pollCq(a.cq, 4, wc);
     return got > 0 ? std::vector<IbvWc>(wc, wc + got) : std::vector<IbvWc>{};
   }
-  Endpoint a, b;
-  std::vector<uint8_t> src, dst;
-  IbvMr* srcMr = nullptr;
-  IbvMr* dstMr = nullptr;
 };
 
 TEST_F(VerbsSimClock, WithTheClockStoppedNothingIsResentHoweverSlowTheMachine) {

@@ -11,39 +11,15 @@
 namespace railtune::verbs_sim::test {
 namespace {
 
-class VerbsSimData : public ::testing::Test {
+class VerbsSimData : public TwoEndpoints {
  protected:
-  void SetUp() override {
-    a = makeEndpoint("mlx5_0");
-    b = makeEndpoint("mlx5_1");
-    src.resize(1 << 20);
-    dst.assign(1 << 20, 0);
-    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 7 + 3);
-    srcMr = V().regMr(a.pd, src.data(), src.size(), kAllAccess);
-    dstMr = V().regMr(b.pd, dst.data(), dst.size(), kAllAccess);
-    ASSERT_NE(srcMr, nullptr);
-    ASSERT_NE(dstMr, nullptr);
-  }
-  void TearDown() override {
-    EXPECT_EQ(V().deregMr(srcMr), 0);
-    EXPECT_EQ(V().deregMr(dstMr), 0);
-    closeEndpoint(a);
-    closeEndpoint(b);
-  }
-  int post(IbvSendWr wr) {
-    IbvSendWr* bad = nullptr;
-    return postSend(a.qp, &wr, &bad);
-  }
+  VerbsSimData() : TwoEndpoints(1 << 20) {}
   int qpState(IbvQp* qp) {
     IbvQpAttr attr{};
     IbvQpInitAttr init{};
     EXPECT_EQ(V().queryQp(qp, &attr, kIbvQpState, &init), 0);
     return attr.qpState;
   }
-  Endpoint a, b;
-  std::vector<uint8_t> src, dst;
-  IbvMr* srcMr = nullptr;
-  IbvMr* dstMr = nullptr;
 };
 
 TEST_F(VerbsSimData, WriteThenWriteWithImmDeliversEveryByteAndTheImmediate) {

@@ -297,4 +297,40 @@ inline uint64_t addrOf(const void* p) {
 
 constexpr unsigned kAllAccess = kIbvAccessLocalWrite | kIbvAccessRemoteWrite | kIbvAccessRemoteRead;
 
+// Two endpoints (mlx5_0 and mlx5_1 of this process's host) with a registered source buffer on `a`, filled with a
+// position-dependent pattern (a byte landing at the wrong offset shows), and a zeroed destination on `b`; the
+// data and clock tests' common set-up. `bytes` is each buffer's size.
+class TwoEndpoints : public ::testing::Test {
+ protected:
+  explicit TwoEndpoints(size_t bytes) : bytes_(bytes) {}
+  void SetUp() override {
+    a = makeEndpoint("mlx5_0");
+    b = makeEndpoint("mlx5_1");
+    src.resize(bytes_);
+    dst.assign(bytes_, 0);
+    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 7 + 3);
+    srcMr = V().regMr(a.pd, src.data(), src.size(), kAllAccess);
+    dstMr = V().regMr(b.pd, dst.data(), dst.size(), kAllAccess);
+    ASSERT_NE(srcMr, nullptr);
+    ASSERT_NE(dstMr, nullptr);
+  }
+  void TearDown() override {
+    EXPECT_EQ(V().deregMr(srcMr), 0);
+    EXPECT_EQ(V().deregMr(dstMr), 0);
+    closeEndpoint(a);
+    closeEndpoint(b);
+  }
+  int post(IbvSendWr wr) {
+    IbvSendWr* bad = nullptr;
+    return postSend(a.qp, &wr, &bad);
+  }
+  Endpoint a, b;
+  std::vector<uint8_t> src, dst;
+  IbvMr* srcMr = nullptr;
+  IbvMr* dstMr = nullptr;
+
+ private:
+  size_t bytes_;
+};
+
 }  // namespace railtune::verbs_sim::test
