@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "nccl-tests-integration/parse/row_bounds.h"
+
 namespace railtune::sweep {
 namespace {
 
@@ -90,14 +92,26 @@ void readResults(const json& results, TestRun* run, ParsedText* out) {
     }
     Row row;
     row.line = 1;
-    row.size = integerOf<uint64_t>(r, "size", 0);
-    row.count = integerOf<uint64_t>(r, "count", 0);
+    const std::string where = "results[" + std::to_string(index - 1) + "]: ";
+    const int64_t size = integerOf<int64_t>(r, "size", -1), count = integerOf<int64_t>(r, "count", 0);
+    if (size < 0 || count < 0) {
+      out->diagnostics.push_back({1, where + (size < 0 ? "size" : "count") + " is negative or not an integer", true});
+      ++out->badRows;
+      continue;
+    }
+    row.size = static_cast<uint64_t>(size);
+    row.count = static_cast<uint64_t>(count);
     row.type = textOf(r, "type");
     row.redop = textOf(r, "redop");
     const int root = integerOf(r, "root", -1000000);
     if (root != -1000000) row.root = root;
     row.outOfPlace = measurementOf(r.value("out_of_place", json()));
     row.inPlace = measurementOf(r.value("in_place", json()));
+    if (const std::string why = rowProblem(row, true); !why.empty()) {
+      out->diagnostics.push_back({1, where + why, true});
+      ++out->badRows;
+      continue;
+    }
     run->rows.push_back(std::move(row));
   }
 }

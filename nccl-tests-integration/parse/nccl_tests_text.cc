@@ -1,8 +1,12 @@
 // Reading nccl-tests' text output (nccl_tests_text.h).
 #include "nccl-tests-integration/parse/nccl_tests_text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
+
+#include "nccl-tests-integration/parse/row_bounds.h"
 
 namespace railtune::sweep {
 namespace {
@@ -48,24 +52,67 @@ string_view stripLauncher(string_view line) {
   return line;
 }
 
-std::optional<double> measure(string_view token) {
-  if (token == "N/A") return std::nullopt;
+// A measurement column's token: N/A (absent), a number, or neither (the row is bad).
+struct Value {
+  std::optional<double> number;
+  bool readable = true;
+};
+
+Value measure(string_view token) {
+  if (token == "N/A") return {};
   double value = 0;
-  // from_chars for double: available in gcc 11+.
-  if (!parseNumber(token, &value)) return std::nullopt;
-  return value;
+  // from_chars for double: available in gcc 11+. It reads "inf" and "nan": the row's bounds judge them.
+  if (!parseNumber(token, &value)) return {std::nullopt, false};
+  return {value, true};
 }
 
-class Reader {
+// -?[0-9]+: how a row's size column starts (a negative or overflowing size is a bad row, not another program's line).
+bool integerWord(string_view w) {
+  if (w.starts_with('-')) w.remove_prefix(1);
+  if (w.empty()) return false;
+  for (char c : w)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+bool wordStartsWithLetter(string_view w) {
+  return !w.empty() && std::isalpha(static_cast<unsigned char>(w.front()));
+}
+
+const std::vector<std::string>& defaultColumns() {
+  static const std::vector<std::string> columns = {"size",  "count",  "type", "redop", "root",  "time",  "algbw",
+                                                   "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"};
+  return columns;
+}
+
+size_t keyCount(const std::vector<std::string>& columns) {
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == "time" || columns[i] == "cputime") return i;
+  return columns.size();
+}
+
+std::string quoted(string_view s) {
+  return "'" + std::string(s.substr(0, 40)) + (s.size() > 40 ? "...'" : "'");
+}
+
+}  // namespace
+
+class TextLineReader {
  public:
-  ParsedText finish() {
-    closeRun();
-    return std::move(out_);
-  }
+  explicit TextLineReader(TextSink& sink) : sink_(sink) {}
+
+  void finish() { closeRun(); }
 
   void line(string_view raw, int number) {
     const string_view text = stripLauncher(raw);
-    if (const size_t at = text.find(" NCCL INFO "); at != string_view::npos) return ncclInfo(text.substr(at + 11));
+    if (const size_t at = text.find(" NCCL INFO "); at != string_view::npos) {
+      // An INFO line that lost its newline runs into the row after it: the row is read from inside the line.
+      if (const std::optional<string_view> glued = gluedRow(text.substr(at + 11))) {
+        if (pendingRow_) dropPending();
+        return row(trim(*glued), number);
+      }
+      return ncclInfo(text.substr(at + 11));
+    }
     if (text.find("Test NCCL failure") != string_view::npos) {
       current(number).ncclFailures.emplace_back(trim(text));
       return;
@@ -74,7 +121,7 @@ class Reader {
     if (t.empty()) return;
     if (t.front() == '#') return comment(trim(t.substr(1)), number);
     if (t.starts_with("nThread ")) return parameters(t, number);  // E0: no '#'
-    if (pendingRow_ && continuation(t)) return;
+    if (pendingRow_ && continuation(t, number)) return;
     row(t, number);
   }
 
@@ -83,30 +130,36 @@ class Reader {
     if (!run_) {
       run_ = TestRun{};
       run_->firstLine = number;
+      rowsInRun_ = 0;
     }
     return *run_;
+  }
+
+  const std::vector<std::string>& columns() const {
+    return run_ && !run_->columns.empty() ? run_->columns : defaultColumns();
   }
 
   // A row whose numbers never came: said, not lost silently.
   void dropPending() {
     if (!pendingRow_) return;
     pendingRow_ = false;
-    bad(pending_.line, "a result row without its numbers (cut short)");
+    badRow(pending_.line, "a result row without its numbers (cut short)");
   }
 
   void closeRun() {
     dropPending();
-    if (run_ && (!run_->rows.empty() || !run_->ncclFailures.empty() || !run_->devices.empty())) {
-      out_.runs.push_back(std::move(*run_));
-    }
+    if (run_ && (rowsInRun_ > 0 || !run_->ncclFailures.empty() || !run_->devices.empty()))
+      sink_.runEnd(std::move(*run_));
     run_.reset();
+    rowsInRun_ = 0;
   }
 
-  void bad(int number, std::string message) { out_.diagnostics.push_back({number, std::move(message)}); }
+  void bad(int number, std::string message) { sink_.diagnostic({number, std::move(message), false}); }
+  void badRow(int number, std::string message) { sink_.diagnostic({number, std::move(message), true}); }
 
   // A new run starts at its first header line when the current one already has rows.
   void startIfDone(int number) {
-    if (run_ && (!run_->rows.empty() || run_->averageBusbw)) closeRun();
+    if (run_ && (rowsInRun_ > 0 || run_->averageBusbw)) closeRun();
     current(number);
   }
 
@@ -121,14 +174,36 @@ class Reader {
     run_->forced[std::string(name)] = std::string(value);
   }
 
+  // The row at the end of an INFO message whose newline was lost: the last tokens, as many as the table has
+  // columns (one fewer for hypercube's empty redop), shaped like a row (an integer size and count, a type that
+  // is a word: never a ring's list of ranks). The size may be glued to the message's last word.
+  std::optional<string_view> gluedRow(string_view message) const {
+    const std::vector<std::string>& cols = columns();
+    const size_t keys = keyCount(cols);
+    if (keys < 3 || cols[2] != "type") return std::nullopt;
+    const auto words = tokens(message);
+    for (const size_t n : {cols.size(), cols.size() - 1}) {
+      if (n < keys || words.size() <= n) continue;
+      const size_t first = words.size() - n;
+      const string_view size = words[first];
+      size_t digits = 0;
+      while (digits < size.size() && size[size.size() - 1 - digits] >= '0' && size[size.size() - 1 - digits] <= '9')
+        ++digits;
+      if (digits == 0 || !integerWord(words[first + 1]) || !wordStartsWithLetter(words[first + 2])) continue;
+      const char* start = size.data() + size.size() - digits;
+      return string_view(start, static_cast<size_t>(message.data() + message.size() - start));
+    }
+    return std::nullopt;
+  }
+
   void comment(string_view c, int number) {
     if (c.starts_with("nccl-tests version ")) {
       startIfDone(number);
       const auto words = tokens(c.substr(19));
       if (!words.empty()) run_->testsVersion = std::string(words[0]);
       for (string_view w : words) {
-        if (w.starts_with("nccl-headers=")) number_(w.substr(13), &run_->ncclHeaders);
-        if (w.starts_with("nccl-library=")) number_(w.substr(13), &run_->ncclLibrary);
+        if (w.starts_with("nccl-headers=")) parseNumber(w.substr(13), &run_->ncclHeaders);
+        if (w.starts_with("nccl-library=")) parseNumber(w.substr(13), &run_->ncclLibrary);
       }
       return;
     }
@@ -147,25 +222,20 @@ class Reader {
       const size_t colon = c.find(':');
       int value = 0;
       const auto words = tokens(colon == string_view::npos ? "" : c.substr(colon + 1));
-      if (!words.empty() && number_(words[0], &value)) current(number).outOfBounds = value;
+      if (!words.empty() && parseNumber(words[0], &value)) current(number).outOfBounds = value;
       return;
     }
     if (c.starts_with("Avg bus bandwidth")) {
       const size_t colon = c.find(':');
       const auto words = tokens(colon == string_view::npos ? "" : c.substr(colon + 1));
-      if (!words.empty()) current(number).averageBusbw = measure(words[0]);
+      if (!words.empty()) current(number).averageBusbw = measure(words[0]).number;
       dropPending();
       return;
     }
   }
 
-  template <typename T>
-  static bool number_(string_view s, T* out) {
-    return parseNumber(s, out);
-  }
-
   void parameters(string_view line, int number) {
-    if (run_ && (!run_->rows.empty() || !run_->parameters.empty())) closeRun();
+    if (run_ && (rowsInRun_ > 0 || !run_->parameters.empty())) closeRun();
     TestRun& run = current(number);
     // "nThread 1 nGpus 1 minBytes 8 ... step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0"
     const auto words = tokens(line);
@@ -213,7 +283,7 @@ class Reader {
 
   void header(string_view c, int number) {
     TestRun& run = current(number);
-    if (!run.rows.empty()) {  // a second table in one run (E1: one per collective) or a new run without header lines
+    if (rowsInRun_ > 0) {  // a second table in one run (E1: one per collective) or a new run without header lines
       TestRun next;
       next.firstLine = number;
       next.testsVersion = run.testsVersion;
@@ -226,96 +296,154 @@ class Reader {
   }
 
   // The row's first five (or fewer, before 2.13) columns are its key; then two halves of time, algbw, busbw,
-  // #wrong (or error). Columns come from the header; without one, the 2.13+ layout is assumed.
+  // #wrong (or error). Columns come from the header; without one, the 2.13+ layout is assumed. A row has exactly
+  // the header's columns (hypercube: one fewer), every value a number or N/A within the bounds of row_bounds.h;
+  // any other row starting with an integer is a bad row, said with its reason.
   void row(string_view t, int number) {
     const auto words = tokens(t);
+    if (words.empty() || !integerWord(words[0])) return;  // a line of some other program
+    if (words[0].starts_with('-')) return badRow(number, "size " + std::string(words[0]) + " is negative");
     uint64_t size = 0;
-    if (words.empty() || !parseNumber(words[0], &size)) return;  // a line of some other program
-    TestRun& run = current(number);
-    std::vector<std::string> columns = run.columns;
-    if (columns.empty())
-      columns = {"size",  "count",  "type", "redop", "root",  "time",  "algbw",
-                 "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"};
-    const size_t keyColumns = keyCount(columns);
+    if (!parseNumber(words[0], &size)) return badRow(number, "size " + quoted(words[0]) + " is over 2^48 bytes");
+    current(number);
+    const std::vector<std::string>& cols = columns();
+    const size_t keyColumns = keyCount(cols);
     std::vector<string_view> values(words.begin(), words.end());
     // hypercube prints an empty redop: one token fewer, the root where redop would be
-    if (values.size() + 1 == columns.size() && keyColumns == 5) values.insert(values.begin() + 3, string_view());
-    if (values.size() < keyColumns) return bad(number, "a result row cut short");
+    if (values.size() + 1 == cols.size() && keyColumns == 5 && integerWord(values[3]))
+      values.insert(values.begin() + 3, string_view());
+    if (values.size() < keyColumns) return badRow(number, "a result row cut short");
     Row r;
     r.line = number;
     r.size = size;
-    for (size_t k = 1; k < keyColumns; ++k) {
-      const std::string& name = columns[k];
-      if (name == "count") parseNumber(values[k], &r.count);
-      if (name == "type") r.type = std::string(values[k]);
-      if (name == "redop" || name == "op") r.redop = std::string(values[k]);
-      if (name == "root") {
-        int root = 0;
-        if (parseNumber(values[k], &root)) r.root = root;
-      }
-    }
+    if (const std::string why = readKeys(cols, keyColumns, values, r); !why.empty()) return badRow(number, why);
     if (values.size() == keyColumns) {  // NCCL INFO lines split the row: the numbers follow on a later line
       pending_ = r;
       pendingKeys_ = keyColumns;
       pendingRow_ = true;
-      pendingColumns_ = columns;
       return;
     }
-    if (!fillHalves(&r, columns, values, keyColumns)) return bad(number, "a result row cut short");
-    run.rows.push_back(std::move(r));
+    if (values.size() < cols.size())
+      return badRow(number, "a result row cut short (" + std::to_string(words.size()) + " of " +
+                                std::to_string(cols.size()) + " columns)");
+    if (values.size() > cols.size())
+      return badRow(number,
+                    std::to_string(words.size()) + " columns where the header has " + std::to_string(cols.size()));
+    if (const std::string why = fillHalves(&r, cols, values, keyColumns); !why.empty()) return badRow(number, why);
+    emit(std::move(r), number);
   }
 
-  static size_t keyCount(const std::vector<std::string>& columns) {
-    for (size_t i = 0; i < columns.size(); ++i)
-      if (columns[i] == "time" || columns[i] == "cputime") return i;
-    return columns.size();
+  static std::string readKeys(const std::vector<std::string>& cols, size_t keyColumns,
+                              const std::vector<string_view>& values, Row& r) {
+    for (size_t k = 1; k < keyColumns; ++k) {
+      const std::string& name = cols[k];
+      if (name == "count" && !parseNumber(values[k], &r.count))
+        return "count " + quoted(values[k]) + " is not a whole number within 2^64";
+      if (name == "type") r.type = std::string(values[k]);
+      if (name == "redop" || name == "op") r.redop = std::string(values[k]);
+      if (name == "root") {
+        int root = 0;
+        if (!parseNumber(values[k], &root)) return "root " + quoted(values[k]) + " is not a rank";
+        r.root = root;
+      }
+    }
+    return "";
   }
 
-  static bool fillHalves(Row* r, const std::vector<std::string>& columns, const std::vector<string_view>& values,
-                         size_t keyColumns) {
+  // "" when every measurement column holds a number or N/A; else the first that does not.
+  static std::string fillHalves(Row* r, const std::vector<std::string>& cols, const std::vector<string_view>& values,
+                                size_t keyColumns) {
     Measurement* half = nullptr;
     int halves = 0;
-    for (size_t k = keyColumns; k < columns.size() && k < values.size(); ++k) {
-      const std::string& name = columns[k];
+    for (size_t k = keyColumns; k < cols.size() && k < values.size(); ++k) {
+      const std::string& name = cols[k];
       if (name == "time" || name == "cputime") half = halves++ == 0 ? &r->outOfPlace : &r->inPlace;
       if (half == nullptr) continue;
-      if (name == "time" || name == "cputime") half->timeUs = measure(values[k]);
-      if (name == "algbw") half->algbwGBps = measure(values[k]);
-      if (name == "busbw") half->busbwGBps = measure(values[k]);
-      if (name == "#wrong" || name == "error") half->wrong = measure(values[k]);
+      std::optional<double>* slot = nullptr;
+      if (name == "time" || name == "cputime") slot = &half->timeUs;
+      if (name == "algbw") slot = &half->algbwGBps;
+      if (name == "busbw") slot = &half->busbwGBps;
+      if (name == "#wrong" || name == "error") slot = &half->wrong;
+      if (slot == nullptr) continue;
+      const Value v = measure(values[k]);
+      if (!v.readable) return name + " " + quoted(values[k]) + " is not a number";
+      *slot = v.number;
     }
-    return values.size() >= keyColumns + 4;
+    return "";
+  }
+
+  // A row read whole: handed over when its values are physically possible, else a bad row.
+  void emit(Row&& r, int number) {
+    const std::vector<std::string>& cols = columns();
+    const bool countColumn = std::find(cols.begin(), cols.end(), "error") == cols.end();
+    if (const std::string why = rowProblem(r, countColumn); !why.empty()) return badRow(number, why);
+    ++rowsInRun_;
+    sink_.row(current(number), std::move(r));
   }
 
   // The numbers of a row whose preamble an NCCL INFO line interrupted: exactly the measurement columns.
-  bool continuation(string_view t) {
+  bool continuation(string_view t, int number) {
     const auto words = tokens(t);
+    const std::vector<std::string>& cols = columns();
     double first = 0;
-    if (words.size() != pendingColumns_.size() - pendingKeys_ ||
-        (!parseNumber(words[0], &first) && words[0] != "N/A")) {
+    if (words.size() != cols.size() - pendingKeys_ || (!parseNumber(words[0], &first) && words[0] != "N/A")) {
       dropPending();
       return false;
     }
     std::vector<string_view> values(pendingKeys_, string_view());
     values.insert(values.end(), words.begin(), words.end());
     pendingRow_ = false;
-    if (!fillHalves(&pending_, pendingColumns_, values, pendingKeys_)) return false;
-    run_->rows.push_back(pending_);
+    if (const std::string why = fillHalves(&pending_, cols, values, pendingKeys_); !why.empty()) {
+      badRow(pending_.line, why);
+      return true;
+    }
+    emit(std::move(pending_), number);
     return true;
   }
 
-  ParsedText out_;
+  TextSink& sink_;
   std::optional<TestRun> run_;
+  size_t rowsInRun_ = 0;
   bool pendingRow_ = false;
   Row pending_;
   size_t pendingKeys_ = 0;
-  std::vector<std::string> pendingColumns_;
+};
+
+namespace {
+
+// Every row kept, attached to its run when the run ends.
+class CollectingSink : public TextSink {
+ public:
+  void row(const TestRun&, Row&& row) override { rows_.push_back(std::move(row)); }
+  void runEnd(TestRun&& run) override {
+    run.rows = std::move(rows_);
+    rows_.clear();
+    out.runs.push_back(std::move(run));
+  }
+  void diagnostic(Diagnostic&& d) override {
+    out.badRows += d.badRow ? 1 : 0;
+    out.diagnostics.push_back(std::move(d));
+  }
+  ParsedText out;
+
+ private:
+  std::vector<Row> rows_;
 };
 
 }  // namespace
 
+NcclTestsTextReader::NcclTestsTextReader(TextSink& sink) : reader_(std::make_unique<TextLineReader>(sink)) {}
+NcclTestsTextReader::~NcclTestsTextReader() = default;
+void NcclTestsTextReader::line(std::string_view line, int number) {
+  reader_->line(line, number);
+}
+void NcclTestsTextReader::finish() {
+  reader_->finish();
+}
+
 ParsedText parseNcclTestsText(string_view text) {
-  Reader reader;
+  CollectingSink sink;
+  NcclTestsTextReader reader(sink);
   int number = 0;
   for (size_t start = 0; start <= text.size();) {
     const size_t end = text.find('\n', start);
@@ -324,7 +452,8 @@ ParsedText parseNcclTestsText(string_view text) {
     if (end == string_view::npos) break;
     start = end + 1;
   }
-  return reader.finish();
+  reader.finish();
+  return std::move(sink.out);
 }
 
 }  // namespace railtune::sweep

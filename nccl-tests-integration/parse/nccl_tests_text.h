@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,13 +55,42 @@ struct TestRun {
 struct Diagnostic {
   int line = 0;
   std::string message;
+  bool badRow = false;  // a result row dropped (impossible values, wrong column count, cut short)
 };
 
 struct ParsedText {
   std::vector<TestRun> runs;
   std::vector<Diagnostic> diagnostics;
+  size_t badRows = 0;  // the diagnostics with badRow set
 };
 
+// Where a streamed reading goes, in the order of the text: each row of the current run as it is read (run holds
+// what came before it: version, devices, columns, forced choices; run.rows stays empty), the run when it ends
+// (its footer and failures; run.rows empty), and each diagnostic.
+class TextSink {
+ public:
+  virtual ~TextSink() = default;
+  virtual void row(const TestRun& run, Row&& row) = 0;
+  virtual void runEnd(TestRun&& run) = 0;
+  virtual void diagnostic(Diagnostic&& diagnostic) = 0;
+};
+
+// nccl-tests' text fed line by line (without the newline, numbered from 1): memory stays at one run's header
+// however many rows the text holds.
+class NcclTestsTextReader {
+ public:
+  explicit NcclTestsTextReader(TextSink& sink);
+  ~NcclTestsTextReader();
+  NcclTestsTextReader(const NcclTestsTextReader&) = delete;
+  NcclTestsTextReader& operator=(const NcclTestsTextReader&) = delete;
+  void line(std::string_view line, int number);
+  void finish();  // the end of the text: the last run is handed over
+
+ private:
+  std::unique_ptr<class TextLineReader> reader_;
+};
+
+// The whole text at once, every row kept (tests, fuzzers, small files).
 ParsedText parseNcclTestsText(std::string_view text);
 
 }  // namespace railtune::sweep

@@ -147,6 +147,97 @@ TEST(SweepParse, SeveralRunsFailuresAndOtherProgramsLines) {
   EXPECT_TRUE(parsed.diagnostics.empty());
 }
 
+// Issue 28: a row that no measurement can be is a bad row, counted and named by its line, never a row; a row glued
+// to an INFO line that lost its newline is read from inside the line.
+TEST(SweepParse, ImpossibleValuesAreCountedBadRowsNamingTheirLineAndReason) {
+  const std::string header =
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw "
+      "#wrong\n";
+  const std::string rest = "    20.90    0.10    0.09      0\n";
+  const ParsedText parsed = parseNcclTestsText(
+      header +                                                                                         // line 1
+      "        2048            64     float     sum      -1    21.00    0.10    0.09      0" + rest +  // 2: good
+      "        2048            64     float     sum      -1    21.00    0.10    0.09      0    20.90    0.10    0.09 "
+      "     0  oops not numbers\n" +  // 3
+      "    -2097152            64     float     sum      -1    21.00    0.10    0.09      0" +
+      rest +                                                                                               // 4
+      "18446744073709551616    64     float     sum      -1    21.00    0.10    0.09      0" + rest +      // 5
+      "        2048            64     float     sum      -1    21.00    0.10     nan      0" + rest +      // 6
+      "        2048            64     float     sum      -1    21.00     inf    0.09      0" + rest +      // 7
+      "        2048            64     float     sum      -1    21.00    0.10  -94.94      0" + rest +      // 8
+      "        2048            64     float     sum      -1    21.00    0.10   1e308      0" + rest +      // 9
+      "        2048            64     float     sum      -1     0.00    0.10    0.09      0" + rest +      // 10
+      "        2048            64     float     sum      -1    21.00    0.10    0.09     -1" + rest +      // 11
+      "        2048            64     float     sum      -1    21.00    0.10    0.09    0.5" + rest +      // 12
+      "        2048            64     float     sum      -1    21.00    0.10    0.09      0    20.90\n" +  // 13
+      "        2048           abc     float     sum      -1    21.00    0.10    0.09      0" + rest +      // 14
+      "        2048            64     float     sum      -1    21.00    0.10    fast      0" + rest +      // 15
+      // 16: a ring's ranks at the end of an INFO line are no row
+      "h:1:2 [0] NCCL INFO Channel 00/02 :    0   1   2   3   4   5   6   7   8   9  10  11  12  13  14  15\n"
+      // 17, 18: an INFO line without its newline, the row after it glued on (after a space, then after a word)
+      "h:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 - Init COMPLETE        4096           128     float     sum      "
+      "-1    22.00    0.19    0.18      0    21.50    0.19    0.18      0\n"
+      "h:1:2 [0] NCCL INFO Connected all rings8192 256 float sum -1 23.00 0.36 0.36 0 22.50 0.36 0.36 0\n");
+  ASSERT_EQ(parsed.runs.size(), 1u);
+  const std::vector<Row>& rows = parsed.runs[0].rows;
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].line, 2);
+  EXPECT_EQ(rows[1].line, 17);
+  EXPECT_EQ(rows[1].size, 4096u);
+  EXPECT_DOUBLE_EQ(rows[1].inPlace.timeUs.value_or(0), 21.5);
+  EXPECT_EQ(rows[2].line, 18);
+  EXPECT_EQ(rows[2].size, 8192u);
+  const std::vector<std::pair<int, std::string>> expected = {
+      {3, "16 columns where the header has 13"},
+      {4, "size -2097152 is negative"},
+      {5, "size '18446744073709551616' is over 2^48 bytes"},
+      {6, "out-of-place busbw nan is not a number"},
+      {7, "out-of-place algbw inf is not finite"},
+      {8, "out-of-place busbw -94.94 is negative"},
+      {9, "out-of-place busbw 1e+308 is over 100000 GB/s (100 TB/s)"},
+      {10, "out-of-place time 0 is zero"},
+      {11, "out-of-place #wrong -1 is negative"},
+      {12, "out-of-place #wrong 0.5 is not a whole count"},
+      {13, "a result row cut short (10 of 13 columns)"},
+      {14, "count 'abc' is not a whole number within 2^64"},
+      {15, "busbw 'fast' is not a number"},
+  };
+  ASSERT_EQ(parsed.diagnostics.size(), expected.size());
+  EXPECT_EQ(parsed.badRows, expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(parsed.diagnostics[i].line, expected[i].first);
+    EXPECT_EQ(parsed.diagnostics[i].message, expected[i].second);
+    EXPECT_TRUE(parsed.diagnostics[i].badRow);
+  }
+}
+
+// The rows of a run reach the sink as they are read, before the run ends: a long output is never held.
+TEST(SweepParse, TheStreamedReaderHandsRowsOverAsTheyAreRead) {
+  struct Counting : TextSink {
+    size_t rows = 0, runs = 0, rowsAtFirstRunEnd = 0;
+    void row(const TestRun& run, Row&& row) override {
+      EXPECT_TRUE(run.rows.empty());
+      EXPECT_EQ(run.collective, "all_reduce_perf");
+      EXPECT_EQ(row.size, 8u);
+      ++rows;
+    }
+    void runEnd(TestRun&&) override { ++runs; }
+    void diagnostic(Diagnostic&&) override { ADD_FAILURE(); }
+  } sink;
+  NcclTestsTextReader reader(sink);
+  int number = 0;
+  reader.line("# Collective test starting: all_reduce_perf", ++number);
+  for (int i = 0; i < 10000; ++i)
+    reader.line(
+        "           8             2     float     sum      -1    12.34    0.00    0.00       0    12.10    "
+        "0.00    0.00       0",
+        ++number);
+  EXPECT_EQ(sink.rows, 10000u);
+  EXPECT_EQ(sink.runs, 0u);
+  reader.finish();
+  EXPECT_EQ(sink.runs, 1u);
+}
+
 // -J's file as nccl-tests 2.17.5 writes it (util.cu): one line, booleans as strings, root as "%6i", the misspelt
 // average of 2.17.3-2.17.8, "nan" for a number, a null #wrong.
 constexpr const char* kJson2175 =
@@ -196,6 +287,21 @@ TEST(SweepParseJson, ACutFileIsOneDiagnostic) {
   EXPECT_NE(parsed.diagnostics[0].message.find("cut short"), std::string::npos);
   EXPECT_TRUE(parseNcclTestsJson("[1,2]").runs.empty());
   EXPECT_EQ(parseNcclTestsJson(R"({"results":[1,{"size":8}]})").diagnostics.size(), 1u);
+}
+
+TEST(SweepParseJson, ImpossibleValuesAreCountedBadRows) {
+  const ParsedText parsed = parseNcclTestsJson(
+      R"({"results":[{"size":-8,"count":2,"out_of_place":{"time":1.0,"alg_bw":0.1,"bus_bw":0.1,"nwrong":0}},)"
+      R"({"size":8,"count":2,"out_of_place":{"time":1.0,"alg_bw":0.1,"bus_bw":1e308,"nwrong":0}},)"
+      R"({"size":8,"count":2,"out_of_place":{"time":1.0,"alg_bw":0.1,"bus_bw":-94.94,"nwrong":0}},)"
+      R"({"size":8,"count":2,"out_of_place":{"time":1.0,"alg_bw":0.1,"bus_bw":0.1,"nwrong":0}}]})");
+  ASSERT_EQ(parsed.runs.size(), 1u);
+  EXPECT_EQ(parsed.runs[0].rows.size(), 1u);
+  EXPECT_EQ(parsed.badRows, 3u);
+  ASSERT_EQ(parsed.diagnostics.size(), 3u);
+  EXPECT_EQ(parsed.diagnostics[0].message, "results[0]: size is negative or not an integer");
+  EXPECT_EQ(parsed.diagnostics[1].message, "results[1]: out-of-place busbw 1e+308 is over 100000 GB/s (100 TB/s)");
+  EXPECT_EQ(parsed.diagnostics[2].message, "results[2]: out-of-place busbw -94.94 is negative");
 }
 
 std::string sample(const char* name) {
