@@ -114,26 +114,20 @@ std::string defaultRegretCell(const ComparePoint& p) {
 }  // namespace
 
 std::string busbwText(const std::optional<double>& gbps) {
-  if (!gbps || !std::isfinite(*gbps)) return "-";
-  char text[48];
-  std::snprintf(text, sizeof text, "%.1f", *gbps);
-  return text;
+  if (!gbps) return "-";
+  return fixedText(*gbps, 1);
 }
 
 std::string gainText(const std::optional<double>& fraction) {
   if (!fraction || !std::isfinite(*fraction)) return "-";
   // Rounds to one decimal first, so that a gain of -0.04 % reads "+0.0 %", not "-0.0 %".
   const double percent = std::round(*fraction * 1000) / 10;
-  char text[48];
-  std::snprintf(text, sizeof text, "%+.1f %%", percent == 0 ? 0.0 : percent);
-  return text;
+  return fixedText(percent == 0 ? 0.0 : percent, 1, true) + " %";
 }
 
 std::string regretText(const std::optional<double>& fraction) {
   if (!fraction || !std::isfinite(*fraction)) return "-";
-  char text[48];
-  std::snprintf(text, sizeof text, "%.1f %%", *fraction * 100);
-  return text;
+  return fixedText(*fraction * 100, 1) + " %";
 }
 
 std::vector<Column> compareColumns(const CompareGroup& group, bool withModel) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "formats/markup_escape.h"
+#include "nccl-tests-integration/rules/derive.h"
 
 namespace railtune::sweep::render {
 
@@ -28,9 +29,7 @@ std::string attr(std::string_view name, std::string_view value) {
 
 std::string px(double value) {
   if (!std::isfinite(value)) value = 0;
-  char text[48];
-  std::snprintf(text, sizeof text, "%.1f", value);
-  return text;
+  return fixedText(value, 1);
 }
 
 }  // namespace railtune::sweep::render

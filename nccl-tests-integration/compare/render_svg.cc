@@ -193,8 +193,7 @@ class Plot {
       const std::string y = px(yOf(value));
       out += "<line" + attr("x1", px(kPlotLeft)) + attr("x2", px(kPlotRight)) + attr("y1", y) + attr("y2", y) +
              attr("stroke", i == 0 ? kAxisColour : kGridColour) + " stroke-width=\"1\"/>\n";
-      char label[48];
-      std::snprintf(label, sizeof label, "%.*f", y_.decimals, value);
+      const std::string label = fixedText(value, y_.decimals);
       out += "<text" + attr("x", px(kPlotLeft - 6)) + attr("y", px(yOf(value) + 4)) + " text-anchor=\"end\">" + label +
              "</text>\n";
     }

@@ -5,10 +5,13 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include "analysis/ingest/line_reader.h"
 #include "formats/json_append.h"
+#include "nccl-tests-integration/parse/row_bounds.h"
 
 namespace railtune::sweep {
 namespace {
@@ -31,14 +34,20 @@ struct BadField {
   std::string message;
 };
 
-// Calls fn(key, value) for each member of an object, in order.
+// Calls fn(key, value) for each member of an object, in order. A key given twice is refused: a JSON reader keeps
+// one of the two values (simdjson the later, others the first), so a hand-edited row would mean what its reader
+// decides.
 template <typename Fn>
 void eachField(od::object object, Fn&& fn) {
+  std::vector<std::string> seen;
   for (auto member : object) {
     od::field field;
     if (std::move(member).get(field)) throw BadField{"not JSON"};
     std::string_view key;
     if (field.unescaped_key().get(key)) throw BadField{"unreadable key"};
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw BadField{"duplicate key \"" + std::string(key) + "\""};
+    seen.emplace_back(key);
     fn(key, field.value());
   }
 }
@@ -192,6 +201,10 @@ void readRow(od::object line, DatasetRow& row) {
   if (!schema) throw BadField{"no \"schema\""};
   if (!size) throw BadField{"no \"size\""};
   if (row.collective.empty()) throw BadField{"no \"collective\""};
+  // The bounds `sweep parse` keeps (row_bounds.h): a row edited past them is no measurement. "wrong" may be an
+  // old table's largest error, not a count.
+  if (const std::string why = rowProblem(row.size, row.count, row.outOfPlace, row.inPlace, false); !why.empty())
+    throw BadField{"impossible value: " + why};
 }
 
 // One line into row (cleared first). Returns the problem, or "" when the row was read.

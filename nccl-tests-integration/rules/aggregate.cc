@@ -3,10 +3,16 @@
 
 #include <algorithm>
 
+#include "nccl-tests-integration/parse/row_bounds.h"
+
 namespace railtune::sweep {
 
 void Aggregate::add(const DatasetRow& row) {
   ++rowsRead;
+  if (!rowProblem(row.size, row.count, row.outOfPlace, row.inPlace, false).empty()) {
+    ++rowsImpossible;
+    return;
+  }
   if (!row.valid) {
     ++rowsWrong;
     return;

@@ -37,6 +37,7 @@ struct Aggregate {
   size_t rowsUnusable = 0;       // forcing that names no single choice
   size_t rowsNoShape = 0;        // ranks unknown
   size_t rowsNoMeasurement = 0;  // N/A busbw in both halves, or size 0
+  size_t rowsImpossible = 0;     // a value outside row_bounds.h (the dataset reader refuses those lines first)
 
   void add(const DatasetRow& row);
 };

@@ -1,6 +1,7 @@
 // Deriving tuner rules from a sweep's samples (derive.h).
 #include "nccl-tests-integration/rules/derive.h"
 
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -10,9 +11,7 @@ namespace railtune::sweep {
 namespace {
 
 std::string plainPercent(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %%", fraction * 100);
-  return text;
+  return fixedText(fraction * 100, 1) + " %";
 }
 
 // A choice a rule can carry: the rules need an algorithm and a protocol.
@@ -48,6 +47,7 @@ SizeDecision decide(uint64_t size, const std::map<Choice, Samples>& choices, con
     return d;
   }
   d.gain = d.defaultStats.median > 0 ? d.bestStats.median / d.defaultStats.median - 1 : 0;
+  if (!std::isfinite(d.gain)) d.gain = 0;  // a default of almost nothing: no gain a rule could stand on
   d.threshold = std::max({options.minGain, d.defaultStats.spread, d.bestStats.spread});
   d.ruled = d.gain > d.threshold;
   const char* which = options.minGain >= std::max(d.defaultStats.spread, d.bestStats.spread) ? "--min-gain" : "spread";
@@ -59,8 +59,16 @@ SizeDecision decide(uint64_t size, const std::map<Choice, Samples>& choices, con
 }  // namespace
 
 std::string signedPercent(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%+.1f %%", fraction * 100);
+  return fixedText(fraction * 100, 1, true) + " %";
+}
+
+std::string fixedText(double value, int decimals, bool sign) {
+  if (!std::isfinite(value)) return "-";
+  char text[48];
+  if (std::fabs(value) < 1e7)
+    std::snprintf(text, sizeof text, sign ? "%+.*f" : "%.*f", decimals, value);
+  else
+    std::snprintf(text, sizeof text, sign ? "%+.3g" : "%.3g", value);
   return text;
 }
 
@@ -169,6 +177,7 @@ DerivedRules deriveRules(const Aggregate& aggregate, const RulesOptions& options
   dropped(aggregate.rowsUnusable, "their NCCL_ALGO/NCCL_PROTO forced no single choice");
   dropped(aggregate.rowsNoShape, "the number of ranks is unknown (no device lines)");
   dropped(aggregate.rowsNoMeasurement, "no busbw (N/A) or size 0");
+  dropped(aggregate.rowsImpossible, "a value no measurement can have (docs/sweep.md#impossible-values)");
   return out;
 }
 

@@ -65,5 +65,8 @@ DerivedRules deriveRules(const Aggregate& aggregate, const RulesOptions& options
 std::string sizeText(uint64_t bytes);
 // 0.201 -> "+20.1 %"
 std::string signedPercent(double fraction);
+// A number for a person to read, never a 300-digit figure: "%.*f" below 1e7 in magnitude, else three significant
+// digits ("1.23e+09"); "-" for NaN or infinity.
+std::string fixedText(double value, int decimals, bool sign = false);
 
 }  // namespace railtune::sweep
