@@ -2,16 +2,21 @@
 // or -J JSON) into the sweep dataset (docs/formats.md#sweep-dataset). An input is a file, or a folder: a sweep
 // folder of `railtune sweep run` (its manifest says what forced each output), else every file below it. Each
 // --env applies to the files after it on the command line (to all files when none follows). Files are read in
-// parallel; rows are written in input order.
+// parallel and streamed: each is read line by line and its rows written as they come, in input order, so memory
+// stays bounded whatever the size of the outputs (docs/performance.md). A row with impossible values is a counted
+// bad row naming FILE:LINE and why; runs of a sweep folder that gave no output are listed, never ignored.
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "analysis/ingest/folder_walk.h"
+#include "analysis/ingest/line_reader.h"
 #include "analysis/ingest/parallel_for.h"
+#include "cli/sweep/ordered_output.h"
 #include "cli/sweep/output_file.h"
 #include "cli/sweep/shape_options.h"
 #include "cli/sweep/sweep.h"
@@ -44,11 +49,19 @@ struct Job {
 
 struct JobResult {
   size_t rows = 0;
-  std::vector<DatasetDiagnostic> diagnostics;
+  std::vector<DatasetDiagnostic> diagnostics;  // the first --max-warnings of the file
+  size_t moreDiagnostics = 0;                  // the rest, counted
   size_t runs = 0;
   size_t flagged = 0;  // rows with a non-zero #wrong (kept, never used for rules)
-  std::string text;    // the rows as dataset lines
+  size_t badRows = 0;  // rows dropped: impossible values, wrong column count, cut short
 };
+
+// A -J file is one JSON document, read whole: nccl-tests writes a few hundred bytes per size.
+constexpr size_t kMaxJsonBytes = size_t{64} << 20;
+// A job's rows are handed to the output in pieces of about this size.
+constexpr size_t kPieceBytes = size_t{1} << 20;
+// What the jobs behind the head may hold before they wait for it.
+constexpr size_t kMaxBufferedBytes = size_t{64} << 20;
 
 std::pair<std::string, std::string> keyValue(const std::string& item) {
   const size_t eq = item.find('=');
@@ -56,51 +69,102 @@ std::pair<std::string, std::string> keyValue(const std::string& item) {
   return {item.substr(0, eq), item.substr(eq + 1)};
 }
 
-bool startsWithBrace(const std::string& text) {
-  for (char c : text) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
-    return c == '{';
+// The rows of a text output, streamed through the reader into the builder. Returns false when the file starts
+// with '{' (nccl-tests' -J JSON: read whole by the caller) before any line was read as text.
+bool readTextJob(const Job& job, sweep::OutputRowBuilder& builder, JobResult& result) {
+  sweep::NcclTestsTextReader reader(builder);
+  bool json = false, started = false;
+  analysis::ingest::LineHandlers handlers;
+  handlers.line = [&](std::string_view line, int number, size_t) {
+    if (!started) {
+      const size_t first = line.find_first_not_of(" \t\r");
+      if (first == std::string_view::npos) return true;
+      started = true;
+      if (line[first] == '{') return !(json = true);
+    }
+    reader.line(line, number);
+    return true;
+  };
+  handlers.tooLong = [&](int number, size_t bytes) {
+    builder.diagnostic({number, analysis::ingest::tooLongMessage(bytes), false});
+  };
+  const analysis::ingest::ReadOutcome outcome = analysis::ingest::forEachLine(job.path, 0, handlers);
+  if (json) return false;
+  if (!outcome.error.empty()) {
+    std::string error = outcome.error;
+    if (error.starts_with(job.path + ": ")) error.erase(0, job.path.size() + 2);
+    if (!error.ends_with("; skipped")) error += outcome.opened ? "; the rest of the file is not read" : "; skipped";
+    result.diagnostics.push_back({job.path, 0, error});
   }
-  return false;
+  reader.finish();
+  return true;
 }
 
-void readJob(const Job& job, JobResult& result) {
-  const RegularFile file = readRegularFile(job.path, kMaxInputFileBytes);
+void readJsonJob(const Job& job, sweep::OutputRowBuilder& builder, JobResult& result) {
+  const RegularFile file = readRegularFile(job.path, kMaxJsonBytes);
   if (!file.ok()) {
-    result.diagnostics.push_back({job.path, 0, file.reason + "; skipped"});
+    result.diagnostics.push_back({job.path, 0, file.reason + " (a -J JSON file); skipped"});
     return;
   }
-  const sweep::ParsedText parsed =
-      startsWithBrace(file.bytes) ? sweep::parseNcclTestsJson(file.bytes) : sweep::parseNcclTestsText(file.bytes);
-  for (const sweep::Diagnostic& d : parsed.diagnostics)
-    result.diagnostics.push_back({job.path, static_cast<size_t>(d.line), d.message});
-  result.runs = parsed.runs.size();
-  std::vector<DatasetRow> rows;
-  sweep::appendRowsFromOutput(parsed, job.context, rows, result.diagnostics);
-  if (rows.empty()) result.diagnostics.push_back({job.path, 0, "no nccl-tests result rows"});
-  for (const DatasetRow& row : rows) {
-    sweep::appendDatasetRow(row, result.text);
-    result.flagged += row.valid ? 0 : 1;
+  sweep::ParsedText parsed = sweep::parseNcclTestsJson(file.bytes);
+  for (sweep::Diagnostic& d : parsed.diagnostics) builder.diagnostic(std::move(d));
+  for (sweep::TestRun& run : parsed.runs) {
+    std::vector<sweep::Row> rows = std::move(run.rows);
+    run.rows.clear();
+    for (sweep::Row& row : rows) builder.row(run, std::move(row));
+    builder.runEnd(std::move(run));
   }
-  result.rows = rows.size();
 }
 
-// The jobs of a sweep folder: one per run its manifest says completed; the others are reported.
+void readJob(const Job& job, size_t index, size_t keepDiagnostics, OrderedOutput& output, JobResult& result) {
+  std::string text;
+  sweep::OutputRowBuilder builder(
+      job.context,
+      [&](const DatasetRow& row) {
+        sweep::appendDatasetRow(row, text);
+        if (text.size() >= kPieceBytes) output.write(index, text);
+      },
+      keepDiagnostics);
+  if (!readTextJob(job, builder, result)) readJsonJob(job, builder, result);
+  builder.finish();
+  output.write(index, text);
+  output.done(index);
+  for (DatasetDiagnostic& d : builder.diagnostics) result.diagnostics.push_back(std::move(d));
+  result.moreDiagnostics = builder.moreDiagnostics;
+  result.runs = builder.runs;
+  result.rows = builder.rows;
+  result.flagged = builder.flagged;
+  result.badRows = builder.badRows;
+  if (result.rows == 0) result.diagnostics.push_back({job.path, 0, "no nccl-tests result rows"});
+}
+
+// What a sweep folder's manifest says of runs that gave no output to read.
+struct FolderRuns {
+  size_t rejected = 0, failed = 0;
+};
+
+// "allreduce.ring-ll128.r0 (ring/ll128): failed, exit 3: <reason>; no rows (runs/allreduce.ring-ll128.r0.txt)"
+std::string runWithoutRows(const sweep::ManifestEntry& e) {
+  std::string out = e.id + " (" + e.choice.label() + "): " +
+                    (e.status == sweep::RunStatus::Rejected ? std::string("rejected by NCCL")
+                                                            : std::string(sweep::runStatusName(e.status))) +
+                    ", exit " + std::to_string(e.exitCode);
+  if (!e.reason.empty()) out += ": " + e.reason;
+  return out + "; no rows (" + (e.output.empty() ? std::string("no output file") : e.output) + ")";
+}
+
+// The jobs of a sweep folder: one per run its manifest says completed; the others are listed.
 void manifestJobs(const std::string& dir, const Job& base, std::vector<Job>& jobs,
-                  std::vector<DatasetDiagnostic>& notes, size_t& rejected) {
+                  std::vector<DatasetDiagnostic>& notes, FolderRuns& runs) {
   const std::string path = (fs::path(dir) / "manifest.jsonl").string();
   const RegularFile file = readRegularFile(path, kMaxInputFileBytes);
   if (!file.ok()) throw std::runtime_error(file.describe());
   const sweep::Manifest manifest = sweep::readManifestText(file.bytes);
   for (const sweep::ManifestDiagnostic& d : manifest.diagnostics) notes.push_back({path, d.line, d.message});
   for (const sweep::ManifestEntry& e : manifest.entries) {
-    if (e.status == sweep::RunStatus::Rejected) {
-      ++rejected;
-      notes.push_back({path, 0, e.id + ": NCCL rejected it (" + e.reason + "); no rows"});
-      continue;
-    }
     if (e.status != sweep::RunStatus::Ok) {
-      notes.push_back({path, 0, e.id + ": " + sweep::runStatusName(e.status) + " (" + e.reason + "); no rows"});
+      ++(e.status == sweep::RunStatus::Rejected ? runs.rejected : runs.failed);
+      notes.push_back({path, 0, runWithoutRows(e)});
       continue;
     }
     Job job = base;
@@ -117,6 +181,17 @@ void manifestJobs(const std::string& dir, const Job& base, std::vector<Job>& job
     if (job.context.mnnvl.empty()) job.context.mnnvl = e.mnnvl;
     jobs.push_back(std::move(job));
   }
+}
+
+void printWarnings(const std::vector<DatasetDiagnostic>& notes, size_t more, size_t maxWarnings) {
+  size_t shown = 0;
+  for (const DatasetDiagnostic& d : notes) {
+    if (shown++ == maxWarnings) break;
+    std::cerr << "railtune: warning: " << d.source << (d.line > 0 ? ":" + std::to_string(d.line) : "") << ": "
+              << d.message << "\n";
+  }
+  const size_t hidden = notes.size() > maxWarnings ? notes.size() - maxWarnings + more : more;
+  if (hidden > 0) std::cerr << "railtune: warning: ... and " << hidden << " more (--max-warnings N shows more)\n";
 }
 
 int runParse(const ParseOptions& opts, const CLI::App& app) {
@@ -143,7 +218,7 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
 
   std::vector<Job> jobs;
   std::vector<DatasetDiagnostic> notes;
-  size_t rejected = 0;
+  FolderRuns folderRuns;
   for (const auto& [input, inputEnv] : inputs) {
     Job job = base;
     job.context.env = inputEnv;
@@ -152,7 +227,7 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
     if (fs::is_directory(input, ec)) {
       if (fs::is_regular_file(fs::path(input) / "manifest.jsonl", ec)) {
         if (!inputEnv.empty()) notes.push_back({input, 0, "--env ignored: the manifest says what forced each run"});
-        manifestJobs(input, job, jobs, notes, rejected);
+        manifestJobs(input, job, jobs, notes, folderRuns);
         continue;
       }
       const analysis::ingest::FolderWalk walk = analysis::ingest::walkLogFolders(
@@ -169,37 +244,42 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
     job.context.source = input;
     jobs.push_back(std::move(job));
   }
-  if (jobs.empty()) throw std::runtime_error("no nccl-tests output files among the inputs");
+  const size_t runsWithoutRows = folderRuns.failed + folderRuns.rejected;
+  if (jobs.empty() && runsWithoutRows == 0) throw std::runtime_error("no nccl-tests output files among the inputs");
 
+  // Rows streamed to the dataset in input order; nothing is left behind when no row was read.
   std::vector<JobResult> results(jobs.size());
-  analysis::ingest::parallelFor(jobs.size(), [&](size_t i) { readJob(jobs[i], results[i]); });
+  std::optional<OutputFile> file;
+  if (!jobs.empty()) file.emplace(opts.output);
+  OrderedOutput output(jobs.size(), kMaxBufferedBytes, [&](std::string_view bytes) { file->write(bytes); });
+  analysis::ingest::parallelFor(jobs.size(),
+                                [&](size_t i) { readJob(jobs[i], i, opts.maxWarnings + 1, output, results[i]); });
+  if (!output.error().empty()) throw std::runtime_error(output.error());
 
-  std::vector<std::string> pieces;
-  size_t rows = 0, runs = 0, flagged = 0, filesWithRows = 0;
+  size_t rows = 0, runs = 0, flagged = 0, badRows = 0, filesWithRows = 0, more = 0;
   for (JobResult& r : results) {
     rows += r.rows;
     runs += r.runs;
-    filesWithRows += r.text.empty() ? 0 : 1;
+    filesWithRows += r.rows > 0 ? 1 : 0;
     flagged += r.flagged;
+    badRows += r.badRows;
+    more += r.moreDiagnostics;
     for (DatasetDiagnostic& d : r.diagnostics) notes.push_back(std::move(d));
-    pieces.push_back(std::move(r.text));
   }
-  if (rows > 0) writeOutputFile(opts.output, pieces);  // nothing read: no empty dataset left behind
-  size_t shown = 0;
-  for (const DatasetDiagnostic& d : notes) {
-    if (shown++ == opts.maxWarnings) {
-      std::cerr << "railtune: warning: ... and " << notes.size() - opts.maxWarnings
-                << " more (--max-warnings N shows more)\n";
-      break;
-    }
-    std::cerr << "railtune: warning: " << d.source << (d.line > 0 ? ":" + std::to_string(d.line) : "") << ": "
-              << d.message << "\n";
-  }
+  if (rows > 0) file->commit();
+  printWarnings(notes, more, opts.maxWarnings);
   std::cout << (rows > 0 ? "wrote " + opts.output : std::string("nothing written")) << ": " << rows << " rows from "
             << filesWithRows << " of " << jobs.size() << " files (" << runs << " runs)";
+  if (badRows > 0) std::cout << "; " << badRows << " bad rows dropped (impossible values or columns; see warnings)";
   if (flagged > 0) std::cout << "; " << flagged << " rows flagged for #wrong (kept, never used for rules)";
-  if (rejected > 0) std::cout << "; " << rejected << " runs NCCL rejected";
+  if (folderRuns.rejected > 0) std::cout << "; " << folderRuns.rejected << " runs NCCL rejected";
+  if (folderRuns.failed > 0) std::cout << "; " << folderRuns.failed << " runs failed";
   std::cout << "\n";
+  if (rows == 0 && jobs.empty()) {
+    std::cerr << "railtune: error: no run of the sweep gave an output to read: " << runsWithoutRows
+              << " runs failed or were rejected (listed above)\n";
+    return 1;
+  }
   if (rows == 0) {
     std::cerr << "railtune: error: no nccl-tests result rows in the inputs\n";
     return 1;

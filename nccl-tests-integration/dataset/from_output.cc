@@ -178,91 +178,155 @@ bool tunerCollective(std::string_view c) {
   return c == "allreduce" || c == "allgather" || c == "reducescatter" || c == "broadcast" || c == "reduce";
 }
 
-void appendRowsFromOutput(const ParsedText& parsed, const OutputContext& context, std::vector<DatasetRow>& rows,
-                          std::vector<DatasetDiagnostic>& diagnostics) {
-  for (size_t r = 0; r < parsed.runs.size(); ++r) {
-    const TestRun& run = parsed.runs[r];
-    if (run.rows.empty()) continue;
-    const std::string where = parsed.runs.size() > 1 ? "run " + std::to_string(r + 1) + ": " : "";
-    const auto note = [&](int line, std::string message) {
-      diagnostics.push_back({context.source, static_cast<size_t>(line), where + std::move(message)});
-    };
-    // The collective.
-    std::string test = !context.test.empty() ? context.test : run.collective;
-    std::string collective = collectiveOfTest(test);
-    const std::optional<double> factor = busbwFactor(run);
-    if (collective.empty()) collective = context.collective;
-    if (collective.empty()) collective = collectiveOfFileName(context.source);
-    if (collective.empty() && factor && ranksOfAllReduceFactor(*factor) > 0) collective = "allreduce";
-    if (collective.empty()) {
-      note(run.firstLine,
-           "the output does not say which collective it measured (no \"Collective test starting\" line): "
-           "its rows are skipped; name it with --collective");
-      continue;
-    }
-    // The shape.
-    const HostLayout layout = layoutOf(run);
-    if (layout.ranks <= 0) note(run.firstLine, "no \"Rank N ... on HOST\" device lines: ranks and hosts unknown");
-    if (!layout.complete && layout.ranks > 0)
-      note(run.firstLine, "device lines for only " + std::to_string(run.devices.size()) + " of " +
-                              std::to_string(layout.ranks) + " ranks (a fragment): " + std::to_string(layout.hosts) +
-                              " hosts assumed from the highest device index");
-    const Shape shape = shapeOf(layout, context, where, diagnostics);
-    if (collective == "allreduce" && factor && layout.ranks > 0) {
-      const int implied = ranksOfAllReduceFactor(*factor);
-      if (implied > 0 && implied != layout.ranks &&
-          std::fabs(2.0 * (layout.ranks - 1) / layout.ranks - *factor) > 2e-4) {
-        char text[64];
-        std::snprintf(text, sizeof text, "%.5f", *factor);
-        note(run.firstLine, std::string("busbw/algbw = ") + text + " is all-reduce's 2(n-1)/n for " +
-                                std::to_string(implied) + " ranks, but the device lines say " +
-                                std::to_string(layout.ranks));
-      }
-    }
-    // What forced it.
-    std::map<std::string, std::string> env = context.env;
-    ForcedBy forcedBy = context.env.empty() ? ForcedBy::None : context.envFrom;
-    if (context.envFrom != ForcedBy::Manifest && !run.forced.empty()) {
-      for (const auto& [key, value] : run.forced) {
-        const auto given = context.env.find(key);
-        if (given != context.env.end() && lowerAscii(given->second) != lowerAscii(value))
-          note(run.firstLine, "--env " + key + "=" + given->second + " but NCCL says it was set to " + value +
-                                  "; NCCL's word is kept");
-        env[key] = value;
-      }
-      forcedBy = ForcedBy::NcclLog;
-    }
-    const Choice choice = choiceFromEnvironment(env);
-    const bool errorColumn = std::find(run.columns.begin(), run.columns.end(), "error") != run.columns.end();
-    const std::string gpu = run.devices.empty() ? "" : run.devices.back().gpu;
-    const std::string ncclVersion = ncclVersionText(run.ncclLibrary ? run.ncclLibrary : run.ncclHeaders);
-    for (const Row& tableRow : run.rows) {
-      DatasetRow row;
-      row.source = context.source;
-      row.line = tableRow.line;
-      row.run = static_cast<int>(r);
-      row.test = test;
-      row.collective = collective;
-      row.size = tableRow.size;
-      row.count = tableRow.count;
-      row.type = tableRow.type;
-      row.redop = tableRow.redop;
-      row.root = tableRow.root && *tableRow.root >= 0 ? *tableRow.root : -1;  // nccl-tests prints -1 for "no root"
-      row.choice = choice;
-      row.forcedBy = forcedBy;
-      row.env = env;
-      row.shape = shape;
-      row.outOfPlace = finite(tableRow.outOfPlace);
-      row.inPlace = finite(tableRow.inPlace);
-      row.valid = !wrongOf(row.outOfPlace, errorColumn) && !wrongOf(row.inPlace, errorColumn);
-      if (!row.valid) note(tableRow.line, "a non-zero #wrong: the row is kept, flagged, and never used for rules");
-      row.repeat = context.repeat;
-      row.ncclVersion = ncclVersion;
-      row.testsVersion = run.testsVersion;
-      row.gpu = gpu;
-      rows.push_back(std::move(row));
+OutputRowBuilder::OutputRowBuilder(const OutputContext& context, RowSink sink, size_t keepDiagnostics)
+    : context_(context), sink_(std::move(sink)), keepDiagnostics_(keepDiagnostics) {}
+
+void OutputRowBuilder::keep(DatasetDiagnostic&& d) {
+  if (diagnostics.size() < keepDiagnostics_)
+    diagnostics.push_back(std::move(d));
+  else
+    ++moreDiagnostics;
+}
+
+void OutputRowBuilder::diagnostic(Diagnostic&& d) {
+  badRows += d.badRow ? 1 : 0;
+  keep({context_.source, static_cast<size_t>(d.line), std::move(d.message)});
+}
+
+void OutputRowBuilder::note(int line, std::string message) {
+  if (notes_.size() + diagnostics.size() < keepDiagnostics_)
+    notes_.push_back({line, runs, std::move(message)});
+  else
+    ++moreDiagnostics;
+}
+
+void OutputRowBuilder::row(const TestRun& run, Row&& row) {
+  if (settled_) return emit(row);
+  waiting_.push_back(std::move(row));
+  if (waiting_.size() < kSettleRows) return;
+  TestRun first = run;  // the header lines, with the first rows for busbw/algbw
+  first.rows = std::move(waiting_);
+  settle(first);
+  for (const Row& r : first.rows) emit(r);
+  waiting_.clear();
+}
+
+void OutputRowBuilder::runEnd(TestRun&& run) {
+  if (!settled_ && !waiting_.empty()) {
+    run.rows = std::move(waiting_);
+    settle(run);
+    for (const Row& r : run.rows) emit(r);
+  }
+  waiting_.clear();
+  settled_ = false;
+  skipRun_ = false;
+  ++runs;
+}
+
+// The run's collective, shape and forcing, from its header lines and the rows read so far.
+void OutputRowBuilder::settle(const TestRun& run) {
+  settled_ = true;
+  std::string test = !context_.test.empty() ? context_.test : run.collective;
+  std::string collective = collectiveOfTest(test);
+  const std::optional<double> factor = busbwFactor(run);
+  if (collective.empty()) collective = context_.collective;
+  if (collective.empty()) collective = collectiveOfFileName(context_.source);
+  if (collective.empty() && factor && ranksOfAllReduceFactor(*factor) > 0) collective = "allreduce";
+  if (collective.empty()) {
+    skipRun_ = true;
+    return note(run.firstLine,
+                "the output does not say which collective it measured (no \"Collective test starting\" line): "
+                "its rows are skipped; name it with --collective");
+  }
+  const HostLayout layout = layoutOf(run);
+  if (layout.ranks <= 0) note(run.firstLine, "no \"Rank N ... on HOST\" device lines: ranks and hosts unknown");
+  if (!layout.complete && layout.ranks > 0)
+    note(run.firstLine, "device lines for only " + std::to_string(run.devices.size()) + " of " +
+                            std::to_string(layout.ranks) + " ranks (a fragment): " + std::to_string(layout.hosts) +
+                            " hosts assumed from the highest device index");
+  std::vector<DatasetDiagnostic> shapeNotes;
+  const Shape shape = shapeOf(layout, context_, "", shapeNotes);
+  for (DatasetDiagnostic& d : shapeNotes) note(0, std::move(d.message));
+  if (collective == "allreduce" && factor && layout.ranks > 0) {
+    const int implied = ranksOfAllReduceFactor(*factor);
+    if (implied > 0 && implied != layout.ranks && std::fabs(2.0 * (layout.ranks - 1) / layout.ranks - *factor) > 2e-4) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.5f", *factor);
+      note(run.firstLine, std::string("busbw/algbw = ") + text + " is all-reduce's 2(n-1)/n for " +
+                              std::to_string(implied) + " ranks, but the device lines say " +
+                              std::to_string(layout.ranks));
     }
   }
+  // What forced it.
+  base_ = DatasetRow{};
+  base_.env = context_.env;
+  base_.forcedBy = context_.env.empty() ? ForcedBy::None : context_.envFrom;
+  if (context_.envFrom != ForcedBy::Manifest && !run.forced.empty()) {
+    for (const auto& [key, value] : run.forced) {
+      const auto given = context_.env.find(key);
+      if (given != context_.env.end() && lowerAscii(given->second) != lowerAscii(value))
+        note(run.firstLine,
+             "--env " + key + "=" + given->second + " but NCCL says it was set to " + value + "; NCCL's word is kept");
+      base_.env[key] = value;
+    }
+    base_.forcedBy = ForcedBy::NcclLog;
+  }
+  base_.source = context_.source;
+  base_.run = static_cast<int>(runs);
+  base_.test = test;
+  base_.collective = collective;
+  base_.choice = choiceFromEnvironment(base_.env);
+  base_.shape = shape;
+  base_.repeat = context_.repeat;
+  base_.ncclVersion = ncclVersionText(run.ncclLibrary ? run.ncclLibrary : run.ncclHeaders);
+  base_.testsVersion = run.testsVersion;
+  base_.gpu = run.devices.empty() ? "" : run.devices.back().gpu;
+  errorColumn_ = std::find(run.columns.begin(), run.columns.end(), "error") != run.columns.end();
+}
+
+void OutputRowBuilder::emit(const Row& tableRow) {
+  if (skipRun_) {
+    ++skippedRows;
+    return;
+  }
+  DatasetRow& row = base_;
+  row.line = tableRow.line;
+  row.size = tableRow.size;
+  row.count = tableRow.count;
+  row.type = tableRow.type;
+  row.redop = tableRow.redop;
+  row.root = tableRow.root && *tableRow.root >= 0 ? *tableRow.root : -1;  // nccl-tests prints -1 for "no root"
+  row.outOfPlace = finite(tableRow.outOfPlace);
+  row.inPlace = finite(tableRow.inPlace);
+  row.valid = !wrongOf(row.outOfPlace, errorColumn_) && !wrongOf(row.inPlace, errorColumn_);
+  if (!row.valid) {
+    ++flagged;
+    note(tableRow.line, "a non-zero #wrong: the row is kept, flagged, and never used for rules");
+  }
+  ++rows;
+  sink_(row);
+}
+
+void OutputRowBuilder::finish() {
+  // A run named in a note only when the output holds several.
+  for (Note& n : notes_) {
+    const std::string where = runs > 1 ? "run " + std::to_string(n.run + 1) + ": " : "";
+    keep({context_.source, static_cast<size_t>(n.line), where + std::move(n.message)});
+  }
+  notes_.clear();
+}
+
+void appendRowsFromOutput(const ParsedText& parsed, const OutputContext& context, std::vector<DatasetRow>& rows,
+                          std::vector<DatasetDiagnostic>& diagnostics) {
+  OutputRowBuilder builder(context, [&](const DatasetRow& row) { rows.push_back(row); });
+  for (TestRun run : parsed.runs) {
+    std::vector<Row> table = std::move(run.rows);
+    run.rows.clear();
+    for (Row& row : table) builder.row(run, std::move(row));
+    builder.runEnd(std::move(run));
+  }
+  builder.finish();
+  for (DatasetDiagnostic& d : builder.diagnostics) diagnostics.push_back(std::move(d));
 }
 
 }  // namespace railtune::sweep

@@ -4,6 +4,8 @@
 // device lines and what the caller knows of the NVLink domains (a rail map, a fabric, --nvl-domains).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -36,6 +38,49 @@ std::string collectiveOfTest(std::string_view program);
 std::span<const std::pair<std::string_view, std::string_view>> ncclTestsPrograms();
 // The collectives the tuner is asked about (NCCL's ncclFunc_t 0..4), in the rules' spelling.
 bool tunerCollective(std::string_view collective);
+
+// Dataset rows built from one output as it is read (a TextSink of NcclTestsTextReader): a run's context (the
+// collective, the shape, what forced it) is settled from its header lines and its first kSettleRows rows, then
+// every row is handed to the row sink as it comes, so memory stays at that many rows however long the output.
+// Diagnostics (the parser's and the builder's) name source:line; the first keepDiagnostics are kept, the rest
+// counted. finish() after the last run.
+class OutputRowBuilder : public TextSink {
+ public:
+  static constexpr size_t kSettleRows = 256;
+  using RowSink = std::function<void(const DatasetRow&)>;
+  OutputRowBuilder(const OutputContext& context, RowSink sink, size_t keepDiagnostics = SIZE_MAX);
+  void row(const TestRun& run, Row&& row) override;
+  void runEnd(TestRun&& run) override;
+  void diagnostic(Diagnostic&& diagnostic) override;
+  void finish();
+
+  size_t runs = 0;             // runs read (with or without rows)
+  size_t rows = 0;             // rows handed to the sink
+  size_t flagged = 0;          // of those, rows with a non-zero #wrong
+  size_t badRows = 0;          // rows dropped by the reader: impossible values, wrong column count, cut short
+  size_t skippedRows = 0;      // rows of runs whose collective is unknown
+  size_t moreDiagnostics = 0;  // diagnostics past keepDiagnostics, counted only
+  std::vector<DatasetDiagnostic> diagnostics;  // after finish(): the parser's, then the runs' notes
+
+ private:
+  struct Note {
+    int line = 0;
+    size_t run = 0;
+    std::string message;
+  };
+  void settle(const TestRun& run);
+  void emit(const Row& row);
+  void note(int line, std::string message);
+  void keep(DatasetDiagnostic&& d);
+
+  const OutputContext& context_;
+  RowSink sink_;
+  size_t keepDiagnostics_;
+  std::vector<Note> notes_;
+  std::vector<Row> waiting_;  // a run's first rows, until its context is settled
+  bool settled_ = false, skipRun_ = false, errorColumn_ = false;
+  DatasetRow base_;  // the run's fields every row shares
+};
 
 // Appends one row per table row of every run. Diagnostics name source:line.
 void appendRowsFromOutput(const ParsedText& parsed, const OutputContext& context, std::vector<DatasetRow>& rows,

@@ -84,3 +84,12 @@ sweep_expect(compare_bad_extension fail "cannot tell the format from the extensi
 sweep_expect(compare_refused_rules fail "the tuner would refuse .*tuner_decisions_bad_rules\\.csv"
              -- ${_railtune} sweep compare ${_sweep_work}/env.jsonl --rules ${PROJECT_SOURCE_DIR}/tests/cli/tuner_decisions_bad_rules.csv
                 -o ${_sweep_work}/report.html)
+
+# Hostile input (issue 28; docs/sweep.md#impossible-values): impossible values and a row glued to an INFO line in a
+# table, a hand-edited dataset (1e308, 2^63, a negative size, a key twice) for rules and compare, a sweep folder
+# whose every run failed, and the memory of a 40 MB parse (streamed, not held).
+foreach(_case parse rules compare failed_runs memory)
+  add_test(NAME cli.sweep_hostile_${_case}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_hostile.py ${_railtune} ${_sweep_work}/hostile ${_case})
+  set_tests_properties(cli.sweep_hostile_${_case} PROPERTIES TIMEOUT 300 ENVIRONMENT_MODIFICATION "${_sweep_env}")
+endforeach()

@@ -238,6 +238,70 @@ TEST(SweepDataset, EveryBadLineIsNamedAndSkipped) {
   EXPECT_EQ(lines, (std::vector<size_t>{3, 4, 5, 6, 7, 8}));
 }
 
+// Issue 28: a dataset edited past the bounds of a measurement, or with a key given twice, is refused line by line.
+TEST(SweepDataset, ImpossibleValuesAndDuplicateKeysAreRefusedByLine) {
+  std::string good;
+  OutputContext context;
+  context.source = "eight.txt";
+  appendDatasetRow(rowsOf(kEightOnTwoTrays, context).at(0), good);
+  good.pop_back();
+  const auto edited = [&](const std::string& from, const std::string& to) {
+    std::string line = good;
+    const size_t at = line.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return line.replace(at, from.size(), to) + "\n";
+  };
+  const std::string text = good + "\n" + edited("\"busbw\":275.95", "\"busbw\":1e308") +
+                           edited("\"size\":4194304", "\"size\":9223372036854775807") +
+                           edited("\"time_us\":26.6", "\"time_us\":0") +
+                           edited("\"busbw\":275.95", "\"busbw\":275.95,\"busbw\":1e300") +
+                           edited("\"ranks\":8", "\"ranks\":8,\"ranks\":16") +
+                           edited("\"NCCL_ALGO\":\"Ring\"", "\"NCCL_ALGO\":\"Ring\",\"NCCL_ALGO\":\"Tree\"");
+  std::vector<DatasetDiagnostic> diagnostics;
+  size_t rows = 0;
+  const std::string p = padded(text);
+  readDatasetText(
+      std::string_view(p.data(), text.size()), "edited.jsonl", [&](const DatasetRow&) { ++rows; }, diagnostics);
+  EXPECT_EQ(rows, 1u);
+  ASSERT_EQ(diagnostics.size(), 6u);
+  EXPECT_EQ(diagnostics[0].line, 2u);
+  EXPECT_EQ(diagnostics[0].message, "impossible value: out-of-place busbw 1e+308 is over 100000 GB/s (100 TB/s)");
+  EXPECT_EQ(diagnostics[1].message, "impossible value: size 9223372036854775807 is over 2^48 bytes");
+  EXPECT_EQ(diagnostics[2].message, "impossible value: out-of-place time 0 is zero");
+  EXPECT_EQ(diagnostics[3].message, "duplicate key \"busbw\"");
+  EXPECT_EQ(diagnostics[4].message, "duplicate key \"ranks\"");
+  EXPECT_EQ(diagnostics[5].message, "duplicate key \"NCCL_ALGO\"");
+  EXPECT_EQ(diagnostics[5].line, 7u);
+}
+
+// A run's rows are built and handed over while it is read, once its first rows settle what it measured.
+TEST(SweepDataset, TheBuilderStreamsALongRunsRows) {
+  OutputContext context;
+  context.source = "long.txt";
+  size_t handed = 0;
+  OutputRowBuilder builder(context, [&](const DatasetRow& row) {
+    EXPECT_EQ(row.collective, "allreduce");
+    EXPECT_EQ(row.choice.label(), "ring/ll128");
+    ++handed;
+  });
+  NcclTestsTextReader reader(builder);
+  std::istringstream lines(kEightOnTwoTrays);
+  std::string line, table;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("     4194304")) table = line;
+    if (line.starts_with("# Out of bounds")) break;
+    reader.line(line, ++number);
+  }
+  for (size_t i = 0; i < 3 * OutputRowBuilder::kSettleRows; ++i) reader.line(table, ++number);
+  EXPECT_GE(handed, 2 * OutputRowBuilder::kSettleRows) << "rows held until the run ends";
+  reader.finish();
+  builder.finish();
+  EXPECT_EQ(handed, 3 * OutputRowBuilder::kSettleRows + 2);
+  EXPECT_EQ(builder.rows, handed);
+  EXPECT_EQ(builder.flagged, 1u);
+}
+
 TEST(SweepDataset, AFileThatIsNotOneIsRefusedByName) {
   std::vector<DatasetDiagnostic> diagnostics;
   const auto sink = [](const DatasetRow&) {};
