@@ -120,13 +120,15 @@ void readJob(const Job& job, size_t index, size_t keepDiagnostics, OrderedOutput
   std::string text;
   sweep::OutputRowBuilder builder(
       job.context,
-      [&](const DatasetRow& row) {
-        sweep::appendDatasetRow(row, text);
+      [&](const DatasetRow& row, const sweep::DatasetLineParts& parts) {
+        sweep::appendDatasetRow(row, parts, text);
         if (text.size() >= kPieceBytes) output.write(index, text);
       },
       keepDiagnostics);
   if (!readTextJob(job, builder, result)) readJsonJob(job, builder, result);
   builder.finish();
+  if (const std::optional<sweep::DatasetSource> source = builder.sourceLine())
+    sweep::appendDatasetSource(*source, text);  // what was dropped stays on record beside the rows
   output.write(index, text);
   output.done(index);
   for (DatasetDiagnostic& d : builder.diagnostics) result.diagnostics.push_back(std::move(d));

@@ -18,9 +18,13 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-void appendMeasurement(formats::JsonAppender& json, const char* key, const Measurement& m) {
+// ,"KEY":{...} after the value before it; nothing when the half has no value.
+void appendMeasurement(std::string& out, const char* key, const Measurement& m) {
   if (!m.timeUs && !m.algbwGBps && !m.busbwGBps && !m.wrong) return;
-  json.key(key);
+  out += ",\"";
+  out += key;
+  out += "\":";
+  formats::JsonAppender json(&out);
   json.beginObject();
   if (m.timeUs) json.key("time_us").number(*m.timeUs);
   if (m.algbwGBps) json.key("algbw").number(*m.algbwGBps);
@@ -231,6 +235,92 @@ std::string parseLine(od::parser& parser, std::string_view line, size_t readable
   return "";
 }
 
+void readSourceLine(od::object line, DatasetSource& out) {
+  bool schema = false;
+  const auto count = [](od::value v, std::string_view key) { return static_cast<size_t>(unsig(v, key)); };
+  eachField(line, [&](std::string_view name, od::value v) {
+    if (name == "schema") {
+      if (str(v, name) != kDatasetSourceSchema) throw BadField{"not a " + std::string(kDatasetSourceSchema) + " line"};
+      schema = true;
+    } else if (name == "source")
+      out.source = str(v, name);
+    else if (name == "runs")
+      out.runs = count(v, name);
+    else if (name == "rows")
+      out.rows = count(v, name);
+    else if (name == "flagged")
+      out.flagged = count(v, name);
+    else if (name == "bad_rows")
+      out.badRows = count(v, name);
+    else if (name == "skipped_rows")
+      out.skippedRows = count(v, name);
+    else if (name == "bad") {
+      od::array items;
+      if (v.get_array().get(items)) throw BadField{"\"bad\" must be an array"};
+      for (auto item : items) {
+        od::value element;
+        if (std::move(item).get(element)) throw BadField{"not JSON"};
+        std::pair<size_t, std::string> entry;
+        eachField(object(element, "bad"), [&](std::string_view key, od::value ev) {
+          if (key == "line")
+            entry.first = count(ev, key);
+          else if (key == "reason")
+            entry.second = str(ev, key);
+          else
+            throw BadField{"unknown key \"" + std::string(key) + "\" in \"bad\""};
+        });
+        out.bad.push_back(std::move(entry));
+      }
+    } else
+      throw BadField{"unknown key \"" + std::string(name) + "\""};
+  });
+  if (!schema) throw BadField{"no \"schema\""};
+}
+
+// A line of either schema: a row into row, or a source line into source (which says which it was).
+struct ParsedLine {
+  bool isSource = false;
+  std::string problem;  // "" when read
+};
+
+// "schema"'s value, or "" when the line has none (or is no JSON object).
+std::string_view schemaOf(od::parser& parser, std::string_view line, size_t readable) {
+  od::document doc;
+  od::object object;
+  od::value value;
+  std::string_view schema;
+  if (parser.iterate(line.data(), line.size(), readable).get(doc) || doc.get_object().get(object) ||
+      object.find_field_unordered("schema").get(value) || value.get_string().get(schema))
+    return "";
+  return schema;
+}
+
+ParsedLine parseAnyLine(od::parser& parser, std::string_view line, size_t readable, DatasetRow& row,
+                        DatasetSource& source) {
+  // A source line holds its schema's name: only such lines are looked at twice (a row may name it in a string).
+  if (line.find(kDatasetSourceSchema) == std::string_view::npos ||
+      schemaOf(parser, line, readable) != kDatasetSourceSchema)
+    return {false, parseLine(parser, line, readable, row)};
+  source = DatasetSource{};
+  try {
+    od::document doc;
+    if (parser.iterate(line.data(), line.size(), readable).get(doc)) return {true, "not JSON"};
+    od::object object;
+    if (doc.get_object().get(object)) return {true, "not a JSON object"};
+    readSourceLine(object, source);
+    const char* rest = nullptr;  // after the object, only the end of the line
+    if (!doc.current_location().get(rest) && rest != nullptr) {
+      for (const char* c = rest; c < line.data() + line.size(); ++c)
+        if (*c != ' ' && *c != '\t' && *c != '\r') return {true, "text after the JSON object"};
+    }
+  } catch (const BadField& bad) {
+    return {true, bad.message};
+  } catch (const simdjson::simdjson_error& e) {
+    return {true, std::string("not JSON (") + e.what() + ")"};
+  }
+  return {true, ""};
+}
+
 bool blank(std::string_view line) {
   for (char c : line)
     if (c != ' ' && c != '\t' && c != '\r') return false;
@@ -261,84 +351,161 @@ std::string Shape::label() const {
   return out;
 }
 
+// The line is written in the run's parts and the row's fields between them, the same bytes a JsonAppender writes
+// for the whole line in one go: each part after the first starts with the comma the appender would put there.
+DatasetLineParts datasetLineParts(const DatasetRow& run) {
+  DatasetLineParts parts;
+  {
+    formats::JsonAppender json(&parts.head);
+    json.beginObject();
+    json.key("schema").string(kDatasetSchema);
+    json.key("source").string(run.source);
+    json.key("line");
+  }
+  {
+    parts.afterLine = ",";
+    formats::JsonAppender json(&parts.afterLine);
+    json.key("run").integer(run.run);
+    if (!run.test.empty()) json.key("test").string(run.test);
+    json.key("collective").string(run.collective);
+    json.key("size");
+  }
+  {
+    parts.afterRoot = ",";
+    formats::JsonAppender json(&parts.afterRoot);
+    json.key("choice");
+    json.beginObject();
+    if (!run.choice.algorithm.empty()) json.key("algorithm").string(run.choice.algorithm);
+    if (!run.choice.protocol.empty()) json.key("protocol").string(run.choice.protocol);
+    if (run.choice.channels > 0) json.key("channels").integer(run.choice.channels);
+    if (run.choice.chunkSize > 0) json.key("chunk_size").count(run.choice.chunkSize);
+    if (!run.choice.unusable.empty()) json.key("unusable").string(run.choice.unusable);
+    json.endObject();
+    json.key("forced_by").string(forcedByName(run.forcedBy));
+    json.key("env");
+    json.beginObject();
+    // The names are the user's (--env, a manifest): escaped as the values are, never copied raw as keys are.
+    for (size_t i = 0; const auto& [k, v] : run.env) {
+      if (i++ > 0) parts.afterRoot.push_back(',');
+      formats::appendJsonString(&parts.afterRoot, k);
+      parts.afterRoot.push_back(':');
+      formats::appendJsonString(&parts.afterRoot, v);
+    }
+    json.endObject();
+    json.key("shape");
+    json.beginObject();
+    json.key("ranks").integer(run.shape.ranks);
+    json.key("hosts").integer(run.shape.hosts);
+    json.key("nodes").integer(run.shape.nodes);
+    json.key("nvl_domains").integer(run.shape.nvlDomains);
+    json.key("ranks_per_domain").integer(run.shape.ranksPerDomain);
+    json.endObject();
+  }
+  {
+    parts.tail = ",";
+    formats::JsonAppender json(&parts.tail);
+    json.key("repeat").integer(run.repeat);
+    if (!run.ncclVersion.empty()) json.key("nccl_version").string(run.ncclVersion);
+    if (!run.testsVersion.empty()) json.key("tests_version").string(run.testsVersion);
+    if (!run.gpu.empty()) json.key("gpu").string(run.gpu);
+    parts.tail += "}\n";
+  }
+  return parts;
+}
+
+void appendDatasetRow(const DatasetRow& row, const DatasetLineParts& parts, std::string& out) {
+  out += parts.head;
+  formats::appendJsonInt(&out, row.line);
+  out += parts.afterLine;
+  formats::appendJsonUint(&out, row.size);
+  out += ",\"count\":";
+  formats::appendJsonUint(&out, row.count);
+  out += ",\"type\":";
+  formats::appendJsonString(&out, row.type);
+  out += ",\"redop\":";
+  formats::appendJsonString(&out, row.redop);
+  out += ",\"root\":";
+  formats::appendJsonInt(&out, row.root);
+  out += parts.afterRoot;
+  appendMeasurement(out, "out_of_place", row.outOfPlace);
+  appendMeasurement(out, "in_place", row.inPlace);
+  out += row.valid ? ",\"valid\":true" : ",\"valid\":false";
+  out += parts.tail;
+}
+
 void appendDatasetRow(const DatasetRow& row, std::string& out) {
+  appendDatasetRow(row, datasetLineParts(row), out);
+}
+
+void appendDatasetSource(const DatasetSource& source, std::string& out) {
   formats::JsonAppender json(&out);
   json.beginObject();
-  json.key("schema").string(kDatasetSchema);
-  json.key("source").string(row.source);
-  json.key("line").integer(row.line);
-  json.key("run").integer(row.run);
-  if (!row.test.empty()) json.key("test").string(row.test);
-  json.key("collective").string(row.collective);
-  json.key("size").count(row.size);
-  json.key("count").count(row.count);
-  json.key("type").string(row.type);
-  json.key("redop").string(row.redop);
-  json.key("root").integer(row.root);
-  json.key("choice");
-  json.beginObject();
-  if (!row.choice.algorithm.empty()) json.key("algorithm").string(row.choice.algorithm);
-  if (!row.choice.protocol.empty()) json.key("protocol").string(row.choice.protocol);
-  if (row.choice.channels > 0) json.key("channels").integer(row.choice.channels);
-  if (row.choice.chunkSize > 0) json.key("chunk_size").count(row.choice.chunkSize);
-  if (!row.choice.unusable.empty()) json.key("unusable").string(row.choice.unusable);
-  json.endObject();
-  json.key("forced_by").string(forcedByName(row.forcedBy));
-  json.key("env");
-  json.beginObject();
-  for (const auto& [k, v] : row.env) json.key(k).string(v);
-  json.endObject();
-  json.key("shape");
-  json.beginObject();
-  json.key("ranks").integer(row.shape.ranks);
-  json.key("hosts").integer(row.shape.hosts);
-  json.key("nodes").integer(row.shape.nodes);
-  json.key("nvl_domains").integer(row.shape.nvlDomains);
-  json.key("ranks_per_domain").integer(row.shape.ranksPerDomain);
-  json.endObject();
-  appendMeasurement(json, "out_of_place", row.outOfPlace);
-  appendMeasurement(json, "in_place", row.inPlace);
-  json.key("valid").boolean(row.valid);
-  json.key("repeat").integer(row.repeat);
-  if (!row.ncclVersion.empty()) json.key("nccl_version").string(row.ncclVersion);
-  if (!row.testsVersion.empty()) json.key("tests_version").string(row.testsVersion);
-  if (!row.gpu.empty()) json.key("gpu").string(row.gpu);
+  json.key("schema").string(kDatasetSourceSchema);
+  json.key("source").string(source.source);
+  json.key("runs").count(source.runs);
+  json.key("rows").count(source.rows);
+  json.key("flagged").count(source.flagged);
+  json.key("bad_rows").count(source.badRows);
+  json.key("skipped_rows").count(source.skippedRows);
+  json.key("bad");
+  json.beginArray();
+  for (const auto& [line, reason] : source.bad) {
+    json.beginObject();
+    json.key("line").count(line);
+    json.key("reason").string(reason);
+    json.endObject();
+  }
+  json.endArray();
   json.endObject();
   out.push_back('\n');
 }
 
+namespace {
+
+// One line of a dataset to the sinks, or its problem to the diagnostics.
+class LineDispatch {
+ public:
+  LineDispatch(const DatasetSink& rows, const DatasetSourceSink& sources) : rows_(rows), sources_(sources) {}
+  void operator()(std::string_view line, size_t readable, const std::string& file, size_t number,
+                  std::vector<DatasetDiagnostic>& diagnostics) {
+    if (blank(line)) return;
+    const ParsedLine parsed = parseAnyLine(parser_, line, readable, row_, source_);
+    if (!parsed.problem.empty())
+      diagnostics.push_back({file, number, parsed.problem});
+    else if (!parsed.isSource)
+      rows_(row_);
+    else if (sources_)
+      sources_(source_);
+  }
+
+ private:
+  od::parser parser_;
+  DatasetRow row_;
+  DatasetSource source_;
+  const DatasetSink& rows_;
+  const DatasetSourceSink& sources_;
+};
+
+}  // namespace
+
 void readDatasetText(std::string_view paddedText, const std::string& source, const DatasetSink& sink,
-                     std::vector<DatasetDiagnostic>& diagnostics) {
-  od::parser parser;
-  DatasetRow row;
+                     std::vector<DatasetDiagnostic>& diagnostics, const DatasetSourceSink& sources) {
+  LineDispatch dispatch(sink, sources);
   size_t number = 0;
   for (size_t start = 0; start < paddedText.size();) {
     const size_t end = std::min(paddedText.find('\n', start), paddedText.size());
-    const std::string_view line = paddedText.substr(start, end - start);
-    ++number;
-    if (!blank(line)) {
-      const size_t readable = paddedText.size() - start + simdjson::SIMDJSON_PADDING;
-      const std::string problem = parseLine(parser, line, readable, row);
-      if (problem.empty())
-        sink(row);
-      else
-        diagnostics.push_back({source, number, problem});
-    }
+    const size_t readable = paddedText.size() - start + simdjson::SIMDJSON_PADDING;
+    dispatch(paddedText.substr(start, end - start), readable, source, ++number, diagnostics);
     start = end + 1;
   }
 }
 
-void readDatasetFile(const std::string& path, const DatasetSink& sink, std::vector<DatasetDiagnostic>& diagnostics) {
-  od::parser parser;
-  DatasetRow row;
+void readDatasetFile(const std::string& path, const DatasetSink& sink, std::vector<DatasetDiagnostic>& diagnostics,
+                     const DatasetSourceSink& sources) {
+  LineDispatch dispatch(sink, sources);
   analysis::ingest::LineHandlers handlers;
   handlers.line = [&](std::string_view line, int number, size_t readable) {
-    if (blank(line)) return true;
-    const std::string problem = parseLine(parser, line, readable, row);
-    if (problem.empty())
-      sink(row);
-    else
-      diagnostics.push_back({path, static_cast<size_t>(number), problem});
+    dispatch(line, readable, path, static_cast<size_t>(number), diagnostics);
     return true;
   };
   handlers.tooLong = [&](int number, size_t bytes) {

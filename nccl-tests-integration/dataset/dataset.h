@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "nccl-tests-integration/dataset/choice.h"
@@ -56,11 +57,32 @@ struct DatasetRow {
 // (N/A) are left out.
 void appendDatasetRow(const DatasetRow& row, std::string& out);
 
+// The same line in two steps, for the millions of rows of one run: the parts every row of a run shares (all but
+// line, size, count, type, redop, root, the measurements and valid) serialized once, then each row between them.
+struct DatasetLineParts {
+  std::string head, afterLine, afterRoot, tail;
+};
+DatasetLineParts datasetLineParts(const DatasetRow& run);
+void appendDatasetRow(const DatasetRow& row, const DatasetLineParts& runParts, std::string& out);
+
 struct DatasetDiagnostic {
   std::string source;
   size_t line = 0;
   std::string message;
 };
+
+// What `sweep parse` could not use of one input file, written after the file's rows when there was any: the
+// rows it dropped (impossible values, wrong column counts, cut short: parse/row_bounds.h) and the rows of runs
+// whose collective is unknown, with the first reasons. Its own schema, so that rows stay railtune.sweep-dataset/1
+// (docs/formats.md#sweep-dataset-railtunesweep-dataset1).
+inline constexpr std::string_view kDatasetSourceSchema = "railtune.sweep-dataset-source/1";
+struct DatasetSource {
+  std::string source;
+  size_t runs = 0, rows = 0, flagged = 0, badRows = 0, skippedRows = 0;
+  std::vector<std::pair<size_t, std::string>> bad;  // (line, reason) of the first bad rows
+};
+inline constexpr size_t kDatasetSourceReasons = 20;  // at most this many reasons are written
+void appendDatasetSource(const DatasetSource& source, std::string& out);
 
 struct Dataset {
   std::vector<DatasetRow> rows;
@@ -72,10 +94,13 @@ struct Dataset {
 // skipped; the reader never throws on content. text must be followed by simdjson's padding (64 readable
 // bytes); readDatasetFile provides it. readDatasetFile throws std::runtime_error naming the file when it
 // cannot be read (missing, a directory, a FIFO: only regular files are opened).
+// Lines of railtune.sweep-dataset-source/1 go to sources (skipped when none is given).
 using DatasetSink = std::function<void(const DatasetRow&)>;
+using DatasetSourceSink = std::function<void(const DatasetSource&)>;
 void readDatasetText(std::string_view paddedText, const std::string& source, const DatasetSink& sink,
-                     std::vector<DatasetDiagnostic>& diagnostics);
-void readDatasetFile(const std::string& path, const DatasetSink& sink, std::vector<DatasetDiagnostic>& diagnostics);
+                     std::vector<DatasetDiagnostic>& diagnostics, const DatasetSourceSink& sources = nullptr);
+void readDatasetFile(const std::string& path, const DatasetSink& sink, std::vector<DatasetDiagnostic>& diagnostics,
+                     const DatasetSourceSink& sources = nullptr);
 Dataset readDatasetFiles(const std::vector<std::string>& paths);  // every row kept
 
 }  // namespace railtune::sweep

@@ -190,6 +190,7 @@ void OutputRowBuilder::keep(DatasetDiagnostic&& d) {
 
 void OutputRowBuilder::diagnostic(Diagnostic&& d) {
   badRows += d.badRow ? 1 : 0;
+  if (d.badRow && firstBad_.size() < kDatasetSourceReasons) firstBad_.emplace_back(d.line, d.message);
   keep({context_.source, static_cast<size_t>(d.line), std::move(d.message)});
 }
 
@@ -282,6 +283,7 @@ void OutputRowBuilder::settle(const TestRun& run) {
   base_.testsVersion = run.testsVersion;
   base_.gpu = run.devices.empty() ? "" : run.devices.back().gpu;
   errorColumn_ = std::find(run.columns.begin(), run.columns.end(), "error") != run.columns.end();
+  parts_ = datasetLineParts(base_);
 }
 
 void OutputRowBuilder::emit(const Row& tableRow) {
@@ -304,7 +306,7 @@ void OutputRowBuilder::emit(const Row& tableRow) {
     note(tableRow.line, "a non-zero #wrong: the row is kept, flagged, and never used for rules");
   }
   ++rows;
-  sink_(row);
+  sink_(row, parts_);
 }
 
 void OutputRowBuilder::finish() {
@@ -316,9 +318,14 @@ void OutputRowBuilder::finish() {
   notes_.clear();
 }
 
+std::optional<DatasetSource> OutputRowBuilder::sourceLine() const {
+  if (badRows == 0 && skippedRows == 0) return std::nullopt;
+  return DatasetSource{context_.source, runs, rows, flagged, badRows, skippedRows, firstBad_};
+}
+
 void appendRowsFromOutput(const ParsedText& parsed, const OutputContext& context, std::vector<DatasetRow>& rows,
                           std::vector<DatasetDiagnostic>& diagnostics) {
-  OutputRowBuilder builder(context, [&](const DatasetRow& row) { rows.push_back(row); });
+  OutputRowBuilder builder(context, [&](const DatasetRow& row, const DatasetLineParts&) { rows.push_back(row); });
   for (TestRun run : parsed.runs) {
     std::vector<Row> table = std::move(run.rows);
     run.rows.clear();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,7 +48,8 @@ bool tunerCollective(std::string_view collective);
 class OutputRowBuilder : public TextSink {
  public:
   static constexpr size_t kSettleRows = 256;
-  using RowSink = std::function<void(const DatasetRow&)>;
+  // The row, and its run's serialized parts (appendDatasetRow(row, parts, out) writes its line).
+  using RowSink = std::function<void(const DatasetRow&, const DatasetLineParts&)>;
   OutputRowBuilder(const OutputContext& context, RowSink sink, size_t keepDiagnostics = SIZE_MAX);
   void row(const TestRun& run, Row&& row) override;
   void runEnd(TestRun&& run) override;
@@ -61,6 +63,8 @@ class OutputRowBuilder : public TextSink {
   size_t skippedRows = 0;      // rows of runs whose collective is unknown
   size_t moreDiagnostics = 0;  // diagnostics past keepDiagnostics, counted only
   std::vector<DatasetDiagnostic> diagnostics;  // after finish(): the parser's, then the runs' notes
+  // The file's line for the dataset when rows were dropped or skipped (DatasetSource), else none.
+  std::optional<DatasetSource> sourceLine() const;
 
  private:
   struct Note {
@@ -77,9 +81,11 @@ class OutputRowBuilder : public TextSink {
   RowSink sink_;
   size_t keepDiagnostics_;
   std::vector<Note> notes_;
-  std::vector<Row> waiting_;  // a run's first rows, until its context is settled
+  std::vector<std::pair<size_t, std::string>> firstBad_;  // (line, reason) of the first bad rows
+  std::vector<Row> waiting_;                              // a run's first rows, until its context is settled
   bool settled_ = false, skipRun_ = false, errorColumn_ = false;
-  DatasetRow base_;  // the run's fields every row shares
+  DatasetRow base_;         // the run's fields every row shares
+  DatasetLineParts parts_;  // and their text
 };
 
 // Appends one row per table row of every run. Diagnostics name source:line.

@@ -105,7 +105,9 @@ class TextLineReader {
 
   void line(string_view raw, int number) {
     const string_view text = stripLauncher(raw);
-    if (const size_t at = text.find(" NCCL INFO "); at != string_view::npos) {
+    // One scan for NCCL's name (a letter no table row holds) before the searches for what it says.
+    const bool nccl = text.find('N') != string_view::npos && text.find("NCCL") != string_view::npos;
+    if (const size_t at = nccl ? text.find(" NCCL INFO ") : string_view::npos; at != string_view::npos) {
       // An INFO line that lost its newline runs into the row after it: the row is read from inside the line.
       if (const std::optional<string_view> glued = gluedRow(text.substr(at + 11))) {
         if (pendingRow_) dropPending();
@@ -113,7 +115,7 @@ class TextLineReader {
       }
       return ncclInfo(text.substr(at + 11));
     }
-    if (text.find("Test NCCL failure") != string_view::npos) {
+    if (nccl && text.find("Test NCCL failure") != string_view::npos) {
       current(number).ncclFailures.emplace_back(trim(text));
       return;
     }
@@ -168,7 +170,10 @@ class TextLineReader {
     const size_t at = message.find(kSet);
     if (at == string_view::npos || !run_) return;
     const string_view name = trim(message.substr(0, at));
-    if (!name.starts_with("NCCL_")) return;
+    // A variable's name (NCCL_ALGO): anything else is some other text that happens to hold the words.
+    if (!name.starts_with("NCCL_") ||
+        name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != string_view::npos)
+      return;
     string_view value = trim(message.substr(at + kSet.size()));
     if (value.ends_with('.')) value.remove_suffix(1);
     run_->forced[std::string(name)] = std::string(value);

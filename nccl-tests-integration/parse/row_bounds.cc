@@ -10,13 +10,13 @@ namespace {
 // "" when value is a finite number in [0, max] (time: above 0); else why not.
 std::string valueProblem(const char* half, const char* name, double value, double max, bool positive,
                          const char* unit) {
+  if (value >= 0 && value <= max && (!positive || value > 0)) return "";  // NaN fails every comparison
   const std::string what = std::string(half) + name + " " + shortNumber(value);
   if (std::isnan(value)) return what + " is not a number";
   if (std::isinf(value)) return what + " is not finite";
   if (value < 0) return what + " is negative";
-  if (positive && value == 0) return what + " is zero";
-  if (value > max) return what + " is over " + shortNumber(max) + unit;
-  return "";
+  if (value == 0) return what + " is zero";
+  return what + " is over " + shortNumber(max) + unit;
 }
 
 std::string halfProblem(const char* half, const Measurement& m, bool countColumn) {

@@ -39,7 +39,15 @@ struct Aggregate {
   size_t rowsNoMeasurement = 0;  // N/A busbw in both halves, or size 0
   size_t rowsImpossible = 0;     // a value outside row_bounds.h (the dataset reader refuses those lines first)
 
+  // Rows of the nccl-tests outputs that never reached the dataset (its railtune.sweep-dataset-source/1 lines).
+  size_t rowsBadInOutputs = 0;      // dropped by sweep parse: impossible values, wrong columns, cut short
+  size_t rowsSkippedInOutputs = 0;  // runs whose collective was unknown
+
   void add(const DatasetRow& row);
+  void addSource(const DatasetSource& source) {
+    rowsBadInOutputs += source.badRows;
+    rowsSkippedInOutputs += source.skippedRows;
+  }
 };
 
 // The median busbw of some samples and their spread: (max - min) / median, the run-to-run noise the rules

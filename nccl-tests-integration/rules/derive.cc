@@ -177,6 +177,8 @@ DerivedRules deriveRules(const Aggregate& aggregate, const RulesOptions& options
   dropped(aggregate.rowsUnusable, "their NCCL_ALGO/NCCL_PROTO forced no single choice");
   dropped(aggregate.rowsNoShape, "the number of ranks is unknown (no device lines)");
   dropped(aggregate.rowsNoMeasurement, "no busbw (N/A) or size 0");
+  dropped(aggregate.rowsBadInOutputs, "dropped by sweep parse as impossible or malformed (never in the dataset)");
+  dropped(aggregate.rowsSkippedInOutputs, "skipped by sweep parse: the output did not say its collective");
   dropped(aggregate.rowsImpossible, "a value no measurement can have (docs/sweep.md#impossible-values)");
   return out;
 }

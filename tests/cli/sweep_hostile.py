@@ -4,8 +4,9 @@ and 10; docs/sweep.md#impossible-values):
 
   parse        a table with every impossible value (extra text columns, a negative size, 2^64, NaN, inf, a negative
                and a 1e308 busbw, a zero time, a fractional #wrong) and a row glued to an INFO line without its
-               newline: each bad row said as FILE:LINE and why and counted in the summary, only the two real rows
-               in the dataset, the glued one among them.
+               newline: each bad row said as FILE:LINE and why and counted in the summary and in the dataset (its
+               source line, which sweep rules reports), only the two real rows in the dataset, the glued one among
+               them.
   rules        a dataset edited by hand (busbw 1e308, sizes 2^63 and -1, a key given twice): each line refused
                naming file, line and reason; no rule from them, no "inf", no null gain, no range past 2^48.
   compare      the same dataset and a default of almost nothing: no figure longer than a dozen digits.
@@ -105,7 +106,14 @@ def case_parse(railtune, work):
     must(r"^wrote .*impossible\.jsonl: 2 rows from 1 of 1 files \(1 runs\); %d bad rows dropped" % len(BAD), out)
     for index, (_, reason) in enumerate(BAD):
         must(r"impossible\.txt:%d: %s" % (18 + index, reason), out)
-    rows = [json.loads(line) for line in open(dataset)]
+    lines = [json.loads(line) for line in open(dataset)]
+    rows = [r for r in lines if r["schema"] == "railtune.sweep-dataset/1"]
+    sources = [r for r in lines if r["schema"] == "railtune.sweep-dataset-source/1"]
+    if len(sources) != 1 or lines[-1] is not sources[0]:
+        fail("the dataset does not end with one line saying what was dropped: %s" % sources)
+    if (sources[0]["bad_rows"], sources[0]["rows"]) != (len(BAD), 2) or \
+            [b["line"] for b in sources[0]["bad"]] != list(range(18, 18 + len(BAD))):
+        fail("the dataset's count of dropped rows is wrong: %s" % sources[0])
     if [r["line"] for r in rows] != [17, 18 + len(BAD)]:
         fail("the dataset's rows are at lines %s, expected the good row and the glued one" % [r["line"] for r in rows])
     if rows[1]["size"] != 8388608 or rows[1]["out_of_place"]["busbw"] != 209.72:
@@ -113,6 +121,11 @@ def case_parse(railtune, work):
     for r in rows:
         if not r["valid"] or r["choice"] != {"algorithm": "ring", "protocol": "simple"}:
             fail("a row of the dataset is not what the output says: %s" % r)
+    # The count reaches whoever reads the dataset.
+    out = run([railtune, "sweep", "rules", dataset, "-o", os.path.join(work, "rules.json")], 0)
+    must(r"impossible\.jsonl: sweep parse dropped %d bad rows of .*impossible\.txt \(line 18: 16 columns where the "
+         r"header has 13\)" % len(BAD), out)
+    must(r"%d rows not used: dropped by sweep parse as impossible or malformed" % len(BAD), out)
 
 
 def hand_edited_dataset(work, default_busbw=229.0):

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -274,12 +275,59 @@ TEST(SweepDataset, ImpossibleValuesAndDuplicateKeysAreRefusedByLine) {
   EXPECT_EQ(diagnostics[5].line, 7u);
 }
 
+// What sweep parse dropped of an output is a line of its own schema, read back to the same bytes; a row that names
+// that schema in a string is still a row.
+TEST(SweepDataset, SourceLinesAreReadBackAndARowNamingTheirSchemaIsStillARow) {
+  DatasetSource dropped{"out.txt", 1, 2, 0, 9, 0, {{18, "size -2097152 is negative"}}};
+  std::string text;
+  appendDatasetSource(dropped, text);
+  OutputContext context;
+  context.source = "railtune.sweep-dataset-source/1.txt";
+  appendDatasetRow(rowsOf(kEightOnTwoTrays, context).at(0), text);
+  std::vector<DatasetDiagnostic> diagnostics;
+  std::vector<DatasetSource> sources;
+  size_t rows = 0;
+  const std::string p = padded(text);
+  readDatasetText(
+      std::string_view(p.data(), text.size()), "d.jsonl", [&](const DatasetRow&) { ++rows; }, diagnostics,
+      [&](const DatasetSource& source) { sources.push_back(source); });
+  EXPECT_TRUE(diagnostics.empty()) << diagnostics.at(0).message;
+  EXPECT_EQ(rows, 1u);
+  ASSERT_EQ(sources.size(), 1u);
+  std::string again;
+  appendDatasetSource(sources[0], again);
+  EXPECT_EQ(again, text.substr(0, text.find('\n') + 1));
+  EXPECT_EQ(sources[0].badRows, 9u);
+  EXPECT_EQ(sources[0].bad.at(0).first, 18u);
+}
+
+// A variable's name is the user's (--env): written escaped, read back the same.
+TEST(SweepDataset, AnEnvironmentNameWithQuotesIsWrittenEscaped) {
+  OutputContext context;
+  context.source = "eight.txt";
+  context.env = {{"NCCL_\"ALGO", "Ring\\"}};
+  context.envFrom = ForcedBy::Option;
+  std::string text;
+  appendDatasetRow(rowsOf(kEightOnTwoTrays, context).at(0), text);
+  std::vector<DatasetDiagnostic> diagnostics;
+  std::map<std::string, std::string> env;
+  const std::string p = padded(text);
+  readDatasetText(
+      std::string_view(p.data(), text.size()), "d.jsonl", [&](const DatasetRow& row) { env = row.env; }, diagnostics);
+  EXPECT_TRUE(diagnostics.empty()) << diagnostics.at(0).message;
+  EXPECT_EQ(env.at("NCCL_\"ALGO"), "Ring\\");
+}
+
 // A run's rows are built and handed over while it is read, once its first rows settle what it measured.
 TEST(SweepDataset, TheBuilderStreamsALongRunsRows) {
   OutputContext context;
   context.source = "long.txt";
   size_t handed = 0;
-  OutputRowBuilder builder(context, [&](const DatasetRow& row) {
+  OutputRowBuilder builder(context, [&](const DatasetRow& row, const DatasetLineParts& parts) {
+    std::string whole, inParts;
+    appendDatasetRow(row, whole);
+    appendDatasetRow(row, parts, inParts);
+    EXPECT_EQ(inParts, whole);
     EXPECT_EQ(row.collective, "allreduce");
     EXPECT_EQ(row.choice.label(), "ring/ll128");
     ++handed;
