@@ -1,8 +1,10 @@
 // libFuzzer target for what `railtune sweep` reads besides nccl-tests' tables: the sweep dataset (JSONL), the sweep
 // manifest, a run's output judged for how it ended, and the rows built from any text read as nccl-tests output. Besides
 // crashes and sanitizer reports it checks the promises: rows written are read back to the same bytes, every diagnostic
-// names a line the input has, and the rules derived from whatever was read have ranges with min <= max inside the
-// measured sizes.
+// names a line the input has, every row read is within the physical bounds (row_bounds.h), a source line read is
+// written back to the same bytes, a row written in its run's parts is the row written whole, and the rules derived
+// from whatever was read have ranges with min <= max inside the measured sizes and a finite gain.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include "nccl-tests-integration/dataset/dataset.h"
 #include "nccl-tests-integration/dataset/from_output.h"
 #include "nccl-tests-integration/parse/nccl_tests_text.h"
+#include "nccl-tests-integration/parse/row_bounds.h"
 #include "nccl-tests-integration/rules/derive.h"
 #include "nccl-tests-integration/run/manifest.h"
 #include "nccl-tests-integration/run/outcome.h"
@@ -36,7 +39,8 @@ void checkRules(const Aggregate& aggregate) {
   for (const DerivedRule& r : rules.rules) {
     require(r.minBytes <= r.maxBytes && !r.sizes.empty());
     require(r.minBytes <= r.sizes.front() && r.sizes.back() <= r.maxBytes);
-    require(r.minGain > 0.05);
+    require(r.minGain > 0.05 && std::isfinite(r.minGain) && std::isfinite(r.maxGain));
+    require(r.maxBytes <= kMaxRowBytes);
   }
 }
 
@@ -51,8 +55,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Aggregate read;
   std::vector<DatasetDiagnostic> diagnostics;
   const std::string p = padded(text);
+  std::vector<std::string> sourceLines;
   readDatasetText(
-      std::string_view(p.data(), text.size()), "in", [&](const DatasetRow& row) { read.add(row); }, diagnostics);
+      std::string_view(p.data(), text.size()), "in",
+      [&](const DatasetRow& row) {
+        require(rowProblem(row.size, row.count, row.outOfPlace, row.inPlace, false).empty());
+        read.add(row);
+      },
+      diagnostics,
+      [&](const DatasetSource& source) {
+        sourceLines.emplace_back();
+        appendDatasetSource(source, sourceLines.back());
+      });
+  for (const std::string& line : sourceLines) {  // written back, read again to the same bytes
+    std::string again;
+    std::vector<DatasetDiagnostic> none;
+    const std::string q = padded(line);
+    readDatasetText(
+        std::string_view(q.data(), line.size()), "source", [](const DatasetRow&) { require(false); }, none,
+        [&](const DatasetSource& source) { appendDatasetSource(source, again); });
+    require(none.empty() && again == line);
+  }
   for (const DatasetDiagnostic& d : diagnostics) require(d.line >= 1 && d.line <= lines && !d.message.empty());
   checkRules(read);
 
@@ -73,7 +96,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<DatasetDiagnostic> built;
   appendRowsFromOutput(parseNcclTestsText(text), context, rows, built);
   std::string written;
-  for (const DatasetRow& row : rows) appendDatasetRow(row, written);
+  for (const DatasetRow& row : rows) {
+    appendDatasetRow(row, written);
+    std::string whole, inParts;
+    appendDatasetRow(row, whole);
+    appendDatasetRow(row, datasetLineParts(row), inParts);
+    require(whole == inParts);
+  }
   std::string again;
   std::vector<DatasetDiagnostic> backDiagnostics;
   Aggregate back;
