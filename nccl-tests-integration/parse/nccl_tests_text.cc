@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 
 #include "nccl-tests-integration/parse/row_bounds.h"
@@ -19,8 +20,9 @@ string_view trim(string_view s) {
   return s;
 }
 
-std::vector<string_view> tokens(string_view s) {
-  std::vector<string_view> out;
+// The words of s, into out (cleared first): one vector reused for every row.
+void tokens(string_view s, std::vector<string_view>& out) {
+  out.clear();
   size_t i = 0;
   while (i < s.size()) {
     while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
@@ -28,6 +30,11 @@ std::vector<string_view> tokens(string_view s) {
     while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') ++i;
     if (i > start) out.push_back(s.substr(start, i - start));
   }
+}
+
+std::vector<string_view> tokens(string_view s) {
+  std::vector<string_view> out;
+  tokens(s, out);
   return out;
 }
 
@@ -91,6 +98,38 @@ size_t keyCount(const std::vector<std::string>& columns) {
   return columns.size();
 }
 
+// What each column of a header holds, worked out once per header rather than by name for every value of every row.
+enum class Column : uint8_t { Other, Count, Type, Redop, Root, Time, Algbw, Busbw, Wrong };
+
+struct Layout {
+  std::vector<Column> kinds;
+  size_t keys = 0;
+  bool countColumn = true;  // #wrong counts elements (2.13+), not the largest error of the "error" column
+};
+
+Layout layoutOf(const std::vector<std::string>& columns) {
+  Layout layout;
+  layout.keys = keyCount(columns);
+  for (size_t k = 0; k < columns.size(); ++k) {
+    const std::string& name = columns[k];
+    Column kind = Column::Other;
+    if (k < layout.keys) {
+      if (name == "count") kind = Column::Count;
+      if (name == "type") kind = Column::Type;
+      if (name == "redop" || name == "op") kind = Column::Redop;
+      if (name == "root") kind = Column::Root;
+    } else {
+      if (name == "time" || name == "cputime") kind = Column::Time;
+      if (name == "algbw") kind = Column::Algbw;
+      if (name == "busbw") kind = Column::Busbw;
+      if (name == "#wrong" || name == "error") kind = Column::Wrong;
+    }
+    layout.countColumn = layout.countColumn && name != "error";
+    layout.kinds.push_back(kind);
+  }
+  return layout;
+}
+
 std::string quoted(string_view s) {
   return "'" + std::string(s.substr(0, 40)) + (s.size() > 40 ? "...'" : "'");
 }
@@ -133,6 +172,7 @@ class TextLineReader {
       run_ = TestRun{};
       run_->firstLine = number;
       rowsInRun_ = 0;
+      ++columnsVersion_;
     }
     return *run_;
   }
@@ -298,6 +338,7 @@ class TextLineReader {
     }
     run_->columns.clear();
     for (string_view w : tokens(c)) run_->columns.emplace_back(w);
+    ++columnsVersion_;
   }
 
   // The row's first five (or fewer, before 2.13) columns are its key; then two halves of time, algbw, busbw,
@@ -305,83 +346,100 @@ class TextLineReader {
   // the header's columns (hypercube: one fewer), every value a number or N/A within the bounds of row_bounds.h;
   // any other row starting with an integer is a bad row, said with its reason.
   void row(string_view t, int number) {
-    const auto words = tokens(t);
+    std::vector<string_view>& words = words_;
+    tokens(t, words);
     if (words.empty() || !integerWord(words[0])) return;  // a line of some other program
     if (words[0].starts_with('-')) return badRow(number, "size " + std::string(words[0]) + " is negative");
     uint64_t size = 0;
     if (!parseNumber(words[0], &size)) return badRow(number, "size " + quoted(words[0]) + " is over 2^48 bytes");
     current(number);
     const std::vector<std::string>& cols = columns();
-    const size_t keyColumns = keyCount(cols);
-    std::vector<string_view> values(words.begin(), words.end());
+    const Layout& shape = layout();
+    const size_t given = words.size();
     // hypercube prints an empty redop: one token fewer, the root where redop would be
-    if (values.size() + 1 == cols.size() && keyColumns == 5 && integerWord(values[3]))
-      values.insert(values.begin() + 3, string_view());
-    if (values.size() < keyColumns) return badRow(number, "a result row cut short");
+    if (given + 1 == cols.size() && shape.keys == 5 && integerWord(words[3]))
+      words.insert(words.begin() + 3, string_view());
+    if (words.size() < shape.keys) return badRow(number, "a result row cut short");
     Row r;
     r.line = number;
     r.size = size;
-    if (const std::string why = readKeys(cols, keyColumns, values, r); !why.empty()) return badRow(number, why);
-    if (values.size() == keyColumns) {  // NCCL INFO lines split the row: the numbers follow on a later line
+    if (const std::string why = readKeys(shape, words, r); !why.empty()) return badRow(number, why);
+    if (words.size() == shape.keys) {  // NCCL INFO lines split the row: the numbers follow on a later line
       pending_ = r;
-      pendingKeys_ = keyColumns;
+      pendingKeys_ = shape.keys;
       pendingRow_ = true;
       return;
     }
-    if (values.size() < cols.size())
-      return badRow(number, "a result row cut short (" + std::to_string(words.size()) + " of " +
-                                std::to_string(cols.size()) + " columns)");
-    if (values.size() > cols.size())
-      return badRow(number,
-                    std::to_string(words.size()) + " columns where the header has " + std::to_string(cols.size()));
-    if (const std::string why = fillHalves(&r, cols, values, keyColumns); !why.empty()) return badRow(number, why);
+    if (words.size() < cols.size())
+      return badRow(number, "a result row cut short (" + std::to_string(given) + " of " + std::to_string(cols.size()) +
+                                " columns)");
+    if (words.size() > cols.size())
+      return badRow(number, std::to_string(given) + " columns where the header has " + std::to_string(cols.size()));
+    if (const std::string why = fillHalves(&r, cols, shape, words); !why.empty()) return badRow(number, why);
     emit(std::move(r), number);
   }
 
-  static std::string readKeys(const std::vector<std::string>& cols, size_t keyColumns,
-                              const std::vector<string_view>& values, Row& r) {
-    for (size_t k = 1; k < keyColumns; ++k) {
-      const std::string& name = cols[k];
-      if (name == "count" && !parseNumber(values[k], &r.count))
-        return "count " + quoted(values[k]) + " is not a whole number within 2^64";
-      if (name == "type") r.type = std::string(values[k]);
-      if (name == "redop" || name == "op") r.redop = std::string(values[k]);
-      if (name == "root") {
-        int root = 0;
-        if (!parseNumber(values[k], &root)) return "root " + quoted(values[k]) + " is not a rank";
-        r.root = root;
+  static std::string readKeys(const Layout& shape, const std::vector<string_view>& values, Row& r) {
+    for (size_t k = 1; k < shape.keys; ++k) {
+      switch (shape.kinds[k]) {
+        case Column::Count:
+          if (!parseNumber(values[k], &r.count))
+            return "count " + quoted(values[k]) + " is not a whole number within 2^64";
+          break;
+        case Column::Type:
+          r.type.assign(values[k]);
+          break;
+        case Column::Redop:
+          r.redop.assign(values[k]);
+          break;
+        case Column::Root: {
+          int root = 0;
+          if (!parseNumber(values[k], &root)) return "root " + quoted(values[k]) + " is not a rank";
+          r.root = root;
+          break;
+        }
+        default:
+          break;
       }
     }
     return "";
   }
 
   // "" when every measurement column holds a number or N/A; else the first that does not.
-  static std::string fillHalves(Row* r, const std::vector<std::string>& cols, const std::vector<string_view>& values,
-                                size_t keyColumns) {
+  static std::string fillHalves(Row* r, const std::vector<std::string>& cols, const Layout& shape,
+                                const std::vector<string_view>& values) {
     Measurement* half = nullptr;
     int halves = 0;
-    for (size_t k = keyColumns; k < cols.size() && k < values.size(); ++k) {
-      const std::string& name = cols[k];
-      if (name == "time" || name == "cputime") half = halves++ == 0 ? &r->outOfPlace : &r->inPlace;
+    for (size_t k = shape.keys; k < cols.size() && k < values.size(); ++k) {
+      const Column kind = shape.kinds[k];
+      if (kind == Column::Time) half = halves++ == 0 ? &r->outOfPlace : &r->inPlace;
       if (half == nullptr) continue;
       std::optional<double>* slot = nullptr;
-      if (name == "time" || name == "cputime") slot = &half->timeUs;
-      if (name == "algbw") slot = &half->algbwGBps;
-      if (name == "busbw") slot = &half->busbwGBps;
-      if (name == "#wrong" || name == "error") slot = &half->wrong;
+      if (kind == Column::Time) slot = &half->timeUs;
+      if (kind == Column::Algbw) slot = &half->algbwGBps;
+      if (kind == Column::Busbw) slot = &half->busbwGBps;
+      if (kind == Column::Wrong) slot = &half->wrong;
       if (slot == nullptr) continue;
       const Value v = measure(values[k]);
-      if (!v.readable) return name + " " + quoted(values[k]) + " is not a number";
+      if (!v.readable) return cols[k] + " " + quoted(values[k]) + " is not a number";
       *slot = v.number;
     }
     return "";
   }
 
+  // The layout of the current columns, worked out again only when they change.
+  const Layout& layout() {
+    const std::vector<std::string>& cols = columns();
+    if (layoutVersion_ != columnsVersion_ || layout_.kinds.size() != cols.size()) {
+      layout_ = layoutOf(cols);
+      layoutVersion_ = columnsVersion_;
+    }
+    return layout_;
+  }
+
   // A row read whole: handed over when its values are physically possible, else a bad row.
   void emit(Row&& r, int number) {
-    const std::vector<std::string>& cols = columns();
-    const bool countColumn = std::find(cols.begin(), cols.end(), "error") == cols.end();
-    if (const std::string why = rowProblem(r, countColumn); !why.empty()) return badRow(number, why);
+    if (const std::string why = rowProblem(r, layout().countColumn); !why.empty()) return badRow(number, why);
     ++rowsInRun_;
     sink_.row(current(number), std::move(r));
   }
@@ -398,7 +456,7 @@ class TextLineReader {
     std::vector<string_view> values(pendingKeys_, string_view());
     values.insert(values.end(), words.begin(), words.end());
     pendingRow_ = false;
-    if (const std::string why = fillHalves(&pending_, cols, values, pendingKeys_); !why.empty()) {
+    if (const std::string why = fillHalves(&pending_, cols, layout(), values); !why.empty()) {
       badRow(pending_.line, why);
       return true;
     }
@@ -407,6 +465,9 @@ class TextLineReader {
   }
 
   TextSink& sink_;
+  std::vector<string_view> words_;  // the current row's words, reused
+  Layout layout_;
+  size_t columnsVersion_ = 0, layoutVersion_ = SIZE_MAX;  // the columns changed since the layout was worked out
   std::optional<TestRun> run_;
   size_t rowsInRun_ = 0;
   bool pendingRow_ = false;
