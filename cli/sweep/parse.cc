@@ -18,6 +18,7 @@
 #include "analysis/ingest/parallel_for.h"
 #include "cli/sweep/ordered_output.h"
 #include "cli/sweep/output_file.h"
+#include "cli/sweep/row_text.h"
 #include "cli/sweep/shape_options.h"
 #include "cli/sweep/sweep.h"
 #include "common/regular_file.h"
@@ -117,16 +118,14 @@ void readJsonJob(const Job& job, sweep::OutputRowBuilder& builder, JobResult& re
 }
 
 void readJob(const Job& job, size_t index, size_t keepDiagnostics, OrderedOutput& output, JobResult& result) {
-  std::string text;
+  RowText rows(kPieceBytes, [&](std::string& piece) { output.write(index, piece); });
   sweep::OutputRowBuilder builder(
-      job.context,
-      [&](const DatasetRow& row, const sweep::DatasetLineParts& parts) {
-        sweep::appendDatasetRow(row, parts, text);
-        if (text.size() >= kPieceBytes) output.write(index, text);
-      },
+      job.context, [&](const DatasetRow& row, const sweep::DatasetLineParts& parts) { rows.add(row, parts); },
       keepDiagnostics);
   if (!readTextJob(job, builder, result)) readJsonJob(job, builder, result);
   builder.finish();
+  rows.finish();
+  std::string text;
   if (const std::optional<sweep::DatasetSource> source = builder.sourceLine())
     sweep::appendDatasetSource(*source, text);  // what was dropped stays on record beside the rows
   output.write(index, text);

@@ -13,7 +13,7 @@ and 10; docs/sweep.md#impossible-values):
   failed_runs  a sweep folder whose every run failed or was rejected: each run listed (id, choice, status, exit,
                file), exit status 1, no "no nccl-tests output files".
   memory       a 40 MB table parsed with the peak memory of the process within 64 MiB of a tiny file's: the rows
-               are streamed, never held.
+               are streamed, never held; every row in the dataset, in order.
 
     sweep_hostile.py RAILTUNE WORKDIR CASE
 Exit status: 0 passed, 1 failed.
@@ -262,9 +262,22 @@ def case_memory(railtune, work):
     baseline = peak_rss_mib([railtune, "sweep", "parse", small, "-o", os.path.join(work, "small.jsonl")])
     peak = peak_rss_mib([railtune, "sweep", "parse", big, "-o", os.path.join(work, "big.jsonl")])
     print("peak RSS: %.1f MiB for 40 MB of rows, %.1f MiB for one row" % (peak, baseline))
-    lines = sum(1 for _ in open(os.path.join(work, "big.jsonl")))
-    if lines != rows // 1000 * 1000:
-        fail("%d rows in the dataset, expected %d" % (lines, rows // 1000 * 1000))
+    # Every row, in the order of the output (past 65536 rows a second thread writes them, in batches).
+    numbers = [json.loads(line)["line"] for line in open(os.path.join(work, "big.jsonl"))]
+    if numbers != list(range(17, 17 + rows // 1000 * 1000)):
+        fail("%d rows in the dataset, expected %d in order from line 17" % (len(numbers), rows // 1000 * 1000))
+    # Several files at once: each file's rows together, in the order of the inputs, the long one among them.
+    mixed = os.path.join(work, "mixed.jsonl")
+    run([railtune, "sweep", "parse", small, big, small, big, small, "-o", mixed], 0)
+    order = []
+    for line in open(mixed):
+        source = os.path.basename(json.loads(line)["source"])
+        if not order or order[-1][0] != source:
+            order.append([source, 0])
+        order[-1][1] += 1
+    expected = [["small.txt", 1], ["big.txt", len(numbers)]] * 2 + [["small.txt", 1]]
+    if order != expected:
+        fail("the rows of several files are not in the order of the inputs: %s" % order)
     if peak - baseline > 64:
         fail("parsing 40 MB took %.0f MiB more than one row: the rows are held, not streamed" % (peak - baseline))
 
