@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <vector>
 
@@ -43,15 +44,32 @@ struct BadField {
 // decides.
 template <typename Fn>
 void eachField(od::object object, Fn&& fn) {
-  std::vector<std::string> seen;
+  // The keys seen so far (views into the parser's string buffer, which holds them until the next line) and a 64-bit
+  // filter of them: a row has some twenty keys, and only a key whose filter bit is already set is compared.
+  std::array<std::string_view, 32> seen;
+  std::vector<std::string_view> more;  // past 32 (a long env)
+  size_t count = 0;
+  uint64_t filter = 0;
   for (auto member : object) {
     od::field field;
     if (std::move(member).get(field)) throw BadField{"not JSON"};
     std::string_view key;
     if (field.unescaped_key().get(key)) throw BadField{"unreadable key"};
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
-      throw BadField{"duplicate key \"" + std::string(key) + "\""};
-    seen.emplace_back(key);
+    const uint64_t bit = key.empty() ? 1
+                                     : uint64_t{1} << ((key.size() * 31 + static_cast<uint8_t>(key.front()) * 7 +
+                                                        static_cast<uint8_t>(key.back())) &
+                                                       63);
+    if ((filter & bit) != 0) {
+      const auto end = seen.begin() + static_cast<std::ptrdiff_t>(std::min(count, seen.size()));
+      if (std::find(seen.begin(), end, key) != end || std::find(more.begin(), more.end(), key) != more.end())
+        throw BadField{"duplicate key \"" + std::string(key) + "\""};
+    }
+    filter |= bit;
+    if (count < seen.size())
+      seen[count] = key;
+    else
+      more.push_back(key);
+    ++count;
     fn(key, field.value());
   }
 }
@@ -297,10 +315,9 @@ std::string_view schemaOf(od::parser& parser, std::string_view line, size_t read
 
 ParsedLine parseAnyLine(od::parser& parser, std::string_view line, size_t readable, DatasetRow& row,
                         DatasetSource& source) {
-  // A source line holds its schema's name: only such lines are looked at twice (a row may name it in a string).
-  if (line.find(kDatasetSourceSchema) == std::string_view::npos ||
-      schemaOf(parser, line, readable) != kDatasetSourceSchema)
-    return {false, parseLine(parser, line, readable, row)};
+  // Most lines are rows: a line is looked at again as a source line only when it is not one.
+  std::string problem = parseLine(parser, line, readable, row);
+  if (problem.empty() || schemaOf(parser, line, readable) != kDatasetSourceSchema) return {false, std::move(problem)};
   source = DatasetSource{};
   try {
     od::document doc;
