@@ -4,9 +4,12 @@
 Writes FILES outputs of all_reduce_perf in nccl-tests 2.19.6's text format (version line, device lines, NCCL INFO
 lines as NCCL_DEBUG=INFO prints them, the table of 8 B to 16 GiB, the footer), each padded with INFO lines to
 BYTES_PER_FILE, forcing one (NCCL_ALGO, NCCL_PROTO) per file in turn, on 16 ranks of 2 hosts. Deterministic.
-Also writes a sweep dataset of ROWS rows (railtune.sweep-dataset/1) when --dataset is given.
+Also writes a sweep dataset of ROWS rows (railtune.sweep-dataset/1) when --dataset is given, and with --long-output
+FILE --long-bytes N one output of N bytes (bench/run_sweep_parse_scale.sh): a single run whose table goes round the
+32 sizes until the file is that long (as a benchmark looping over its sizes prints), an NCCL INFO line every 1000 rows.
 
     gen_nccl_tests_outputs.py OUTDIR FILES [--bytes-per-file N] [--dataset FILE --rows N]
+                              [--long-output FILE --long-bytes N]
 """
 import argparse
 import os
@@ -104,6 +107,25 @@ def dataset(path, rows):
             shape += 1
 
 
+def long_output(path, target):
+    """One run of all_reduce_perf, its table going round the sizes until the file holds target bytes. Prints the
+    number of table rows written."""
+    lines = header(7, "Ring", "LL128")
+    footer = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 123.45 \n#\n# Collective test concluded: all_reduce_perf\n"
+    block = "\n".join(row(s, 0.85) for s in SIZES) + "\n"
+    info = "gb300-r01-t01:4000:4100 [0] NCCL INFO Channel 00/32 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+    chunk = (block * 31 + block[:block.index("\n", len(block) // 4) + 1] + info)  # about 1000 rows, then one INFO line
+    rows_per_chunk = 32 * 31 + block[:block.index("\n", len(block) // 4) + 1].count("\n")
+    rows = 0
+    with open(path, "w") as out:
+        written = out.write("\n".join(lines) + "\n")
+        while written + len(chunk) + len(footer) <= target:
+            written += out.write(chunk)
+            rows += rows_per_chunk
+        out.write(footer)
+    print(rows)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("outdir")
@@ -111,7 +133,11 @@ def main():
     parser.add_argument("--bytes-per-file", type=int, default=107374)
     parser.add_argument("--dataset")
     parser.add_argument("--rows", type=int, default=1000000)
+    parser.add_argument("--long-output")
+    parser.add_argument("--long-bytes", type=int, default=500 * 1000 * 1000)
     args = parser.parse_args()
+    if args.long_output:
+        long_output(args.long_output, args.long_bytes)
     os.makedirs(args.outdir, exist_ok=True)
     for i in range(args.files):
         with open(os.path.join(args.outdir, "run%05d.txt" % i), "w") as f:
