@@ -136,6 +136,35 @@ void reportInventory(const NvmlChoice& choice, const discover::NvmlInventory& nv
   checkFabric(nvml, report);
 }
 
+// The child's end when it did not answer with an inventory: crashed or timed out, dlopen failed, or an
+// answer that cannot be read. Returns whether it reported one of these.
+bool reportLoadProblem(const NvmlChoice& choice, const NvmlLoad& load, const std::string& damage, int timeoutSeconds,
+                       Report& report) {
+  const std::string damageNote = damage.empty() ? "" : " (ELF: " + damage + ")";
+  if (!load.probe.finished() || load.probe.exitCode != 0) {
+    report.add("gpu.nvml", Status::Fail,
+               "loading NVML " + choice.origin + " in a child process: the child " +
+                   load.probe.describeEnd(timeoutSeconds) + damageNote,
+               choice.named ? "the file is damaged (a truncated copy makes ld.so crash) or hangs in nvmlInit: "
+                              "point --nvml-library (or RAILTUNE_NVML_LIBRARY) at a working libnvidia-ml.so.1"
+                            : "the driver's NVML is damaged or hangs in nvmlInit: reinstall the NVIDIA driver "
+                              "(nvidia-smi should answer), or pass --no-nvml");
+  } else if (!load.dlopenError.empty() && choice.named) {
+    report.add("gpu.nvml", Status::Fail, "cannot load " + choice.origin + ": " + load.dlopenError + damageNote,
+               kNamedFix);
+  } else if (!load.dlopenError.empty()) {
+    report.add("gpu.nvml", Status::Skip,
+               "NVML not present: the loader finds no " + choice.library + " (" + load.dlopenError +
+                   "): no NVIDIA driver on this host?");
+  } else if (!load.inventory) {
+    report.add("gpu.nvml", Status::Fail, "reading NVML " + choice.origin + " in a child process: " + load.answerError,
+               kNamedFix);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void checkGpus(const DoctorOptions& options, const Platform& platform, Report& report) {
@@ -150,32 +179,7 @@ void checkGpus(const DoctorOptions& options, const Platform& platform, Report& r
     return;
   }
   const NvmlLoad load = loadNvmlInChild(choice.library, options.timeoutSeconds);
-  const std::string damageNote = damage.empty() ? "" : " (ELF: " + damage + ")";
-  if (!load.probe.finished() || load.probe.exitCode != 0) {
-    report.add("gpu.nvml", Status::Fail,
-               "loading NVML " + choice.origin + " in a child process: the child " +
-                   load.probe.describeEnd(options.timeoutSeconds) + damageNote,
-               choice.named ? "the file is damaged (a truncated copy makes ld.so crash) or hangs in nvmlInit: "
-                              "point --nvml-library (or RAILTUNE_NVML_LIBRARY) at a working libnvidia-ml.so.1"
-                            : "the driver's NVML is damaged or hangs in nvmlInit: reinstall the NVIDIA driver "
-                              "(nvidia-smi should answer), or pass --no-nvml");
-    return;
-  }
-  if (!load.dlopenError.empty()) {
-    if (choice.named)
-      report.add("gpu.nvml", Status::Fail, "cannot load " + choice.origin + ": " + load.dlopenError + damageNote,
-                 kNamedFix);
-    else
-      report.add("gpu.nvml", Status::Skip,
-                 "NVML not present: the loader finds no " + choice.library + " (" + load.dlopenError +
-                     "): no NVIDIA driver on this host?");
-    return;
-  }
-  if (!load.inventory) {
-    report.add("gpu.nvml", Status::Fail, "reading NVML " + choice.origin + " in a child process: " + load.answerError,
-               kNamedFix);
-    return;
-  }
+  if (reportLoadProblem(choice, load, damage, options.timeoutSeconds, report)) return;
   reportInventory(choice, *load.inventory, report);
 }
 
