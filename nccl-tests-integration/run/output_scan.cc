@@ -134,7 +134,8 @@ void OutputScan::line(std::string_view text) {
 void OutputScan::scanWords(std::string_view text) {
   if (warnRejection_.empty()) {
     lower_.assign(text);
-    for (char& c : lower_) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : lower_)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     for (std::string_view words : kRejectionWords) {
       if (lower_.find(words) == std::string::npos) continue;
       if (text.find("NCCL WARN") != std::string_view::npos) {
@@ -147,7 +148,10 @@ void OutputScan::scanWords(std::string_view text) {
   for (size_t i = 0; i < kFailureWords.size(); ++i)
     if (failures_[i].empty() && text.find(kFailureWords[i]) != std::string_view::npos) failures_[i] = fromMarker(text);
   const std::string_view t = trimmed(text);
-  if (!t.empty() && t.front() != '#') lastWords_ = shortened(t);
+  if (!t.empty() && t.front() != '#') {  // assigned in place: one line after another, no allocation each
+    lastWords_.assign(t.substr(0, kMaxReason));
+    if (t.size() > kMaxReason) lastWords_ += "...";
+  }
 }
 
 void OutputScan::countRows(bool all) {

@@ -89,6 +89,54 @@ TEST_F(SweepRunProcess, TimeoutKillsTheWholeGroup) {
   EXPECT_FALSE(running(grandchild)) << "the grandchild survived the timeout";
 }
 
+// The group is named to the caller before the command runs: the command has printed nothing yet, and the group is
+// the command's own pid.
+TEST_F(SweepRunProcess, GroupRecordedBeforeTheCommandRuns) {
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", "echo $$"};
+  spec.outputPath = dir_ + "/out.txt";
+  pid_t group = 0;
+  std::string outputAtStart = "unset";
+  spec.onStart = [&](pid_t g) {
+    group = g;
+    outputAtStart = runnerFileText(spec.outputPath);
+  };
+  const ProcessResult result = runProcess(spec);
+  EXPECT_EQ(result.end.exitCode, 0);
+  EXPECT_EQ(outputAtStart, "");
+  EXPECT_EQ(runnerFileText(spec.outputPath), std::to_string(group) + "\n");
+  EXPECT_EQ(result.outputBytes, std::to_string(group).size() + 1);
+}
+
+TEST_F(SweepRunProcess, GroupNotRecordedCommandNeverRuns) {
+  ProcessSpec spec;
+  spec.argv = {"touch", dir_ + "/ran"};
+  spec.outputPath = dir_ + "/out.txt";
+  spec.onStart = [](pid_t) { throw std::runtime_error("cannot write running.json: No space left on device"); };
+  const ProcessResult result = runProcess(spec);
+  EXPECT_EQ(result.end.startError, "cannot write running.json: No space left on device");
+  EXPECT_EQ(result.end.exitCode, 127);
+  EXPECT_FALSE(fs::exists(dir_ + "/ran"));
+}
+
+// The output's length is taken when the run ends: a process that left the group (setsid) and writes on is not in it.
+TEST_F(SweepRunProcess, OutputBytesAreThoseWrittenUntilTheEnd) {
+  ProcessSpec spec;
+  // The command ends once the writer has left its group (else the end of the run would kill it first).
+  spec.argv = {"sh", "-c",
+               "printf abc; setsid sh -c 'touch left; sleep 0.3; printf later; touch done' & "
+               "while [ ! -e left ]; do sleep 0.01; done"};
+  spec.outputPath = dir_ + "/out.txt";
+  const std::string before = fs::current_path().string();
+  fs::current_path(dir_);
+  const ProcessResult result = runProcess(spec);
+  fs::current_path(before);
+  EXPECT_EQ(result.end.exitCode, 0);
+  EXPECT_EQ(result.outputBytes, 3u);
+  for (int i = 0; i < 1500 && !fs::exists(dir_ + "/done"); ++i) usleep(20000);
+  EXPECT_EQ(runnerFileText(spec.outputPath), "abclater");
+}
+
 TEST_F(SweepRunProcess, MissingProgramIsAStartError) {
   ProcessSpec spec;
   spec.argv = {"no-such-program-railtune"};
