@@ -124,6 +124,7 @@ struct ChildArgs {
   pid_t parent = 0;
   int output = -1;
   int goRead = -1;     // the parent's go: one byte once the group is recorded; EOF when the parent died first
+  int goWrite = -1;    // closed in the child, so that only the parent holds it
   int execWrite = -1;  // errno of a failed execve
 };
 
@@ -148,6 +149,7 @@ ChildArgs childArgs(const ProcessSpec& spec, const std::string& program, int out
   setsid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != a.parent) _exit(127);
+  close(a.goWrite);
   char go = 0;
   ssize_t got = 0;
   do {
@@ -253,6 +255,7 @@ ProcessResult runProcess(const ProcessSpec& spec) {
     return startError(std::string("cannot start a process: ") + std::strerror(errno), start);
   }
   args.goRead = goPipe[0];
+  args.goWrite = goPipe[1];
   args.execWrite = execPipe[1];
   const pid_t pid = fork();
   if (pid == 0) childMain(args);
