@@ -54,3 +54,5 @@ add_test(NAME cli.sweep_run_bad_json_value
                  ${_railtune} sweep run -o ${_sweep_out}/bad --json maybe -- ${_sweep_standin} -g 8)
 add_test(NAME cli.format_golden_sweep_manifest
          COMMAND ${_validate} ${_formats}/sweep-manifest.schema.json ${_formats}/sweep-manifest.example.jsonl --min-records 5)
+add_test(NAME cli.format_golden_sweep_running
+         COMMAND ${_validate} ${_formats}/sweep-running.schema.json ${_formats}/sweep-running.example.json --min-records 1)

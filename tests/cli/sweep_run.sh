@@ -188,6 +188,8 @@ orphan)
   trap 'kill -KILL "$command" "$child" 2>/dev/null' EXIT
   grep -q "\"id\":\"allreduce.default.r0\",\"group\":$command," "$dir/running.json" ||
     fail "running.json does not name the run's process group $command"
+  "$validate" "$(dirname "$schema")/sweep-running.schema.json" "$dir/running.json" --min-records 1 ||
+    fail "running.json does not fit its schema"
   kill -KILL "$sweep"
   wait "$sweep" 2>/dev/null
   # The command dies with the sweep: PR_SET_PDEATHSIG (no timing asserted: within 30 s).
