@@ -1,6 +1,7 @@
 # `railtune sweep run` (docs/sweep.md, "Running a sweep") over the stand-in nccl-tests binary of tests/data/sweep
 # (python3, no GPU): a real sweep with its manifest and resume, a failed run, a timeout, launchers, Ctrl-C, chunk
-# sizes, the dry run (sweep_run.sh), and the usage errors.
+# sizes, the dry run, a sweep killed mid-run, a writer that escaped a run's group, a 300 MiB output (sweep_run.sh),
+# and the usage errors.
 set(_sweep_data ${PROJECT_SOURCE_DIR}/tests/data/sweep)
 set(_sweep_standin ${_sweep_data}/fake_all_reduce_perf)
 set(_sweep_out ${CMAKE_CURRENT_BINARY_DIR}/sweep_run)
