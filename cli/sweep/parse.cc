@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ struct ParseOptions {
 struct Job {
   std::string path;
   sweep::OutputContext context;
+  std::optional<uint64_t> byteLimit;  // the manifest's output_bytes: what the run wrote until it ended
 };
 
 struct JobResult {
@@ -70,8 +72,14 @@ void readJob(const Job& job, JobResult& result) {
     result.diagnostics.push_back({job.path, 0, file.reason + "; skipped"});
     return;
   }
+  std::string_view bytes = file.bytes;
+  if (job.byteLimit && bytes.size() > *job.byteLimit) {  // a process that escaped the run's group wrote on
+    result.diagnostics.push_back(
+        {job.path, 0, std::to_string(bytes.size() - *job.byteLimit) + " bytes written after the run ended, ignored"});
+    bytes = bytes.substr(0, *job.byteLimit);
+  }
   const sweep::ParsedText parsed =
-      startsWithBrace(file.bytes) ? sweep::parseNcclTestsJson(file.bytes) : sweep::parseNcclTestsText(file.bytes);
+      startsWithBrace(file.bytes) ? sweep::parseNcclTestsJson(bytes) : sweep::parseNcclTestsText(bytes);
   for (const sweep::Diagnostic& d : parsed.diagnostics)
     result.diagnostics.push_back({job.path, static_cast<size_t>(d.line), d.message});
   result.runs = parsed.runs.size();
@@ -109,6 +117,7 @@ void manifestJobs(const std::string& dir, const Job& base, std::vector<Job>& job
                    ? json
                    : (fs::path(dir) / e.output).string();
     job.context.source = job.path;
+    if (job.path == (fs::path(dir) / e.output).string()) job.byteLimit = e.outputBytes;
     job.context.env = e.env;
     job.context.envFrom = sweep::ForcedBy::Manifest;
     job.context.repeat = e.repeat;
