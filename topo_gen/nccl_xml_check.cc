@@ -1,10 +1,11 @@
 #include "topo_gen/nccl_xml_check.h"
 
-#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "topo_gen/nccl_xml.h"
@@ -71,15 +72,15 @@ std::string guidFindingText(const GuidFinding& f) {
 }  // namespace
 
 void checkPlaneGuids(const fabric::Fabric& fabric, fabric::Diagnostics& out) {
-  std::vector<GuidFinding> findings;
+  std::vector<GuidFinding> findings;  // in the order first met
+  std::map<std::tuple<std::string, int, int, bool>, size_t> index;
   const auto add = [&](const fabric::SourceLoc& loc, bool missing, const std::string& host, const std::string& what,
                        const std::string& otherPlane) {
-    auto it = std::find_if(findings.begin(), findings.end(), [&](const GuidFinding& f) {
-      return f.missing == missing && f.loc.file == loc.file && f.loc.line == loc.line && f.loc.column == loc.column;
-    });
-    if (it == findings.end()) it = findings.insert(findings.end(), GuidFinding{loc, missing, what, otherPlane, 0, {}});
-    ++it->nics;
-    it->hosts.insert(host);
+    const auto [it, added] = index.try_emplace({loc.file, loc.line, loc.column, missing}, findings.size());
+    if (added) findings.push_back(GuidFinding{loc, missing, what, otherPlane, 0, {}});
+    GuidFinding& f = findings[it->second];
+    ++f.nics;
+    f.hosts.insert(host);
   };
   for (const fabric::Host& host : fabric.hosts) {
     for (const fabric::Nic& nic : host.nics) {
