@@ -145,6 +145,8 @@ int runImport(const ImportArgs& args) {
   if (logs.processes.empty()) {
     printDiagnostics(logs.diagnostics, args.warnings);
     printUnreadable(logs.unreadable, args.warnings);
+    if (logs.counts.files == 0 && !logs.unreadable.empty())
+      throw std::runtime_error("none of the logs given could be read (listed above)");
     throw std::runtime_error(
         "no NCCL log line (\"HOST:PID:TID [DEV] NCCL INFO ...\") in what was given: run the job "
         "with NCCL_DEBUG=INFO (railtune exec --capture DIR does)");

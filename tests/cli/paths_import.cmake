@@ -92,7 +92,7 @@ add_test(NAME cli.paths_import_missing_log
          COMMAND ${_expect} 2 "no-such.log: cannot read: no such file or folder" --
                  ${_railtune} paths import ${_import_data}/no-such.log -o ${_import_out}/missing)
 add_test(NAME cli.paths_import_device_not_a_log
-         COMMAND ${_expect} 2 "/dev/null: not a regular file or a folder" "no NCCL log line" --
+         COMMAND ${_expect} 2 "/dev/null: not a regular file or a folder" "none of the logs given could be read" --
                  ${_railtune} paths import /dev/null -o ${_import_out}/device)
 add_test(NAME cli.paths_import_bad_rail_map
          COMMAND ${_expect} 2 "README.md" -- ${_railtune} paths import ${_import_data}/v2_30_rails -o ${_import_out}/bad

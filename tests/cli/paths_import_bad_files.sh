@@ -53,6 +53,11 @@ case $mode in
       fail "the loop is not named as one"
     grep -qi "no such file" <<<"$output" && fail "a loop reported as a missing file"
     oncePerMessage loop1
+    # Nothing readable at all: said so, exit status 2.
+    output=$("$railtune" paths import "$out/loop1" -o "$out/none" 2>&1)
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit status $rc with only a loop given, expected 2"
+    grep -q "none of the logs given could be read" <<<"$output" || fail "not said that nothing could be read"
     ;;
   cut)
     # A Channel line cut right after "Channel 00/0 :" (a writer killed mid-line, a log copied while written) is a
