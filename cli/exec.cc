@@ -125,6 +125,8 @@ int runExec(const ExecOptions& options) {
     vars = topo::launcherEnv(model, env);
     for (const std::string& warning : topo::launcherQpPolicy(model, env).warnings)
       std::cerr << "railtune exec: warning: " << warning << "\n";
+    for (const std::string& warning : launcherFileWarnings(vars))
+      std::cerr << "railtune exec: warning: " << warning << "\n";
     if (!options.captureDir.empty())
       for (auto& var : captureEnv(options.captureDir)) vars.push_back(std::move(var));
   } catch (const std::invalid_argument& e) {

@@ -1,5 +1,9 @@
 #include "cli/launcher_options.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
@@ -33,6 +37,28 @@ int ncclMinor(const std::string& version) {
 }
 
 }  // namespace
+
+std::vector<std::string> launcherFileWarnings(const topo::EnvVars& vars) {
+  std::vector<std::string> warnings;
+  for (const auto& [name, value] : vars) {
+    if (name != "NCCL_TOPO_FILE") continue;
+    std::error_code ec;
+    const std::filesystem::file_status status = std::filesystem::status(value, ec);
+    std::string why;
+    if (ec || !std::filesystem::exists(status)) {
+      why = ec && ec != std::errc::no_such_file_or_directory ? ec.message() : "no such file";
+    } else if (!std::filesystem::is_regular_file(status)) {
+      why = "not a regular file";
+    } else if (::access(value.c_str(), R_OK) != 0) {
+      why = std::strerror(errno);
+    }
+    if (why.empty()) continue;
+    warnings.push_back("NCCL_TOPO_FILE=" + value + ": " + why +
+                       " here; it is set anyway, and where NCCL cannot open it, NCCL detects the topology itself "
+                       "(and says so only at NCCL_DEBUG=INFO)");
+  }
+  return warnings;
+}
 
 topo::LauncherEnvOptions resolveLauncherOptions(const LauncherCliOptions& options) {
   topo::LauncherEnvOptions env = options.env;

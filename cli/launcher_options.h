@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "topo_gen/launcher_env.h"
 
@@ -22,5 +23,10 @@ void addLauncherOptions(CLI::App& app, LauncherCliOptions& options);
 // plugin selectors at the railtune plugins installed beside this binary when they are there.
 // Throws std::invalid_argument on a version it cannot read.
 topo::LauncherEnvOptions resolveLauncherOptions(const LauncherCliOptions& options);
+
+// Warnings about the files the environment points at, as this machine sees them: an NCCL_TOPO_FILE that
+// cannot be read. NCCL itself then detects the topology and says so only at NCCL_DEBUG=INFO (2.28-2.30:
+// src/graph/xml.cc ncclTopoGetXmlFromFile), so the command says it; the variable is still set.
+std::vector<std::string> launcherFileWarnings(const topo::EnvVars& vars);
 
 }  // namespace railtune::cli

@@ -7,16 +7,25 @@
 namespace railtune::emu {
 namespace {
 
-// A bounded store: a chatty plugin cannot grow the emulator's memory without limit.
+// A bounded store: a chatty plugin cannot grow the emulator's memory without limit. WARN and ABORT
+// lines have their own room, so that INFO lines cannot push them out; past it they are counted, and
+// the count is the last line takePluginLog() returns.
 constexpr std::size_t kMaxLines = 4096;
+
+struct Store {
+  std::vector<std::string> lines;
+  std::size_t others = 0;    // lines below WARN kept
+  std::size_t warnings = 0;  // WARN and ABORT lines kept
+  std::size_t droppedWarnings = 0;
+};
 
 std::mutex& storeMutex() {
   static std::mutex m;
   return m;
 }
-std::vector<std::string>& store() {
-  static std::vector<std::string> lines;
-  return lines;
+Store& store() {
+  static Store s;
+  return s;
 }
 
 const char* levelName(ncclDebugLogLevel level) {
@@ -48,8 +57,16 @@ __attribute__((format(printf, 5, 6))) void logToStore(ncclDebugLogLevel level, u
   }
   std::string entry =
       std::string(levelName(level)) + " " + (file ? file : "?") + ":" + std::to_string(line) + " " + text;
+  const bool warning = level == NCCL_LOG_WARN || level == NCCL_LOG_ABORT;
   std::lock_guard<std::mutex> lock(storeMutex());
-  if (store().size() < kMaxLines) store().push_back(std::move(entry));
+  Store& s = store();
+  std::size_t& kept = warning ? s.warnings : s.others;
+  if (kept < kMaxLines) {
+    s.lines.push_back(std::move(entry));
+    ++kept;
+  } else if (warning) {
+    ++s.droppedWarnings;
+  }
 }
 
 ncclResult_t idleCallback(void** /*eHandle*/, int /*type*/, void* /*pHandle*/, int64_t /*pluginId*/,
@@ -65,9 +82,13 @@ ncclDebugLogger_t pluginLogger() {
 
 std::vector<std::string> takePluginLog() {
   std::lock_guard<std::mutex> lock(storeMutex());
-  std::vector<std::string> out;
-  out.swap(store());
-  return out;
+  Store taken;
+  std::swap(taken, store());
+  if (taken.droppedWarnings > 0)
+    taken.lines.push_back("WARN logger.cc:0 railtune emulator: " + std::to_string(taken.droppedWarnings) +
+                          " more WARN line(s) of the plugins dropped (the emulator keeps " + std::to_string(kMaxLines) +
+                          ")");
+  return std::move(taken.lines);
 }
 
 ncclProfilerCallback_t idleProfilerCallback() {

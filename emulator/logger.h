@@ -10,7 +10,9 @@
 namespace railtune::emu {
 
 ncclDebugLogger_t pluginLogger();
-// Lines logged so far ("WARN file:line text", "INFO ..."); takes them out of the store.
+// Lines logged so far ("WARN file:line text", "INFO ..."); takes them out of the store. At most 4096
+// WARN/ABORT lines and 4096 others are kept between two calls; WARN lines past that are counted, and a
+// last "WARN logger.cc:0 railtune emulator: N more WARN line(s) ... dropped" says how many.
 std::vector<std::string> takePluginLog();
 
 // What NCCL hands a v10+ net plugin as its profiler callback when no profiler is attached: succeeds and

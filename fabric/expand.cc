@@ -4,8 +4,11 @@
 #include "fabric/expand.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "fabric/expand_names.h"
 #include "fabric/profiles.h"
@@ -53,6 +56,31 @@ Resolved resolve(const ClusterSpec& spec) {
   return r;
 }
 
+}  // namespace
+
+std::string netdevForLinkLayer(const std::string& netdev, const std::string& linkLayer) {
+  // systemd's predictable names: the type prefix ("ib" InfiniBand, "en" Ethernet) before the same PCI path
+  // ("p3s0", "P2p3s0", "f1"); an mlx5 Ethernet port adds n<phys_port_name> ("np0", "np1" for function 1), as
+  // in "enp25s0np0" of a ConnectX RoCE host.
+  if (linkLayer == "Ethernet" && netdev.rfind("ib", 0) == 0) {
+    std::string port = "0";
+    const size_t f = netdev.find_last_of('f');
+    if (f != std::string::npos && f + 1 < netdev.size() &&
+        netdev.find_first_not_of("0123456789", f + 1) == std::string::npos && f > 2)
+      port = netdev.substr(f + 1);
+    return "en" + netdev.substr(2) + "np" + port;
+  }
+  if (linkLayer == "InfiniBand" && netdev.rfind("en", 0) == 0) {
+    const size_t np = netdev.rfind("np");
+    const bool portSuffix = np != std::string::npos && np > 2 && np + 2 < netdev.size() &&
+                            netdev.find_first_not_of("0123456789", np + 2) == std::string::npos;
+    return "ib" + netdev.substr(2, portSuffix ? np - 2 : std::string::npos);
+  }
+  return netdev;
+}
+
+namespace {
+
 std::vector<Nic> nicsFor(const Resolved& r) {
   std::vector<Nic> nics;
   const Profile& p = *r.profile;
@@ -71,6 +99,7 @@ std::vector<Nic> nicsFor(const Resolved& r) {
       nic.numa = source.numa;
       nic.nearestGpu = source.nearestGpu;
       nic.linkLayer = r.linkLayer;
+      nic.netdev = netdevForLinkLayer(device.netdev, r.linkLayer);
       nic.loc = source.loc;
       nics.push_back(nic);
     }
@@ -78,8 +107,43 @@ std::vector<Nic> nicsFor(const Resolved& r) {
   return nics;
 }
 
+uint64_t parseGuid(const ClusterSpec& spec, const std::string& text, const Host& host, int rail) {
+  std::string digits = text;
+  const bool prefixed = digits.rfind("0x", 0) == 0 || digits.rfind("0X", 0) == 0;
+  if (prefixed) digits = digits.substr(2);
+  const bool hex = prefixed && !digits.empty() && digits.size() <= 16 &&
+                   digits.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+  const std::string where = " for host " + host.name + " rail " + std::to_string(rail);
+  if (!hex)
+    fail(spec, "nicGuids: '" + spec.nicGuids + "' gives '" + text + "'" + where +
+                   ", not a GUID (0x and 1 to 16 hexadecimal digits)");
+  const uint64_t guid = std::stoull(digits, nullptr, 16);
+  if (guid == 0) fail(spec, "nicGuids: '" + spec.nicGuids + "' gives 0" + where + ", the value of an unknown GUID");
+  return guid;
+}
+
+// GUIDs from the spec's pattern: one per NIC ASIC (a rail), shared by its planes, never two NICs alike.
+void assignGuids(const ClusterSpec& spec, const NameFields& fields, Host& host,
+                 std::unordered_map<uint64_t, std::pair<std::string, int>>& seen) {
+  if (spec.nicGuids.empty()) return;
+  for (Nic& nic : host.nics) {
+    NameFields nicFields = fields;
+    nicFields.r = nic.rail;
+    nic.guid = parseGuid(spec, formatName(spec.nicGuids, nicFields, "nicGuids"), host, nic.rail);
+    const auto [it, added] = seen.try_emplace(nic.guid, host.name, nic.rail);
+    if (!added && (it->second.first != host.name || it->second.second != nic.rail))
+      fail(spec, "nicGuids: '" + spec.nicGuids + "' gives host " + it->second.first + " rail " +
+                     std::to_string(it->second.second) + " and host " + host.name + " rail " +
+                     std::to_string(nic.rail) +
+                     " the same GUID: each NIC ASIC has its own (use {h} and {r}, or {d}, {t} and {r})");
+  }
+}
+
 void addDomainsAndHosts(const ClusterSpec& spec, const Resolved& r, Fabric& fabric) {
-  const std::vector<Nic> nics = nicsFor(r);
+  std::vector<Nic> nics = nicsFor(r);
+  if (!spec.nicLoc.file.empty())
+    for (Nic& nic : nics) nic.loc = spec.nicLoc;
+  std::unordered_map<uint64_t, std::pair<std::string, int>> guids;
   std::unordered_set<std::string> hostNames;
   for (int d = 0; d < spec.domains; ++d) {
     NvlDomain domain;
@@ -101,6 +165,7 @@ void addDomainsAndHosts(const ClusterSpec& spec, const Resolved& r, Fabric& fabr
       host.gpus = r.profile->gpus;
       host.nics = nics;
       host.loc = spec.loc;
+      assignGuids(spec, {d, t, domain.name, d * r.trays + t, -1}, host, guids);
       domain.hosts.push_back(host.name);
       fabric.hosts.push_back(std::move(host));
     }

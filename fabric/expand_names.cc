@@ -6,12 +6,27 @@
 namespace railtune::fabric {
 namespace {
 
-std::string padded(int value, const std::string& format, const std::string& field) {
-  std::string digits = std::to_string(value);
+std::string hexDigits(int value) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  auto rest = static_cast<unsigned>(value);
+  do {
+    out.insert(out.begin(), kDigits[rest % 16]);
+    rest /= 16;
+  } while (rest != 0);
+  return out;
+}
+
+// format: "", "0N" (N digits, zero-padded), "0Nx" or "x" (hexadecimal).
+std::string padded(int value, std::string format, const std::string& field) {
+  const bool hex = !format.empty() && format.back() == 'x';
+  if (hex) format.pop_back();
+  std::string digits = hex ? hexDigits(value) : std::to_string(value);
   if (format.empty()) return digits;
   if (format.size() < 2 || format.size() > 3 || format[0] != '0' ||
       format.find_first_not_of("0123456789") != std::string::npos)
-    throw std::invalid_argument(field + ": bad width ':" + format + "' (use e.g. {d:02})");
+    throw std::invalid_argument(field + ": bad width ':" + format + (hex ? "x" : "") +
+                                "' (use e.g. {d:02}, or {d:02x} for hexadecimal)");
   const size_t width = std::stoul(format.substr(1));
   if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
   return digits;
@@ -23,8 +38,11 @@ std::string expandPlaceholder(const std::string& inside, const NameFields& field
   const std::string format = colon == std::string::npos ? "" : inside.substr(colon + 1);
   if (key == "d") return padded(fields.d, format, field);
   if (key == "t") return padded(fields.t, format, field);
+  if (key == "h" && fields.h >= 0) return padded(fields.h, format, field);
+  if (key == "r" && fields.r >= 0) return padded(fields.r, format, field);
   if (key == "domain" && format.empty() && !fields.domain.empty()) return fields.domain;
-  throw std::invalid_argument(field + ": unknown placeholder {" + inside + "} (known: {d}, {t}, {domain})");
+  const std::string known = fields.r >= 0 ? "{d}, {t}, {h}, {r}, {domain}" : "{d}, {t}, {domain}";
+  throw std::invalid_argument(field + ": unknown placeholder {" + inside + "} (known: " + known + ")");
 }
 
 }  // namespace

@@ -37,7 +37,13 @@ ClusterSpec readSpec(const MapReader& map) {
   spec.racksPerRailGroup = map.integer("racksPerRailGroup", spec.racksPerRailGroup, 1, kMaxCount);
   spec.railGroups = readRailGroups(map);
   spec.leafSpeedGbps = map.integer("leafSpeedGbps", spec.leafSpeedGbps, 1, 1000000);
+  spec.nicGuids = map.text("nicGuids", spec.nicGuids);
   spec.loc = map.loc();
+  // The expanded NICs are the user's file's: a finding about them (a missing GUID) points at the key that made
+  // them, never at the built-in profile the user does not have.
+  spec.nicLoc = spec.loc;
+  for (const char* key : {"profile", "rails", "planes"})
+    if (map.has(key)) spec.nicLoc = map.locOf(key);
   return spec;
 }
 
@@ -104,10 +110,10 @@ void applyOverrides(Fabric& fabric, const MapReader& root) {
 }  // namespace
 
 Fabric readCompactForm(const YAML::Node& root, const std::string& file) {
-  const MapReader map(
-      root, file, "cluster",
-      {"cluster", "profile", "domains", "trays", "rails", "planes", "linkLayer", "adaptiveRouting", "trafficClass",
-       "serviceLevel", "domainNames", "hostNames", "racksPerRailGroup", "railGroups", "leafSpeedGbps", "overrides"});
+  const MapReader map(root, file, "cluster",
+                      {"cluster", "profile", "domains", "trays", "rails", "planes", "linkLayer", "adaptiveRouting",
+                       "trafficClass", "serviceLevel", "domainNames", "hostNames", "racksPerRailGroup", "railGroups",
+                       "leafSpeedGbps", "nicGuids", "overrides"});
   const ClusterSpec spec = readSpec(map);
   Fabric fabric = expandAt(spec, map);
   readSwitchPolicy(map, fabric.network);

@@ -1,7 +1,11 @@
 #include "topo_gen/nccl_xml_check.h"
 
 #include <cstdio>
+#include <map>
+#include <set>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "topo_gen/nccl_xml.h"
@@ -39,27 +43,62 @@ void checkNcclXmlLimits(const fabric::Fabric& fabric, fabric::Diagnostics& out) 
   }
 }
 
+namespace {
+
+// One kind of GUID finding at one place: the NICs it is about, the first named, the rest counted. A compact
+// description's 288 plane devices without a GUID are one finding at its `planes:` line, not 288.
+struct GuidFinding {
+  fabric::SourceLoc loc;
+  bool missing = true;  // no guid; else a guid other than its plane 0's
+  std::string first;    // "host rack00-tray00: NIC mlx5_0 (rail 0, plane 0)"
+  std::string otherPlane;
+  size_t nics = 0;
+  std::set<std::string> hosts;
+};
+
+std::string guidFindingText(const GuidFinding& f) {
+  const std::string what = f.nics == 1
+                               ? f.first
+                               : std::to_string(f.nics) + " plane devices on " + std::to_string(f.hosts.size()) +
+                                     (f.hosts.size() == 1 ? " host" : " hosts") + " (the first: " + f.first + ")";
+  if (!f.missing)
+    return what + (f.nics == 1 ? " has" : " have") + " a guid other than " + f.otherPlane +
+           ": the planes of one NIC share the ASIC's system image GUID";
+  return what + (f.nics == 1 ? " has" : " have") +
+         " no guid: NCCL keys the NIC ASIC on the topology file's guid and would take the planes for separate "
+         "NICs; run `railtune topo discover`, set the NICs' guid, or give the compact form's `nicGuids` pattern";
+}
+
+}  // namespace
+
 void checkPlaneGuids(const fabric::Fabric& fabric, fabric::Diagnostics& out) {
+  std::vector<GuidFinding> findings;  // in the order first met
+  std::map<std::tuple<std::string, int, int, bool>, size_t> index;
+  const auto add = [&](const fabric::SourceLoc& loc, bool missing, const std::string& host, const std::string& what,
+                       const std::string& otherPlane) {
+    const auto [it, added] = index.try_emplace({loc.file, loc.line, loc.column, missing}, findings.size());
+    if (added) findings.push_back(GuidFinding{loc, missing, what, otherPlane, 0, {}});
+    GuidFinding& f = findings[it->second];
+    ++f.nics;
+    f.hosts.insert(host);
+  };
   for (const fabric::Host& host : fabric.hosts) {
     for (const fabric::Nic& nic : host.nics) {
       if (nic.plane < 0) continue;
+      const fabric::SourceLoc& loc = nic.loc.file.empty() ? host.loc : nic.loc;
       const std::string what = "host " + host.name + ": NIC " + nic.hca + " (rail " + std::to_string(nic.rail) +
                                ", plane " + std::to_string(nic.plane) + ")";
       if (nic.guid == 0) {
-        out.error(nic.loc.file.empty() ? host.loc : nic.loc,
-                  what +
-                      " has no guid: NCCL keys the NIC ASIC on the topology file's guid and would take the "
-                      "planes for separate NICs; run `railtune topo discover` or set the NIC's guid");
+        add(loc, true, host.name, what, "");
         continue;
       }
       for (const fabric::Nic& other : host.nics)
         if (&other != &nic && other.rail == nic.rail && other.plane >= 0 && other.plane < nic.plane &&
             other.guid != 0 && other.guid != nic.guid)
-          out.error(nic.loc.file.empty() ? host.loc : nic.loc,
-                    what + " has a guid other than its plane " + std::to_string(other.plane) + " (" + other.hca +
-                        "): the planes of one NIC share the ASIC's system image GUID");
+          add(loc, false, host.name, what, "its plane " + std::to_string(other.plane) + " (" + other.hca + ")");
     }
   }
+  for (const GuidFinding& f : findings) out.error(f.loc, guidFindingText(f));
 }
 
 void checkTopoAgainstRailMap(const fabric::Host& topoHost, const formats::RailMap& railMap, const std::string& hostName,

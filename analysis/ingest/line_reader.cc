@@ -31,15 +31,17 @@ class LogFd {
 
 // Opens a regular file for reading. O_NONBLOCK: a FIFO (or a device) swapped in after the folder was
 // listed must not block the open; it is then refused by its type.
-int openRegular(const std::string& path, std::string* error) {
+int openRegular(const std::string& path, ReadOutcome* outcome) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
-    *error = path + ": cannot open: " + std::strerror(errno);
+    outcome->reason = std::string("cannot open: ") + std::strerror(errno);
+    outcome->error = path + ": " + outcome->reason;
     return -1;
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    *error = path + ": not a regular file; skipped";
+    outcome->reason = "not a regular file; skipped";
+    outcome->error = path + ": " + outcome->reason;
     ::close(fd);
     return -1;
   }
@@ -129,7 +131,7 @@ std::string tooLongMessage(size_t bytes, size_t maxLineBytes) {
 
 ReadOutcome forEachLine(const std::string& path, size_t padding, const LineHandlers& handlers, size_t maxLineBytes) {
   ReadOutcome outcome;
-  LogFd fd(openRegular(path, &outcome.error));
+  LogFd fd(openRegular(path, &outcome));
   if (fd.get() < 0) return outcome;
   outcome.opened = true;
   // One buffer per reading thread, kept between files: zeroing 8 MiB per file would cost more than
@@ -142,7 +144,8 @@ ReadOutcome forEachLine(const std::string& path, size_t padding, const LineHandl
     const ssize_t got = ::read(fd.get(), buffer.data() + stream.filled(), capacity - stream.filled());
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
-      outcome.error = path + ": cannot read: " + std::strerror(errno);
+      outcome.reason = std::string("cannot read: ") + std::strerror(errno);
+      outcome.error = path + ": " + outcome.reason;
       return outcome;
     }
     if (got == 0) break;

@@ -25,6 +25,8 @@ struct LineHandlers {
 struct ReadOutcome {
   bool opened = false;  // false: the file could not be opened (message says why)
   std::string error;    // "" when every byte was read; else "PATH: cannot open: Permission denied"...
+  std::string reason;   // the same without the path ("cannot open: Permission denied"), for a message that
+                        // names the file itself
 };
 
 // Calls handlers.line for every line (a last line without its newline included), handlers.tooLong for

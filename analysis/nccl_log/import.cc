@@ -197,7 +197,8 @@ class Importer {
   Import run(const ProcessSink& sink) {
     // Copy-constructed, not assigned: gcc 12 at -O3 on aarch64 sees a null dereference in a vector's
     // copy-assignment here (-Wnull-dereference, a false positive).
-    Import out{.files = logs_.files, .diagnostics = logs_.diagnostics, .read = logs_.counts};
+    Import out{
+        .files = logs_.files, .diagnostics = logs_.diagnostics, .unreadable = logs_.unreadable, .read = logs_.counts};
     for (size_t p = 0; p < logs_.processes.size(); ++p) {
       ImportedProcess process = importProcess(p, &out);
       if (sink) {

@@ -59,6 +59,7 @@ struct Import {
   std::vector<std::string> files = {};          // the logs read (LineRef::file)
   std::vector<ImportedProcess> processes = {};  // sorted by host, then pid; empty when a sink took them
   std::vector<Diagnostic> diagnostics = {};     // the reading's, then the import's
+  std::vector<Diagnostic> unreadable = {};      // the logs that could not be read (LogSet::unreadable)
   ReadCounts read = {};
   ImportCounts counts = {};
   std::string where(const LineRef& at) const { return files.at(at.file) + ":" + std::to_string(at.line); }

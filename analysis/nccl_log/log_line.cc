@@ -202,11 +202,41 @@ const char* channelViaName(ChannelVia via) {
   return "other";
 }
 
+namespace {
+
+// A "Channel NN..." message without " -> ": a ring listing, which NCCL prints with at least one rank after the
+// colon ("Channel %02d/%02d :" then " %3d" per rank: rings.cc:9-16,31 at NCCL commit 1cb208d), or a connection line cut
+// before its arrow. Returns what is missing when it is a cut connection line ("Channel 05/0 :", "Channel 05/0 : 3[3]"),
+// else nullptr (a listing, or a form that is not ours).
+const char* cutBeforeArrow(string_view text) {
+  int number = 0;
+  if (!takeInt(text, &number)) return nullptr;
+  if (take(text, "/") && !takeInt(text, &number)) return "nothing after the '/'";
+  skipSpaces(text);
+  if (text.empty()) return "nothing after the channel number";
+  if (!take(text, ":")) return nullptr;
+  skipSpaces(text);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\r')) text.remove_suffix(1);
+  if (text.empty()) return "nothing after the ' : ' (a connection line cut short)";
+  int rank = 0;
+  if (takeInt(text, &rank, kMaxRank) && take(text, "[")) return "'RANK[DEV]' with no ' -> ' after it (cut short)";
+  return nullptr;
+}
+
+}  // namespace
+
 ChannelParse parseChannel(string_view message, ChannelLine* out, std::string* why) {
   string_view text = message;
   if (!take(text, "Channel ") || text.empty() || !isDigit(text.front())) return ChannelParse::NotChannel;
-  // A connection line has " -> " (ring and tree listings do not); one without it is not ours.
-  if (message.find(" -> ") == string_view::npos) return ChannelParse::NotChannel;
+  // A connection line has " -> " (ring and tree listings do not); one without it is a listing, or a connection
+  // line cut before its arrow, which is counted, never passed over.
+  if (message.find(" -> ") == string_view::npos) {
+    if (const char* missing = cutBeforeArrow(text)) {
+      *why = std::string(missing) + " in '" + std::string(message.substr(0, 160)) + "'";
+      return ChannelParse::Bad;
+    }
+    return ChannelParse::NotChannel;
+  }
   *out = ChannelLine{};
   const auto bad = [&](const char* what) {
     *why = std::string(what) + " in '" + std::string(message.substr(0, 160)) + "'";

@@ -55,7 +55,8 @@ struct ChannelLine {
 };
 enum class ChannelParse { NotChannel, Ok, Bad };
 // NotChannel for ring and tree listings ("Channel 00/02 :    0   1", "Channel 00/24 : 0 1 2 3") and every
-// other message; Bad (with *why) for a connection line cut short or garbled.
+// other message; Bad (with *why) for a connection line cut short or garbled, also one cut before its arrow
+// ("Channel 05/0 :", "Channel 05/0 : 3[3]").
 ChannelParse parseChannel(std::string_view message, ChannelLine* out, std::string* why);
 
 // One entry of a network's device list.

@@ -3,8 +3,11 @@
 
 #include <sys/stat.h>
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -399,13 +402,24 @@ LogSet LogSetBuilder::finish(bool settleSet) {
 
 namespace {
 
-// Files and the files below folders, in the order given (each folder's sorted).
-std::vector<std::string> expand(const std::vector<std::string>& paths, std::vector<Diagnostic>* diagnostics) {
+// Why stat() failed, in the user's words: "no such file or folder", "too many levels of symbolic links" (a link
+// loop given by name: ELOOP), "permission denied" (a folder on the way that cannot be searched).
+std::string whyNoFile(int error) {
+  if (error == ENOENT) return "no such file or folder";
+  std::string why = std::strerror(error);
+  if (!why.empty()) why.front() = static_cast<char>(std::tolower(static_cast<unsigned char>(why.front())));
+  return why;
+}
+
+// Files and the files below folders, in the order given (each folder's sorted); the paths given that are
+// neither go to `unreadable`.
+std::vector<std::string> expand(const std::vector<std::string>& paths, std::vector<Diagnostic>* diagnostics,
+                                std::vector<Diagnostic>* unreadable) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0) {
-      diagnostics->push_back({path, "cannot read: no such file or folder"});
+      unreadable->push_back({path, "cannot read: " + whyNoFile(errno)});
       continue;
     }
     if (S_ISDIR(info.st_mode)) {
@@ -419,7 +433,7 @@ std::vector<std::string> expand(const std::vector<std::string>& paths, std::vect
     } else if (S_ISREG(info.st_mode)) {
       files.push_back(path);
     } else {
-      diagnostics->push_back({path, "not a regular file or a folder (a FIFO, socket or device); skipped"});
+      unreadable->push_back({path, "not a regular file or a folder (a FIFO, socket or device); skipped"});
     }
   }
   return files;
@@ -458,10 +472,14 @@ LogSet readOne(const std::string& path) {
     builder.addDiagnostic({path + ":" + std::to_string(number), ingest::tooLongMessage(bytes)});
   };
   const ingest::ReadOutcome outcome = ingest::forEachLine(path, 0, handlers);
-  if (!outcome.error.empty()) builder.addDiagnostic({path, outcome.error});
+  if (!outcome.error.empty()) {  // named whole, nothing of it imported: what a failed read left may mislead
+    LogSet unread;
+    unread.unreadable.push_back({path, outcome.reason});
+    return unread;
+  }
   if (pendingNumber > 0) builder.addCutLine(pending, pendingNumber);
   LogSet set = builder.finish(false);
-  if (outcome.error.empty() && set.counts.ncclLines == 0 && set.version.empty())
+  if (set.counts.ncclLines == 0 && set.version.empty())
     set.diagnostics.push_back({path, "no NCCL log line in this file (NCCL_DEBUG=INFO not set?)"});
   return set;
 }
@@ -549,6 +567,7 @@ void merge(LogSet& into, LogSet&& from) {
   }
   if (into.version.empty()) into.version = from.version;
   for (Diagnostic& d : from.diagnostics) into.diagnostics.push_back(std::move(d));
+  for (Diagnostic& d : from.unreadable) into.unreadable.push_back(std::move(d));
   ReadCounts& c = into.counts;
   c.files += from.counts.files;
   c.lines += from.counts.lines;
@@ -562,7 +581,7 @@ void merge(LogSet& into, LogSet&& from) {
 
 LogSet readLogs(const std::vector<std::string>& paths) {
   LogSet all;
-  const std::vector<std::string> files = expand(paths, &all.diagnostics);
+  const std::vector<std::string> files = expand(paths, &all.diagnostics, &all.unreadable);
   std::vector<LogSet> sets(files.size());
   ingest::parallelFor(files.size(), [&](size_t i) { sets[i] = readOne(files[i]); });
   for (LogSet& set : sets) merge(all, std::move(set));

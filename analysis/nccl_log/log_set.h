@@ -82,6 +82,7 @@ struct Process {
 };
 
 struct ReadCounts {
+  // files: the files read whole (an unreadable one is in LogSet::unreadable, never here).
   uint64_t files = 0, lines = 0, ncclLines = 0, otherLines = 0, badLines = 0, duplicateLines = 0;
 };
 
@@ -90,6 +91,10 @@ struct LogSet {
   std::vector<Process> processes;  // sorted by host, then pid
   std::string version;             // a "NCCL version" line without a header (older NCCL's printf)
   std::vector<Diagnostic> diagnostics;
+  // The logs given (or found below a folder given) that could not be read whole: where = the path, message =
+  // why ("cannot open: Permission denied", "cannot read: too many levels of symbolic links"). Nothing of
+  // them is imported (a file cut off by a read error could mislead) and they are not in `files`.
+  std::vector<Diagnostic> unreadable;
   ReadCounts counts;
   std::string where(const LineRef& at) const { return files.at(at.file) + ":" + std::to_string(at.line); }
 };
@@ -118,8 +123,9 @@ class LogSetBuilder {
 };
 
 // Reads every file given, and every regular file below each folder given (sorted) but railtune's own outputs
-// (*.jsonl, *.json, *.prom). A file that cannot be
-// read is named in the diagnostics; so is a file in which no NCCL line was found.
+// (*.jsonl, *.json, *.prom). A file that cannot be read (missing, a symlink loop, no permission, an I/O error,
+// a FIFO or device given by name) is in LogSet::unreadable; a file in which no NCCL line was found is named in
+// the diagnostics.
 LogSet readLogs(const std::vector<std::string>& paths);
 
 // Whether a text (a file's first bytes) holds a line NCCL's logger wrote: what `paths check` asks of a file

@@ -155,7 +155,7 @@ ProfileJoinCounts joinProfileFlows(const std::vector<std::string>& folders, Impo
       import->diagnostics.push_back({path + ":" + std::to_string(number), ingest::tooLongMessage(bytes)});
     };
     const ingest::ReadOutcome outcome = ingest::forEachLine(path, 0, handlers);
-    if (!outcome.error.empty()) import->diagnostics.push_back({path, outcome.error});
+    if (!outcome.error.empty()) import->diagnostics.push_back({path, outcome.reason});
   }
   joiner.finish(&counts);
   return counts;

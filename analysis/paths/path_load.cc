@@ -86,6 +86,7 @@ void importNcclLogs(const std::string& dir, const std::vector<FileRecords>& file
                                       " profiler flows in the folder match no connection of NCCL's logs"});
     }
   }
+  for (const nccl_log::Diagnostic& d : imported.unreadable) diagnostics->push_back({d.where, d.message});
   for (const nccl_log::Diagnostic& d : imported.diagnostics) diagnostics->push_back({d.where, d.message});
   uint64_t peerless = 0;
   for (const nccl_log::ImportedProcess& process : imported.processes) {

@@ -11,6 +11,7 @@
 #include "analysis/paths/path_report.h"
 #include "emulator/net_job/job_report.h"
 #include "emulator/net_job/launcher.h"
+#include "emulator/net_job/plugin_warnings.h"
 #include "emulator/net_job/profile_summary.h"
 
 namespace railtune::cli {
@@ -115,7 +116,7 @@ int showProfile(const nj::JobOptions& options, const nj::JobResult& result) {
 
 }  // namespace
 
-int writeDemoNet(const fs::path& dir, const fs::path& netPlugin) {
+int writeDemoNet(const fs::path& dir, const fs::path& netPlugin, size_t& pluginWarnings) {
   nj::JobOptions options;
   options.placement.ranks = kRanks;
   options.placement.racks = kRacks;
@@ -138,6 +139,9 @@ int writeDemoNet(const fs::path& dir, const fs::path& netPlugin) {
       "to %s\n",
       kRanks, kRacks, fault.rank, fault.from.c_str(), fault.to.c_str());
   const nj::JobResult result = nj::runJob(options);
+  std::fflush(stdout);
+  std::fputs(nj::formatPluginWarnings(result.pluginWarnings).c_str(), stderr);
+  pluginWarnings += result.pluginWarnings.size();
   std::fputs(nj::formatJobReport(options, result).c_str(), stdout);
   // The job's timings are the emulator's (see the report's note); the demo runs no benchmark of the
   // plugin, so it has no figure of the plugin's own speed to print.

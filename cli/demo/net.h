@@ -12,6 +12,7 @@ namespace railtune::cli {
 // the number of problems: 0 when every byte was verified, the path logs show exactly the injected
 // rank's connections off their rail, and the profile holds one record per collective call and rank. Throws
 // std::runtime_error when the job cannot be run.
-int writeDemoNet(const std::filesystem::path& dir, const std::filesystem::path& netPlugin);
+// The plugins' WARNs are printed on stderr, once each, and their number added to `pluginWarnings`.
+int writeDemoNet(const std::filesystem::path& dir, const std::filesystem::path& netPlugin, size_t& pluginWarnings);
 
 }  // namespace railtune::cli

@@ -32,12 +32,6 @@ constexpr DemoCommunicator kCommunicators[] = {
     {"two-racks-no-mnnvl.txt", "two racks, no MNNVL", 144, 36, "off"},
 };
 
-size_t countChanged(const DecisionsReport& report) {
-  size_t n = 0;
-  for (const DecisionRow& row : report.rows) n += row.nccl != row.railtune ? 1 : 0;
-  return n;
-}
-
 // Rows where the cost model would pick another cell than NCCL (channels aside: the model advises none).
 size_t countAdvisedOtherwise(const DecisionsReport& report) {
   size_t n = 0;
@@ -81,7 +75,7 @@ int writeDemoTuner(const fs::path& dir, const fs::path& tunerPlugin) {
     std::printf(
         "  %-20s %3d ranks, %2d node(s): %zu decisions, railtune differs from NCCL in %zu, the model would in %zu, "
         "%zu mismatch(es)  tuner/%s\n",
-        c.what, c.ranks, c.nodes, report.rows.size(), countChanged(report), countAdvisedOtherwise(report),
+        c.what, c.ranks, c.nodes, report.rows.size(), report.changed().rows, countAdvisedOtherwise(report),
         report.mismatches(), c.file);
   }
   std::printf("Rules: %s. Wrote %s\n\n",

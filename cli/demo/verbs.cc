@@ -7,6 +7,7 @@
 #include "analysis/paths/path_load.h"
 #include "emulator/net_job/job_report.h"
 #include "emulator/net_job/launcher.h"
+#include "emulator/net_job/plugin_warnings.h"
 
 namespace railtune::cli {
 namespace {
@@ -48,7 +49,8 @@ bool hasVerbsFacts(const paths::Connection& c) {
 
 }  // namespace
 
-int writeDemoVerbs(const fs::path& dir, const fs::path& netPlugin, const fs::path& verbsLibrary) {
+int writeDemoVerbs(const fs::path& dir, const fs::path& netPlugin, const fs::path& verbsLibrary,
+                   size_t& pluginWarnings) {
   nj::JobOptions options;
   options.placement.ranks = 8;  // two trays of 4 GPUs
   options.placement.racks = 2;  // one tray in each rack
@@ -70,6 +72,9 @@ int writeDemoVerbs(const fs::path& dir, const fs::path& netPlugin, const fs::pat
       "(%s), which stands in for the hosts' ConnectX HCAs\n",
       options.placement.ranks, verbsLibrary.c_str());
   const nj::JobResult result = nj::runJob(options);
+  std::fflush(stdout);
+  std::fputs(nj::formatPluginWarnings(result.pluginWarnings).c_str(), stderr);
+  pluginWarnings += result.pluginWarnings.size();
   if (!result.ok()) {
     std::fputs(nj::formatJobReport(options, result).c_str(), stderr);
     throw std::runtime_error("the emulated verbs job failed; see the errors above");
@@ -93,6 +98,7 @@ int writeDemoVerbs(const fs::path& dir, const fs::path& netPlugin, const fs::pat
     }
   }
   if (shown == 0) ++problems;
+  std::fputs(nj::pluginWarningSummary(result.pluginWarnings).c_str(), stdout);
   std::printf(
       "Every byte arrived (verified by the emulator). On a real cluster the same records come from the HCAs;\n"
       "`railtune paths check` holds them to the rail map. Try: railtune emu net-job --transport ib --ranks 8\n"

@@ -1,7 +1,7 @@
 // `railtune doctor`: will railtune work on this node (or in this image)? One line per check (ok,
 // warn, fail, skip), the fix in the line when not ok; --json prints the same as one document. Exit 1
 // when a check fails, else 0 (2: usage). Anything that loads a foreign library (NCCL, the plugins,
-// what NCCL_*_PLUGIN names) runs in a child process (cli/doctor/probe.h), so doctor itself cannot
+// what NCCL_*_PLUGIN names, NVML) runs in a child process (cli/doctor/probe.h), so doctor itself cannot
 // crash or hang on it. docs/doctor.md describes every check.
 #include <unistd.h>
 
@@ -41,7 +41,7 @@ int runDoctor(DoctorOptions options) {
   checkNics(options, railMap, report);
   checkTopoFile(railMap, report);
   checkNcclVariables(options, railMap.map ? &*railMap.map : nullptr, railMap.host(), report);
-  checkGpus(options, report);
+  checkGpus(options, platform, report);
   std::cout << (options.json ? renderJson(report, host, RAILTUNE_VERSION) : renderText(report));
   return report.exitStatus();
 }

@@ -14,10 +14,11 @@ target_sources(railtune PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/doctor.cc
   ${CMAKE_CURRENT_LIST_DIR}/probe_run.cc
   ${CMAKE_CURRENT_LIST_DIR}/probe_child.cc
+  ${CMAKE_CURRENT_LIST_DIR}/nvml_probe.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_check.cc
   ${CMAKE_CURRENT_LIST_DIR}/plugin_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/plugin_env.cc
   ${CMAKE_CURRENT_LIST_DIR}/env_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/fabric_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/gpu_checks.cc)
-target_link_libraries(railtune PRIVATE railtune_doctor_rules railtune_net_devices)
+target_link_libraries(railtune PRIVATE railtune_doctor_rules railtune_net_devices nlohmann_json::nlohmann_json)

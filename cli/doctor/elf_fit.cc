@@ -18,23 +18,19 @@ bool isCxxRuntime(const std::string& lib) {
   return lib.rfind("libstdc++", 0) == 0 || lib.rfind("libc++", 0) == 0;
 }
 
+// The fix for what elfHeaderMismatch found in one of railtune's own plugins.
+std::string pluginHeaderFix(const ElfInfo& lib, const Platform& platform) {
+  if (!lib.headerRead) return "the file is damaged or not a shared library: reinstall or rebuild railtune's plugins";
+  if (platform.elfMachine && lib.machine != *platform.elfMachine)
+    return "install the " + platform.machine + " build of railtune (build on, or cross-compile for, this architecture)";
+  if (lib.elfClass != static_cast<int>(sizeof(void*) * 8)) return "install the 64-bit build of railtune";
+  return "point at the plugin .so itself";
+}
+
 std::optional<Check> headerProblem(const std::string& id, const std::string& fileName, const ElfInfo& lib,
                                    const Platform& platform) {
-  if (!lib.headerRead)
-    return Check{id, Status::Fail, fileName + ": " + lib.error,
-                 "the file is damaged or not a shared library: reinstall or rebuild railtune's plugins"};
-  const std::string built = elfMachineName(lib.machine) + " ELF" + std::to_string(lib.elfClass);
-  if (platform.elfMachine && lib.machine != *platform.elfMachine)
-    return Check{
-        id, Status::Fail, fileName + " is built for " + built + ", this machine is " + platform.machine,
-        "install the " + platform.machine + " build of railtune (build on, or cross-compile for, this architecture)"};
-  if (lib.elfClass != static_cast<int>(sizeof(void*) * 8))
-    return Check{id, Status::Fail,
-                 fileName + " is " + built + ", this machine runs " + std::to_string(sizeof(void*) * 8) + "-bit code",
-                 "install the 64-bit build of railtune"};
-  if (lib.type != kElfTypeShared)
-    return Check{id, Status::Fail, fileName + " is not a shared object (ELF type " + std::to_string(lib.type) + ")",
-                 "point at the plugin .so itself"};
+  if (const auto mismatch = elfHeaderMismatch(fileName, lib, platform))
+    return Check{id, Status::Fail, *mismatch, pluginHeaderFix(lib, platform)};
   if (!lib.error.empty())
     return Check{id, Status::Fail, fileName + ": " + lib.error, "the file is damaged (truncated copy?): reinstall it"};
   return std::nullopt;
@@ -49,6 +45,19 @@ Platform thisPlatform() {
   p.elfMachine = elfMachineOfUname(p.machine);
   p.glibc = gnu_get_libc_version();
   return p;
+}
+
+std::optional<std::string> elfHeaderMismatch(const std::string& fileName, const ElfInfo& lib,
+                                             const Platform& platform) {
+  if (!lib.headerRead) return fileName + ": " + lib.error;
+  const std::string built = elfMachineName(lib.machine) + " ELF" + std::to_string(lib.elfClass);
+  if (platform.elfMachine && lib.machine != *platform.elfMachine)
+    return fileName + " is built for " + built + ", this machine is " + platform.machine;
+  if (lib.elfClass != static_cast<int>(sizeof(void*) * 8))
+    return fileName + " is " + built + ", this machine runs " + std::to_string(sizeof(void*) * 8) + "-bit code";
+  if (lib.type != kElfTypeShared)
+    return fileName + " is not a shared object (ELF type " + std::to_string(lib.type) + ")";
+  return std::nullopt;
 }
 
 Check platformCheck(const Platform& platform) {

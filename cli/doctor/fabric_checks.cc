@@ -1,6 +1,8 @@
 #include "cli/doctor/fabric_checks.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -142,6 +144,18 @@ void checkTopoFile(const RailMapState& railMap, Report& report) {
                "point NCCL_TOPO_FILE at the topology XML file itself");
     return;
   }
+  // A file that cannot be opened (permission denied) needs no rebuild: say so before parsing, whose
+  // error would carry the rebuild hint. O_NONBLOCK: the file was regular at stat, but may be swapped.
+  const int fd = ::open(path->c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int error = errno;
+    report.add("topo.file", Status::Fail, "NCCL_TOPO_FILE=" + *path + " cannot be read: " + std::strerror(error),
+               error == EACCES ? "make it readable by the user the job runs as (chmod a+r " + *path +
+                                     "), or mount it readable into the container"
+                               : "check the file and the file system it is on");
+    return;
+  }
+  ::close(fd);
   fabric::Host topo;
   try {
     topo = topo::readNcclXmlFile(*path);

@@ -33,9 +33,14 @@ ProbeResult runProbe(const std::vector<std::string>& args, int timeoutSeconds);
 // The child's side. Modes:
 //   nccl NAME            dlopen NAME, call ncclGetVersion: keys version, path, error
 //   load PATH            dlopen PATH with RTLD_NOW | RTLD_LOCAL as NCCL does: keys path, error
+//   nvml LIBRARY         dlopen LIBRARY, read NVML (nvml_probe.h): keys error, path, inventory
 //   resolve KIND VALUE   NCCL's plugin_open.cc name rules for NCCL_<KIND>_PLUGIN=VALUE (emulator's
 //                        openPluginLibrary): keys opened, path, error
 // Returns the exit status (0, or 2 for a malformed request); the caller _exits with it.
 int probeChildMain(const std::vector<std::string>& args);
+
+// The child's one way to answer: prints "railtune-probe:KEY=VALUE" (newlines in VALUE become spaces)
+// and flushes, so that what was said before a crash still reaches the parent.
+void sayProbe(const char* key, const std::string& value);
 
 }  // namespace railtune::cli::doctor

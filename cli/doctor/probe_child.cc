@@ -5,19 +5,12 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/doctor/nvml_probe.h"
 #include "cli/doctor/probe.h"
 #include "emulator/plugin_open.h"
 
 namespace railtune::cli::doctor {
 namespace {
-
-void say(const char* key, const std::string& value) {
-  std::string line = value;
-  for (char& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
-  std::printf("railtune-probe:%s=%s\n", key, line.c_str());
-  std::fflush(stdout);
-}
 
 std::string linkMapPath(void* handle) {
   link_map* map = nullptr;
@@ -33,34 +26,34 @@ std::string lastDlError() {
 int probeNccl(const std::string& name) {
   void* handle = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
-    say("error", lastDlError());
+    sayProbe("error", lastDlError());
     return 0;
   }
-  say("path", linkMapPath(handle));
+  sayProbe("path", linkMapPath(handle));
   using GetVersion = int (*)(int*);
   auto getVersion = reinterpret_cast<GetVersion>(::dlsym(handle, "ncclGetVersion"));
   if (getVersion == nullptr) {
-    say("error", "no ncclGetVersion symbol: not an NCCL library");
+    sayProbe("error", "no ncclGetVersion symbol: not an NCCL library");
     return 0;
   }
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(getVersion), &info) != 0 && info.dli_fname != nullptr)
-    say("symbol_file", info.dli_fname);
+    sayProbe("symbol_file", info.dli_fname);
   int version = 0;
   const int rc = getVersion(&version);
   if (rc != 0)
-    say("error", "ncclGetVersion returned error " + std::to_string(rc));
+    sayProbe("error", "ncclGetVersion returned error " + std::to_string(rc));
   else
-    say("version", std::to_string(version));
+    sayProbe("version", std::to_string(version));
   return 0;
 }
 
 int probeLoad(const std::string& path) {
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr)
-    say("error", lastDlError());
+    sayProbe("error", lastDlError());
   else
-    say("path", linkMapPath(handle));
+    sayProbe("path", linkMapPath(handle));
   return 0;
 }
 
@@ -76,21 +69,30 @@ int probeResolve(const std::string& kindName, const std::string& value) {
   std::vector<std::string> log;
   const auto opened = emu::openPluginLibrary(kind, value, log);
   if (opened) {
-    say("opened", opened->openedName);
-    say("path", opened->library->path());
+    sayProbe("opened", opened->openedName);
+    sayProbe("path", opened->library->path());
   } else {
     std::string why;
     for (const std::string& line : log) why += (why.empty() ? "" : "; ") + line;
-    say("error", why.empty() ? "nothing opened" : why);
+    sayProbe("error", why.empty() ? "nothing opened" : why);
   }
   return 0;
 }
 
 }  // namespace
 
+void sayProbe(const char* key, const std::string& value) {
+  std::string line = value;
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::printf("railtune-probe:%s=%s\n", key, line.c_str());
+  std::fflush(stdout);
+}
+
 int probeChildMain(const std::vector<std::string>& args) {
   if (args.size() == 2 && args[0] == "nccl") return probeNccl(args[1]);
   if (args.size() == 2 && args[0] == "load") return probeLoad(args[1]);
+  if (args.size() == 2 && args[0] == "nvml") return probeNvmlChild(args[1]);
   if (args.size() == 3 && args[0] == "resolve") return probeResolve(args[1], args[2]);
   std::fprintf(stderr, "railtune doctor probe: bad request\n");
   return 2;

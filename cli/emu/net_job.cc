@@ -13,6 +13,7 @@
 #include "cli/plugin_files.h"
 #include "emulator/net_job/job_report.h"
 #include "emulator/net_job/launcher.h"
+#include "emulator/net_job/plugin_warnings.h"
 
 namespace railtune::cli {
 namespace {
@@ -106,6 +107,10 @@ nj::JobOptions jobOptions(const NetJobArgs& a) {
 int runNetJob(const NetJobArgs& args) {
   const nj::JobOptions options = jobOptions(args);
   const nj::JobResult result = nj::runJob(options);
+  // The plugins' WARNs first, on stderr whatever the outcome; they do not change the exit status
+  // (docs/net-job.md): the report's summary line counts them.
+  std::fputs(nj::formatPluginWarnings(result.pluginWarnings).c_str(), stderr);
+  std::fflush(stderr);
   std::fputs(nj::formatJobReport(options, result).c_str(), result.ok() ? stdout : stderr);
   return result.ok() ? 0 : 1;
 }

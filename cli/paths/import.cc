@@ -1,7 +1,8 @@
 // `railtune paths import LOG... -o DIR [--job ID] [--rail-map F] [--profile-dir D]`: NCCL's own INFO logs
 // rebuilt into path logs (analysis/nccl_log/import.h; docs/paths.md, "Paths of any NCCL job"), so that
 // `paths check` and `paths render` show the rails of jobs whose traffic NCCL's IB transport (or another
-// plugin) carried. Exit status: 0 written, 2 bad usage or no NCCL log line found.
+// plugin) carried. Exit status: 0 written, 2 bad usage, no NCCL log line found, or a log given (or found in a
+// folder given) that could not be read (the others are still imported and written).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -71,6 +72,18 @@ void writeFile(const std::string& dir, const std::string& name, const std::strin
   if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
 }
 
+// The logs that could not be read, each named once with its reason: they are not in "from N files", and make
+// the exit status 2 whatever else was written.
+void printUnreadable(const std::vector<nl::Diagnostic>& unreadable, size_t limit) {
+  if (unreadable.empty()) return;
+  std::fprintf(stderr, "error: %zu log%s could not be read (not imported):\n", unreadable.size(),
+               unreadable.size() == 1 ? "" : "s");
+  for (size_t i = 0; i < unreadable.size() && i < limit; ++i)
+    std::fprintf(stderr, "  %s: %s\n", unreadable[i].where.c_str(), unreadable[i].message.c_str());
+  if (unreadable.size() > limit)
+    std::fprintf(stderr, "  ... and %zu more (--warnings N shows more)\n", unreadable.size() - limit);
+}
+
 std::string percent(uint64_t part, uint64_t whole) {
   return std::to_string(part) + " of " + std::to_string(whole);
 }
@@ -88,10 +101,13 @@ void printSummary(const nl::Import& import, const Seen& seen, const std::optiona
   std::string version;
   for (const std::string& v : versions) version += (version.empty() ? "" : ", ") + v;
   const nl::ImportCounts& c = import.counts;
-  std::printf("read %llu lines (%llu of NCCL) from %llu files: %zu processes on %zu hosts, NCCL %s\n",
+  // "from N files" counts the files read; those that could not be read are listed on stderr (printUnreadable).
+  const std::string unread =
+      import.unreadable.empty() ? "" : " (" + std::to_string(import.unreadable.size()) + " could not be read)";
+  std::printf("read %llu lines (%llu of NCCL) from %llu files%s: %zu processes on %zu hosts, NCCL %s\n",
               static_cast<unsigned long long>(import.read.lines),
               static_cast<unsigned long long>(import.read.ncclLines),
-              static_cast<unsigned long long>(import.read.files), seen.processes, hosts.size(),
+              static_cast<unsigned long long>(import.read.files), unread.c_str(), seen.processes, hosts.size(),
               version.empty() ? "version unknown" : version.c_str());
   // Counted as `paths check` and `paths render` count (import.h): connections, then their logged ends.
   std::printf(
@@ -128,6 +144,9 @@ int runImport(const ImportArgs& args) {
   const nl::LogSet logs = nl::readLogs(args.logs);
   if (logs.processes.empty()) {
     printDiagnostics(logs.diagnostics, args.warnings);
+    printUnreadable(logs.unreadable, args.warnings);
+    if (logs.counts.files == 0 && !logs.unreadable.empty())
+      throw std::runtime_error("none of the logs given could be read (listed above)");
     throw std::runtime_error(
         "no NCCL log line (\"HOST:PID:TID [DEV] NCCL INFO ...\") in what was given: run the job "
         "with NCCL_DEBUG=INFO (railtune exec --capture DIR does)");
@@ -155,15 +174,17 @@ int runImport(const ImportArgs& args) {
   written = writer.finish();
   printDiagnostics(import.diagnostics, args.warnings);
   printSummary(import, Seen{processes, hosts, versions}, join, railMap.has_value());
+  printUnreadable(import.unreadable, args.warnings);
+  const int status = import.unreadable.empty() ? 0 : 2;
   if (written == 0) {
     std::printf(
         "no network connection in these logs (every rank's traffic stayed inside its node, or "
         "NCCL_DEBUG_SUBSYS left out INIT and NET): nothing written\n");
-    return 0;
+    return status;
   }
   std::printf("wrote %zu path logs (job %s) to %s: railtune paths check %s\n", written, args.job.c_str(),
               args.output.c_str(), args.output.c_str());
-  return 0;
+  return status;
 }
 
 }  // namespace

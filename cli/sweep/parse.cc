@@ -5,6 +5,7 @@
 // parallel and streamed: each is read line by line and its rows written as they come, in input order, so memory
 // stays bounded whatever the size of the outputs (docs/performance.md). A row with impossible values is a counted
 // bad row naming FILE:LINE and why; runs of a sweep folder that gave no output are listed, never ignored.
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -46,6 +47,7 @@ struct ParseOptions {
 struct Job {
   std::string path;
   sweep::OutputContext context;
+  std::optional<uint64_t> byteLimit;  // the manifest's output_bytes: what the run wrote until it ended
 };
 
 struct JobResult {
@@ -75,8 +77,15 @@ std::pair<std::string, std::string> keyValue(const std::string& item) {
 bool readTextJob(const Job& job, sweep::OutputRowBuilder& builder, JobResult& result) {
   sweep::NcclTestsTextReader reader(builder);
   bool json = false, started = false;
+  // The manifest's output_bytes: what the run wrote until it ended. Bytes after it (a process that escaped the
+  // run's group wrote on) are not read: the line that crosses it is cut there, as the run left it.
+  const uint64_t limit = job.byteLimit.value_or(UINT64_MAX);
+  uint64_t offset = 0;
   analysis::ingest::LineHandlers handlers;
   handlers.line = [&](std::string_view line, int number, size_t) {
+    if (offset >= limit) return false;
+    if (line.size() > limit - offset) line = line.substr(0, static_cast<size_t>(limit - offset));
+    offset += line.size() + 1;
     if (!started) {
       const size_t first = line.find_first_not_of(" \t\r");
       if (first == std::string_view::npos) return true;
@@ -87,13 +96,18 @@ bool readTextJob(const Job& job, sweep::OutputRowBuilder& builder, JobResult& re
     return true;
   };
   handlers.tooLong = [&](int number, size_t bytes) {
-    builder.diagnostic({number, analysis::ingest::tooLongMessage(bytes), false});
+    offset += bytes + 1;
+    if (offset <= limit) builder.diagnostic({number, analysis::ingest::tooLongMessage(bytes), false});
   };
   const analysis::ingest::ReadOutcome outcome = analysis::ingest::forEachLine(job.path, 0, handlers);
   if (json) return false;
+  std::error_code ec;
+  const uint64_t size = fs::file_size(job.path, ec);
+  if (!ec && size > limit)
+    result.diagnostics.push_back(
+        {job.path, 0, std::to_string(size - limit) + " bytes written after the run ended, ignored"});
   if (!outcome.error.empty()) {
-    std::string error = outcome.error;
-    if (error.starts_with(job.path + ": ")) error.erase(0, job.path.size() + 2);
+    std::string error = outcome.reason.empty() ? outcome.error : outcome.reason;
     if (!error.ends_with("; skipped")) error += outcome.opened ? "; the rest of the file is not read" : "; skipped";
     result.diagnostics.push_back({job.path, 0, error});
   }
@@ -107,7 +121,13 @@ void readJsonJob(const Job& job, sweep::OutputRowBuilder& builder, JobResult& re
     result.diagnostics.push_back({job.path, 0, file.reason + " (a -J JSON file); skipped"});
     return;
   }
-  sweep::ParsedText parsed = sweep::parseNcclTestsJson(file.bytes);
+  std::string_view bytes = file.bytes;
+  if (job.byteLimit && bytes.size() > *job.byteLimit) {  // a process that escaped the run's group wrote on
+    result.diagnostics.push_back(
+        {job.path, 0, std::to_string(bytes.size() - *job.byteLimit) + " bytes written after the run ended, ignored"});
+    bytes = bytes.substr(0, *job.byteLimit);
+  }
+  sweep::ParsedText parsed = sweep::parseNcclTestsJson(bytes);
   for (sweep::Diagnostic& d : parsed.diagnostics) builder.diagnostic(std::move(d));
   for (sweep::TestRun& run : parsed.runs) {
     std::vector<sweep::Row> rows = std::move(run.rows);
@@ -174,6 +194,7 @@ void manifestJobs(const std::string& dir, const Job& base, std::vector<Job>& job
                    ? json
                    : (fs::path(dir) / e.output).string();
     job.context.source = job.path;
+    if (job.path == (fs::path(dir) / e.output).string()) job.byteLimit = e.outputBytes;
     job.context.env = e.env;
     job.context.envFrom = sweep::ForcedBy::Manifest;
     job.context.repeat = e.repeat;

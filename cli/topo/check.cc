@@ -2,11 +2,14 @@
 // cluster description and runs every check on it: every unknown or duplicated key, the fabric's own
 // checks (fabric/validate.h), NCCL's XML limits for every host; given a rail map, the rail map reader's
 // checks (what the plugins would refuse), and given a topology file as well, whether their rails and
-// planes agree. Prints one `file:line:column: error: message` line per finding; exit 1 on any error.
+// planes agree. Prints one `file:line:column: error: message` line per finding, then one line per file checked
+// saying what was checked in it and whether it passed; exit 1 on any error.
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/topo/topo.h"
@@ -57,19 +60,6 @@ bool readRailMapInto(const std::string& path, formats::RailMap& railMap, fabric:
   return false;
 }
 
-void checkTopoFile(const CheckOptions& opts, fabric::Diagnostics& diagnostics) {
-  fabric::Host topoHost;
-  formats::RailMap railMap;
-  try {
-    topoHost = topo::readNcclXmlFile(opts.topoFile);
-  } catch (const std::exception& e) {
-    diagnostics.add(fromReaderMessage(e.what(), opts.topoFile));
-    return;
-  }
-  if (!readRailMapInto(opts.railMap, railMap, diagnostics)) return;
-  topo::checkTopoAgainstRailMap(topoHost, railMap, opts.host, {opts.topoFile, 0, 0}, diagnostics);
-}
-
 // A file given: unknown and duplicated keys are collected (all of them, reading goes on) and the model
 // is still checked; `readable` is false only when the file could not be read into a model at all.
 fabric::Fabric loadForCheck(const std::string& path, fabric::Diagnostics& diagnostics, bool& readable) {
@@ -89,30 +79,91 @@ fabric::Fabric loadForCheck(const std::string& path, fabric::Diagnostics& diagno
   }
 }
 
-int runCheck(const CheckOptions& opts) {
-  fabric::Diagnostics diagnostics;
+// One line per file checked, after the findings: what was checked in it, and whether it passed.
+struct FileReport {
+  std::string name;
+  std::string checked;  // what was checked in it
+  std::string facts;    // what it holds, when read ("2 NVLink domains, 36 hosts, 4 rails x 1 planes")
+  size_t errors = 0;
+  std::string line() const {
+    std::string text = name + ": " + (errors == 0 ? "ok" : std::to_string(errors) + " error(s)");
+    if (!facts.empty()) text += " (" + facts + ")";
+    return text + "; checked: " + checked;
+  }
+};
+
+FileReport checkFabric(const CheckOptions& opts, fabric::Fabric& model, fabric::Diagnostics& diagnostics) {
+  const size_t before = diagnostics.errorCount();
   bool readable = false;
-  const fabric::Fabric model = loadForCheck(opts.fabric, diagnostics, readable);
+  model = loadForCheck(opts.fabric, diagnostics, readable);
+  FileReport report{opts.fabric.empty() ? "the built-in default cluster" : opts.fabric,
+                    "keys and values, names, bus ids, NVLinks, rails and planes of every host, rail groups and "
+                    "leaves, NCCL's XML limits, plane GUIDs",
+                    "", 0};
   if (readable) {
     fabric::validate(model, diagnostics);
     topo::checkNcclXmlLimits(model, diagnostics);
     topo::checkPlaneGuids(model, diagnostics);
+    report.facts = std::to_string(model.domains.size()) + " NVLink domains, " + std::to_string(model.hosts.size()) +
+                   " hosts, " + std::to_string(model.network.rails) + " rails x " +
+                   std::to_string(model.network.planes) + " planes";
   }
-  if (!opts.topoFile.empty()) {
-    checkTopoFile(opts, diagnostics);
-  } else if (!opts.railMap.empty()) {  // the rail map on its own: what the plugins would make of it
-    formats::RailMap railMap;
-    readRailMapInto(opts.railMap, railMap, diagnostics);
+  report.errors = diagnostics.errorCount() - before;
+  return report;
+}
+
+FileReport checkRailMap(const std::string& path, std::optional<formats::RailMap>& railMap,
+                        fabric::Diagnostics& diagnostics) {
+  const size_t before = diagnostics.errorCount();
+  formats::RailMap map;
+  FileReport report{path, "read as the plugins read it (fields, bus ids, rails and planes in range, names)", "", 0};
+  if (readRailMapInto(path, map, diagnostics)) {
+    report.facts = std::to_string(map.hosts.size()) + " hosts, " + std::to_string(map.rails) + " rails x " +
+                   std::to_string(map.planes) + " planes";
+    railMap = std::move(map);
   }
+  report.errors = diagnostics.errorCount() - before;
+  return report;
+}
+
+FileReport checkTopoFile(const CheckOptions& opts, const std::optional<formats::RailMap>& railMap,
+                         fabric::Diagnostics& diagnostics) {
+  const size_t before = diagnostics.errorCount();
+  FileReport report{opts.topoFile, "read as NCCL's topology XML", "", 0};
+  fabric::Host topoHost;
+  try {
+    topoHost = topo::readNcclXmlFile(opts.topoFile);
+  } catch (const std::exception& e) {
+    diagnostics.add(fromReaderMessage(e.what(), opts.topoFile));
+    report.errors = diagnostics.errorCount() - before;
+    return report;
+  }
+  const std::string host = opts.host.empty() ? topoHost.name : opts.host;
+  report.facts = "host " + host + ", " + std::to_string(topoHost.nics.size()) + " NICs";
+  if (!railMap) {
+    report.checked += "; not compared with " + opts.railMap + ", which could not be read";
+  } else {
+    report.checked += "; each NIC's rail and plane against host " + host + " of " + opts.railMap;
+    topo::checkTopoAgainstRailMap(topoHost, *railMap, opts.host, {opts.topoFile, 0, 0}, diagnostics);
+  }
+  report.errors = diagnostics.errorCount() - before;
+  return report;
+}
+
+int runCheck(const CheckOptions& opts) {
+  fabric::Diagnostics diagnostics;
+  fabric::Fabric model;
+  std::vector<FileReport> reports{checkFabric(opts, model, diagnostics)};
+  std::optional<formats::RailMap> railMap;
+  if (!opts.railMap.empty()) reports.push_back(checkRailMap(opts.railMap, railMap, diagnostics));
+  if (!opts.topoFile.empty()) reports.push_back(checkTopoFile(opts, railMap, diagnostics));
   for (const fabric::Diagnostic& d : diagnostics.all()) std::cerr << d.str() << "\n";
   const size_t errors = diagnostics.errorCount();
-  const std::string name = opts.fabric.empty() ? "the built-in default cluster" : opts.fabric;
+  for (const FileReport& report : reports) (errors > 0 ? std::cerr : std::cout) << report.line() << "\n";
   if (errors > 0) {
     std::cerr << "railtune topo check: " << errors << " error(s)\n";
     return 1;
   }
-  std::cout << name << ": ok (" << model.domains.size() << " NVLink domains, " << model.hosts.size() << " hosts, "
-            << model.network.rails << " rails x " << model.network.planes << " planes)\n";
   return 0;
 }
 

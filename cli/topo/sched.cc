@@ -124,6 +124,8 @@ Command addTopoEnvCommand(CLI::App& topo) {
               const qp::QpPolicy policy = topo::launcherQpPolicy(model, env);
               for (const std::string& warning : policy.warnings)
                 std::cerr << "railtune topo env: warning: " << warning << "\n";
+              for (const std::string& warning : launcherFileWarnings(vars))
+                std::cerr << "railtune topo env: warning: " << warning << "\n";
               return writeOutput((*why ? qpPolicyComments(policy) : "") + topo::exportLines(vars), common->outPath);
             } catch (const std::invalid_argument& e) {
               std::cerr << "railtune topo env: " << e.what() << "\n";

@@ -15,6 +15,7 @@
 #include "cli/tuner/compute.h"
 #include "cli/tuner/format.h"
 #include "cli/tuner/tuner.h"
+#include "tuner_plugin/rules/rule.h"
 
 namespace railtune::cli {
 namespace {
@@ -58,24 +59,17 @@ uint64_t parseByteCount(const std::string& option, const std::string& text) {
   return static_cast<uint64_t>(value) << shift;
 }
 
-std::string lowercase(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
+// The rules' reader of collective names (without case: "AllReduce" and "allreduce"), so that a name taken here
+// is taken in a rules file too.
 std::vector<tuner::Collective> parseCollectives(const std::vector<std::string>& names) {
   if (names.empty()) return DecisionsRequest::defaultCollectives();
   std::vector<tuner::Collective> out;
   for (const std::string& name : names) {
-    bool found = false;
-    for (tuner::Collective c : DecisionsRequest::defaultCollectives())
-      if (lowercase(name) == lowercase(tuner::collectiveName(c))) {
-        out.push_back(c);
-        found = true;
-      }
-    if (!found)
+    tuner::Collective c{};
+    if (!tuner::rules::collectiveFromRuleName(name, &c))
       throw std::invalid_argument("--collectives: unknown collective '" + name +
-                                  "' (AllReduce, AllGather, ReduceScatter, Broadcast, Reduce)");
+                                  "' (AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, in any case)");
+    out.push_back(c);
   }
   return out;
 }

@@ -78,6 +78,16 @@ std::string tableHeader(const DecisionsReport& r) {
   return out.str();
 }
 
+// The table's last line: how many rows railtune's column differs from NCCL's in, and why.
+std::string changedLine(const DecisionsReport& report) {
+  const DecisionsReport::Changed c = report.changed();
+  std::string line = std::to_string(c.rows) + " of " + std::to_string(report.rows.size()) +
+                     " rows changed by railtune (its pick differs from NCCL's): " + std::to_string(c.byRules) +
+                     " by rules, " + std::to_string(c.byModel) + " by the model";
+  if (c.mismatched > 0) line += ", " + std::to_string(c.mismatched) + " MISMATCH";
+  return line;
+}
+
 std::string formatTable(const DecisionsReport& report) {
   const std::vector<DecisionColumn>& columns = decisionColumns();
   std::vector<std::vector<std::string>> cells(1);
@@ -100,6 +110,7 @@ std::string formatTable(const DecisionsReport& report) {
     }
     out << text << "\n";
   }
+  out << changedLine(report) << "\n";
   return out.str();
 }
 

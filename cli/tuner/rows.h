@@ -61,6 +61,11 @@ struct DecisionsReport {
   std::vector<std::string> warnings;  // the plugin's WARN lines and problems with the rules file
   std::vector<DecisionRow> rows;
   size_t mismatches() const;
+  // Rows where railtune's pick (cell or channels) differs from NCCL's, by why: the table's last line.
+  struct Changed {
+    size_t rows = 0, byRules = 0, byModel = 0, mismatched = 0;
+  };
+  Changed changed() const;
 };
 
 }  // namespace railtune::cli

@@ -77,6 +77,7 @@ std::string formatJobReport(const JobOptions& options, const JobResult& result) 
   if (result.stalledLink.first >= 0)
     out += format("stalled link: rank %d -> rank %d over the net plugin, no send posted after %g s\n",
                   result.stalledLink.first, result.stalledLink.second, options.stallAfterSeconds);
+  out += pluginWarningSummary(result.pluginWarnings);
   for (const std::string& e : result.errors) out += "error: " + e + "\n";
   if (!result.ok() && !result.jobDir.empty()) out += "job folder kept for inspection: " + result.jobDir + "\n";
   return out;

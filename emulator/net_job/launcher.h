@@ -16,6 +16,7 @@
 
 #include "emulator/loader.h"
 #include "emulator/net_job/job_plan.h"
+#include "emulator/net_job/plugin_warnings.h"
 #include "emulator/net_job/result.h"
 #include "emulator/net_job/schedule.h"
 #include "emulator/net_job/verbs_job.h"
@@ -74,7 +75,10 @@ struct JobResult {
   std::string jobDir;                       // kept when the job failed
   VerbsJob verbs;                           // transport ib: the simulator's files and folder
   std::pair<int, int> stalledLink{-1, -1};  // (sender, receiver) of JobOptions::stallLink
-  int pluginConnections() const;            // send + receive sides over the plugin, all ranks
+  // Every WARN the plugins logged in every rank that wrote its result (ok or failed), in rank order. A
+  // rank killed before it could write one (stuck past the timeout's grace) leaves none here.
+  std::vector<PluginWarning> pluginWarnings;
+  int pluginConnections() const;  // send + receive sides over the plugin, all ranks
   bool ok() const { return errors.empty(); }
 };
 

@@ -220,7 +220,12 @@ struct Failure {
   std::string text;
 };
 
-Failure describeFailure(const JobResult& job, const Child& c) {
+void keepWarnings(const RankResult& r, JobResult& job) {
+  for (const std::string& line : r.pluginWarnings) job.pluginWarnings.push_back({r.rank, r.pid, r.startTag, line});
+}
+
+// The rank's WARNs go to JobResult::pluginWarnings, printed once with every other rank's, not here.
+Failure describeFailure(JobResult& job, const Child& c) {
   const RankPlace& place = job.plan.ranks[static_cast<size_t>(c.rank)];
   const std::string who = "rank " + std::to_string(c.rank) + " (" +
                           job.plan.hosts[static_cast<size_t>(place.hostIndex)].name + ", GPU " +
@@ -231,9 +236,8 @@ Failure describeFailure(const JobResult& job, const Child& c) {
                           strsignal(WTERMSIG(c.status)) + "); its stderr: " + stderrPath(job, c.rank)};
   try {
     const RankResult r = readResultFile(resultPath(job, c.rank));
-    std::string out = who + ": " + r.error;
-    for (const std::string& w : r.pluginWarnings) out += "\n    plugin: " + w;
-    return {r.failedAtUs, out};
+    keepWarnings(r, job);
+    return {r.failedAtUs, who + ": " + r.error};
   } catch (const std::exception& e) {
     // No result: the rank stopped before it could write one; what it printed says why.
     return {kUnknown, who + " exited with status " + std::to_string(WEXITSTATUS(c.status)) + " (" + e.what() +
@@ -252,10 +256,13 @@ void collect(const std::vector<Child>& children, bool timedOut, const JobOptions
       ++killed;
     } else {
       job.ranks.push_back(readResultFile(resultPath(job, c.rank)));
+      keepWarnings(job.ranks.back(), job);
       const std::string report = sanitizerReport(stderrPath(job, c.rank));
       if (!report.empty()) failures.push_back({0, "rank " + std::to_string(c.rank) + ": sanitizer report:\n" + report});
     }
   }
+  std::stable_sort(job.pluginWarnings.begin(), job.pluginWarnings.end(),
+                   [](const PluginWarning& a, const PluginWarning& b) { return a.rank < b.rank; });
   std::stable_sort(failures.begin(), failures.end(),
                    [](const Failure& a, const Failure& b) { return a.atUs < b.atUs; });
   for (const Failure& f : failures) job.errors.push_back(f.text);

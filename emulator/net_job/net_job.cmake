@@ -19,6 +19,7 @@ add_library(railtune_emulator_net_job STATIC
   ${CMAKE_CURRENT_LIST_DIR}/launcher_fork.cc
   ${CMAKE_CURRENT_LIST_DIR}/verbs_job.cc
   ${CMAKE_CURRENT_LIST_DIR}/job_report.cc
+  ${CMAKE_CURRENT_LIST_DIR}/plugin_warnings.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_steps.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_collective.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_summary.cc)

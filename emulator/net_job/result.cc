@@ -20,6 +20,7 @@ std::string renderResult(const RankResult& r) {
                            {"warmup", c.warmup}});
   const json out = {{"rank", r.rank},
                     {"pid", r.pid},
+                    {"start_tag", r.startTag},
                     {"host", r.host},
                     {"gpu", r.gpu},
                     {"hca", r.hca},
@@ -45,6 +46,7 @@ RankResult readResultFile(const std::string& path) {
     RankResult r;
     r.rank = j.at("rank").get<int>();
     r.pid = j.at("pid").get<int>();
+    r.startTag = j.at("start_tag").get<std::string>();
     r.host = j.at("host").get<std::string>();
     r.gpu = j.at("gpu").get<int>();
     r.hca = j.at("hca").get<std::string>();

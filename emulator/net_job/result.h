@@ -19,7 +19,8 @@ struct CollectiveResult {
 
 struct RankResult {
   int rank = -1;
-  int pid = 0;  // the rank's process: path log files and records name it
+  int pid = 0;           // the rank's process: path log files and records name it
+  std::string startTag;  // its processStartTag(), the "<pid>.<tag>" of the record files it names
   std::string host;
   int gpu = -1;
   std::string hca;

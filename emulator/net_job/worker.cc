@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/record_files.h"
 #include "emulator/logger.h"
 #include "emulator/net_driver.h"
 #include "emulator/net_job/collectives.h"
@@ -173,6 +174,7 @@ RankResult runRank(const WorkerSpec& spec) {
   RankResult result;
   result.rank = spec.rank;
   result.pid = static_cast<int>(::getpid());
+  result.startTag = processStartTag();
   const RankPlace& place = spec.plan->ranks[static_cast<size_t>(spec.rank)];
   result.host = spec.plan->hosts[static_cast<size_t>(place.hostIndex)].name;
   result.gpu = place.gpu;

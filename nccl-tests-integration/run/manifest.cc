@@ -84,6 +84,10 @@ ManifestEntry entryFromJson(const ManifestJson& object) {
   }
   entry.output = manifestString(object, "output", true);
   entry.json = manifestString(object, "json", false);
+  if (const ManifestJson* bytes = manifestField(object, "output_bytes", false)) {
+    if (!bytes->is_number_unsigned()) throw FieldError{"\"output_bytes\" is not a non-negative integer"};
+    entry.outputBytes = bytes->get<uint64_t>();
+  }
   const std::string status = manifestString(object, "status", true);
   const std::optional<RunStatus> parsed = runStatusFromName(status);
   if (!parsed) throw FieldError{"\"status\" is \"" + status + "\", expected ok, rejected or failed"};
@@ -137,6 +141,7 @@ std::string manifestLine(const ManifestEntry& entry) {
   for (const auto& [name, value] : entry.env) env[name] = value;
   line["env"] = std::move(env);
   line["output"] = entry.output;
+  if (entry.outputBytes) line["output_bytes"] = *entry.outputBytes;
   if (!entry.json.empty()) line["json"] = entry.json;
   line["status"] = runStatusName(entry.status);
   line["exit"] = entry.exitCode;

@@ -33,6 +33,9 @@ struct ManifestEntry {
   std::map<std::string, std::string> env;  // what the sweep set for this run (NCCL_ALGO, NCCL_PROTO, ...)
   std::string output;                      // the captured stdout+stderr, relative to the manifest's folder
   std::string json;                        // the -J file, relative to the manifest's folder ("" when text only)
+  // The output's length when the run ended: what `sweep parse` reads of it (a process that escaped the run's
+  // group may write on). Absent in lines of earlier sweeps and for a choice not run.
+  std::optional<uint64_t> outputBytes;
   RunStatus status = RunStatus::Failed;
   int exitCode = 0;        // the exit status; 128+N for signal N
   std::string reason;      // rejected / failed: the line that says why

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "nccl-tests-integration/run/manifest.h"
+#include "nccl-tests-integration/run/output_scan.h"
 
 namespace railtune::sweep {
 
@@ -32,7 +33,10 @@ std::string rejectionLine(std::string_view output);
 
 // The table rows of an output: its text, else the -J file's results.
 size_t tableRows(std::string_view output, std::string_view jsonText);
+size_t tableRows(const OutputScan& output, std::string_view jsonText);
 
+// From a scan of the output (the sweep's way: the output is never held whole), or from its text.
+Outcome classifyRun(const OutputScan& output, std::string_view jsonText, const ProcessEnd& end);
 Outcome classifyRun(std::string_view output, std::string_view jsonText, const ProcessEnd& end);
 
 }  // namespace railtune::sweep

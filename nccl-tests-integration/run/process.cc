@@ -2,6 +2,7 @@
 #include "nccl-tests-integration/run/process.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
+#include <stdexcept>
 #include <thread>
 
 extern char** environ;
@@ -111,104 +114,177 @@ std::optional<std::string> findExecutable(std::string_view name) {
   return std::nullopt;
 }
 
-ProcessResult runProcess(const ProcessSpec& spec) {
-  ProcessResult result;
-  result.end.timeoutSeconds = spec.timeoutSeconds;
-  const Clock::time_point start = Clock::now();
-  if (spec.argv.empty()) {
-    result.end.startError = "no command";
-    return result;
-  }
-  const std::optional<std::string> program = findExecutable(spec.argv.front());
-  if (!program) {
-    result.end.startError = "cannot run " + spec.argv.front() + ": not found" +
-                            (spec.argv.front().find('/') == std::string::npos ? " in PATH" : " or not executable");
-    result.end.exitCode = 127;
-    return result;
-  }
-  const int output = open(spec.outputPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (output < 0) {
-    result.end.startError = "cannot write " + spec.outputPath + ": " + std::strerror(errno);
-    result.end.exitCode = 127;
-    return result;
-  }
-  // Everything the child needs, built before fork: only async-signal-safe calls after it.
-  std::vector<std::string> envText = childEnvironment(spec);
-  std::vector<char*> envp, argv;
-  for (std::string& e : envText) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argvText = spec.argv;
-  for (std::string& a : argvText) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int execPipe[2];
-  if (pipe2(execPipe, O_CLOEXEC) != 0) {
-    close(output);
-    result.end.startError = std::string("cannot start a process: ") + std::strerror(errno);
-    result.end.exitCode = 127;
-    return result;
-  }
+namespace {
 
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(output);
-    close(execPipe[0]);
-    close(execPipe[1]);
-    result.end.startError = std::string("cannot start a process: ") + std::strerror(errno);
-    result.end.exitCode = 127;
-    return result;
-  }
-  if (pid == 0) {
-    setsid();
-    struct sigaction action = {};
-    action.sa_handler = SIG_DFL;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, STDIN_FILENO);
-    dup2(output, STDOUT_FILENO);
-    dup2(output, STDERR_FILENO);
-    execve(program->c_str(), argv.data(), envp.data());
-    const int error = errno;
-    (void)!write(execPipe[1], &error, sizeof error);
-    _exit(127);
-  }
-  close(output);
-  close(execPipe[1]);
-  int execError = 0;
+// What the child needs, built before fork: only async-signal-safe calls after it.
+struct ChildArgs {
+  std::string program;
+  std::vector<std::string> envText, argvText;
+  std::vector<char*> envp, argv;
+  pid_t parent = 0;
+  int output = -1;
+  int goRead = -1;     // the parent's go: one byte once the group is recorded; EOF when the parent died first
+  int goWrite = -1;    // closed in the child, so that only the parent holds it
+  int execWrite = -1;  // errno of a failed execve
+};
+
+ChildArgs childArgs(const ProcessSpec& spec, const std::string& program, int output) {
+  ChildArgs a;
+  a.program = program;
+  a.envText = childEnvironment(spec);
+  for (std::string& e : a.envText) a.envp.push_back(e.data());
+  a.envp.push_back(nullptr);
+  a.argvText = spec.argv;
+  for (std::string& w : a.argvText) a.argv.push_back(w.data());
+  a.argv.push_back(nullptr);
+  a.parent = getpid();
+  a.output = output;
+  return a;
+}
+
+// The child between fork and exec: its own session and group; killed when this process dies (the parent-death
+// signal, set before checking that the parent is still the one that forked it, so that a parent dying in
+// between is seen); started only once the parent says its group is recorded.
+[[noreturn]] void childMain(const ChildArgs& a) {
+  setsid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != a.parent) _exit(127);
+  close(a.goWrite);
+  char go = 0;
   ssize_t got = 0;
   do {
-    got = read(execPipe[0], &execError, sizeof execError);
+    got = read(a.goRead, &go, 1);
   } while (got < 0 && errno == EINTR);
-  close(execPipe[0]);
-  int status = 0;
-  if (got == static_cast<ssize_t>(sizeof execError)) {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    result.end.startError = "cannot run " + *program + ": " + std::strerror(execError);
-    result.end.exitCode = 127;
-    result.seconds = secondsSince(start);
-    return result;
-  }
+  if (got != 1) _exit(127);
+  struct sigaction action = {};
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  const int null = open("/dev/null", O_RDONLY);
+  if (null >= 0) dup2(null, STDIN_FILENO);
+  dup2(a.output, STDOUT_FILENO);
+  dup2(a.output, STDERR_FILENO);
+  execve(a.program.c_str(), a.argv.data(), a.envp.data());
+  const int error = errno;
+  (void)!write(a.execWrite, &error, sizeof error);
+  _exit(127);
+}
 
+void closeAll(std::initializer_list<int> fds) {
+  for (int fd : fds)
+    if (fd >= 0) close(fd);
+}
+
+int reap(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+// Until the run ends, the timeout passes or this process is interrupted; the group is stopped in the last two.
+void waitForRun(pid_t pid, const ProcessSpec& spec, Clock::time_point start, ProcessEnd& end) {
   for (;;) {
-    if (hasEnded(pid)) break;
+    if (hasEnded(pid)) return;
     if (const int signal = interruptSignal(); signal != 0) {
-      result.end.interrupted = true;
+      end.interrupted = true;
       stopGroup(pid, signal, spec.killGraceSeconds);
-      break;
+      return;
     }
     if (spec.timeoutSeconds > 0 && secondsSince(start) >= spec.timeoutSeconds) {
-      result.end.timedOut = true;
+      end.timedOut = true;
       stopGroup(pid, SIGTERM, spec.killGraceSeconds);
-      break;
+      return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+ProcessResult startError(std::string message, Clock::time_point start) {
+  ProcessResult result;
+  result.end.startError = std::move(message);
+  result.end.exitCode = 127;
+  result.seconds = secondsSince(start);
+  return result;
+}
+
+// The group recorded (spec.onStart), then the go to the child; "" or why the run cannot start.
+std::string releaseChild(const ProcessSpec& spec, pid_t pid, int goWrite) {
+  std::string error;
+  try {
+    if (spec.onStart) spec.onStart(pid);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (error.empty() && write(goWrite, "g", 1) != 1)
+    error = std::string("cannot start a process: ") + std::strerror(errno);
+  return error;
+}
+
+// execve's errno from the child, 0 once it ran the command (the pipe closed on exec).
+int execErrorOf(int execRead) {
+  int execError = 0;
+  ssize_t got = 0;
+  do {
+    got = read(execRead, &execError, sizeof execError);
+  } while (got < 0 && errno == EINTR);
+  return got == static_cast<ssize_t>(sizeof execError) ? execError : 0;
+}
+
+}  // namespace
+
+ProcessResult runProcess(const ProcessSpec& spec) {
+  const Clock::time_point start = Clock::now();
+  if (spec.argv.empty()) {
+    ProcessResult result = startError("no command", start);
+    result.end.exitCode = 0;
+    return result;
+  }
+  const std::optional<std::string> program = findExecutable(spec.argv.front());
+  if (!program)
+    return startError("cannot run " + spec.argv.front() + ": not found" +
+                          (spec.argv.front().find('/') == std::string::npos ? " in PATH" : " or not executable"),
+                      start);
+  const int output = open(spec.outputPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (output < 0) return startError("cannot write " + spec.outputPath + ": " + std::strerror(errno), start);
+  ChildArgs args = childArgs(spec, *program, output);
+  int execPipe[2] = {-1, -1}, goPipe[2] = {-1, -1};
+  if (pipe2(execPipe, O_CLOEXEC) != 0 || pipe2(goPipe, O_CLOEXEC) != 0) {
+    closeAll({output, execPipe[0], execPipe[1]});
+    return startError(std::string("cannot start a process: ") + std::strerror(errno), start);
+  }
+  args.goRead = goPipe[0];
+  args.goWrite = goPipe[1];
+  args.execWrite = execPipe[1];
+  const pid_t pid = fork();
+  if (pid == 0) childMain(args);
+  closeAll({execPipe[1], goPipe[0]});
+  if (pid < 0) {
+    closeAll({output, execPipe[0], goPipe[1]});
+    return startError(std::string("cannot start a process: ") + std::strerror(errno), start);
+  }
+  const std::string released = releaseChild(spec, pid, goPipe[1]);
+  close(goPipe[1]);  // a child not released reads EOF and exits
+  const int execError = released.empty() ? execErrorOf(execPipe[0]) : 0;
+  close(execPipe[0]);
+  if (!released.empty() || execError != 0) {
+    kill(pid, SIGKILL);
+    reap(pid);
+    close(output);
+    return startError(!released.empty() ? released : "cannot run " + *program + ": " + std::strerror(execError), start);
+  }
+
+  ProcessResult result;
+  result.end.timeoutSeconds = spec.timeoutSeconds;
+  waitForRun(pid, spec, start, result.end);
   // Whatever the command left running in its group goes with it (the leader, a zombie, still holds the id).
   kill(-pid, SIGKILL);
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = reap(pid);
+  // The output is what was written until now: a process that left the group (setsid) may write on.
+  struct stat st = {};
+  if (fstat(output, &st) == 0) result.outputBytes = static_cast<uint64_t>(st.st_size);
+  close(output);
   result.seconds = secondsSince(start);
   if (WIFSIGNALED(status)) {
     result.end.signal = WTERMSIG(status);

@@ -1,9 +1,16 @@
 // One command run for a sweep: in its own session and process group (setsid), with the environment of this
-// process less some variables and plus others, stdout and stderr both into one file, an optional timeout
-// (SIGTERM to the group, SIGKILL after a grace period) and SIGINT/SIGTERM of this process forwarded to the
-// group. POSIX only.
+// process less some variables and plus others, stdout and stderr both into one file (the child writes it
+// directly: nothing of the output passes through this process), an optional timeout (SIGTERM to the group,
+// SIGKILL after a grace period) and SIGINT/SIGTERM of this process forwarded to the group. The command dies
+// with this process (Linux PR_SET_PDEATHSIG: a SIGKILL of `railtune sweep run` leaves no benchmark running
+// under init), and its group is named to the caller before the command starts, so that a later sweep can kill
+// what the command started in its group. POSIX; the parent-death signal is Linux's.
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,11 +28,15 @@ struct ProcessSpec {
   std::string outputPath;                  // stdout + stderr, truncated first
   double timeoutSeconds = 0;               // 0: none
   double killGraceSeconds = 10;            // after SIGTERM (timeout, interrupt), SIGKILL
+  // Called with the child's process group (its pid) after fork and before the command is started: the child
+  // waits until it returns. When it throws, the child is killed and the run is a start error.
+  std::function<void(pid_t group)> onStart;
 };
 
 struct ProcessResult {
   ProcessEnd end;
-  double seconds = 0;  // wall time
+  double seconds = 0;        // wall time
+  uint64_t outputBytes = 0;  // the output file's length when the run ended (its group killed and reaped)
 };
 
 // Runs to the end (or the timeout, or an interrupt). Never throws for the child's failures: a command that

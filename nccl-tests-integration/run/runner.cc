@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -14,22 +15,53 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
+#include <optional>
 #include <stdexcept>
 
+#include "nccl-tests-integration/run/output_scan.h"
 #include "nccl-tests-integration/run/process.h"
+#include "nccl-tests-integration/run/running_record.h"
 
 namespace railtune::sweep {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string wholeFile(const std::string& path) {
+// A -J file is a few kilobytes (one object per size); a larger one is not read (its run then has no table).
+constexpr size_t kMaxJsonBytes = 16 * 1024 * 1024;
+// nccl-tests' help text is a few kilobytes; only its start is read.
+constexpr size_t kMaxHelpBytes = 1024 * 1024;
+
+// The file's first max bytes ("" when it cannot be read); nullopt when it holds more (and oversized is set).
+std::optional<std::string> fileStart(const std::string& path, size_t max, bool oversized = false) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  if (!in) return std::string();
+  std::string text(max + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() <= max) return text;
+  if (oversized) return std::nullopt;
+  text.resize(max);
+  return text;
+}
+
+// The output's first bytes (what the run wrote until it ended) scanned in pieces: never held whole.
+OutputScan scanOutput(const std::string& path, uint64_t bytes) {
+  OutputScan scan;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  std::vector<char> buffer(1 << 20);
+  uint64_t offset = 0;
+  while (fd >= 0 && offset < bytes) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), bytes - offset));
+    const ssize_t got = pread(fd, buffer.data(), want, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    scan.feed(std::string_view(buffer.data(), static_cast<size_t>(got)));
+    offset += static_cast<uint64_t>(got);
+  }
+  if (fd >= 0) close(fd);
+  scan.finish();
+  return scan;
 }
 
 void writeWhole(int fd, std::string_view text, const std::string& path) {
@@ -123,6 +155,37 @@ ManifestEntry entryOf(const PlannedRun& run, const Plan& plan, const SweepSpec& 
   return entry;
 }
 
+std::string runningPath(const SweepSpec& spec) {
+  return spec.dir + "/" + std::string(kRunningFileName);
+}
+
+// The run's command, its process group recorded (DIR/running.json) before it starts.
+ProcessResult runOne(const PlannedRun& run, const SweepSpec& spec, const RunnerOptions& options, ManifestEntry& entry) {
+  entry.start = utcNow();
+  ProcessSpec process;
+  process.argv = run.command;
+  process.unset = options.unset;
+  process.env = run.env;
+  process.outputPath = spec.dir + "/" + run.output;
+  process.timeoutSeconds = options.timeoutSeconds;
+  process.killGraceSeconds = options.killGraceSeconds;
+  process.onStart = [&](pid_t group) {
+    writeRunningRecord(runningPath(spec), runningRecordOf(run.id, group, entry.start));
+  };
+  ProcessResult ended = runProcess(process);
+  entry.end = utcNow();
+  return ended;
+}
+
+// How the run ended, from what its output held when it ended (and its -J file when the text has no table).
+Outcome outcomeOf(const PlannedRun& run, const SweepSpec& spec, const ProcessResult& ended) {
+  const OutputScan scan = scanOutput(spec.dir + "/" + run.output, ended.outputBytes);
+  std::string jsonText;
+  if (scan.rows() == 0 && !run.json.empty())
+    jsonText = fileStart(spec.dir + "/" + run.json, kMaxJsonBytes, true).value_or("");
+  return classifyRun(scan, jsonText, ended.end);
+}
+
 std::string oneLine(std::string_view text, size_t max) {
   std::string out(text.substr(0, max));
   for (char& c : out)
@@ -173,7 +236,7 @@ JsonProbe probeJsonSupport(const std::string& binary, const std::string& dir) {
   spec.timeoutSeconds = 15;
   spec.killGraceSeconds = 2;
   const ProcessResult result = runProcess(spec);
-  const std::string help = wholeFile(spec.outputPath);
+  const std::string help = fileStart(spec.outputPath, kMaxHelpBytes).value_or("");
   std::error_code ec;
   fs::remove(spec.outputPath, ec);
   JsonProbe probe;
@@ -221,6 +284,10 @@ SweepResult runSweep(const Plan& plan, const SweepSpec& spec, const RunnerOption
   const std::string manifestPath = spec.dir + "/" + std::string(kManifestFileName);
   ManifestFile manifest(manifestPath, options.restart);
 
+  // What an earlier sweep stopped mid-run left in its process group dies before anything runs again.
+  for (const std::string& line : killLeftoverRun(runningPath(spec), options.killGraceSeconds))
+    std::fprintf(options.progress, "railtune sweep run: %s\n", line.c_str());
+
   const Manifest previous = readManifestText(manifest.text());
   for (const ManifestDiagnostic& d : previous.diagnostics)
     std::fprintf(options.progress, "warning: %s:%zu: %s (line ignored)\n", manifestPath.c_str(), d.line,
@@ -257,22 +324,14 @@ SweepResult runSweep(const Plan& plan, const SweepSpec& spec, const RunnerOption
       std::fflush(options.progress);
     }
     ManifestEntry entry = entryOf(run, plan, spec);
-    entry.start = utcNow();
-    ProcessSpec process;
-    process.argv = run.command;
-    process.unset = options.unset;
-    process.env = run.env;
-    process.outputPath = spec.dir + "/" + run.output;
-    process.timeoutSeconds = options.timeoutSeconds;
-    process.killGraceSeconds = options.killGraceSeconds;
-    const ProcessResult ended = runProcess(process);
-    entry.end = utcNow();
-    const std::string jsonText = run.json.empty() ? "" : wholeFile(spec.dir + "/" + run.json);
-    const Outcome outcome = classifyRun(wholeFile(process.outputPath), jsonText, ended.end);
+    const ProcessResult ended = runOne(run, spec, options, entry);
+    const Outcome outcome = outcomeOf(run, spec, ended);
     entry.status = outcome.status;
     entry.reason = outcome.reason;
     entry.exitCode = ended.end.exitCode;
+    entry.outputBytes = ended.outputBytes;
     manifest.append(manifestLine(entry));
+    removeRunningRecord(runningPath(spec));
 
     spent += ended.seconds;
     const double eta = spent / static_cast<double>(i + 1) * static_cast<double>(toRun.size() - i - 1);

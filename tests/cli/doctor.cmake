@@ -18,7 +18,7 @@ function(railtune_doctor_test name)
   # NCCL_* and RAILTUNE_* of the shell that runs ctest must not leak into what doctor is asked.
   set(_clear NCCL_NET_PLUGIN=unset: NCCL_TUNER_PLUGIN=unset: NCCL_PROFILER_PLUGIN=unset: NCCL_NET=unset:
              NCCL_TOPO_FILE=unset: NCCL_IB_HCA=unset: NCCL_CROSS_NIC=unset: NCCL_MNNVL_ENABLE=unset:
-             RAILTUNE_RAIL_MAP=unset: RAILTUNE_STRICT=unset:)
+             RAILTUNE_RAIL_MAP=unset: RAILTUNE_STRICT=unset: RAILTUNE_NVML_LIBRARY=unset:)
   foreach(_env ${D_ENV})
     string(FIND "${_env}" "=" _eq)  # the first '=' only: a value may hold more (NCCL_IB_HCA==mlx5_0)
     string(SUBSTRING "${_env}" 0 ${_eq} _name)
@@ -54,10 +54,11 @@ railtune_doctor_test(fake_nccl_2_30 ok "^ok +nccl\\.library +NCCL 2\\.30\\.7"
                      -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/23007/libnccl.so.2)
 # Under ASan the child's SIGSEGV or SIGBUS would be caught and turned into exit status 1: let the
 # signal kill it, as it does in a release build.
-set(_crash_env)
+set(_crash_vars)
 if(RAILTUNE_SANITIZED)
-  set(_crash_env ENV ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_abort=0)
+  set(_crash_vars ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_abort=0)
 endif()
+set(_crash_env ENV ${_crash_vars})
 railtune_doctor_test(nccl_crash 1 "^fail +nccl\\.library .*crashed with signal 11" "^ok +plugin\\.net\\.load"
                      -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/crash/libnccl.so.2 ${_crash_env})
 railtune_doctor_test(nccl_hang 1 "^fail +nccl\\.library .*did not finish within 1 s"
@@ -90,6 +91,14 @@ railtune_doctor_test(topo_malformed 1 "^fail +topo\\.file +NCCL_TOPO_FILE: .*top
 railtune_doctor_test(topo_vs_rail_map 1 "^fail +topo\\.file .*disagrees with the rail map"
                      -- ${_railtune} doctor ${_with_map}
                      ENV NCCL_TOPO_FILE=${PROJECT_SOURCE_DIR}/tests/data/golden/nccl_xml/dgx-h100.xml)
+
+# A topology file doctor may not read: no "regenerate" hint, the path and "permission denied". Root reads
+# anything, so as_unprivileged.sh runs doctor as nobody there (or skips the test, saying why).
+add_test(NAME cli.doctor_topo_unreadable
+         COMMAND ${_expect} 1 "^fail +topo\\.file +NCCL_TOPO_FILE=.*topo-unreadable\\.xml cannot be read: Permission denied -- fix: make it readable"
+                 -- ${CMAKE_CURRENT_SOURCE_DIR}/as_unprivileged.sh ${_railtune} doctor --no-nccl --no-nvml)
+set_tests_properties(cli.doctor_topo_unreadable PROPERTIES FIXTURES_REQUIRED doctor_fixtures SKIP_RETURN_CODE 77
+                     ENVIRONMENT "NCCL_TOPO_FILE=${_doctor_fx}/topo-unreadable.xml")
 
 # The rail map against the RDMA devices of the discovery tests' fake sysfs trees.
 railtune_doctor_test(nics_match ok "^ok +fabric\\.rail_map .*4 rail\\(s\\); host gb300-r00-t00: 4 GPU\\(s\\), 4 NIC\\(s\\)"
@@ -138,4 +147,47 @@ if(NOT DEFINED RAILTUNE_TESTS OR RAILTUNE_TESTS STREQUAL "all")
   railtune_doctor_test(nvml_degraded ok "^warn +gpu\\.fabric +NVLink fabric: GPU 3 in progress"
                        -- ${_railtune} doctor --no-nccl --nvml-library $<TARGET_FILE:fake_nvml>
                        ENV FAKE_NVML_CONFIG=${_nvml_cfg}/gb300-tray-degraded.json)
+endif()
+
+# NVML as the user names it (--nvml-library, RAILTUNE_NVML_LIBRARY) is loaded in a child, like NCCL: a
+# truncated copy (ld.so dies with SIGBUS here; a loader that refuses it instead is fine too) is a fail
+# line and doctor still prints everything, JSON too;
+# a FIFO or a directory is refused by name before any dlopen (a FIFO would block the loader: the test's
+# TIMEOUT catches a hang); a library of another machine is named so; a named library that does not load
+# is fail, not "no NVIDIA driver?".
+set(_truncated_lib ${_doctor_fx}/truncated/libnccl-net-railtune.so)
+railtune_doctor_test(nvml_truncated 1
+                     "^fail +gpu\\.nvml +(loading NVML|cannot load) --nvml-library .*truncated/libnccl-net-railtune\\.so(:| in a child process: the child crashed with signal 7) .*ELF: truncated"
+                     "^ok +plugin\\.net\\.load" "[0-9]+ fail"
+                     -- ${_railtune} doctor --no-nccl --nvml-library ${_truncated_lib} ${_crash_env})
+railtune_doctor_test(nvml_truncated_env 1
+                     "^fail +gpu\\.nvml +(loading NVML|cannot load) RAILTUNE_NVML_LIBRARY=.*truncated/libnccl-net-railtune\\.so.*ELF: truncated"
+                     -- ${_railtune} doctor --no-nccl ENV RAILTUNE_NVML_LIBRARY=${_truncated_lib} ${_crash_vars})
+add_test(NAME cli.doctor_json_nvml_truncated COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/doctor_json.py ${_railtune}
+         --no-nccl --nvml-library ${_truncated_lib})
+set_tests_properties(cli.doctor_json_nvml_truncated PROPERTIES FIXTURES_REQUIRED doctor_fixtures)
+railtune_doctor_test(nvml_fifo 1 "^fail +gpu\\.nvml +--nvml-library .*topo\\.fifo: .*topo\\.fifo is a FIFO, not a regular file; not loaded"
+                     -- ${_railtune} doctor --no-nccl --nvml-library ${_doctor_fx}/topo.fifo)
+railtune_doctor_test(nvml_dir 1 "^fail +gpu\\.nvml +RAILTUNE_NVML_LIBRARY=.*topo-dir: .*topo-dir is a directory, not a regular file"
+                     -- ${_railtune} doctor --no-nccl ENV RAILTUNE_NVML_LIBRARY=${_doctor_fx}/topo-dir)
+set_tests_properties(cli.doctor_nvml_fifo PROPERTIES TIMEOUT 60)
+railtune_doctor_test(nvml_missing_named 1 "^fail +gpu\\.nvml +cannot load --nvml-library .*no-such-nvml\\.so: No such file or directory"
+                     -- ${_railtune} doctor --no-nccl --nvml-library ${_doctor_fx}/no-such-nvml.so)
+railtune_doctor_test(nvml_unresolved_named 1 "^fail +gpu\\.nvml +cannot load RAILTUNE_NVML_LIBRARY=libno-such-nvml\\.so: .*cannot open shared object file"
+                     -- ${_railtune} doctor --no-nccl ENV RAILTUNE_NVML_LIBRARY=libno-such-nvml.so)
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64)$")  # the fixture is foreign only where the machine is not aarch64
+  railtune_doctor_test(nvml_foreign_arch 1
+                       "^fail +gpu\\.nvml +--nvml-library .*aarch64/libnccl-net-railtune\\.so is built for aarch64 ELF64, this machine is x86_64"
+                       -- ${_railtune} doctor --no-nccl --nvml-library ${_doctor_fx}/aarch64/libnccl-net-railtune.so)
+endif()
+# Through the fake NVML: one whose nvmlInit never returns is killed at --timeout; one whose nvmlInit
+# fails is fail when named.
+if(NOT DEFINED RAILTUNE_TESTS OR RAILTUNE_TESTS STREQUAL "all")
+  railtune_doctor_test(nvml_hang 1 "^fail +gpu\\.nvml +loading NVML --nvml-library .* in a child process: the child did not finish within 1 s"
+                       -- ${_railtune} doctor --no-nccl --timeout 1 --nvml-library $<TARGET_FILE:fake_nvml>
+                       ENV FAKE_NVML_CONFIG=${_nvml_cfg}/hang-init.json)
+  railtune_doctor_test(nvml_init_fails 1 "^fail +gpu\\.nvml +--nvml-library .*nvmlInit_v2 failed: NVML_ERROR_DRIVER_NOT_LOADED"
+                       -- ${_railtune} doctor --no-nccl --nvml-library $<TARGET_FILE:fake_nvml>
+                       ENV FAKE_NVML_CONFIG=${_nvml_cfg}/fail-init.json)
+  set_tests_properties(cli.doctor_nvml_hang PROPERTIES TIMEOUT 60)
 endif()

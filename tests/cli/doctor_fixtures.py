@@ -8,6 +8,7 @@
   topo.fifo    a FIFO where NCCL_TOPO_FILE should be a file (doctor must not block on it)
   topo-dir/    a directory in its place
   topo-bad.xml a topology file NCCL's parser rejects
+  topo-unreadable.xml  a topology file of mode 000 (as_unprivileged.sh runs doctor where that denies reads)
 
 Usage: doctor_fixtures.py OUT PLUGIN_DIR
 """
@@ -49,6 +50,12 @@ def main(out, plugin_dir):
     os.mkfifo(fifo)
     with open(os.path.join(out, "topo-bad.xml"), "w") as f:
         f.write('<system version="1">\n  <cpu numaid="0"\n')
+    unreadable = os.path.join(out, "topo-unreadable.xml")
+    if os.path.exists(unreadable):
+        os.remove(unreadable)  # its mode 000 would refuse the rewrite to anyone but root
+    with open(unreadable, "w") as f:
+        f.write('<system version="1">\n</system>\n')
+    os.chmod(unreadable, 0)
     return 0
 
 

@@ -92,7 +92,7 @@ add_test(NAME cli.paths_import_missing_log
          COMMAND ${_expect} 2 "no-such.log: cannot read: no such file or folder" --
                  ${_railtune} paths import ${_import_data}/no-such.log -o ${_import_out}/missing)
 add_test(NAME cli.paths_import_device_not_a_log
-         COMMAND ${_expect} 2 "/dev/null: not a regular file or a folder" "no NCCL log line" --
+         COMMAND ${_expect} 2 "/dev/null: not a regular file or a folder" "none of the logs given could be read" --
                  ${_railtune} paths import /dev/null -o ${_import_out}/device)
 add_test(NAME cli.paths_import_bad_rail_map
          COMMAND ${_expect} 2 "README.md" -- ${_railtune} paths import ${_import_data}/v2_30_rails -o ${_import_out}/bad
@@ -112,3 +112,14 @@ set_tests_properties(cli.exec_capture_excluding_subsystems PROPERTIES ENVIRONMEN
 add_test(NAME cli.exec_capture_not_a_folder
          COMMAND ${_expect} 2 "--capture /dev/null" --
                  ${_railtune} exec --host rack00-tray00 --local-rank 0 --capture /dev/null -- env)
+
+# Logs that cannot be read, and a Channel line cut before its arrow (paths_import_bad_files.sh): an unreadable log
+# is listed with its reason, not counted as read, and makes the exit status 2; a symlink loop is named as one; a
+# cut Channel line is a counted bad line named FILE:LINE; no message names its path twice.
+foreach(_case unreadable loop cut)
+  add_test(NAME cli.paths_import_bad_files_${_case}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/paths_import_bad_files.sh ${_railtune} ${_import_data}/v2_30_rails
+                   ${_import_out}/bad_files_${_case} ${_case})
+  set_tests_properties(cli.paths_import_bad_files_${_case} PROPERTIES SKIP_RETURN_CODE 77
+                       ENVIRONMENT_MODIFICATION "RAILTUNE_RAIL_MAP=unset:")
+endforeach()

@@ -1,10 +1,11 @@
 # `railtune sweep run` (docs/sweep.md, "Running a sweep") over the stand-in nccl-tests binary of tests/data/sweep
 # (python3, no GPU): a real sweep with its manifest and resume, a failed run, a timeout, launchers, Ctrl-C, chunk
-# sizes, the dry run (sweep_run.sh), and the usage errors.
+# sizes, the dry run, a sweep killed mid-run, a writer that escaped a run's group, a 300 MiB output (sweep_run.sh),
+# and the usage errors.
 set(_sweep_data ${PROJECT_SOURCE_DIR}/tests/data/sweep)
 set(_sweep_standin ${_sweep_data}/fake_all_reduce_perf)
 set(_sweep_out ${CMAKE_CURRENT_BINARY_DIR}/sweep_run)
-foreach(_scenario matrix failing timeout launcher interrupt chunk dry_run)
+foreach(_scenario matrix failing timeout launcher interrupt chunk dry_run orphan escaped flood)
   add_test(NAME cli.sweep_run_${_scenario}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_run.sh ${_scenario} ${_railtune} ${_sweep_data} ${_sweep_out}
                    ${_validate} ${_formats}/sweep-manifest.schema.json)
@@ -12,6 +13,10 @@ foreach(_scenario matrix failing timeout launcher interrupt chunk dry_run)
   set_tests_properties(cli.sweep_run_${_scenario} PROPERTIES ENVIRONMENT_MODIFICATION
     "NCCL_ALGO=unset:;NCCL_PROTO=unset:;NCCL_DEBUG=unset:;NCCL_MIN_NCHANNELS=unset:;NCCL_MAX_NCHANNELS=unset:;NCCL_TUNER_PLUGIN=unset:;RAILTUNE_TUNER_CONFIG=unset:;RAILTUNE_FAKE_FAIL_RUNS=unset:;RAILTUNE_FAKE_HANG_RUNS=unset:;PATH=path_list_prepend:${_sweep_data}")
 endforeach()
+# flood's address-space limit cannot hold under a sanitizer (it reserves terabytes of address space).
+if(RAILTUNE_SANITIZED)
+  set_property(TEST cli.sweep_run_flood APPEND PROPERTY ENVIRONMENT_MODIFICATION "RAILTUNE_SANITIZED=set:1")
+endif()
 # The stand-in itself answers as NCCL 2.28 and nccl-tests do when a forced choice is refused.
 add_test(NAME cli.sweep_run_standin_rejects
          COMMAND ${_expect} 3 "enqueue.cc:1859 NCCL WARN Error : no algorithm/protocol available for function AllReduce"
@@ -50,3 +55,5 @@ add_test(NAME cli.sweep_run_bad_json_value
                  ${_railtune} sweep run -o ${_sweep_out}/bad --json maybe -- ${_sweep_standin} -g 8)
 add_test(NAME cli.format_golden_sweep_manifest
          COMMAND ${_validate} ${_formats}/sweep-manifest.schema.json ${_formats}/sweep-manifest.example.jsonl --min-records 5)
+add_test(NAME cli.format_golden_sweep_running
+         COMMAND ${_validate} ${_formats}/sweep-running.schema.json ${_formats}/sweep-running.example.json --min-records 1)

@@ -4,7 +4,11 @@
 # Scenarios: matrix (a real sweep, its manifest, then a resume that runs nothing), failing (a failed run: exit 1,
 # then a resume that reruns it alone), timeout (a hung run killed), launcher (the launcher's words and the
 # environment reach the binary, Open MPI's mpirun gets -x), interrupt (Ctrl-C: exit 130, recorded), chunk (a
-# chunk size through a tuner rules file), dry_run (the plan, nothing written).
+# chunk size through a tuner rules file), dry_run (the plan, nothing written); over the misbehaving stand-in
+# (stray_all_reduce_perf): orphan (SIGKILL of the sweep: the command dies with it, the resume kills what it left
+# in its group), escaped (a process that left the run's group writes on: `sweep parse` reads the output as the run
+# ended), flood (300 MiB of output: the file whole, its length recorded; under a 512 MiB address-space limit unless
+# RAILTUNE_SANITIZED is set).
 set -uo pipefail
 scenario=$1 railtune=$2 data=$3 work=$4 validate=$5 schema=$6
 standin=$data/fake_all_reduce_perf
@@ -26,6 +30,18 @@ run() {
   printf '%s\n' "$out"
 }
 has() { grep -Eq -- "$1" <<<"$out" || fail "output does not match: $1"; }
+stray=$data/stray_all_reduce_perf
+# alive PID: a process that runs (a zombie waiting for its reaping does not); gone PID SECONDS: it ends in time.
+alive() {
+  local state
+  state=$(ps -o stat= -p "$1" 2>/dev/null)
+  [ -n "$state" ] && [[ $state != Z* ]]
+}
+gone() {
+  local _
+  for _ in $(seq $(($2 * 10))); do alive "$1" || return 0; sleep 0.1; done
+  ! alive "$1"
+}
 
 case "$scenario" in
 matrix)
@@ -158,6 +174,75 @@ dry_run)
   NCCL_ALGO=Tree NCCL_DEBUG=INFO run --dry-run -o "$dir" --algos ring --protos ll -- "$standin" -g 4
   has '^railtune sweep run: NCCL_ALGO=Tree is removed from every run.s environment'
   has "^allreduce\\.default\\.r0: RAILTUNE_SWEEP_RUN_ID=allreduce\\.default\\.r0 $standin -g 4$"
+  ;;
+orphan)
+  args=(-o "$dir" --algos ring --protos simple --json off -- "$stray" -b 1M -e 32M -f 2 -g 4)
+  pids=$dir.pids
+  rm -f "$pids"
+  STRAY_MODE=hang STRAY_PIDS=$pids "$railtune" sweep run "${args[@]}" >"$dir.out" 2>&1 &
+  sweep=$!
+  for _ in $(seq 300); do grep -q '^child ' "$pids" 2>/dev/null && break; sleep 0.1; done
+  command=$(awk '$1 == "command" {print $2}' "$pids" 2>/dev/null)
+  child=$(awk '$1 == "child" {print $2}' "$pids" 2>/dev/null)
+  [ -n "$command" ] && [ -n "$child" ] || fail "the stand-in did not start"
+  trap 'kill -KILL "$command" "$child" 2>/dev/null' EXIT
+  grep -q "\"id\":\"allreduce.default.r0\",\"group\":$command," "$dir/running.json" ||
+    fail "running.json does not name the run's process group $command"
+  "$validate" "$(dirname "$schema")/sweep-running.schema.json" "$dir/running.json" --min-records 1 ||
+    fail "running.json does not fit its schema"
+  kill -KILL "$sweep"
+  wait "$sweep" 2>/dev/null
+  # The command dies with the sweep: PR_SET_PDEATHSIG (no timing asserted: within 30 s).
+  gone "$command" 30 || fail "the run's command (pid $command) outlived the sweep's SIGKILL"
+  # What it started in its group lives on (as a launcher's ranks may) until the sweep resumes.
+  alive "$child" || fail "the child in the run's group (pid $child) ended before the resume"
+  STRAY_MODE=table run "${args[@]}"
+  [ $rc -eq 0 ] || fail "resume: exit status $rc, expected 0"
+  ! alive "$child" || fail "the resume ran beside the earlier run's child (pid $child)"
+  has "^railtune sweep run: run allreduce\.default\.r0 of an earlier sweep \(started [0-9T:.-]+Z\) was still running: process group $command \(1 process\) killed$"
+  has '^sweep: 2 ok, 0 rejected by NCCL, 0 failed; 0 not run .*; 0 already done$'
+  [ ! -e "$dir/running.json" ] || fail "running.json left after the sweep ended"
+  expect_count 2 '"status":"ok"' "$dir/manifest.jsonl"
+  ;;
+escaped)
+  rm -f "$dir.done."*
+  STRAY_MODE=escape STRAY_MANIFEST=$dir/manifest.jsonl STRAY_DONE=$dir.done \
+    run -o "$dir" --algos any --protos any --json off -- "$stray" -b 1M -e 32M -f 2 -g 4
+  [ $rc -eq 0 ] || fail "exit status $rc, expected 0"
+  output=$dir/runs/allreduce.default.r0.txt
+  for _ in $(seq 300); do [ -e "$dir.done.allreduce.default.r0" ] && break; sleep 0.1; done
+  [ -e "$dir.done.allreduce.default.r0" ] || fail "the escaped writer did not finish"
+  recorded=$(grep -Eo '"output_bytes":[0-9]+' "$dir/manifest.jsonl" | cut -d: -f2)
+  size=$(stat -c %s "$output")
+  [ -n "$recorded" ] && [ "$size" -gt "$recorded" ] || fail "the escaped writer added nothing ($size bytes, recorded $recorded)"
+  # The recorded length ends where the stand-in's own output ended.
+  head -c "$recorded" "$output" | tail -n 3 | grep -qx '# Collective test concluded: all_reduce_perf' ||
+    fail "the recorded length does not end the stand-in's own output"
+  out=$("$railtune" sweep parse "$dir" -o "$dir/dataset.jsonl" 2>&1)
+  rc=$?
+  printf '%s\n' "$out"
+  [ $rc -eq 0 ] || fail "sweep parse: exit status $rc"
+  has "^wrote $dir/dataset\.jsonl: 6 rows from 1 of 1 files \(1 runs\)$"
+  has "^railtune: warning: $output: $((size - recorded)) bytes written after the run ended, ignored$"
+  ! grep -q '9999' "$dir/dataset.jsonl" || fail "a row written after the run ended is in the dataset"
+  ;;
+flood)
+  limit="ulimit -v 524288"
+  [ -n "${RAILTUNE_SANITIZED:-}" ] && limit=:  # sanitizers reserve terabytes of address space
+  out=$(
+    $limit
+    STRAY_MODE=flood STRAY_FLOOD_MB=300 "$railtune" sweep run -o "$dir" --algos any --protos any --json off \
+      -- "$stray" -b 1M -e 32M -f 2 -g 4 2>&1
+  )
+  rc=$?
+  printf '%s\n' "$out"
+  [ $rc -eq 0 ] || fail "exit status $rc, expected 0"
+  output=$dir/runs/allreduce.default.r0.txt
+  size=$(stat -c %s "$output")
+  [ "$size" -gt $((300 * 1048576)) ] || fail "the output holds $size bytes, fewer than the stand-in printed"
+  tail -n 3 "$output" | grep -q '^# Collective test concluded: all_reduce_perf$' || fail "the output's end is missing"
+  expect_count 1 "\"output_bytes\":$size,.*\"status\":\"ok\"" "$dir/manifest.jsonl"
+  rm -rf "$dir"
   ;;
 *)
   fail "unknown scenario $scenario"

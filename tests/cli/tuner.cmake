@@ -42,6 +42,22 @@ tuner_expect(not_a_tuner fail "binds no tuner from .*libnccl-tuner-nosym.so" --
 # A partial rack with MNNVL (8 GPUs on 2 trays): one NCCL node of 8 ranks, graph data derived from the profile's.
 tuner_expect(partial_rack ok "^railtune tuner decisions: gb300-nvl72, 8 ranks on 1 node" "^AllReduce +4K " --
              ${_railtune} tuner decisions --nodes 1 --ranks 8 --collectives AllReduce --max-bytes 64K --config ${_tuner_rules})
+# The NVLS correction follows the NVLink domain against the fabric's GPUs per host: 8 ranks on 2 GB300 trays
+# span hosts (multi-node NVLink), a domain of one tray does not; never "within one chassis".
+tuner_expect(nvls_correction_two_trays ok
+             "^correction: NVLS efficiency 0.677 \\(NCCL 0.74\\), applied: an NVLink domain of 8 ranks spans hosts of at most 4 GPUs"
+             -- ${_railtune} tuner decisions --nodes 1 --ranks 8 --collectives AllReduce --min-bytes 1M --max-bytes 1M)
+tuner_expect(nvls_correction_one_tray ok
+             "^correction: NVLS efficiency 0.677 \\(NCCL 0.74\\), not applied: an NVLink domain of 4 ranks fits in one host of 4 GPUs"
+             -- ${_railtune} tuner decisions --nodes 1 --ranks 4 --collectives AllReduce --min-bytes 1M --max-bytes 1M)
+# The table ends with how many rows railtune changed, and why.
+tuner_expect(changed_rows ok "^15 of 30 rows changed by railtune \\(its pick differs from NCCL's\\): 15 by rules, 0 by the model$"
+             -- ${_railtune} ${_tuner_case})
+# Collective names in a rules CSV are read without case, as --collectives reads them: "AllReduce" is allreduce.
+tuner_expect(rules_nccl_names ok "^AllReduce +4K .* rule 1 \\(tuner_decisions_rules_nccl_names.csv:3\\)$"
+             "^AllGather +1M .* rule 2 \\(tuner_decisions_rules_nccl_names.csv:4\\)$" "^rules: .* \\(2 rules\\)$" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 4 --collectives allreduce,ALLGATHER --min-bytes 4K
+             --max-bytes 1M --config ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_rules_nccl_names.csv)
 tuner_expect(ranks_not_divisible fail "--ranks 145 is not divisible by --nodes 2" --
              ${_railtune} tuner decisions --nodes 2 --ranks 145)
 tuner_expect(too_many_ranks_per_node fail "72 ranks per node, but a node of gb300-nvl72 without MNNVL \\(a host\\) has 4 GPUs"

@@ -380,7 +380,9 @@ TEST_F(NetJobTest, AProfileNeedsAPartPerRankInEveryRingStep) {
 // The demo's part (cli/demo/net.h): 16 ranks over two racks, one rank misbound; it finds exactly that.
 TEST_F(NetJobTest, DemoFindsTheInjectedCrossRailConnections) {
   ::testing::internal::CaptureStdout();
-  const int problems = cli::writeDemoNet(dir_, std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-net-railtune.so");
+  size_t pluginWarnings = 0;
+  const int problems =
+      cli::writeDemoNet(dir_, std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-net-railtune.so", pluginWarnings);
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(problems, 0) << out;
   EXPECT_NE(out.find("16 ranks over 2 racks"), std::string::npos) << out;

@@ -71,5 +71,24 @@ TEST(Concurrency, PluginLoggerKeepsEveryLine) {
   EXPECT_TRUE(logHas(lines, "INFO thread.cc:3 line 3"));
 }
 
+// The store is bounded, but INFO lines cannot push WARNs out, and WARNs past its room are counted in a
+// last line (emu net-job prints every rank's WARNs from this store).
+TEST(Concurrency, PluginLoggerKeepsWarningsPastChattyInfoAndCountsTheRest) {
+  takePluginLog();
+  const ncclDebugLogger_t log = pluginLogger();
+  for (int i = 0; i < 5000; i++) log(NCCL_LOG_INFO, NCCL_NET, "chatty.cc", 1, "info %d", i);
+  log(NCCL_LOG_WARN, NCCL_NET, "w.cc", 2, "the one warning");
+  std::vector<std::string> lines = takePluginLog();
+  EXPECT_EQ(lines.size(), 4097u);
+  EXPECT_EQ(lines.back(), "WARN w.cc:2 the one warning");
+  for (int i = 0; i < 4100; i++) log(NCCL_LOG_WARN, NCCL_NET, "w.cc", 3, "warning %d", i);
+  lines = takePluginLog();
+  ASSERT_EQ(lines.size(), 4097u);
+  EXPECT_EQ(lines[4095], "WARN w.cc:3 warning 4095");
+  EXPECT_EQ(lines.back(),
+            "WARN logger.cc:0 railtune emulator: 4 more WARN line(s) of the plugins dropped (the emulator keeps 4096)");
+  EXPECT_TRUE(takePluginLog().empty()) << "the count goes with the lines it speaks of";
+}
+
 }  // namespace
 }  // namespace railtune::emu::test

@@ -204,3 +204,46 @@ TEST(Profiles, FactsFromTheReferences) {
 
 }  // namespace
 }  // namespace railtune::fabric
+
+namespace railtune::fabric {
+namespace {
+
+TEST(Expand, RoceNicsGetEthernetNetdevNames) {
+  // systemd's predictable names: "ib" IPoIB, "en" Ethernet, the same PCI path; mlx5 Ethernet ports add "np<N>".
+  EXPECT_EQ(netdevForLinkLayer("ibp3s0", "Ethernet"), "enp3s0np0");
+  EXPECT_EQ(netdevForLinkLayer("ibP2p3s0f1", "Ethernet"), "enP2p3s0f1np1");
+  EXPECT_EQ(netdevForLinkLayer("enp25s0np0", "InfiniBand"), "ibp25s0");
+  EXPECT_EQ(netdevForLinkLayer("ibp3s0", "InfiniBand"), "ibp3s0");
+  EXPECT_EQ(netdevForLinkLayer("eth0", "Ethernet"), "eth0");
+  ClusterSpec spec;
+  spec.linkLayer = "Ethernet";
+  spec.planes = 2;
+  for (const Nic& nic : expand(spec).hosts.front().nics) {
+    EXPECT_EQ(nic.netdev.rfind("en", 0), 0u) << nic.netdev;
+    EXPECT_EQ(nic.linkLayer, "Ethernet");
+  }
+}
+
+TEST(Expand, NicGuidsFromAPatternOnePerNicSharedByItsPlanes) {
+  ClusterSpec spec;
+  spec.domains = 2;
+  spec.planes = 2;
+  spec.nicGuids = "0xb83fd203{h:04x}{r:02x}00";
+  const Fabric f = expand(spec);
+  const Host& host = f.hosts.at(19);  // rack01-tray01: host index 19
+  ASSERT_EQ(host.nics.size(), 8u);
+  EXPECT_EQ(host.nics[0].guid, 0xb83fd20300130000ULL);
+  EXPECT_EQ(host.nics[1].guid, host.nics[0].guid);  // plane 1 of rail 0: the same ASIC
+  EXPECT_EQ(host.nics[2].guid, 0xb83fd20300130100ULL);
+  spec.nicGuids = "0x{t:04x}{r:02x}";  // rack00-tray00 and rack01-tray00 alike
+  EXPECT_THROW(expand(spec), std::invalid_argument);
+  spec.nicGuids = "b83f{h}{r}";  // no 0x
+  EXPECT_THROW(expand(spec), std::invalid_argument);
+  spec.nicGuids = "0x{h:020x}{r}";  // more than 16 digits
+  EXPECT_THROW(expand(spec), std::invalid_argument);
+  spec.nicGuids = "0x{p}";
+  EXPECT_THROW(expand(spec), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace railtune::fabric

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "fabric/expand.h"
 #include "fabric/rail_map_write.h"
 #include "formats/rail_map.h"
 #include "tests/topo_gen/nccl_xml_fixtures.h"
@@ -42,6 +43,7 @@ Fabric dgxH100Roce() {
   f.network.serviceLevel = 3;
   for (Nic& nic : f.hosts.front().nics) {
     nic.linkLayer = "Ethernet";
+    nic.netdev = netdevForLinkLayer(nic.netdev, "Ethernet");  // an Ethernet port's name, as expand gives it
     nic.gidIndex = 3;
   }
   return f;

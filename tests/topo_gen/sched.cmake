@@ -21,3 +21,19 @@ gtest_discover_tests(topo_sched_golden_tests TEST_PREFIX topo_gen. NO_PRETTY_VAL
 add_test(NAME topo_gen.sched_cli
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/sched_cli.sh ${RAILTUNE_CLI}
                  ${PROJECT_SOURCE_DIR}/tests/data/golden/sched ${CMAKE_CURRENT_BINARY_DIR}/sched_cli)
+
+# A --topo-file that does not exist here: a warning naming it (NCCL would detect the topology itself and say so
+# only at NCCL_DEBUG=INFO); the variable is still set, and exec still runs the command.
+set(_expect ${PROJECT_SOURCE_DIR}/tests/cli/expect.sh)
+add_test(NAME topo_gen.env_missing_topo_file
+         COMMAND ${_expect} ok
+                 "^railtune topo env: warning: NCCL_TOPO_FILE=/nonexistent/railtune/rack00-tray00.xml: no such file here"
+                 "^export NCCL_TOPO_FILE=/nonexistent/railtune/rack00-tray00.xml$" --
+                 ${RAILTUNE_CLI} topo env --topo-file /nonexistent/railtune/{host}.xml)
+add_test(NAME topo_gen.exec_missing_topo_file
+         COMMAND ${_expect} ok "^railtune exec: warning: NCCL_TOPO_FILE=/nonexistent/railtune/topo.xml: no such file here"
+                 "^NCCL_TOPO_FILE=/nonexistent/railtune/topo.xml$" --
+                 ${RAILTUNE_CLI} exec --host rack00-tray00 --topo-file /nonexistent/railtune/topo.xml -- env)
+add_test(NAME topo_gen.env_topo_file_present_no_warning
+         COMMAND sh -c "\"$0\" topo env --topo-file \"$1\" 2>&1 >/dev/null | grep warning && exit 1 || exit 0"
+                 ${RAILTUNE_CLI} ${PROJECT_SOURCE_DIR}/tests/data/golden/nccl_xml/profile-gb300-nvl72-first-host.xml)

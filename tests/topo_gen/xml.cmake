@@ -39,5 +39,7 @@ add_test(NAME topo_gen.cli_rail_map_schema
                  ${CMAKE_CURRENT_SOURCE_DIR}/rail_map_schema_check.py ${PROJECT_SOURCE_DIR}/docs/formats/rail-map.schema.json)
 # Two-plane NICs without the ASIC's guid: NCCL would take the planes for separate NICs (docs/fabric.md).
 add_test(NAME topo_gen.cli_check_two_planes_without_guid
-         COMMAND ${_expect} fail "NIC mlx5_0 \\(rail 0, plane 0\\) has no guid"
+         COMMAND ${_expect} fail
+                 "two-planes.yaml:[0-9]+:[0-9]+: error: 32 plane devices on 4 hosts \\(the first: host rack00-tray00: NIC mlx5_0 \\(rail 0, plane 0\\)\\) have no guid"
+                 "railtune topo check: 1 error"
                  -- ${_railtune} topo check --fabric ${PROJECT_SOURCE_DIR}/tests/data/synth/two-planes.yaml)

@@ -15,9 +15,8 @@ constexpr Protocol kProtocols[] = {Protocol::LL, Protocol::LL128, Protocol::Simp
 const char* reasonFor(const ModelInputs& in, Algorithm a, Protocol p) {
   switch (a) {
     case Algorithm::Nvls:
-      return in.ranksPerDomain > kMaxRanksPerChassis
-                 ? "model: NVLS fastest, with the NVLS efficiency measured on an NVL72 rack"
-                 : "model: NVLS fastest (NCCL's NVLS efficiency)";
+      return domainSpansHosts(in) ? "model: NVLS fastest, with the NVLS efficiency measured on an NVL72 rack"
+                                  : "model: NVLS fastest (NCCL's NVLS efficiency)";
     case Algorithm::NvlsTree:
       return "model: NVLSTree fastest across NVLink domains";
     case Algorithm::Tree:

@@ -68,7 +68,7 @@ double treeBus(const ModelInputs& in, Protocol p) {
 }
 
 double nvlsEfficiency(const ModelInputs& in) {
-  return in.ranksPerDomain > kMaxRanksPerChassis ? kNvlsEfficiencyMultiNodeNvlink : kNcclNvlsEfficiencyBlackwell;
+  return domainSpansHosts(in) ? kNvlsEfficiencyMultiNodeNvlink : kNcclNvlsEfficiencyBlackwell;
 }
 
 double nvlsTreeBus(const ModelInputs& in, Collective c) {

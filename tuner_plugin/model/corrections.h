@@ -6,14 +6,13 @@
 
 namespace railtune::tuner::model {
 
-// NVLS efficiency on an NVLink domain larger than one chassis (an NVL72 rack under MNNVL). NCCL uses
-// nvlsEfficiency 0.74 for every Blackwell system; on one GB200 NVL72 rack (72 ranks, NCCL 2.26.2)
-// AllReduce reaches 839 GB/s bus bandwidth at 4-8 GiB, where NCCL's formula predicts 917.6.
-// 0.74 x 839.0 / 917.6 = 0.677. Data: gb200-nvl72-1rack-72gpu-allreduce-coreweave.txt.
+// NVLS efficiency on an NVLink domain that spans hosts (multi-node NVLink: trays of an NVL72 rack under
+// MNNVL; domainSpansHosts in model_inputs.h). NCCL uses nvlsEfficiency 0.74 for every Blackwell system; on
+// one GB200 NVL72 rack (72 ranks, NCCL 2.26.2) AllReduce reaches 839 GB/s bus bandwidth at 4-8 GiB, where
+// NCCL's formula predicts 917.6. 0.74 x 839.0 / 917.6 = 0.677. Data:
+// gb200-nvl72-1rack-72gpu-allreduce-coreweave.txt. It applies to such domains only, since it was measured
+// on one; a domain inside one host keeps NCCL's.
 inline constexpr double kNvlsEfficiencyMultiNodeNvlink = 0.677;
-// Domains above this many ranks are multi-node NVLink (no single chassis holds more than 8 GPUs on an
-// NVSwitch); the correction above applies to them only, since it was measured on one.
-inline constexpr int kMaxRanksPerChassis = 8;
 
 // Ring/Simple efficiency on NVLink5: one GB200 tray (4 ranks, NCCL 2.25.1) reaches 679.6 GB/s bus
 // bandwidth at 8 GiB where NCCL's formula predicts 720 (16 channels x 45 GB/s). 679.6 / 720 = 0.944.

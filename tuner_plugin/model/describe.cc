@@ -36,10 +36,15 @@ std::string describeModel(const ModelInputs& in) {
   s += in.nvlFromNccl ? " (NCCL's nvlDomainInfo)" : " (from nNodes, nRanks / nNodes)";
   s += in.constantsFromNccl ? "; NCCL's constants\n" : "; NCCL 2.30 default constants\n";
   s += fabricLine(in.fabric);
-  const bool multiNode = in.ranksPerDomain > kMaxRanksPerChassis;
+  // What domainSpansHosts compares, in its own terms: the domain's ranks against the largest host's GPUs.
   s += format("correction: NVLS efficiency %.3f (NCCL %.2f), ", kNvlsEfficiencyMultiNodeNvlink,
               kNcclNvlsEfficiencyBlackwell);
-  s += multiNode ? "applied: multi-node NVLink domain\n" : "not applied: domain within one chassis\n";
+  const char* hostSource = in.fabric.fromRailMap ? "rail map" : "defaults";
+  s += domainSpansHosts(in)
+           ? format("applied: an NVLink domain of %d ranks spans hosts of at most %d GPUs (%s): multi-node NVLink\n",
+                    in.ranksPerDomain, in.fabric.largestHostGpus, hostSource)
+           : format("not applied: an NVLink domain of %d ranks fits in one host of %d GPUs (%s)\n", in.ranksPerDomain,
+                    in.fabric.largestHostGpus, hostSource);
   s += format("correction: Ring/Simple NVLink efficiency %.3f, bus bandwidth %.1f -> %.1f GB/s\n",
               kRingSimpleNvlinkEfficiency, ringNvlinkBusBandwidth(in),
               ringNvlinkBusBandwidth(in) * kRingSimpleNvlinkEfficiency);

@@ -34,6 +34,7 @@ FabricFacts defaultFabric(const ModelInputs& in, const FabricDefaults& defaults)
   FabricFacts f;
   f.nvlinkBwPerGpu = kNcclNvlinkBwPerLinkSm100 * kNvlinksPerGpu;
   f.gpusPerHost = std::min(in.ranksPerDomain, defaults.gpusPerTray);
+  f.largestHostGpus = defaults.gpusPerTray;
   f.railsPerHost = f.gpusPerHost;
   f.nicGbps = defaults.nicGbps;
   f.netBwPerGpu = defaults.nicGbps / 8.0;
@@ -71,6 +72,7 @@ bool applyRailMap(const formats::RailMap& map, const FabricDefaults& defaults, F
     const double perGpu = hostNetGBs(host, rails, defaults) / gpus;
     if (any && (gpus != f.gpusPerHost || rails != f.railsPerHost || perGpu != f.netBwPerGpu)) f.hostsDiffer = true;
     f.gpusPerHost = any ? std::min(f.gpusPerHost, gpus) : gpus;
+    f.largestHostGpus = any ? std::max(f.largestHostGpus, gpus) : gpus;
     f.railsPerHost = any ? std::min(f.railsPerHost, rails) : rails;
     f.netBwPerGpu = any ? std::min(f.netBwPerGpu, perGpu) : perGpu;
     any = true;

@@ -26,6 +26,9 @@ struct FabricFacts {
   double nvlinkBwPerGpu = 0;  // NVLink bandwidth of one GPU inside its domain, as NCCL models it
   double netBwPerGpu = 0;     // network bandwidth per GPU: rails x NIC speed / GPUs per host
   int gpusPerHost = 0;
+  // GPUs of the largest host: the rail map's, else the defaults' GPUs per tray. A domain with more ranks than
+  // this spans hosts (domainSpansHosts).
+  int largestHostGpus = 0;
   int railsPerHost = 0;
   int planes = 1;
   double nicGbps = 0;
@@ -43,6 +46,13 @@ struct ModelInputs {
   bool constantsFromNccl = false;
   FabricFacts fabric;
 };
+
+// Whether the NVLink domain spans hosts (multi-node NVLink: several trays of an NVL72 rack under MNNVL): it has
+// more ranks than the largest host has GPUs. NCCL's nvlDomainInfo gives a domain's ranks, not its hosts; the
+// fabric gives a host's GPUs. An NVL72's 8 ranks on 2 trays of 4 span hosts; a one-tray domain does not.
+inline bool domainSpansHosts(const ModelInputs& in) {
+  return in.ranksPerDomain > in.fabric.largestHostGpus;
+}
 
 // Messages from building the inputs: errors (an unreadable rail map: the defaults were used instead)
 // and notes (what was assumed or reduced). The caller logs them once.

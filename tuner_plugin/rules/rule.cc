@@ -1,5 +1,8 @@
 #include "tuner_plugin/rules/rule.h"
 
+#include <algorithm>
+#include <string_view>
+
 namespace railtune::tuner::rules {
 namespace {
 
@@ -13,6 +16,19 @@ template <size_t N>
 int indexOf(const char* const (&names)[N], const std::string& name) {
   for (size_t i = 0; i < N; ++i)
     if (name == names[i]) return static_cast<int>(i);
+  return -1;
+}
+
+// Without case, ASCII only: "AllReduce" and "ALLREDUCE" are "allreduce".
+template <size_t N>
+int indexOfAnyCase(const char* const (&names)[N], const std::string& name) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  for (size_t i = 0; i < N; ++i) {
+    const std::string_view known = names[i];
+    if (known.size() == name.size() &&
+        std::equal(known.begin(), known.end(), name.begin(), [&](char a, char b) { return a == lower(b); }))
+      return static_cast<int>(i);
+  }
   return -1;
 }
 
@@ -139,7 +155,7 @@ const char* protocolRuleName(Protocol p) {
 }
 
 bool collectiveFromRuleName(const std::string& name, Collective* out) {
-  const int i = indexOf(kCollectiveNames, name);
+  const int i = indexOfAnyCase(kCollectiveNames, name);
   if (i >= 0) *out = static_cast<Collective>(i);
   return i >= 0;
 }

@@ -102,7 +102,10 @@ bool nBytesRange(const Rule& rule, Collective collective, size_t nRanks, uint64_
 std::string describeRule(const Rule& rule);
 
 // Spellings shared by both formats: NCCL's example CSV names, lowercase ("allreduce", "nvls_tree",
-// "ll128"). Lookups are exact (case-sensitive, as NCCL's example compares with strcmp).
+// "ll128"). Algorithm and protocol lookups are exact (case-sensitive, as NCCL's example compares with
+// strcmp). Collective names are compared without case, so NCCL's own spelling ("AllReduce", which
+// `railtune tuner decisions --collectives` and NCCL's logs use) reads as "allreduce": one parser for a
+// collective's name wherever railtune reads one.
 const char* collectiveRuleName(Collective c);
 const char* algorithmRuleName(Algorithm a);
 const char* protocolRuleName(Protocol p);

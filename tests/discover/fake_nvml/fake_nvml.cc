@@ -9,7 +9,10 @@
 // "clusterUuid" (8-4-4-4-12), "cliqueId", "fabricState" ("not supported" | "not started" |
 // "in progress" | "completed" or 0..3), "fabricStatus", "healthMask"}]}. `dropFabricInfoV` makes the
 // versioned fabric call answer NVML_ERROR_FUNCTION_NOT_FOUND; built with FAKE_NVML_NO_FABRIC_V the
-// symbol is not exported at all (libfake-nvml-v1.so).
+// symbol is not exported at all (libfake-nvml-v1.so). `hangInit` makes nvmlInit_v2 never return, as
+// a driver stuck in the kernel does (doctor must give up on it at its timeout).
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -126,6 +129,7 @@ int loadConfig() {
     std::ifstream in(path);
     const nlohmann::json config = nlohmann::json::parse(in);
     if (config.value("failInit", false)) return kDriverNotLoaded;
+    while (config.value("hangInit", false)) ::pause();
     gState.dropFabricInfoV = config.value("dropFabricInfoV", false);
     gState.driverVersion = config.value("driverVersion", "580.00.00");
     gState.gpus.clear();

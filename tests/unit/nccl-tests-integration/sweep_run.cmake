@@ -3,6 +3,7 @@
 add_executable(sweep_run_tests
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_plan_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_outcome_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_run_output_scan_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_manifest_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_runner_test.cc)
 target_link_libraries(sweep_run_tests PRIVATE railtune_sweep_run railtune_tuner_rules GTest::gtest_main)

@@ -25,6 +25,7 @@ ManifestEntry fullEntry() {
   e.env = {{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}, {"RAILTUNE_SWEEP_RUN_ID", e.id}};
   e.output = "runs/" + e.id + ".txt";
   e.json = "runs/" + e.id + ".json";
+  e.outputBytes = 5217;
   e.status = RunStatus::Failed;
   e.exitCode = 143;
   e.reason = "timed out after 600 s (--timeout): killed \"quoted\" \\ and \xc3\xa9";
@@ -44,6 +45,7 @@ void expectSame(const ManifestEntry& a, const ManifestEntry& b) {
   EXPECT_EQ(a.env, b.env);
   EXPECT_EQ(a.output, b.output);
   EXPECT_EQ(a.json, b.json);
+  EXPECT_EQ(a.outputBytes, b.outputBytes);
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.exitCode, b.exitCode);
   EXPECT_EQ(a.reason, b.reason);
@@ -81,10 +83,10 @@ TEST(SweepRunManifest, KeysInOneOrderEmptyOnesLeftOut) {
             "\"allreduce.default.r0\"},\"output\":\"runs/allreduce.default.r0.txt\",\"status\":\"ok\",\"exit\":0,"
             "\"start\":\"2026-07-10T09:15:02.123Z\",\"end\":\"2026-07-10T09:15:12.000Z\"}\n");
   const std::string full = manifestLine(fullEntry());
-  const char* keys[] = {"\"schema\"",   "\"id\"",       "\"test\"",       "\"choice\"",      "\"algorithm\"",
-                        "\"protocol\"", "\"channels\"", "\"chunk_size\"", "\"repeat\"",      "\"command\"",
-                        "\"env\"",      "\"output\"",   "\"json\"",       "\"status\"",      "\"exit\"",
-                        "\"reason\"",   "\"start\"",    "\"end\"",        "\"nvl_domains\"", "\"mnnvl\""};
+  const char* keys[] = {
+      "\"schema\"",     "\"id\"",     "\"test\"",    "\"choice\"", "\"algorithm\"", "\"protocol\"",     "\"channels\"",
+      "\"chunk_size\"", "\"repeat\"", "\"command\"", "\"env\"",    "\"output\"",    "\"output_bytes\"", "\"json\"",
+      "\"status\"",     "\"exit\"",   "\"reason\"",  "\"start\"",  "\"end\"",       "\"nvl_domains\"",  "\"mnnvl\""};
   size_t at = 0;
   for (const char* key : keys) {
     const size_t found = full.find(key, at);
@@ -101,11 +103,13 @@ TEST(SweepRunManifest, BadLinesAreDiagnosticsNeverThrows) {
   wrongType.replace(wrongType.find("\"repeat\":1"), 10, "\"repeat\":\"1\"");
   std::string wrongStatus = good;
   wrongStatus.replace(wrongStatus.find("\"failed\""), 8, "\"maybe\"");
-  const std::string text = "\n" + good + wrongSchema + "[1,2]\n" + wrongType + wrongStatus + "   \n" +
+  std::string negativeBytes = good;
+  negativeBytes.replace(negativeBytes.find("\"output_bytes\":5217"), 19, "\"output_bytes\":-1");
+  const std::string text = "\n" + good + wrongSchema + "[1,2]\n" + wrongType + wrongStatus + "   \n" + negativeBytes +
                            good.substr(0, good.size() / 2);  // the crash cut the last line
   const Manifest read = readManifestText(text);
   ASSERT_EQ(read.entries.size(), 1u);
-  ASSERT_EQ(read.diagnostics.size(), 5u);
+  ASSERT_EQ(read.diagnostics.size(), 6u);
   EXPECT_EQ(read.diagnostics[0].line, 3u);
   EXPECT_NE(read.diagnostics[0].message.find("railtune.sweep-manifest/9"), std::string::npos);
   EXPECT_EQ(read.diagnostics[1].line, 4u);
@@ -115,7 +119,9 @@ TEST(SweepRunManifest, BadLinesAreDiagnosticsNeverThrows) {
   EXPECT_EQ(read.diagnostics[3].line, 6u);
   EXPECT_NE(read.diagnostics[3].message.find("maybe"), std::string::npos);
   EXPECT_EQ(read.diagnostics[4].line, 8u);
-  EXPECT_NE(read.diagnostics[4].message.find("cut short"), std::string::npos);
+  EXPECT_EQ(read.diagnostics[4].message, "\"output_bytes\" is not a non-negative integer");
+  EXPECT_EQ(read.diagnostics[5].line, 9u);
+  EXPECT_NE(read.diagnostics[5].message.find("cut short"), std::string::npos);
 }
 
 TEST(SweepRunManifest, LastLineOfAnIdWins) {

@@ -3,18 +3,22 @@
 // (tests/data/sweep/fake_all_reduce_perf) with its manifest, resume after a crash, progress lines.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "nccl-tests-integration/run/process.h"
 #include "nccl-tests-integration/run/runner.h"
+#include "nccl-tests-integration/run/running_record.h"
 
 namespace railtune::sweep {
 namespace {
@@ -87,6 +91,103 @@ TEST_F(SweepRunProcess, TimeoutKillsTheWholeGroup) {
   EXPECT_EQ(result.end.exitCode, 143);
   const pid_t grandchild = std::stoi(runnerFileText(dir_ + "/grandchild"));
   EXPECT_FALSE(running(grandchild)) << "the grandchild survived the timeout";
+}
+
+// The group is named to the caller before the command runs: the command has printed nothing yet, and the group is
+// the command's own pid.
+TEST_F(SweepRunProcess, GroupRecordedBeforeTheCommandRuns) {
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", "echo $$"};
+  spec.outputPath = dir_ + "/out.txt";
+  pid_t group = 0;
+  std::string outputAtStart = "unset";
+  spec.onStart = [&](pid_t g) {
+    group = g;
+    outputAtStart = runnerFileText(spec.outputPath);
+  };
+  const ProcessResult result = runProcess(spec);
+  EXPECT_EQ(result.end.exitCode, 0);
+  EXPECT_EQ(outputAtStart, "");
+  EXPECT_EQ(runnerFileText(spec.outputPath), std::to_string(group) + "\n");
+  EXPECT_EQ(result.outputBytes, std::to_string(group).size() + 1);
+}
+
+TEST_F(SweepRunProcess, GroupNotRecordedCommandNeverRuns) {
+  ProcessSpec spec;
+  spec.argv = {"touch", dir_ + "/ran"};
+  spec.outputPath = dir_ + "/out.txt";
+  spec.onStart = [](pid_t) { throw std::runtime_error("cannot write running.json: No space left on device"); };
+  const ProcessResult result = runProcess(spec);
+  EXPECT_EQ(result.end.startError, "cannot write running.json: No space left on device");
+  EXPECT_EQ(result.end.exitCode, 127);
+  EXPECT_FALSE(fs::exists(dir_ + "/ran"));
+}
+
+// The output's length is taken when the run ends: a process that left the group (setsid) and writes on is not in it.
+TEST_F(SweepRunProcess, OutputBytesAreThoseWrittenUntilTheEnd) {
+  ProcessSpec spec;
+  // The command ends once the writer has left its group (else the end of the run would kill it first).
+  spec.argv = {"sh", "-c",
+               "printf abc; setsid sh -c 'touch left; sleep 0.3; printf later; touch done' & "
+               "while [ ! -e left ]; do sleep 0.01; done"};
+  spec.outputPath = dir_ + "/out.txt";
+  const std::string before = fs::current_path().string();
+  fs::current_path(dir_);
+  const ProcessResult result = runProcess(spec);
+  fs::current_path(before);
+  EXPECT_EQ(result.end.exitCode, 0);
+  EXPECT_EQ(result.outputBytes, 3u);
+  for (int i = 0; i < 1500 && !fs::exists(dir_ + "/done"); ++i) usleep(20000);
+  EXPECT_EQ(runnerFileText(spec.outputPath), "abclater");
+}
+
+// A command in its own session and group, as runProcess starts one, left running; reaped by the test.
+pid_t leftSleeping() {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setsid();
+    execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// An earlier sweep's group is killed only while it is still the run's: never a group of another boot, never a
+// process that was given the recorded pid later.
+TEST_F(SweepRunProcess, LeftoverGroupKilledOnlyWhileItIsTheRuns) {
+  const pid_t pid = leftSleeping();
+  ASSERT_GT(pid, 0);
+  const std::string path = dir_ + "/running.json";
+  RunningRecord record = runningRecordOf("allreduce.ring-ll128.r0", pid, "2026-07-10T09:15:12.241Z");
+  RunningRecord otherBoot = record;
+  otherBoot.bootId = "00000000-0000-0000-0000-000000000000";
+  writeRunningRecord(path, otherBoot);
+  EXPECT_TRUE(killLeftoverRun(path, 5).empty());
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_TRUE(running(pid));
+  RunningRecord reused = record;
+  reused.startTicks += 1;
+  writeRunningRecord(path, reused);
+  EXPECT_TRUE(killLeftoverRun(path, 5).empty());
+  EXPECT_TRUE(running(pid));
+
+  writeRunningRecord(path, record);
+  const std::vector<std::string> said = killLeftoverRun(path, 5);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0],
+            "run allreduce.ring-ll128.r0 of an earlier sweep (started 2026-07-10T09:15:12.241Z) was still "
+            "running: process group " +
+                std::to_string(pid) + " (1 process) killed");
+  EXPECT_FALSE(running(pid));
+  EXPECT_FALSE(fs::exists(path));
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+
+  std::ofstream(path) << "{\"schema\":\"railtune.sweep-running/1\",\"id\":3}\n";
+  EXPECT_EQ(killLeftoverRun(path, 5),
+            std::vector<std::string>{path + ": a field is missing or of the wrong type; removed (nothing killed)"});
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_TRUE(killLeftoverRun(path, 5).empty());  // no record: nothing to do
 }
 
 TEST_F(SweepRunProcess, MissingProgramIsAStartError) {

@@ -149,6 +149,21 @@ TEST(NcclLogChannel, CutLinesAreBadWithAReason) {
   EXPECT_EQ(parseChannel("Channel 07/0 : 8[0] -> 7[7] [send] via NET/IB/5(x)", &line, &why), ChannelParse::Bad);
 }
 
+TEST(NcclLogChannel, LinesCutBeforeTheArrowAreBadNotListings) {
+  // A ring listing always has a rank after the colon (rings.cc:9-16,31 at NCCL commit 1cb208d); a line with none, or
+  // with a "RANK[DEV]" and no arrow, is a connection line cut short: counted, never passed over.
+  ChannelLine line;
+  std::string why;
+  for (const char* cut : {"Channel 05/0 :", "Channel 05/0 : ", "Channel 05 :", "Channel 05/0", "Channel 05/",
+                          "Channel 05/0 : 3[3]", "Channel 05/0 : 3[3] ->", "Channel 05 : 0[1b000"}) {
+    why.clear();
+    EXPECT_EQ(parseChannel(cut, &line, &why), ChannelParse::Bad) << cut;
+    EXPECT_FALSE(why.empty()) << cut;
+  }
+  EXPECT_NE((parseChannel("Channel 05/0 :", &line, &why), why).find("nothing after the ' : '"), std::string::npos);
+  EXPECT_EQ(parseChannel("Channel 00/02 :  0", &line, &why), ChannelParse::NotChannel);
+}
+
 DeviceList devices(std::string_view message) {
   DeviceList list;
   std::string why;

@@ -145,5 +145,26 @@ TEST(DoctorElfFit, TruncatedAndNotSharedFail) {
   EXPECT_EQ(elfFitCheck("id", "x.so", parseElf("junk"), kX86).status, Status::Fail);
 }
 
+// What doctor says of a library the user names (NVML) before loading it: only the header counts; a
+// damaged body is left to the loader in a child.
+TEST(DoctorElfFit, HeaderMismatchNamesMachineAndLeavesDamageToTheLoader) {
+  ElfSpec arm = pluginSpec();
+  arm.machine = kElfMachineAarch64;
+  EXPECT_EQ(elfHeaderMismatch("nvml.so", parseElf(ElfBuilder::build(arm)), kX86),
+            "nvml.so is built for aarch64 ELF64, this machine is x86_64");
+  const std::string bytes = ElfBuilder::build(pluginSpec());
+  EXPECT_EQ(elfHeaderMismatch("nvml.so", parseElf(bytes), kX86), std::nullopt);
+  const ElfInfo cut = parseElf(bytes.substr(0, 200));
+  EXPECT_EQ(elfHeaderMismatch("nvml.so", cut, kX86), std::nullopt) << "a body cut short is not a header mismatch";
+  EXPECT_FALSE(cut.error.empty());
+  ElfSpec exec = pluginSpec();
+  exec.type = 2;
+  EXPECT_EQ(elfHeaderMismatch("nvml.so", parseElf(ElfBuilder::build(exec)), kX86),
+            "nvml.so is not a shared object (ELF type 2)");
+  const auto junk = elfHeaderMismatch("nvml.so", parseElf("junk"), kX86);
+  ASSERT_TRUE(junk.has_value());
+  EXPECT_EQ(junk->rfind("nvml.so: ", 0), 0u) << *junk;
+}
+
 }  // namespace
 }  // namespace railtune::cli::doctor

@@ -122,3 +122,23 @@ TEST(TunerModelInputs, DescriptionNamesInputsAndCorrections) {
 
 }  // namespace
 }  // namespace railtune::tuner::model
+
+namespace railtune::tuner::model {
+namespace {
+
+TEST(TunerModelInputs, ADomainSpansHostsWhenItHasMoreRanksThanTheLargestHostHasGpus) {
+  // 8 ranks of one NVL72 under MNNVL on trays of 4 GPUs (the defaults): multi-node NVLink, NVLS corrected.
+  BuildMessages messages;
+  EXPECT_TRUE(domainSpansHosts(testing::inputs(8, 1)));
+  EXPECT_FALSE(domainSpansHosts(testing::inputs(4, 1)));  // one tray
+  EXPECT_FALSE(domainSpansHosts(testing::inputs(8, 2)));  // a tray per node, no MNNVL
+  // Hosts of 8 GPUs in the rail map (an HGX chassis): 8 ranks fit in one; trays of 4 in the rail map: 8 ranks span two.
+  const formats::RailMap chassis = testing::railMap({8, 8}, 8), trays = testing::railMap({4, 4}, 4);
+  EXPECT_FALSE(domainSpansHosts(makeModelInputs(testing::comm(8, 1), nullptr, &chassis, FabricDefaults{}, messages)));
+  const ModelInputs onTrays = makeModelInputs(testing::comm(8, 1), nullptr, &trays, FabricDefaults{}, messages);
+  EXPECT_EQ(onTrays.fabric.largestHostGpus, 4);
+  EXPECT_TRUE(domainSpansHosts(onTrays));
+}
+
+}  // namespace
+}  // namespace railtune::tuner::model

@@ -184,8 +184,20 @@ TEST(TunerRulesCsv, DeviationUnknownNamesAreErrorsWithPosition) {
             "nvls_tree, pat)");
   EXPECT_EQ(errorOf("allreduce,0,1,ring,LL128,-1,-1,-1"),
             "rules.csv:1:20: unknown protocol 'LL128' (expected one of ll, ll128, simple)");
-  // Names are case-sensitive, as NCCL's example compares them with strcmp.
-  EXPECT_NE(errorOf("AllReduce,0,1,ring,simple,-1,-1,-1").find("unknown collective 'AllReduce'"), std::string::npos);
+  // Algorithm and protocol names are case-sensitive, as NCCL's example compares them with strcmp.
+  EXPECT_NE(errorOf("allreduce,0,1,Ring,simple,-1,-1,-1").find("unknown algorithm 'Ring'"), std::string::npos);
+}
+
+TEST(TunerRulesCsv, CollectiveNamesAreReadWithoutCase) {
+  // NCCL's own spelling ("AllReduce": `tuner decisions --collectives`, NCCL's logs) is the same collective as
+  // the example file's "allreduce"; NCCL's example would read "AllGather" as its fallback, allreduce.
+  EXPECT_EQ(only("AllReduce,0,1,ring,simple,-1,-1,-1").collective, Collective::AllReduce);
+  EXPECT_EQ(only("AllGather,0,1,ring,simple,-1,-1,-1").collective, Collective::AllGather);
+  EXPECT_EQ(only("REDUCESCATTER,0,1,ring,simple,-1,-1,-1").collective, Collective::ReduceScatter);
+  EXPECT_EQ(only("broadCast,0,1,ring,simple,-1,-1,-1").collective, Collective::Broadcast);
+  EXPECT_EQ(errorOf("All_Reduce,0,1,ring,simple,-1,-1,-1"),
+            "rules.csv:1:1: unknown collective 'All_Reduce' (expected one of broadcast, reduce, allgather, "
+            "reducescatter, allreduce)");
 }
 
 TEST(TunerRulesCsv, DeviationBadNumbersAreErrors) {

@@ -1,0 +1,30 @@
+// NVML read in a probe child (probe.h), as NCCL and the plugins are: a damaged libnvidia-ml.so.1 (a
+// truncated copy makes ld.so die with SIGBUS) or one whose nvmlInit never returns must not take
+// doctor down with it. The child dlopens the library, runs discovery's NVML reader
+// (fabric/discover/nvml_source.h) and sends the inventory back as one JSON line over the probe
+// channel; the parent reads it under the probe's deadline.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cli/doctor/probe.h"
+#include "fabric/discover/inventory.h"
+
+namespace railtune::cli::doctor {
+
+struct NvmlLoad {
+  ProbeResult probe;        // how the child ended
+  std::string dlopenError;  // the loader's message when dlopen failed ("" when it loaded)
+  std::string path;         // the file the loader opened (link map), when it loaded
+  std::optional<fabric::discover::NvmlInventory> inventory;  // what readNvml found, when the child answered
+  std::string answerError;  // the child ended normally but its answer was missing or malformed
+};
+
+// The parent's side: `railtune doctor probe -- nvml LIBRARY` under the deadline.
+NvmlLoad loadNvmlInChild(const std::string& library, int timeoutSeconds);
+
+// The child's side of mode `nvml LIBRARY`: keys error (dlopen failed), path, inventory (JSON).
+int probeNvmlChild(const std::string& library);
+
+}  // namespace railtune::cli::doctor
