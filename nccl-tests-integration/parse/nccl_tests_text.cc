@@ -152,6 +152,11 @@ class TextLineReader {
         if (pendingRow_) dropPending();
         return row(trim(*glued), number);
       }
+      // A row that lost its newline runs into the INFO line after it: its last value is glued to NCCL's host name
+      // and cannot be told from it, so the row is a bad row, said, never dropped silently.
+      tokens(text.substr(0, at), words_);
+      if (words_.size() > 3 && integerWord(words_[0]) && integerWord(words_[1]) && wordStartsWithLetter(words_[2]))
+        badRow(number, "a result row runs into an NCCL INFO line (its newline lost): its last value is unreadable");
       return ncclInfo(text.substr(at + 11));
     }
     if (nccl && text.find("Test NCCL failure") != string_view::npos) {

@@ -177,7 +177,10 @@ TEST(SweepParse, ImpossibleValuesAreCountedBadRowsNamingTheirLineAndReason) {
       // 17, 18: an INFO line without its newline, the row after it glued on (after a space, then after a word)
       "h:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 - Init COMPLETE        4096           128     float     sum      "
       "-1    22.00    0.19    0.18      0    21.50    0.19    0.18      0\n"
-      "h:1:2 [0] NCCL INFO Connected all rings8192 256 float sum -1 23.00 0.36 0.36 0 22.50 0.36 0.36 0\n");
+      "h:1:2 [0] NCCL INFO Connected all rings8192 256 float sum -1 23.00 0.36 0.36 0 22.50 0.36 0.36 0\n"
+      // 19: the other way round: a row without its newline, then an INFO line
+      "       16384           512     float     sum      -1    24.00    0.68    0.68      0    23.50    0.70    0.70  "
+      "    0h:1:2 [0] NCCL INFO Connected all trees\n");
   ASSERT_EQ(parsed.runs.size(), 1u);
   const std::vector<Row>& rows = parsed.runs[0].rows;
   ASSERT_EQ(rows.size(), 3u);
@@ -201,6 +204,7 @@ TEST(SweepParse, ImpossibleValuesAreCountedBadRowsNamingTheirLineAndReason) {
       {13, "a result row cut short (10 of 13 columns)"},
       {14, "count 'abc' is not a whole number within 2^64"},
       {15, "busbw 'fast' is not a number"},
+      {19, "a result row runs into an NCCL INFO line (its newline lost): its last value is unreadable"},
   };
   ASSERT_EQ(parsed.diagnostics.size(), expected.size());
   EXPECT_EQ(parsed.badRows, expected.size());
