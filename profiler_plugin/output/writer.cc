@@ -90,6 +90,7 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
     if (collectivesFd_ >= 0) {
       appendHeaderLine(&collectives_, options_.identity, realtimeNs(), options_.bootId);
       collectives_ += '\n';
+      noteLine(0, 0, DroppedNotice{});
     }
   } catch (...) {
     for (int fd : {collectivesFd_, netFd_, traceFd_}) {
@@ -195,6 +196,7 @@ bool ProfileWriter::push(const OperationRecord& record) noexcept {
   if (record.kind == RecordKind::Lost) return false;  // its counts stay with the capture, pushed again later
   droppedUnreported_.fetch_add(1, std::memory_order_relaxed);
   droppedTotal_.fetch_add(1, std::memory_order_relaxed);
+  lostTotal_.fetch_add(1, std::memory_order_relaxed);
   return false;
 }
 
@@ -230,6 +232,7 @@ bool ProfileWriter::cycle(uint64_t request) {
 void ProfileWriter::finalCycle() {
   while (!drain()) flush(true, false);
   flush(true, true);
+  accountAtExit();  // the last act: what could not be written is counted
 }
 
 bool ProfileWriter::drain() {
@@ -251,14 +254,19 @@ void ProfileWriter::take(const OperationRecord& record) {
     metrics_.add(record);
     metricsChanged_ = true;
   }
-  if (collectivesFd_ < 0) return;
+  if (options_.directory.empty()) return;
   if (collectives_.size() >= kMaxBufferedBytes) {  // only while writing fails (run() flushes before)
     countLoss(record);
     return;
   }
+  const size_t start = collectives_.size();
   appendCollectiveLine(&collectives_, options_.identity, record);
   collectives_ += '\n';
-  if (record.kind == RecordKind::Lost) return;
+  if (record.kind == RecordKind::Lost) {
+    noteLine(start, 0, lostNotice(record));
+    return;
+  }
+  noteLine(start, 1, DroppedNotice{});
   if (record.kind != RecordKind::Hang && record.nFlows > 0 && net_.size() < kMaxBufferedBytes) {
     appendNetLine(&net_, options_.identity, record);
     net_ += '\n';
@@ -275,6 +283,7 @@ void ProfileWriter::countLoss(const OperationRecord& record) {
   }
   ++pendingLoss_.records;
   ++lostWhileFailing_;
+  countLost(1);
 }
 
 // force: write now even while waiting to retry a failed write (flushNow, shutdown).
@@ -296,11 +305,12 @@ void ProfileWriter::flushOrThrow(bool force, bool final) {
   }
   pendingLoss_.records += dropped;
   if (failing_) lostWhileFailing_ += dropped;
-  if (collectivesFd_ >= 0) {
+  if (!options_.directory.empty()) {
     appendLossLine();
     if (final) trace_ += kTraceClose;
-    // A loss counted while the buffer was full is written as soon as the buffer has room.
-    if ((force || !failing_ || now >= retryAt_) && writeFiles() && pendingLoss_.any()) {
+    // A loss counted while the buffer was full is written as soon as the buffer has room. Each try
+    // first makes sure the files still have a name (a few fstat calls per flush, not per record).
+    if ((force || !failing_ || now >= retryAt_) && filesPresent() && writeFiles() && pendingLoss_.any()) {
       appendLossLine();
       writeFiles();
     }
@@ -318,8 +328,10 @@ void ProfileWriter::flushOrThrow(bool force, bool final) {
 void ProfileWriter::appendLossLine() {
   if (!pendingLoss_.any() || collectives_.size() >= kMaxBufferedBytes) return;
   pendingLoss_.realtimeNs = realtimeNs();
+  const size_t start = collectives_.size();
   appendDroppedLine(&collectives_, options_.identity, pendingLoss_);
   collectives_ += '\n';
+  noteLine(start, 0, pendingLoss_);
   pendingLoss_ = DroppedNotice{};
 }
 
@@ -328,7 +340,10 @@ bool ProfileWriter::writeFiles() {
   constexpr ProfileFile kNames[] = {ProfileFile::Collectives, ProfileFile::Net, ProfileFile::Trace};
   bool ok = true;
   for (size_t i = 0; i < 3; ++i) {
-    if (writeOut(files[i].first, files[i].second) || !ok) continue;
+    size_t written = 0;
+    const bool done = writeOut(files[i].first, files[i].second, &written);
+    if (i == 0) settleWritten(written);
+    if (done || !ok) continue;
     ok = false;
     writeFailed(path(kNames[i]), errno);
   }
@@ -338,7 +353,7 @@ bool ProfileWriter::writeFiles() {
 
 // Writes as much of `text` as the kernel takes and keeps the rest from the exact byte it stopped
 // at. false: it stopped (errno says why).
-bool ProfileWriter::writeOut(int fd, std::string* text) {
+bool ProfileWriter::writeOut(int fd, std::string* text, size_t* written) {
   size_t done = 0;
   while (done < text->size()) {
     const ssize_t n = options_.write ? options_.write(fd, text->data() + done, text->size() - done)
@@ -351,6 +366,8 @@ bool ProfileWriter::writeOut(int fd, std::string* text) {
     done += static_cast<size_t>(n);
   }
   const int error = errno;
+  if (done > 0) torn_[fd == collectivesFd_ ? 0 : fd == netFd_ ? 1 : 2] = (*text)[done - 1] != '\n';
+  if (written != nullptr) *written = done;
   text->erase(0, done);
   errno = error;
   return text->empty();
