@@ -22,6 +22,10 @@ constexpr unsigned long kFlags = NCCL_PROFILE;
 // fails, records past it are counted instead of rendered.
 constexpr size_t kMaxBufferedBytes = 4 << 20;
 constexpr size_t kReservedBytes = 256 << 10;  // each buffer's size from the start: few reallocations
+// Under a flood, text is handed to the kernel once this much is rendered, while it is still in the CPU's
+// cache: copying it into the page cache from memory was half the writer's time (docs/performance.md,
+// "Issue 28: profiler writer"). A few write(2) calls per hundred records cost far less.
+constexpr size_t kWriteBytes = 192 << 10;
 constexpr char kTraceOpen[] = "[\n";
 constexpr char kTraceClose[] = "\n]\n";
 
@@ -237,7 +241,7 @@ void ProfileWriter::finalCycle() {
 
 bool ProfileWriter::drain() {
   for (size_t taken = 0; taken < options_.capacity; ++taken) {
-    if (!failing_ && buffered() > kMaxBufferedBytes) return false;  // failing: take() counts instead
+    if (!failing_ && buffered() >= kWriteBytes) writeFiles();  // failing: take() counts past its bound
     if (!queue_.tryPop(*scratch_)) return true;
     try {
       take(*scratch_);
