@@ -102,9 +102,9 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
     }
     throw;
   }
-  // Wakes before the interval for a flush request, or once a push found the queue half full.
+  // Wakes before the interval for a flush request, or once a push found the queue backlogged.
   thread_.start({.interval = options_.drainInterval,
-                 .wakeEarly = [this] { return flushRequested_ > flushDone_ || halfFull(); },
+                 .wakeEarly = [this] { return flushRequested_ > flushDone_ || backlogged(); },
                  .beforeCycle =
                      [this] {
                        cycleTarget_ = flushTarget_;  // every push before the request is below it
@@ -188,11 +188,11 @@ std::unique_ptr<ProfileWriter> ProfileWriter::fromEnvironment(const Log& log, En
 
 bool ProfileWriter::push(const OperationRecord& record) noexcept {
   if (thread_.accepting() && queue_.tryPush(record)) {
-    // A push that finds the queue half full wakes the thread, once until it has drained: at 100,000
-    // records a second its 10 ms nap would fill the whole queue. No lock: a wake-up lost to the race
-    // costs at most the nap. Looked at every 128th push only: the read position is the writer thread's
-    // cache line, and reading it at every push would cost the pushing thread a cache miss each time.
-    if (queue_.pushed() % 128 == 0 && halfFull() && !wakeRequested_.exchange(true, std::memory_order_relaxed)) {
+    // A push that finds a quarter of the queue waiting wakes the thread, once until it has drained: at
+    // 100,000 records a second its 10 ms nap would fill the whole queue. No lock: a wake-up lost to the
+    // race costs at most the nap. Looked at every 64th push only: the read position is the writer
+    // thread's cache line, and reading it at every push would cost the pushing thread a cache miss each time.
+    if (queue_.pushed() % 64 == 0 && backlogged() && !wakeRequested_.exchange(true, std::memory_order_relaxed)) {
       thread_.wake();
     }
     return true;

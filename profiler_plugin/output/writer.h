@@ -120,7 +120,9 @@ class ProfileWriter final : public RecordSink {
   bool cycle(uint64_t request);
   void finalCycle();
   bool drain();
-  bool halfFull() const { return queue_.pushed() - queue_.popped() >= queue_.capacity() / 2; }
+  // A quarter of the queue waits: the thread is woken with three quarters left (7.5 ms at 100,000 records a
+  // second) for the scheduler to run it on a busy host.
+  bool backlogged() const { return queue_.pushed() - queue_.popped() >= queue_.capacity() / 4; }
   void take(const OperationRecord& record);
   void countLoss(const OperationRecord& record);
   size_t buffered() const { return collectives_.size() + net_.size() + trace_.size(); }
@@ -164,10 +166,10 @@ class ProfileWriter final : public RecordSink {
   alignas(64) std::atomic<uint64_t> droppedUnreported_{0};
   std::atomic<uint64_t> droppedTotal_{0};
   std::atomic<uint64_t> lostTotal_{0};
-  alignas(64) std::atomic<bool> wakeRequested_{false};  // a push found the queue half full and woke the thread
+  alignas(64) std::atomic<bool> wakeRequested_{false};  // a push found the queue backlogged and woke the thread
   // The writer thread's own state.
   alignas(64) std::unique_ptr<OperationRecord> scratch_;  // one record popped at a time (5 KiB: not on the stack)
-  std::string collectives_, net_, trace_;     // rendered, not yet written
+  std::string collectives_, net_, trace_;                 // rendered, not yet written
   TraceRenderer traceRenderer_;
   PrometheusMetrics metrics_;
   bool metricsChanged_ = true;
