@@ -23,8 +23,9 @@ constexpr unsigned long kFlags = NCCL_PROFILE;
 constexpr size_t kMaxBufferedBytes = 4 << 20;
 constexpr size_t kReservedBytes = 256 << 10;  // each buffer's size from the start: few reallocations
 // Under a flood, text is handed to the kernel once this much is rendered, while it is still in the CPU's
-// cache: copying it into the page cache from memory was half the writer's time (docs/performance.md,
-// "Issue 28: profiler writer"). A few write(2) calls per hundred records cost far less.
+// cache: with 4 MiB writes the kernel's copy into the page cache read it back from memory, 6 to 45 % of
+// the writer's time under perf (docs/performance.md, "Issue 28: profiler writer"). Three write(2) calls
+// per 50 records or so cost far less.
 constexpr size_t kWriteBytes = 192 << 10;
 constexpr char kTraceOpen[] = "[\n";
 constexpr char kTraceClose[] = "\n]\n";

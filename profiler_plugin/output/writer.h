@@ -13,7 +13,8 @@
 // interval even when no record follows. A RecordKind::Lost record (a capture's pools were full) is
 // written as a "dropped" line of its own. The thread drains the queue every few milliseconds (so a
 // burst does not fill it), renders into buffers it reuses (no allocation per record once they have
-// grown) and hands the text to the kernel with write(2) every flush interval, also while idle, so a
+// grown) and hands the text to the kernel with write(2) every flush interval, also while idle (and every
+// 192 KiB of text under a flood, while it is still in the CPU's cache), so a
 // job killed with SIGKILL or stopped leaves every record up to the last flush. flushNow() is the
 // watchdog's: its hang record is on disk before a framework aborts the process. shutdown() (or the
 // destructor) writes what is left and closes the trace's array.
