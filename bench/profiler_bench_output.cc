@@ -1,6 +1,8 @@
 #include "bench/profiler_bench_output.h"
 
 #include <benchmark/benchmark.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -8,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -101,8 +104,38 @@ void renderAppender(benchmark::State& state, int flows) {
 
 // How the producer paces its pushes: as fast as push() goes; 100 records, then a sleep until the next
 // batch is due (a job that blocks in between); or one record every 1/rate s with the thread spinning in
-// between (the application thread of a job that never leaves its core).
+// between (the application thread of a job that never leaves its core; descheduled, it does not catch up
+// in a burst: a job's thread issues nothing while it does not run).
 enum class Pace { Max, Sleep, Spin };
+
+// --consumer-fifo: the thread that consumes (the writer's, queue-only's) runs SCHED_FIFO at priority 1 and
+// the producer as usual. On a machine that other jobs share, the consumer then runs when it wants, as on an
+// idle VM whose other core it has alone. Needs CAP_SYS_NICE; without it the benchmark reports an error.
+bool& consumerFifo() {
+  static bool fifo = false;
+  return fifo;
+}
+
+// While it lives, threads this thread starts run SCHED_FIFO (they inherit its policy); this one then goes
+// back to SCHED_OTHER. ok() false: the policy could not be set.
+class FifoConsumer {
+ public:
+  FifoConsumer() {
+    if (!consumerFifo()) return;
+    const sched_param fifo{1};
+    ok_ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo) == 0;
+  }
+  ~FifoConsumer() {
+    const sched_param normal{0};
+    if (consumerFifo()) pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
+  }
+  FifoConsumer(const FifoConsumer&) = delete;
+  FifoConsumer& operator=(const FifoConsumer&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  bool ok_ = true;
+};
 
 // Calls push(record) for `seconds` at `rate` records per second, paced so, with seq counting up.
 template <typename Push>
@@ -120,6 +153,7 @@ void produce(Push&& push, OperationRecord record, Pace pace, double rate, double
     }
     next += period;
     if (pace == Pace::Sleep) std::this_thread::sleep_until(next);
+    if (pace == Pace::Spin && PaceClock::now() > next + period) next = PaceClock::now();  // was descheduled
     while (pace == Pace::Spin && PaceClock::now() < next) {
     }
   }
@@ -144,7 +178,10 @@ void writerThroughput(benchmark::State& state, int flows, Pace pace, double rate
     options.identity = railtune::profiler::testing::exampleIdentity();
     const double processStart = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID), threadStart = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
     const auto wallStart = std::chrono::steady_clock::now();
+    std::optional<FifoConsumer> fifo(std::in_place);
+    if (!fifo->ok()) return state.SkipWithError("--consumer-fifo: SCHED_FIFO refused (CAP_SYS_NICE?)");
     po::ProfileWriter writer(options);
+    fifo.reset();
     uint64_t produced = 0;
     produce([&](const OperationRecord& r) { writer.push(r), ++produced; }, benchRecord(flows), pace, rate, seconds);
     writer.shutdown();
@@ -169,6 +206,8 @@ void queueOnly(benchmark::State& state, int flows, Pace pace, double rate, doubl
     uint64_t popped = 0, dropped = 0;
     double consumerCpu = 0;
     const auto wallStart = std::chrono::steady_clock::now();
+    std::optional<FifoConsumer> fifo(std::in_place);
+    if (!fifo->ok()) return state.SkipWithError("--consumer-fifo: SCHED_FIFO refused (CAP_SYS_NICE?)");
     std::thread consumer([&] {
       const double start = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
       auto scratch = std::make_unique<OperationRecord>();
@@ -179,6 +218,7 @@ void queueOnly(benchmark::State& state, int flows, Pace pace, double rate, doubl
       }
       consumerCpu = cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - start;
     });
+    fifo.reset();
     produce([&](const OperationRecord& r) { dropped += queue.tryPush(r) ? 0 : 1; }, benchRecord(flows), pace, rate,
             seconds);
     done.store(true, std::memory_order_release);
@@ -203,7 +243,8 @@ void registerDelivery(const std::string& path, void (*run)(benchmark::State&, in
 
 }  // namespace
 
-void registerOutputBenchmarks(double writerSeconds) {
+void registerOutputBenchmarks(double writerSeconds, bool fifo) {
+  consumerFifo() = fifo;
   for (const int flows : {0, 4}) {
     const std::string suffix = "/flows:" + std::to_string(flows);
     benchmark::RegisterBenchmark(("output/render/nlohmann" + suffix).c_str(), renderNlohmann, flows);
