@@ -39,7 +39,7 @@ void addLoss(DroppedNotice* sum, uint64_t records, uint64_t operations, uint64_t
   sum->events += events;
 }
 
-size_t index(ProfileFile file) {
+size_t fileIndex(ProfileFile file) {
   return static_cast<size_t>(file);
 }
 
@@ -107,11 +107,11 @@ bool ProfileWriter::filesPresent() {
   bool anyGone = false, newlyRemoved = false;
   const uint64_t lostBefore = carried_.records;
   for (ProfileFile file : kFiles) {
-    if (!gone_[index(file)] && removed(fdOf(file))) {
+    if (!gone_[fileIndex(file)] && removed(fdOf(file))) {
       fileRemoved(file);
       newlyRemoved = true;
     }
-    anyGone = anyGone || gone_[index(file)];
+    anyGone = anyGone || gone_[fileIndex(file)];
   }
   if (!anyGone) return true;
   if (newlyRemoved && removedWarned_.first()) {
@@ -128,19 +128,19 @@ void ProfileWriter::fileRemoved(ProfileFile file) {
   int& fd = fdOf(file);
   close(fd);
   fd = -1;
-  gone_[index(file)] = true;
+  gone_[fileIndex(file)] = true;
   std::string& text = textOf(file);
   if (file != ProfileFile::Collectives) {
     // The rest of a line (an event) begun in the removed file: the new file starts at the next one.
-    if (torn_[index(file)]) text.erase(0, std::min(text.size(), text.find('\n') + 1));
-    torn_[index(file)] = false;
+    if (torn_[fileIndex(file)]) text.erase(0, std::min(text.size(), text.find('\n') + 1));
+    torn_[fileIndex(file)] = false;
     return;
   }
   if (frontWritten_ > 0) {  // a line begun in the removed file is lost with it
     settleWritten(lines_[linesHead_].length - frontWritten_);
     text.erase(0, std::min(text.size(), text.find('\n') + 1));
   }
-  torn_[index(file)] = false;
+  torn_[fileIndex(file)] = false;
   countLost(inFileRecords_);
   addLoss(&carried_, inFileRecords_ + inFileLoss_.records, inFileLoss_.operations, inFileLoss_.events);
   inFileRecords_ = 0;
@@ -152,10 +152,10 @@ bool ProfileWriter::reopenFiles() {
   try {
     folderFd = openRecordFolder(options_.directory);  // made again, with its parents, when missing
     for (ProfileFile file : kFiles) {
-      if (!gone_[index(file)]) continue;
+      if (!gone_[fileIndex(file)]) continue;
       fdOf(file) = openForAppendAt(folderFd, options_.directory, profileFileName(options_.identity, file, tag_),
                                    file == ProfileFile::Trace);
-      gone_[index(file)] = false;
+      gone_[fileIndex(file)] = false;
       startFile(file);
     }
   } catch (const std::exception& e) {

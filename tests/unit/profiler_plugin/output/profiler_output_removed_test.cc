@@ -19,6 +19,7 @@
 
 #include "formats/profile_logs.h"
 #include "profiler_plugin/output/writer.h"
+#include "tests/support/file_text.h"
 #include "tests/unit/profiler_plugin/output/profiler_output_examples.h"
 
 namespace railtune::profiler::output {
@@ -27,7 +28,7 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using railtune::profiler::testing::exampleRecords;
-using railtune::profiler::testing::readFile;
+using railtune::testing::readFile;
 
 // A disk whose writes are short (a few bytes to 4 KiB) and, while full, fail four times in five.
 struct ShortDisk {
