@@ -104,21 +104,23 @@ void ProfileWriter::countLost(uint64_t records) {
 // Whether every file is open under its name, after opening again those that were removed. false: one
 // could not be (the text waits, as for a failing disk, and is counted once past its bound).
 bool ProfileWriter::filesPresent() {
-  bool anyGone = false, newlyRemoved = false;
+  bool anyGone = false;
+  std::string firstRemoved;  // "" : none removed since the last check
   const uint64_t lostBefore = carried_.records;
   for (ProfileFile file : kFiles) {
     if (!gone_[fileIndex(file)] && removed(fdOf(file))) {
+      if (firstRemoved.empty()) firstRemoved = path(file);
       fileRemoved(file);
-      newlyRemoved = true;
     }
     anyGone = anyGone || gone_[fileIndex(file)];
   }
   if (!anyGone) return true;
-  if (newlyRemoved && removedWarned_.first()) {
+  if (!firstRemoved.empty() && removedWarned_.first()) {
     RT_WARN(log_, kFileFlags,
-            "profile output: %s was removed while the job ran: %llu records written to it are lost; writing it "
-            "again (the folder made again if missing), its first line counting them",
-            path(ProfileFile::Collectives).c_str(), static_cast<unsigned long long>(carried_.records - lostBefore));
+            "profile output: %s was removed while the job ran: %llu records written to the collective log are "
+            "lost; writing the removed files again (the folder made again if missing), the collective log's first "
+            "line counting them",
+            firstRemoved.c_str(), static_cast<unsigned long long>(carried_.records - lostBefore));
   }
   return reopenFiles();
 }
