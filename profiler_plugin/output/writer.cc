@@ -85,7 +85,6 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
     : options_(std::move(options)),
       log_(log),
       queue_(options_.capacity),
-      scratch_(std::make_unique<OperationRecord>()),
       traceRenderer_(options_.identity),
       metrics_(options_.identity),
       lastFlush_(std::chrono::steady_clock::now()) {
@@ -243,12 +242,16 @@ void ProfileWriter::finalCycle() {
 bool ProfileWriter::drain() {
   for (size_t taken = 0; taken < options_.capacity; ++taken) {
     if (!failing_ && buffered() >= kWriteBytes) writeFiles();  // failing: take() counts past its bound
-    if (!queue_.tryPop(*scratch_)) return true;
-    try {
-      take(*scratch_);
-    } catch (const std::exception& e) {
-      if (renderFailed_.first()) RT_WARN(log_, kFlags, "profile output: a record was lost: %s", e.what());
-    }
+    // Rendered where it lies in the queue: a record is 5.7 KiB, and copying it out cost as much as a tenth
+    // of its rendering.
+    const bool popped = queue_.tryConsume([this](const OperationRecord& record) {
+      try {
+        take(record);
+      } catch (const std::exception& e) {
+        if (renderFailed_.first()) RT_WARN(log_, kFlags, "profile output: a record was lost: %s", e.what());
+      }
+    });
+    if (!popped) return true;
   }
   return false;
 }

@@ -169,8 +169,8 @@ class ProfileWriter final : public RecordSink {
   std::atomic<uint64_t> lostTotal_{0};
   alignas(64) std::atomic<bool> wakeRequested_{false};  // a push found the queue backlogged and woke the thread
   // The writer thread's own state.
-  alignas(64) std::unique_ptr<OperationRecord> scratch_;  // one record popped at a time (5 KiB: not on the stack)
-  std::string collectives_, net_, trace_;                 // rendered, not yet written
+  alignas(64) std::string collectives_;  // rendered, not yet written
+  std::string net_, trace_;
   TraceRenderer traceRenderer_;
   PrometheusMetrics metrics_;
   bool metricsChanged_ = true;
