@@ -24,7 +24,7 @@
 // the filter.
 // Options besides Google Benchmark's: --rounds=N (9), --pairs=N per round and thread (200000),
 // --plugin=PATH (default: the build's lib/libnccl-profiler-railtune.so), --writer-seconds=N (2: how
-// long output/writer/* pushes).
+// long output/writer/* pushes), --consumer-fifo=1 (the writer's thread SCHED_FIFO: profiler_bench_output.h).
 // The same program runs the writer's own benchmarks, output/* (profiler_bench_output.h):
 //   bench_profiler_events --benchmark_filter='^output/'.
 #include <benchmark/benchmark.h>
@@ -55,6 +55,7 @@ struct Options {
   int rounds = 9;
   int pairs = 200000;
   int writerSeconds = 2;
+  int consumerFifo = 0;
 };
 
 Options& options() {
@@ -217,9 +218,11 @@ bool parseOptions(int argc, char** argv, Options& o) {
       {{"--plugin", [&](const std::string& v) { return !(o.plugin = v).empty(); }},
        {"--rounds", [&](const std::string& v) { return parseCount(v, 1, 100000, o.rounds); }},
        {"--pairs", [&](const std::string& v) { return parseCount(v, 1, 100000000, o.pairs); }},
-       {"--writer-seconds", [&](const std::string& v) { return parseCount(v, 1, 3600, o.writerSeconds); }}},
+       {"--writer-seconds", [&](const std::string& v) { return parseCount(v, 1, 3600, o.writerSeconds); }},
+       {"--consumer-fifo", [&](const std::string& v) { return parseCount(v, 0, 1, o.consumerFifo); }}},
       "bench_profiler_events",
-      "--rounds=N (1..100000) --pairs=N (1..100000000) --plugin=PATH --writer-seconds=N (1..3600)");
+      "--rounds=N (1..100000) --pairs=N (1..100000000) --plugin=PATH --writer-seconds=N (1..3600) "
+      "--consumer-fifo=0|1");
 }
 
 }  // namespace
@@ -228,7 +231,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (!parseOptions(argc, argv, options())) return 2;
   registerBenchmarks();
-  registerOutputBenchmarks(options().writerSeconds);
+  registerOutputBenchmarks(options().writerSeconds, options().consumerFifo != 0);
   const size_t ran = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return ran == 0 || anyFailed() ? 1 : 0;

@@ -1,17 +1,23 @@
 #include "bench/profiler_bench_output.h"
 
 #include <benchmark/benchmark.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "bench/profiler_bench_table.h"  // ProfilerBenchError
+#include "common/bounded_queue.h"
 #include "formats/profile_logs.h"
 #include "profiler_plugin/output/trace.h"
 #include "profiler_plugin/output/writer.h"
@@ -96,9 +102,74 @@ void renderAppender(benchmark::State& state, int flows) {
   renderCounters(state, start);
 }
 
-// One producer for `seconds`, as fast as push() goes (rate 0) or at `rate` records per second (in
-// batches of 100); then shutdown() writes the rest.
-void writerThroughput(benchmark::State& state, int flows, double rate, double seconds) {
+// How the producer paces its pushes: as fast as push() goes; 100 records, then a sleep until the next
+// batch is due (a job that blocks in between); or one record every 1/rate s with the thread spinning in
+// between (the application thread of a job that never leaves its core; descheduled, it does not catch up
+// in a burst: a job's thread issues nothing while it does not run).
+enum class Pace { Max, Sleep, Spin };
+
+// --consumer-fifo: the thread that consumes (the writer's, queue-only's) runs SCHED_FIFO at priority 1 and
+// the producer as usual. On a machine that other jobs share, the consumer then runs when it wants, as on an
+// idle VM whose other core it has alone. Needs CAP_SYS_NICE; without it the benchmark reports an error.
+bool& consumerFifo() {
+  static bool fifo = false;
+  return fifo;
+}
+
+// While it lives, threads this thread starts run SCHED_FIFO (they inherit its policy); this one then goes
+// back to SCHED_OTHER. ok() false: the policy could not be set.
+class FifoConsumer {
+ public:
+  FifoConsumer() {
+    if (!consumerFifo()) return;
+    const sched_param fifo{1};
+    ok_ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo) == 0;
+  }
+  ~FifoConsumer() {
+    const sched_param normal{0};
+    if (consumerFifo()) pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
+  }
+  FifoConsumer(const FifoConsumer&) = delete;
+  FifoConsumer& operator=(const FifoConsumer&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  bool ok_ = true;
+};
+
+// Calls push(record) for `seconds` at `rate` records per second, paced so, with seq counting up.
+template <typename Push>
+void produce(Push&& push, OperationRecord record, Pace pace, double rate, double seconds) {
+  using PaceClock = std::chrono::steady_clock;
+  const auto start = PaceClock::now();
+  const auto length = std::chrono::duration<double>(seconds);
+  const auto batch = pace == Pace::Spin ? 1 : 100;
+  const auto period = std::chrono::duration_cast<PaceClock::duration>(std::chrono::duration<double>(batch / rate));
+  for (auto next = start; next - start < length;) {
+    for (int i = 0; i < batch; ++i, ++record.seq) push(record);
+    if (pace == Pace::Max) {
+      next = PaceClock::now();
+      continue;
+    }
+    next += period;
+    if (pace == Pace::Sleep) std::this_thread::sleep_until(next);
+    if (pace == Pace::Spin && PaceClock::now() > next + period) next = PaceClock::now();  // was descheduled
+    while (pace == Pace::Spin && PaceClock::now() < next) {
+    }
+  }
+}
+
+void deliveryCounters(benchmark::State& state, double wall, uint64_t delivered, uint64_t dropped) {
+  state.SetIterationTime(wall);
+  state.counters["written_per_s"] = static_cast<double>(delivered) / wall;
+  state.counters["written"] = static_cast<double>(delivered);
+  state.counters["dropped"] = static_cast<double>(dropped);
+  state.counters["on_disk_pct"] = 100.0 * static_cast<double>(delivered) / static_cast<double>(delivered + dropped);
+}
+
+// One producer into a real ProfileWriter (temporary directory, Prometheus textfile too) for `seconds`;
+// then shutdown() writes the rest.
+void writerThroughput(benchmark::State& state, int flows, Pace pace, double rate, double seconds) {
   for (auto _ : state) {
     const ProfileOutputDir dir(true);
     po::ProfileOptions options;
@@ -107,44 +178,82 @@ void writerThroughput(benchmark::State& state, int flows, double rate, double se
     options.identity = railtune::profiler::testing::exampleIdentity();
     const double processStart = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID), threadStart = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
     const auto wallStart = std::chrono::steady_clock::now();
+    std::optional<FifoConsumer> fifo(std::in_place);
+    if (!fifo->ok()) return state.SkipWithError("--consumer-fifo: SCHED_FIFO refused (CAP_SYS_NICE?)");
     po::ProfileWriter writer(options);
-    OperationRecord record = benchRecord(flows);
-    const auto batch = std::chrono::duration<double>(rate > 0 ? 100 / rate : 0);
-    for (auto next = wallStart; next - wallStart < std::chrono::duration<double>(seconds);) {
-      for (int i = 0; i < 100; ++i, ++record.seq) writer.push(record);
-      next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(batch);
-      if (rate > 0) std::this_thread::sleep_until(next);
-      if (rate <= 0) next = std::chrono::steady_clock::now();
-    }
+    fifo.reset();
+    uint64_t produced = 0;
+    produce([&](const OperationRecord& r) { writer.push(r), ++produced; }, benchRecord(flows), pace, rate, seconds);
     writer.shutdown();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     const double writerCpu =
         (cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - processStart) - (cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - threadStart);
     const CollectiveLogCounts counts = countCollectiveLog(dir.path());
-    state.SetIterationTime(wall);
-    state.counters["written_per_s"] = static_cast<double>(counts.records) / wall;
-    state.counters["written"] = static_cast<double>(counts.records);
-    state.counters["dropped"] = static_cast<double>(counts.recordsDropped);
+    deliveryCounters(state, wall, counts.records, counts.recordsDropped);
     state.counters["writer_cpu_ns_per_record"] = writerCpu * 1e9 / static_cast<double>(counts.records);
+    // Every record pushed is in the file or counted lost in it: 0.
+    state.counters["unaccounted"] =
+        static_cast<double>(produced) - static_cast<double>(counts.records + counts.recordsDropped);
   }
+}
+
+// The same producer into the writer's queue alone: a thread pops each record and does nothing with it,
+// napping 1 ms when the queue is empty. What the writer would reach if rendering and writing were free.
+void queueOnly(benchmark::State& state, int flows, Pace pace, double rate, double seconds) {
+  for (auto _ : state) {
+    railtune::BoundedQueue<OperationRecord> queue(po::ProfileOptions{}.capacity);
+    std::atomic<bool> done{false};
+    uint64_t popped = 0, dropped = 0;
+    double consumerCpu = 0;
+    const auto wallStart = std::chrono::steady_clock::now();
+    std::optional<FifoConsumer> fifo(std::in_place);
+    if (!fifo->ok()) return state.SkipWithError("--consumer-fifo: SCHED_FIFO refused (CAP_SYS_NICE?)");
+    std::thread consumer([&] {
+      const double start = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+      auto scratch = std::make_unique<OperationRecord>();
+      for (bool last = false; !last;) {
+        last = done.load(std::memory_order_acquire);
+        while (queue.tryPop(*scratch)) ++popped;
+        if (!last) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      consumerCpu = cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - start;
+    });
+    fifo.reset();
+    produce([&](const OperationRecord& r) { dropped += queue.tryPush(r) ? 0 : 1; }, benchRecord(flows), pace, rate,
+            seconds);
+    done.store(true, std::memory_order_release);
+    consumer.join();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    deliveryCounters(state, wall, popped, dropped);
+    state.counters["consumer_cpu_ns_per_record"] = consumerCpu * 1e9 / static_cast<double>(popped);
+  }
+}
+
+void registerDelivery(const std::string& path, void (*run)(benchmark::State&, int, Pace, double, double), int flows,
+                      Pace pace, double rate, double seconds) {
+  const std::string name =
+      path + "/flows:" + std::to_string(flows) +
+      (pace == Pace::Max ? std::string("/rate:max")
+                         : "/rate:" + std::to_string(static_cast<int>(rate)) + (pace == Pace::Spin ? "/spin" : ""));
+  benchmark::RegisterBenchmark(name.c_str(), run, flows, pace, rate, seconds)
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace
 
-void registerOutputBenchmarks(double writerSeconds) {
+void registerOutputBenchmarks(double writerSeconds, bool fifo) {
+  consumerFifo() = fifo;
   for (const int flows : {0, 4}) {
     const std::string suffix = "/flows:" + std::to_string(flows);
     benchmark::RegisterBenchmark(("output/render/nlohmann" + suffix).c_str(), renderNlohmann, flows);
     benchmark::RegisterBenchmark(("output/render/appender" + suffix).c_str(), renderAppender, flows);
   }
   for (const int flows : {0, 4}) {
-    for (const int rate : {0, 100000}) {
-      const std::string name = "output/writer/flows:" + std::to_string(flows) +
-                               (rate > 0 ? "/rate:" + std::to_string(rate) : std::string("/rate:max"));
-      benchmark::RegisterBenchmark(name.c_str(), writerThroughput, flows, rate, writerSeconds)
-          ->Iterations(1)
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond);
+    for (const auto& [pace, rate] : {std::pair{Pace::Max, 0.0}, {Pace::Sleep, 1e5}, {Pace::Spin, 1e5}}) {
+      registerDelivery("output/writer", writerThroughput, flows, pace, rate, writerSeconds);
+      registerDelivery("output/queue-only", queueOnly, flows, pace, rate, writerSeconds);
     }
   }
 }

@@ -7,13 +7,20 @@
 //                                    tests/unit/profiler_plugin/output/profiler_output_oracle.h): collective line,
 //                                    network line, trace events of one record
 //   output/render/appender/flows:N   the same bytes from today's renderers into reused buffers
-//   output/writer/flows:N/rate:R     one thread pushes into a real ProfileWriter (temporary directory,
+//   output/writer/flows:N/rate:R[/spin]
+//                                    one thread pushes into a real ProfileWriter (temporary directory,
 //                                    Prometheus textfile too) for --writer-seconds, as fast as it can
-//                                    (max) or R records per second; the writer thread renders and writes
+//                                    (max), R records per second in batches of 100 with sleeps between,
+//                                    or (spin) one record every 1/R s, spinning in between; the writer
+//                                    thread renders and writes
+//   output/queue-only/...            the same producer into the writer's queue alone, a thread popping
+//                                    and discarding: what the writer would reach were rendering free
 // Counters: records_per_s and cpu_ns_per_record (render: the benchmark thread's CPU time per
 // record); writer: written_per_s (records in the collective log per second of wall time, until
-// shutdown returned), dropped (records the full queue refused), writer_cpu_ns_per_record (the
-// process's CPU time less the pushing thread's, per written record).
+// shutdown returned), dropped (records the full queue refused), on_disk_pct (written of written +
+// dropped), unaccounted (pushed - written - counted lost in the file: 0), writer_cpu_ns_per_record (the
+// process's CPU time less the pushing thread's, per written record); queue-only:
+// consumer_cpu_ns_per_record.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +54,8 @@ struct CollectiveLogCounts {
 // when the writer has written everything).
 CollectiveLogCounts countCollectiveLog(const std::string& dir);
 
-// Registers the output/ benchmarks; the writer benchmark pushes for `writerSeconds`.
-void registerOutputBenchmarks(double writerSeconds);
+// Registers the output/ benchmarks; the writer benchmark pushes for `writerSeconds`. With `consumerFifo`,
+// the consuming thread runs SCHED_FIFO (a shared machine standing in for an idle one).
+void registerOutputBenchmarks(double writerSeconds, bool consumerFifo = false);
 
 }  // namespace railtune::bench

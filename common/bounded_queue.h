@@ -52,6 +52,34 @@ class BoundedQueue {
     }
   }
 
+  // Pops one value by handing it to consume(const T&) where it lies, without copying it out; the cell is
+  // free for producers again once consume returns (or throws). False when the queue is empty. For the
+  // profiler's writer, whose records are kilobytes and are read once.
+  template <typename Consume>
+  bool tryConsume(Consume&& consume) {
+    size_t position = dequeue_.load(std::memory_order_relaxed);
+    for (;;) {
+      Cell& cell = cells_[position & mask_];
+      const size_t sequence = cell.sequence.load(std::memory_order_acquire);
+      const auto lag = static_cast<std::ptrdiff_t>(sequence) - static_cast<std::ptrdiff_t>(position + 1);
+      if (lag == 0) {
+        if (dequeue_.compare_exchange_weak(position, position + 1, std::memory_order_relaxed)) {
+          struct Release {
+            Cell& cell;
+            size_t next;
+            ~Release() { cell.sequence.store(next, std::memory_order_release); }
+          } release{cell, position + mask_ + 1};
+          consume(static_cast<const T&>(cell.value));
+          return true;
+        }
+      } else if (lag < 0) {
+        return false;  // empty
+      } else {
+        position = dequeue_.load(std::memory_order_relaxed);
+      }
+    }
+  }
+
   bool tryPop(T& out) noexcept {
     size_t position = dequeue_.load(std::memory_order_relaxed);
     for (;;) {

@@ -28,10 +28,23 @@ class JsonAppender {
   explicit JsonAppender(std::string* out) : out_(out) {}
 
   JsonAppender& key(std::string_view name) {  // name: plain ASCII, nothing to escape
-    separate();
-    out_->push_back('"');
-    out_->append(name);
-    out_->append("\":", 2);
+    // One append of ,"name": (keys are short): the writer renders dozens of keys per record.
+    char text[48];
+    if (name.size() > sizeof text - 4) {
+      separate();
+      out_->push_back('"');
+      out_->append(name);
+      out_->append("\":", 2);
+    } else {
+      size_t n = 0;
+      if (pending_) text[n++] = ',';
+      text[n++] = '"';
+      name.copy(text + n, name.size());
+      n += name.size();
+      text[n++] = '"';
+      text[n++] = ':';
+      out_->append(text, n);
+    }
     pending_ = false;
     return *this;
   }

@@ -68,6 +68,12 @@ void appendDroppedLine(std::string* out, const Identity& identity, const Dropped
 // /proc/sys/kernel/random/boot_id): processes with one boot id read one clock, so the analyses need not
 // estimate an offset between them. Once per file, not per record: a record's identity finds it.
 void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId = "");
+// The header of a file the writer opened again because the one before was removed while the job ran
+// (docs/profiler.md, "When the folder is removed"): also what that file held and what is lost with it,
+// "records_dropped" (its records), "operations_dropped" and "events_dropped" (the counts of the dropped
+// lines it held), each only when > 0, and "dropped_reason" saying why.
+void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId,
+                      const DroppedNotice& lost, std::string_view reason);
 
 // Whether `text` is a boot id as the kernel writes it: a UUID, 36 lowercase hex digits and dashes.
 bool isBootId(std::string_view text);
@@ -93,12 +99,13 @@ double roundedBusbw(const OperationRecord& record);
 struct ParsedCollective {
   Identity identity;
   bool droppedNotice = false;
-  bool header = false;  // a "header" line: identity and record.start.realtimeNs only; no operation
-  std::string bootId;   // a header line's "boot_id"; "" when it has none (files of earlier versions)
+  bool header = false;        // a "header" line: identity and record.start.realtimeNs only; no operation
+  std::string bootId;         // a header line's "boot_id"; "" when it has none (files of earlier versions)
+  std::string droppedReason;  // a header line's "dropped_reason": why its counts below were lost ("" : none)
   OperationRecord record;
-  uint64_t recordsDropped = 0;
-  uint64_t operationsDropped = 0;  // dropped lines only
-  uint64_t eventsDropped = 0;      // dropped lines only
+  uint64_t recordsDropped = 0;     // also a header's, when the file before it was lost
+  uint64_t operationsDropped = 0;  // dropped lines and headers only
+  uint64_t eventsDropped = 0;      // dropped lines and headers only
 };
 // The notice a dropped line read back gives (what renderDroppedLine writes again).
 DroppedNotice droppedNoticeOf(const ParsedCollective& parsed);

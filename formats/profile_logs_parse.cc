@@ -197,6 +197,13 @@ void readHeader(ObjectReader& in, ParsedCollective* out) {
     if (!isBootId(out->bootId))
       throw FieldError(in.where("boot_id") + "expected a UUID (36 lowercase hex digits and dashes)");
   }
+  // Written since a removed file is replaced: what the file before held, and why it is lost.
+  out->recordsDropped = positiveCount(in, "records_dropped");
+  out->operationsDropped = positiveCount(in, "operations_dropped");
+  out->eventsDropped = positiveCount(in, "events_dropped");
+  if (out->recordsDropped > 0 || out->operationsDropped > 0 || out->eventsDropped > 0) {
+    out->droppedReason = in.text("dropped_reason", 256);
+  }
 }
 
 ParsedCollective readCollective(const Json& document) {

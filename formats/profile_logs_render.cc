@@ -192,16 +192,25 @@ void appendDroppedLine(std::string* out, const Identity& identity, const Dropped
 }
 
 void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId) {
+  appendHeaderLine(out, identity, realtimeNs, bootId, DroppedNotice{}, "");
+}
+
+void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId,
+                      const DroppedNotice& lost, std::string_view reason) {
   JsonAppender json(out);
   json.beginObject();
   if (!bootId.empty()) json.key("boot_id").string(bootId);
+  if (lost.any()) json.key("dropped_reason").string(reason);
+  if (lost.events > 0) json.key("events_dropped").count(lost.events);
   json.key("host").string(identity.host);
   json.key("invisible").beginArray();
   for (const char* path : kInvisiblePaths) json.string(path);
   json.endArray();
   json.key("job").string(identity.job);
+  if (lost.operations > 0) json.key("operations_dropped").count(lost.operations);
   json.key("pid").integer(identity.pid);
   json.key("record").string("header");
+  if (lost.records > 0) json.key("records_dropped").count(lost.records);
   json.key("schema").string(kCollectivesSchema);
   json.key("time_realtime_ns").integer(realtimeNs);
   json.endObject();

@@ -171,6 +171,13 @@ class FileReader {
     if (parsed.header) {  // no operation: which NCCL paths the profiler cannot see, its writer's process and
                           // the host's boot id
       result_.writers.push_back(WriterProcess{parsed.identity.job, parsed.identity.host, parsed.identity.pid});
+      // A header after a removed file counts what that file held (docs/profiler.md).
+      if (parsed.recordsDropped > 0) {
+        result_.recordsDropped += parsed.recordsDropped;
+        addLoss(fieldsOf(parsed), false, parsed.recordsDropped, 0, 0, r.start.realtimeNs);
+      }
+      if (parsed.operationsDropped > 0 || parsed.eventsDropped > 0)
+        addLoss(fieldsOf(parsed), false, 0, parsed.operationsDropped, parsed.eventsDropped, r.start.realtimeNs);
       if (!parsed.bootId.empty())
         result_.boots.push_back(
             FileBoot{parsed.identity.job, parsed.identity.host, parsed.identity.pid, std::move(parsed.bootId)});

@@ -2,10 +2,13 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "common/regular_file.h"
 #include "fabric/discover/nvml_source.h"
 
 namespace railtune::cli::doctor {
@@ -85,6 +88,9 @@ int probeNvmlChild(const std::string& library) {
   if (handle == nullptr) {
     const char* why = ::dlerror();
     sayProbe("error", why != nullptr ? why : "unknown dlopen error");
+    // readNvml's own account of the failure (its wording for an absent default library), for
+    // `topo discover`, which reports what readNvml says.
+    sayProbe("inventory", inventoryJson(discover::readNvml(library)));
     return 0;
   }
   link_map* map = nullptr;
@@ -99,10 +105,7 @@ NvmlLoad loadNvmlInChild(const std::string& library, int timeoutSeconds) {
   load.probe = runProbe({"nvml", library}, timeoutSeconds);
   if (!load.probe.finished() || load.probe.exitCode != 0) return load;
   load.path = load.probe.get("path");
-  if (load.probe.has("error")) {
-    load.dlopenError = load.probe.get("error");
-    return load;
-  }
+  if (load.probe.has("error")) load.dlopenError = load.probe.get("error");
   if (!load.probe.has("inventory")) {
     load.answerError = "the child loaded it but sent no NVML answer";
     return load;
@@ -113,6 +116,29 @@ NvmlLoad loadNvmlInChild(const std::string& library, int timeoutSeconds) {
     load.answerError = std::string("the child's NVML answer is malformed: ") + e.what();
   }
   return load;
+}
+
+discover::NvmlInventory readNvmlInChild(const std::string& library, int timeoutSeconds) {
+  std::string chosen = library;
+  if (chosen.empty()) {
+    const char* env = std::getenv("RAILTUNE_NVML_LIBRARY");
+    chosen = env != nullptr && *env != '\0' ? env : discover::kNvmlDefaultLibrary;
+  }
+  discover::NvmlInventory failed;
+  failed.library = chosen;
+  struct stat st {};
+  if (chosen.find('/') != std::string::npos && ::stat(chosen.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A FIFO would block the loader's open until the deadline: refused by name without a child.
+    failed.error = "NVML " + chosen + " not read: it is " + fileTypeName(st.st_mode) + ", not a regular file";
+    return failed;
+  }
+  const NvmlLoad load = loadNvmlInChild(chosen, timeoutSeconds);
+  if (load.inventory) return *load.inventory;
+  const std::string how =
+      !load.answerError.empty() ? load.answerError : "the child " + load.probe.describeEnd(timeoutSeconds);
+  failed.error = "NVML " + chosen + " not read: loading it in a child process failed (" + how +
+                 "); a damaged or hanging library is left out, the rest of the host is still described";
+  return failed;
 }
 
 }  // namespace railtune::cli::doctor

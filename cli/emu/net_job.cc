@@ -14,6 +14,7 @@
 #include "emulator/net_job/job_report.h"
 #include "emulator/net_job/launcher.h"
 #include "emulator/net_job/plugin_warnings.h"
+#include "emulator/net_job/profile_summary.h"
 
 namespace railtune::cli {
 namespace {
@@ -104,6 +105,15 @@ nj::JobOptions jobOptions(const NetJobArgs& a) {
   return o;
 }
 
+// The profile's records on disk and counted lost: what the profiler could not write is said at exit.
+void printProfileCount(const std::string& dir) {
+  try {
+    std::fputs(nj::formatProfileCount(nj::readProfile(dir), dir).c_str(), stdout);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "profile: %s\n", e.what());
+  }
+}
+
 int runNetJob(const NetJobArgs& args) {
   const nj::JobOptions options = jobOptions(args);
   const nj::JobResult result = nj::runJob(options);
@@ -112,6 +122,7 @@ int runNetJob(const NetJobArgs& args) {
   std::fputs(nj::formatPluginWarnings(result.pluginWarnings).c_str(), stderr);
   std::fflush(stderr);
   std::fputs(nj::formatJobReport(options, result).c_str(), result.ok() ? stdout : stderr);
+  if (!options.profileDir.empty()) printProfileCount(options.profileDir);
   return result.ok() ? 0 : 1;
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/doctor/nvml_probe.h"
 #include "cli/topo/topo.h"
 #include "common/identity.h"
 #include "common/regular_file.h"
@@ -23,6 +24,8 @@ namespace railtune::cli {
 namespace {
 
 namespace discover = fabric::discover;
+
+constexpr int kNvmlTimeoutSeconds = 30;  // nvmlInit on a busy host takes seconds, never minutes
 
 struct DiscoverCliOptions {
   discover::DiscoverOptions assemble;
@@ -100,7 +103,9 @@ ReadSources readSources(const DiscoverCliOptions& opts) {
   src.sysfs = discover::readSysfs(opts.sysfsRoot);
   for (const std::string& note : src.sysfs.notes) say(discover::Severity::Note, "sysfs: " + note);
   if (!opts.noNvml) {
-    src.nvml = discover::readNvml(opts.nvmlLibrary);
+    // In a child under a deadline, as doctor does: a truncated libnvidia-ml.so.1 makes ld.so die
+    // with SIGBUS and a FIFO given as the library never returns from dlopen.
+    src.nvml = doctor::readNvmlInChild(opts.nvmlLibrary, kNvmlTimeoutSeconds);
     if (!src.nvml.loaded) say(discover::Severity::Note, src.nvml.error);
     for (const std::string& note : src.nvml.notes) say(discover::Severity::Note, "NVML: " + note);
   }

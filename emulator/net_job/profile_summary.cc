@@ -48,7 +48,16 @@ void readFile(const fs::path& path, ProfileSummary& summary) {
   if (endsWith(name, ".collectives.jsonl")) {
     out::CollectiveParseResult parsed = out::parseCollectiveRecords(readText(path), file);
     if (!parsed.error.empty()) throw std::runtime_error(parsed.error);
-    summary.byPid[pidOf(name, ".collectives.jsonl")].collectives = std::move(parsed.records);
+    ProfileFiles& files = summary.byPid[pidOf(name, ".collectives.jsonl")];
+    for (const out::ParsedCollective& header : parsed.headers) files.recordsLost += header.recordsDropped;
+    for (const out::ParsedCollective& line : parsed.records) {
+      if (line.droppedNotice) {
+        files.recordsLost += line.recordsDropped;
+      } else {
+        ++files.records;
+      }
+    }
+    files.collectives = std::move(parsed.records);
   } else if (endsWith(name, ".net.jsonl")) {
     out::NetParseResult parsed = out::parseNetRecords(readText(path), file);
     if (!parsed.error.empty()) throw std::runtime_error(parsed.error);
@@ -74,6 +83,8 @@ bool hasNetFlows(const ProfileFiles& files, uint64_t seq) {
 void summarise(ProfileSummary& summary) {
   std::vector<std::vector<double>> busbw;
   for (const auto& [pid, files] : summary.byPid) {
+    summary.records += files.records;
+    summary.recordsLost += files.recordsLost;
     for (const out::ParsedCollective& c : files.collectives) {
       if (c.header || c.droppedNotice || c.record.kind != formats::profile::RecordKind::Collective) continue;
       const std::string op(c.record.operation.view()), algo(c.record.algorithm.view());
@@ -128,7 +139,16 @@ std::string formatProfileSummary(const ProfileSummary& summary, const fs::path& 
   text += "  NICs in the network summaries (from railtune's net plugin events): " + (nics.empty() ? "none" : nics) +
           "\n  Files per rank process: <job>-<host>-<pid>.<start>.collectives.jsonl (one record per collective),\n"
           "  .net.jsonl (its network flows per peer and NIC), .trace.json (open in https://ui.perfetto.dev)\n";
-  return text;
+  return text + "  " + formatProfileCount(summary, dir);
+}
+
+std::string formatProfileCount(const ProfileSummary& summary, const fs::path& dir) {
+  std::string text = "profile: " + std::to_string(summary.records) + " records in " + dir.string() + " from " +
+                     std::to_string(summary.byPid.size()) + " rank processes";
+  if (summary.recordsLost == 0) return text + ", none lost\n";
+  return text + "; " + std::to_string(summary.recordsLost) +
+         " records lost, counted in the files' dropped lines and headers (docs/profiler.md, \"Nothing "
+         "unaccounted\")\n";
 }
 
 }  // namespace railtune::emu::netjob

@@ -19,6 +19,8 @@ struct ProfileFiles {  // one rank process's files: <job>-<host>-<pid>.{collecti
   std::vector<formats::profile::ParsedCollective> collectives;
   std::vector<formats::profile::ParsedNet> net;
   bool traceParses = false;
+  uint64_t records = 0;      // collective, p2p and hang lines
+  uint64_t recordsLost = 0;  // records its dropped lines and headers count lost (queue full, disk, file removed)
 };
 
 struct CollectiveStats {
@@ -34,13 +36,17 @@ struct ProfileSummary {
   std::map<int, ProfileFiles> byPid;
   std::vector<CollectiveStats> collectives;  // in order of first appearance
   std::set<std::string> nics;                // "mlx5_3 rail 3" from the network summaries
+  uint64_t records = 0, recordsLost = 0;     // over every rank process
 };
 
 // Throws std::runtime_error naming FILE:LINE:COLUMN when a record does not parse, or the folder
 // when it holds no collective log.
 ProfileSummary readProfile(const std::filesystem::path& dir);
 
-// The demo's few lines: per collective count and median busbw, the NICs, where the files are.
+// The demo's few lines: per collective count and median busbw, the NICs, where the files are, and the
+// records on disk beside those counted lost.
+// One line for `emu net-job`'s exit: records on disk, records counted lost, in how many rank processes.
+std::string formatProfileCount(const ProfileSummary& summary, const std::filesystem::path& dir);
 std::string formatProfileSummary(const ProfileSummary& summary, const std::filesystem::path& dir);
 
 }  // namespace railtune::emu::netjob

@@ -75,7 +75,9 @@ std::vector<int64_t> groupMembers(int64_t group) {
   return members;
 }
 
-std::optional<RunningRecord> readRecord(const std::string& path, std::string& problem) {
+}  // namespace
+
+std::optional<RunningRecord> readRunningRecord(const std::string& path, std::string& problem) {
   const nlohmann::json j = nlohmann::json::parse(fileText(path, 65536), nullptr, false);
   if (j.is_discarded() || !j.is_object() || j.value("schema", "") != kRunningSchema) {
     problem = "not a " + std::string(kRunningSchema) + " record";
@@ -95,6 +97,8 @@ std::optional<RunningRecord> readRecord(const std::string& path, std::string& pr
     return std::nullopt;
   }
 }
+
+namespace {
 
 // Whether the recorded group is still the command's: its leader gone (the group id stays reserved while any
 // member lives) or alive with the recorded start time (not a later process given the same pid).
@@ -156,7 +160,7 @@ std::vector<std::string> killLeftoverRun(const std::string& path, double waitSec
   std::vector<std::string> said;
   if (access(path.c_str(), F_OK) != 0) return said;
   std::string problem;
-  const std::optional<RunningRecord> r = readRecord(path, problem);
+  const std::optional<RunningRecord> r = readRunningRecord(path, problem);
   if (!r) {
     said.push_back(path + ": " + problem + "; removed (nothing killed)");
   } else if (stillTheCommands(*r) && !groupMembers(r->group).empty()) {

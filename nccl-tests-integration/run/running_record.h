@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,9 @@ RunningRecord runningRecordOf(const std::string& id, pid_t group, const std::str
 void writeRunningRecord(const std::string& path, const RunningRecord& record);
 std::string runningRecordText(const RunningRecord& record);  // one JSON line with its newline
 void removeRunningRecord(const std::string& path);
+// The record at path, or nullopt with `problem` saying what is wrong with it (not JSON, another schema, a
+// field missing or of the wrong type, a group that cannot be a command's).
+std::optional<RunningRecord> readRunningRecord(const std::string& path, std::string& problem);
 
 // What an earlier sweep left running in the folder (path: its running.json): the recorded group, when it is
 // still the command's (same boot; the leader gone, or alive with the recorded start time), gets SIGKILL and is

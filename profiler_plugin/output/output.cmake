@@ -5,5 +5,6 @@ find_package(Threads REQUIRED)
 railtune_add_plugin_code(railtune_profiler_output STATIC
   ${CMAKE_CURRENT_LIST_DIR}/trace.cc
   ${CMAKE_CURRENT_LIST_DIR}/prometheus.cc
-  ${CMAKE_CURRENT_LIST_DIR}/writer.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/writer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/writer_files.cc)
 target_link_libraries(railtune_profiler_output PUBLIC railtune_formats railtune_common Threads::Threads)

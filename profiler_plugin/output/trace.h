@@ -29,6 +29,11 @@ class TraceRenderer {
   // The file already holds events (the plugin was loaded again by the same process): the next
   // event continues the array with a separator and the process name is not repeated.
   void continueExisting() { started_ = processNamed_ = true; }
+  // A new file replaces a removed one: its first event opens the array, and the lanes are named again.
+  void restart() {
+    started_ = processNamed_ = false;
+    namedLanes_.clear();
+  }
   bool started() const { return started_; }
 
   // Appends the events of one record to `out`, each but the very first preceded by ",\n". Whoever

@@ -22,6 +22,11 @@ constexpr unsigned long kFlags = NCCL_PROFILE;
 // fails, records past it are counted instead of rendered.
 constexpr size_t kMaxBufferedBytes = 4 << 20;
 constexpr size_t kReservedBytes = 256 << 10;  // each buffer's size from the start: few reallocations
+// Under a flood, text is handed to the kernel once this much is rendered, while it is still in the CPU's
+// cache: with 4 MiB writes the kernel's copy into the page cache read it back from memory, 6 to 45 % of
+// the writer's time under perf (docs/performance.md, "Issue 28: profiler writer"). Three write(2) calls
+// per 50 records or so cost far less.
+constexpr size_t kWriteBytes = 192 << 10;
 constexpr char kTraceOpen[] = "[\n";
 constexpr char kTraceClose[] = "\n]\n";
 
@@ -80,7 +85,6 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
     : options_(std::move(options)),
       log_(log),
       queue_(options_.capacity),
-      scratch_(std::make_unique<OperationRecord>()),
       traceRenderer_(options_.identity),
       metrics_(options_.identity),
       lastFlush_(std::chrono::steady_clock::now()) {
@@ -90,6 +94,7 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
     if (collectivesFd_ >= 0) {
       appendHeaderLine(&collectives_, options_.identity, realtimeNs(), options_.bootId);
       collectives_ += '\n';
+      noteLine(0, 0, DroppedNotice{});
     }
   } catch (...) {
     for (int fd : {collectivesFd_, netFd_, traceFd_}) {
@@ -97,9 +102,9 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
     }
     throw;
   }
-  // Wakes before the interval for a flush request, or once a push found the queue half full.
+  // Wakes before the interval for a flush request, or once a push found the queue backlogged.
   thread_.start({.interval = options_.drainInterval,
-                 .wakeEarly = [this] { return flushRequested_ > flushDone_ || halfFull(); },
+                 .wakeEarly = [this] { return flushRequested_ > flushDone_ || backlogged(); },
                  .beforeCycle =
                      [this] {
                        cycleTarget_ = flushTarget_;  // every push before the request is below it
@@ -183,11 +188,11 @@ std::unique_ptr<ProfileWriter> ProfileWriter::fromEnvironment(const Log& log, En
 
 bool ProfileWriter::push(const OperationRecord& record) noexcept {
   if (thread_.accepting() && queue_.tryPush(record)) {
-    // A push that finds the queue half full wakes the thread, once until it has drained: at 100,000
-    // records a second its 10 ms nap would fill the whole queue. No lock: a wake-up lost to the race
-    // costs at most the nap. Looked at every 128th push only: the read position is the writer thread's
-    // cache line, and reading it at every push would cost the pushing thread a cache miss each time.
-    if (queue_.pushed() % 128 == 0 && halfFull() && !wakeRequested_.exchange(true, std::memory_order_relaxed)) {
+    // A push that finds a quarter of the queue waiting wakes the thread, once until it has drained: at
+    // 100,000 records a second its 10 ms nap would fill the whole queue. No lock: a wake-up lost to the
+    // race costs at most the nap. Looked at every 64th push only: the read position is the writer
+    // thread's cache line, and reading it at every push would cost the pushing thread a cache miss each time.
+    if (queue_.pushed() % 64 == 0 && backlogged() && !wakeRequested_.exchange(true, std::memory_order_relaxed)) {
       thread_.wake();
     }
     return true;
@@ -195,6 +200,7 @@ bool ProfileWriter::push(const OperationRecord& record) noexcept {
   if (record.kind == RecordKind::Lost) return false;  // its counts stay with the capture, pushed again later
   droppedUnreported_.fetch_add(1, std::memory_order_relaxed);
   droppedTotal_.fetch_add(1, std::memory_order_relaxed);
+  lostTotal_.fetch_add(1, std::memory_order_relaxed);
   return false;
 }
 
@@ -230,17 +236,22 @@ bool ProfileWriter::cycle(uint64_t request) {
 void ProfileWriter::finalCycle() {
   while (!drain()) flush(true, false);
   flush(true, true);
+  accountAtExit();  // the last act: what could not be written is counted
 }
 
 bool ProfileWriter::drain() {
   for (size_t taken = 0; taken < options_.capacity; ++taken) {
-    if (!failing_ && buffered() > kMaxBufferedBytes) return false;  // failing: take() counts instead
-    if (!queue_.tryPop(*scratch_)) return true;
-    try {
-      take(*scratch_);
-    } catch (const std::exception& e) {
-      if (renderFailed_.first()) RT_WARN(log_, kFlags, "profile output: a record was lost: %s", e.what());
-    }
+    if (!failing_ && buffered() >= kWriteBytes) writeFiles();  // failing: take() counts past its bound
+    // Rendered where it lies in the queue: a record is 5.7 KiB, and copying it out cost as much as a tenth
+    // of its rendering.
+    const bool popped = queue_.tryConsume([this](const OperationRecord& record) {
+      try {
+        take(record);
+      } catch (const std::exception& e) {
+        if (renderFailed_.first()) RT_WARN(log_, kFlags, "profile output: a record was lost: %s", e.what());
+      }
+    });
+    if (!popped) return true;
   }
   return false;
 }
@@ -251,14 +262,19 @@ void ProfileWriter::take(const OperationRecord& record) {
     metrics_.add(record);
     metricsChanged_ = true;
   }
-  if (collectivesFd_ < 0) return;
+  if (options_.directory.empty()) return;
   if (collectives_.size() >= kMaxBufferedBytes) {  // only while writing fails (run() flushes before)
     countLoss(record);
     return;
   }
+  const size_t start = collectives_.size();
   appendCollectiveLine(&collectives_, options_.identity, record);
   collectives_ += '\n';
-  if (record.kind == RecordKind::Lost) return;
+  if (record.kind == RecordKind::Lost) {
+    noteLine(start, 0, lostNotice(record));
+    return;
+  }
+  noteLine(start, 1, DroppedNotice{});
   if (record.kind != RecordKind::Hang && record.nFlows > 0 && net_.size() < kMaxBufferedBytes) {
     appendNetLine(&net_, options_.identity, record);
     net_ += '\n';
@@ -275,6 +291,7 @@ void ProfileWriter::countLoss(const OperationRecord& record) {
   }
   ++pendingLoss_.records;
   ++lostWhileFailing_;
+  countLost(1);
 }
 
 // force: write now even while waiting to retry a failed write (flushNow, shutdown).
@@ -296,11 +313,12 @@ void ProfileWriter::flushOrThrow(bool force, bool final) {
   }
   pendingLoss_.records += dropped;
   if (failing_) lostWhileFailing_ += dropped;
-  if (collectivesFd_ >= 0) {
+  if (!options_.directory.empty()) {
     appendLossLine();
     if (final) trace_ += kTraceClose;
-    // A loss counted while the buffer was full is written as soon as the buffer has room.
-    if ((force || !failing_ || now >= retryAt_) && writeFiles() && pendingLoss_.any()) {
+    // A loss counted while the buffer was full is written as soon as the buffer has room. Each try
+    // first makes sure the files still have a name (a few fstat calls per flush, not per record).
+    if ((force || !failing_ || now >= retryAt_) && filesPresent() && writeFiles() && pendingLoss_.any()) {
       appendLossLine();
       writeFiles();
     }
@@ -318,8 +336,10 @@ void ProfileWriter::flushOrThrow(bool force, bool final) {
 void ProfileWriter::appendLossLine() {
   if (!pendingLoss_.any() || collectives_.size() >= kMaxBufferedBytes) return;
   pendingLoss_.realtimeNs = realtimeNs();
+  const size_t start = collectives_.size();
   appendDroppedLine(&collectives_, options_.identity, pendingLoss_);
   collectives_ += '\n';
+  noteLine(start, 0, pendingLoss_);
   pendingLoss_ = DroppedNotice{};
 }
 
@@ -328,7 +348,10 @@ bool ProfileWriter::writeFiles() {
   constexpr ProfileFile kNames[] = {ProfileFile::Collectives, ProfileFile::Net, ProfileFile::Trace};
   bool ok = true;
   for (size_t i = 0; i < 3; ++i) {
-    if (writeOut(files[i].first, files[i].second) || !ok) continue;
+    size_t written = 0;
+    const bool done = writeOut(files[i].first, files[i].second, &written);
+    if (i == 0) settleWritten(written);
+    if (done || !ok) continue;
     ok = false;
     writeFailed(path(kNames[i]), errno);
   }
@@ -338,7 +361,7 @@ bool ProfileWriter::writeFiles() {
 
 // Writes as much of `text` as the kernel takes and keeps the rest from the exact byte it stopped
 // at. false: it stopped (errno says why).
-bool ProfileWriter::writeOut(int fd, std::string* text) {
+bool ProfileWriter::writeOut(int fd, std::string* text, size_t* written) {
   size_t done = 0;
   while (done < text->size()) {
     const ssize_t n = options_.write ? options_.write(fd, text->data() + done, text->size() - done)
@@ -351,6 +374,8 @@ bool ProfileWriter::writeOut(int fd, std::string* text) {
     done += static_cast<size_t>(n);
   }
   const int error = errno;
+  if (done > 0) torn_[fd == collectivesFd_ ? 0 : fd == netFd_ ? 1 : 2] = (*text)[done - 1] != '\n';
+  if (written != nullptr) *written = done;
   text->erase(0, done);
   errno = error;
   return text->empty();

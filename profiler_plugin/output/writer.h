@@ -13,7 +13,8 @@
 // interval even when no record follows. A RecordKind::Lost record (a capture's pools were full) is
 // written as a "dropped" line of its own. The thread drains the queue every few milliseconds (so a
 // burst does not fill it), renders into buffers it reuses (no allocation per record once they have
-// grown) and hands the text to the kernel with write(2) every flush interval, also while idle, so a
+// grown) and hands the text to the kernel with write(2) every flush interval, also while idle (and every
+// 192 KiB of text under a flood, while it is still in the CPU's cache), so a
 // job killed with SIGKILL or stopped leaves every record up to the last flush. flushNow() is the
 // watchdog's: its hang record is on disk before a framework aborts the process. shutdown() (or the
 // destructor) writes what is left and closes the trace's array.
@@ -24,6 +25,16 @@
 // retryMax. Meanwhile each file keeps at most 4 MiB of text: records past that are not rendered but
 // counted, and written as one "dropped" line once writing resumes. One WARN when writing stops, one
 // when it resumes (how long, how many records lost).
+//
+// Every record is on disk or counted (docs/profiler.md, "Nothing unaccounted"). Each flush first checks
+// that its files still have a name (fstat: a link count of 0 means they were removed, e.g. `rm -rf` of
+// the folder while the job runs). A removed file is opened again under the same name (the folder made
+// again if missing, retried like a failing write when it cannot be) and the new collective log's header
+// counts what the removed one held, all lost with it: its records and the counts of its dropped lines,
+// with "dropped_reason". One WARN for the first removal. The writer knows what each line of its buffer
+// holds (a ledger of line ends), so a write that stops midway counts exactly the records that got out.
+// At shutdown, what still cannot be written is counted: one last "dropped" line when the file takes it,
+// and always a WARN with the count; the Prometheus counter includes it.
 #pragma once
 
 #include <atomic>
@@ -36,6 +47,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -100,13 +112,18 @@ class ProfileWriter final : public RecordSink {
   std::string path(ProfileFile file) const;  // "" when there are no files
   const std::string& prometheusPath() const { return options_.prometheusPath; }
   uint64_t droppedTotal() const { return droppedTotal_.load(std::memory_order_relaxed); }
+  // Records counted lost for any reason (full queue, failing disk, removed file, unwritten at exit):
+  // every record pushed is either in a file that still exists or counted here, once shutdown returned.
+  uint64_t lostTotal() const { return lostTotal_.load(std::memory_order_relaxed); }
 
  private:
   void openFiles();
   bool cycle(uint64_t request);
   void finalCycle();
   bool drain();
-  bool halfFull() const { return queue_.pushed() - queue_.popped() >= queue_.capacity() / 2; }
+  // A quarter of the queue waits: the thread is woken with three quarters left (7.5 ms at 100,000 records a
+  // second) for the scheduler to run it on a busy host.
+  bool backlogged() const { return queue_.pushed() - queue_.popped() >= queue_.capacity() / 4; }
   void take(const OperationRecord& record);
   void countLoss(const OperationRecord& record);
   size_t buffered() const { return collectives_.size() + net_.size() + trace_.size(); }
@@ -114,21 +131,46 @@ class ProfileWriter final : public RecordSink {
   void flushOrThrow(bool force, bool final);
   void appendLossLine();
   bool writeFiles();
-  bool writeOut(int fd, std::string* text);
+  bool writeOut(int fd, std::string* text, size_t* written = nullptr);
   void writeFailed(const std::string& file, int error);
   void writeResumed();
+  // writer_files.cc: the files' lifecycle.
+  void noteLine(size_t start, uint32_t records, const DroppedNotice& loss);
+  void settleWritten(size_t bytes);
+  DroppedNotice unwrittenLoss() const;
+  bool filesPresent();
+  void fileRemoved(ProfileFile file);
+  bool reopenFiles();
+  void accountAtExit();
+  void countLost(uint64_t records);
+
+  // One line of collectives_ not yet written: where it ends (an offset in the whole stream of the
+  // collective log's text), the records it is, and the losses it says (a dropped line, a header).
+  struct BufferedLine {
+    uint32_t length = 0;   // with its newline
+    uint32_t records = 0;  // 1 for a record's line
+    uint64_t lostRecords = 0, lostOperations = 0, lostEvents = 0;
+  };
+  int& fdOf(ProfileFile file);
+  std::string& textOf(ProfileFile file);
+  void startFile(ProfileFile file);
+  void reopenFailed(const std::string& reason);
 
   ProfileOptions options_;
   Log log_;
   int collectivesFd_ = -1, netFd_ = -1, traceFd_ = -1;
   std::string tag_;  // the tag in the files' names (claimRecordFile)
   BoundedQueue<OperationRecord> queue_;
-  std::atomic<uint64_t> droppedUnreported_{0};
+  // Written by pushers that found the queue full: on lines of their own, away from the queue's read position,
+  // which the writer thread changes at every record (sharing its line cost the writer a third of its speed
+  // while a job outran it: docs/performance.md, "Issue 28: profiler writer").
+  alignas(64) std::atomic<uint64_t> droppedUnreported_{0};
   std::atomic<uint64_t> droppedTotal_{0};
-  std::atomic<bool> wakeRequested_{false};  // a push found the queue half full and woke the thread
+  std::atomic<uint64_t> lostTotal_{0};
+  alignas(64) std::atomic<bool> wakeRequested_{false};  // a push found the queue backlogged and woke the thread
   // The writer thread's own state.
-  std::unique_ptr<OperationRecord> scratch_;  // one record popped at a time (5 KiB: not on the stack)
-  std::string collectives_, net_, trace_;     // rendered, not yet written
+  alignas(64) std::string collectives_;  // rendered, not yet written
+  std::string net_, trace_;
   TraceRenderer traceRenderer_;
   PrometheusMetrics metrics_;
   bool metricsChanged_ = true;
@@ -139,7 +181,17 @@ class ProfileWriter final : public RecordSink {
   std::chrono::steady_clock::time_point failingSince_, retryAt_;
   std::chrono::milliseconds backoff_{0};
   uint64_t lostWhileFailing_ = 0;
-  OnceFlag prometheusFailed_, renderFailed_;
+  OnceFlag prometheusFailed_, renderFailed_, removedWarned_;
+  // The collective log's ledger: lines_[linesHead_..] are the lines of collectives_, of which the
+  // first frontWritten_ bytes are already in the file (> 0: the file ends with part of a line).
+  std::vector<BufferedLine> lines_;
+  size_t linesHead_ = 0, frontWritten_ = 0;
+  // What the current collective log holds (lost with it when it is removed): its records, and the
+  // counts its dropped lines and header say. carried_: what removed files held, until a header says it.
+  uint64_t inFileRecords_ = 0;
+  DroppedNotice inFileLoss_, carried_;
+  // By ProfileFile: removed and not yet opened again; the file ends with part of a line or event.
+  bool gone_[3] = {false, false, false}, torn_[3] = {false, false, false};
   size_t cycleTarget_ = 0;   // flushTarget_ as the current cycle's request saw it
   bool requestMet_ = false;  // whether the current cycle met its request
   // thread_.mutex() guards the flags below and pairs with flushed_ (flushNow's wait).

@@ -69,3 +69,18 @@ add_test(NAME discover.schema_accepts_goldens
                  ${_golden}/gb300-tray.yaml ${_golden}/gb300-tray-2plane.yaml ${_golden}/roce-h100.yaml)
 # This machine as it is: on a host without GPUs it says so and exits 0; on a GPU host it describes it.
 add_test(NAME discover.cli_live COMMAND ${_expect} ok "no NVIDIA GPU found|^cluster: " -- ${_rt} topo discover)
+# A damaged NVML (a truncated copy: ld.so dies with SIGBUS mapping it) is read in a child under a deadline,
+# as doctor does, and a FIFO (dlopen would block) is refused before any load: the host is still described.
+set(_nvml_damaged ${CMAKE_CURRENT_BINARY_DIR}/nvml-damaged)
+add_test(NAME discover.cli_nvml_damaged_fixtures
+         COMMAND sh -c "rm -rf '${_nvml_damaged}' && mkdir -p '${_nvml_damaged}' && head -c 3000 '${_nvml}' > '${_nvml_damaged}/truncated.so' && mkfifo '${_nvml_damaged}/nvml.fifo'")
+set_tests_properties(discover.cli_nvml_damaged_fixtures PROPERTIES FIXTURES_SETUP discover_nvml_damaged)
+set(_gb300_no_nvml topo discover --host rack00-tray00 --hwloc-xml hwloc/gb300-tray-synthetic.xml --sysfs-root sysfs/gb300-1plane)
+railtune_discover_test(nvml_truncated gb300-tray.json ${_expect} ok "note: NVML .*truncated\\.so" "index: 3, busId:"
+                       -- env ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_abort=0
+                       ${_rt} ${_gb300_no_nvml} --nvml-library ${_nvml_damaged}/truncated.so)
+railtune_discover_test(nvml_fifo gb300-tray.json ${_expect} ok
+                       "note: NVML .*nvml\\.fifo not read: it is a FIFO, not a regular file"
+                       "index: 3, busId:" -- ${_rt} ${_gb300_no_nvml} --nvml-library ${_nvml_damaged}/nvml.fifo)
+set_tests_properties(discover.cli_nvml_truncated discover.cli_nvml_fifo PROPERTIES FIXTURES_REQUIRED discover_nvml_damaged
+                     TIMEOUT 90)

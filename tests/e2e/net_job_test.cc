@@ -4,6 +4,8 @@
 // connection, rails as expected, and an injected misbinding visible on exactly the injected rank; and a 16-rank
 // job over the verbs transport on the verbs simulator with the same misbinding.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +14,7 @@
 #include <map>
 #include <random>
 #include <regex>
+#include <thread>
 
 #include "cli/demo/net.h"
 #include "emulator/net_job/job_plan.h"
@@ -363,6 +366,52 @@ INSTANTIATE_TEST_SUITE_P(Nccl, NetJobProfileTest, ::testing::Values(NcclBehaviou
                          [](const ::testing::TestParamInfo<NcclBehaviour>& p) {
                            return p.param == NcclBehaviour::V2_28 ? std::string("nccl_2_28") : std::string("nccl_2_30");
                          });
+
+// rm -rf of the profile folder, then mkdir, while an 8-rank job runs (issue: the job ended with the folder
+// empty and nothing counted). Every rank process's writer notices at its next flush and writes new files
+// whose header counts what the removed ones held: on disk + counted lost = every collective call of
+// every rank, and the exit line says how many were lost. One rank sleeps 100 ms before each timed
+// collective, so that the job outlasts the writers' first flush (1 s); the removal comes after it.
+TEST_F(NetJobTest, AProfileFolderRemovedMidJobLosesNothingUncounted) {
+  JobOptions o = options(8, 2);
+  o.collectives = parseCollectiveList("all-reduce");
+  o.iterations = 40;
+  o.bytes = 8 * 1024;
+  o.profileDir = (dir_ / "profile").string();
+  o.profilerPath = std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-profiler-railtune.so";
+  o.delayRank = 0;
+  o.delayUs = 100'000;
+  // The job forks its ranks from a single-threaded process: the folder is removed by a child of the test.
+  const pid_t remover = fork();
+  ASSERT_GE(remover, 0);
+  if (remover == 0) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      try {
+        if (readProfile(o.profileDir).records > 0) {
+          fs::remove_all(o.profileDir);
+          fs::create_directories(o.profileDir);
+          _exit(0);
+        }
+      } catch (const std::exception&) {  // no files yet, or a line being written
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    _exit(1);
+  }
+  const JobResult result = runJob(o);
+  int removed = -1;
+  ASSERT_EQ(waitpid(remover, &removed, 0), remover);
+  ASSERT_TRUE(WIFEXITED(removed) && WEXITSTATUS(removed) == 0) << "no record reached the disk while the job ran";
+  ASSERT_TRUE(result.ok()) << formatJobReport(o, result);
+  const ProfileSummary summary = readProfile(o.profileDir);
+  EXPECT_EQ(summary.byPid.size(), 8u) << "every rank process wrote its files again";
+  EXPECT_GT(summary.recordsLost, 0u);
+  EXPECT_EQ(summary.records + summary.recordsLost, 8u * 40u)
+      << summary.records << " on disk, " << summary.recordsLost << " counted lost";
+  const std::string line = formatProfileCount(summary, o.profileDir);
+  EXPECT_NE(line.find(std::to_string(summary.recordsLost) + " records lost"), std::string::npos) << line;
+}
 
 TEST_F(NetJobTest, AProfileNeedsAPartPerRankInEveryRingStep) {
   JobOptions o = options(4, 2, smallMap());

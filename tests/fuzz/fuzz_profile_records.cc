@@ -45,6 +45,15 @@ void checkCollectives(std::string_view text) {
     metrics.add(parsed.record);
   }
   require(nlohmann::json::accept(events + TraceRenderer::kClose));
+  // Headers, with the counts of a removed file's losses when they carry them, render again to the same line.
+  for (const ParsedCollective& header : all.headers) {
+    std::string line;
+    appendHeaderLine(&line, header.identity, header.record.start.realtimeNs, header.bootId, droppedNoticeOf(header),
+                     header.droppedReason);
+    const CollectiveLineResult again = parseCollectiveLine(line, "again", 1);
+    require(again.parsed.has_value() && again.parsed->header && again.parsed->recordsDropped == header.recordsDropped &&
+            again.parsed->droppedReason == header.droppedReason);
+  }
   const std::string exposition = metrics.render();
   require(!exposition.empty() && exposition.back() == '\n');
 }

@@ -16,6 +16,7 @@
 #include "formats/rail_map.h"
 #include "nccl-tests-integration/dataset/dataset.h"
 #include "nccl-tests-integration/run/manifest.h"
+#include "nccl-tests-integration/run/running_record.h"
 #include "topo_gen/nccl_xml_check.h"
 #include "tuner_plugin/rules/rules_file.h"
 
@@ -89,6 +90,11 @@ const std::map<std::string, Reader>& readers() {
        [](const std::string& path) { return formats::profile::parseNetRecords(exampleText(path), path).error; }},
       {"sweep-dataset.example.jsonl", sweepDatasetProblems},
       {"sweep-manifest.example.jsonl", sweepManifestProblems},
+      {"sweep-running.example.json",
+       [](const std::string& path) {
+         std::string problem;
+         return sweep::readRunningRecord(path, problem) ? "" : path + ": " + problem;
+       }},
   };
   return kReaders;
 }

@@ -132,6 +132,27 @@ TEST(ProfileReader, ReadsTheGoldenExampleWithEveryRecordKind) {
   EXPECT_EQ(logs.jobs, std::vector<std::string>{"48213"});
 }
 
+// A file written again after the one before was removed (docs/profiler.md, "Nothing unaccounted"): its
+// header's counts are the process's losses, as a dropped line's.
+TEST(ProfileReader, AHeaderAfterARemovedFileCountsItsLosses) {
+  std::vector<std::string> lines = goldenLines();
+  formats::profile::DroppedNotice lost;
+  lost.records = 212;
+  const formats::profile::CollectiveLineResult header = formats::profile::parseCollectiveLine(lines[0], "h", 1);
+  ASSERT_TRUE(header.parsed) << header.error;
+  lines[0].clear();
+  formats::profile::appendHeaderLine(&lines[0], header.parsed->identity, header.parsed->record.start.realtimeNs,
+                                     header.parsed->bootId, lost, "the file was removed while the job ran");
+  TempDir dir;
+  dir.write("48213-gb300-r01-t05-4121.collectives.jsonl", testing::joinLines(lines));
+  const ProfileLogs logs = readProfileLogs(ReadOptions{{dir.path()}, false, 2, 20});
+  EXPECT_EQ(logs.problems.count, 0u) << (logs.problems.first.empty() ? "" : logs.problems.first[0]);
+  EXPECT_EQ(logs.recordsDropped, 5u + 212u);
+  ASSERT_FALSE(logs.losses.empty());
+  EXPECT_EQ(logs.losses[0].rank, -1);
+  EXPECT_EQ(logs.losses[0].recordsDropped, 5u + 212u);
+}
+
 // The profiler's files now carry the process's start time after the pid
 // ("<job>-<host>-<pid>.<start>.collectives.jsonl"); earlier versions' names (the test above) are read
 // alike, and the trace beside them is not a log.

@@ -8,6 +8,7 @@ add_executable(profiler_output_tests
   ${CMAKE_CURRENT_LIST_DIR}/profiler_output_trace_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profiler_output_prometheus_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profiler_output_writer_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/profiler_output_removed_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profiler_output_render_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profiler_output_oracle.cc)
 target_link_libraries(profiler_output_tests PRIVATE railtune_profiler_output GTest::gtest_main)

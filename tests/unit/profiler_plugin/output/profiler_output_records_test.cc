@@ -115,6 +115,41 @@ TEST(ProfilerOutputRecords, ReaderAcceptsLinesOfEarlierVersions) {
   EXPECT_EQ(parseCollectiveLine(hang, "old.jsonl", 1).parsed->recordsDropped, 7u);
 }
 
+// The header of a file written again after the one before was removed (docs/profiler.md, "Nothing
+// unaccounted"): its counts and reason read back and render again to the same bytes; a reason without a
+// count, or a count of 0, is refused.
+TEST(ProfilerOutputRecords, AHeaderAfterARemovedFileCountsWhatItHeld) {
+  DroppedNotice lost;
+  lost.records = 212;
+  lost.operations = 3;
+  std::string line;
+  appendHeaderLine(&line, exampleIdentity(), 1764479990000000000, kExampleBootId, lost,
+                   "the file was removed while the job ran");
+  const CollectiveLineResult read = parseCollectiveLine(line, "again.jsonl", 1);
+  ASSERT_TRUE(read.parsed) << read.error;
+  EXPECT_TRUE(read.parsed->header);
+  EXPECT_EQ(read.parsed->recordsDropped, 212u);
+  EXPECT_EQ(read.parsed->operationsDropped, 3u);
+  EXPECT_EQ(read.parsed->eventsDropped, 0u);
+  EXPECT_EQ(read.parsed->droppedReason, "the file was removed while the job ran");
+  std::string again;
+  appendHeaderLine(&again, read.parsed->identity, read.parsed->record.start.realtimeNs, read.parsed->bootId,
+                   droppedNoticeOf(*read.parsed), read.parsed->droppedReason);
+  EXPECT_EQ(again, line);
+  std::string plain;
+  appendHeaderLine(&plain, exampleIdentity(), 1764479990000000000, kExampleBootId);
+  EXPECT_EQ(plain.find("dropped"), std::string::npos) << "an ordinary header says no loss: " << plain;
+  std::string reasonAlone = plain;
+  reasonAlone.insert(1, "\"dropped_reason\":\"x\",");
+  EXPECT_FALSE(parseCollectiveLine(reasonAlone, "a.jsonl", 1).parsed) << reasonAlone;
+  std::string zero = line;
+  const std::string count = "\"records_dropped\":212";
+  zero.replace(zero.find(count), count.size(), "\"records_dropped\":0");
+  const CollectiveLineResult refused = parseCollectiveLine(zero, "b.jsonl", 1);
+  EXPECT_FALSE(refused.parsed);
+  EXPECT_NE(refused.error.find("records_dropped"), std::string::npos) << refused.error;
+}
+
 TEST(ProfilerOutputRecords, ClosedByIsOnCompletedLinesOnly) {
   for (const CloseReason reason : {CloseReason::Events, CloseReason::Enqueued, CloseReason::Overtaken, CloseReason::Age,
                                    CloseReason::Evicted, CloseReason::Finalize}) {

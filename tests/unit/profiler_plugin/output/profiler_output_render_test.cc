@@ -189,6 +189,34 @@ TEST(ProfilerOutputRender, DoublesAreSpelledAsNlohmannDoes) {
   }
 }
 
+// The writer's fast path for whole thousandths (json_append.cc): every value below 200 exactly, then
+// thousandths of every magnitude up to 10^12 at random, their neighbours one ulp away (not thousandths:
+// Grisu2's path), and the bounds.
+TEST(ProfilerOutputRender, ThousandthsAreSpelledAsNlohmannDoes) {
+  const auto check = [](double value) {
+    std::string ours;
+    appendJsonDouble(&ours, value);
+    return ours == nlohmann::json(value).dump() ? std::string() : ours + " != " + nlohmann::json(value).dump();
+  };
+  for (int64_t m = -200000; m <= 200000; ++m) {
+    const std::string error = check(static_cast<double>(m) / 1000.0);
+    ASSERT_TRUE(error.empty()) << m << ": " << error;
+  }
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 1000000; ++i) {
+    const int64_t limit = int64_t{1} << (random() % 50);  // up to 1.1e15 thousandths
+    const auto m = static_cast<int64_t>(random() % static_cast<uint64_t>(limit)) * (random() % 2 == 0 ? 1 : -1);
+    const double value = static_cast<double>(m) / 1000.0;
+    for (const double v : {value, std::nextafter(value, 1e300), std::nextafter(value, -1e300)}) {
+      const std::string error = check(v);
+      ASSERT_TRUE(error.empty()) << m << ": " << error;
+    }
+  }
+  for (const double value : {999999999999.999, 1e12, -1e12, 1e12 - 0.001, 0.001, -0.001, -0.0}) {
+    EXPECT_EQ(check(value), "") << value;
+  }
+}
+
 TEST(ProfilerOutputRender, IntegersAtTheirExtremes) {
   for (const int64_t value :
        {std::numeric_limits<int64_t>::min(), int64_t{-1}, int64_t{0}, std::numeric_limits<int64_t>::max()}) {
