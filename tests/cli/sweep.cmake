@@ -93,5 +93,8 @@ foreach(_case parse rules compare failed_runs memory)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_hostile.py ${_railtune} ${_sweep_work}/hostile ${_case})
   set_tests_properties(cli.sweep_hostile_${_case} PROPERTIES TIMEOUT 300 ENVIRONMENT_MODIFICATION "${_sweep_env}")
 endforeach()
+if(RAILTUNE_SANITIZED)
+  set_property(TEST cli.sweep_hostile_memory APPEND PROPERTY ENVIRONMENT_MODIFICATION "RAILTUNE_SANITIZED=set:1")
+endif()
 add_test(NAME cli.sweep_dataset_schema_accepts_example
          COMMAND ${_validate} ${_formats}/sweep-dataset.schema.json ${_formats}/sweep-dataset.example.jsonl --min-records 4)

@@ -278,7 +278,10 @@ def case_memory(railtune, work):
     expected = [["small.txt", 1], ["big.txt", len(numbers)]] * 2 + [["small.txt", 1]]
     if order != expected:
         fail("the rows of several files are not in the order of the inputs: %s" % order)
-    if peak - baseline > 64:
+    # Under a sanitizer freed memory sits in its quarantine (ASan keeps up to 256 MiB): no bound there.
+    if os.environ.get("RAILTUNE_SANITIZED"):
+        print("memory bound not checked: sanitizer build (freed memory is quarantined, not returned)")
+    elif peak - baseline > 64:
         fail("parsing 40 MB took %.0f MiB more than one row: the rows are held, not streamed" % (peak - baseline))
 
 

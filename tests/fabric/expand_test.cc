@@ -218,7 +218,8 @@ TEST(Expand, RoceNicsGetEthernetNetdevNames) {
   ClusterSpec spec;
   spec.linkLayer = "Ethernet";
   spec.planes = 2;
-  for (const Nic& nic : expand(spec).hosts.front().nics) {
+  const auto cluster = expand(spec);  // the range-for would not keep expand's temporary alive past .front()
+  for (const Nic& nic : cluster.hosts.front().nics) {
     EXPECT_EQ(nic.netdev.rfind("en", 0), 0u) << nic.netdev;
     EXPECT_EQ(nic.linkLayer, "Ethernet");
   }
