@@ -216,7 +216,7 @@ escaped)
   size=$(stat -c %s "$output")
   [ -n "$recorded" ] && [ "$size" -gt "$recorded" ] || fail "the escaped writer added nothing ($size bytes, recorded $recorded)"
   # The recorded length ends where the stand-in's own output ended.
-  head -c "$recorded" "$output" | tail -n 3 | grep -qx '# Collective test concluded: all_reduce_perf' ||
+  head -c "$recorded" "$output" | tail -n 3 | grep -x '# Collective test concluded: all_reduce_perf' >/dev/null ||
     fail "the recorded length does not end the stand-in's own output"
   out=$("$railtune" sweep parse "$dir" -o "$dir/dataset.jsonl" 2>&1)
   rc=$?
@@ -240,7 +240,7 @@ flood)
   output=$dir/runs/allreduce.default.r0.txt
   size=$(stat -c %s "$output")
   [ "$size" -gt $((300 * 1048576)) ] || fail "the output holds $size bytes, fewer than the stand-in printed"
-  tail -n 3 "$output" | grep -q '^# Collective test concluded: all_reduce_perf$' || fail "the output's end is missing"
+  tail -n 3 "$output" | grep '^# Collective test concluded: all_reduce_perf$' >/dev/null || fail "the output's end is missing"
   expect_count 1 "\"output_bytes\":$size,.*\"status\":\"ok\"" "$dir/manifest.jsonl"
   rm -rf "$dir"
   ;;
