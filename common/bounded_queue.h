@@ -52,7 +52,7 @@ class BoundedQueue {
     }
   }
 
-  // Pops one value by handing it to consume(const T&) where it lies, without copying it out; the cell is
+  // Pops one value by handing it to consume(T&) where it lies, without copying it out; the cell is
   // free for producers again once consume returns (or throws). False when the queue is empty. For the
   // profiler's writer, whose records are kilobytes and are read once.
   template <typename Consume>
@@ -69,7 +69,7 @@ class BoundedQueue {
             size_t next;
             ~Release() { cell.sequence.store(next, std::memory_order_release); }
           } release{cell, position + mask_ + 1};
-          consume(static_cast<const T&>(cell.value));
+          consume(cell.value);
           return true;
         }
       } else if (lag < 0) {
@@ -81,23 +81,7 @@ class BoundedQueue {
   }
 
   bool tryPop(T& out) noexcept {
-    size_t position = dequeue_.load(std::memory_order_relaxed);
-    for (;;) {
-      Cell& cell = cells_[position & mask_];
-      const size_t sequence = cell.sequence.load(std::memory_order_acquire);
-      const auto lag = static_cast<std::ptrdiff_t>(sequence) - static_cast<std::ptrdiff_t>(position + 1);
-      if (lag == 0) {
-        if (dequeue_.compare_exchange_weak(position, position + 1, std::memory_order_relaxed)) {
-          out = std::move(cell.value);
-          cell.sequence.store(position + mask_ + 1, std::memory_order_release);
-          return true;
-        }
-      } else if (lag < 0) {
-        return false;  // empty
-      } else {
-        position = dequeue_.load(std::memory_order_relaxed);
-      }
-    }
+    return tryConsume([&out](T& value) { out = std::move(value); });
   }
 
  private:

@@ -381,19 +381,27 @@ bool ProfileWriter::writeOut(int fd, std::string* text, size_t* written) {
   return text->empty();
 }
 
-void ProfileWriter::writeFailed(const std::string& file, int error) {
+// A write or a reopen failed: the first failure starts the retry schedule (true: the caller WARNs once),
+// every later one doubles the wait up to retryMax.
+bool ProfileWriter::startOrBackOff() {
   const auto now = std::chrono::steady_clock::now();
-  if (!failing_) {
+  const bool first = !failing_;
+  if (first) {
     failing_ = true;
     failingSince_ = now;
     backoff_ = options_.retryInitial;
     lostWhileFailing_ = 0;
-    RT_WARN(log_, kFlags, "profile output: cannot write %s: %s; retrying after %lld ms, then at doubling intervals",
-            file.c_str(), std::strerror(error), static_cast<long long>(backoff_.count()));
   } else {
     backoff_ = std::min(backoff_ * 2, options_.retryMax);
   }
   retryAt_ = now + backoff_;
+  return first;
+}
+
+void ProfileWriter::writeFailed(const std::string& file, int error) {
+  if (startOrBackOff())
+    RT_WARN(log_, kFlags, "profile output: cannot write %s: %s; retrying after %lld ms, then at doubling intervals",
+            file.c_str(), std::strerror(error), static_cast<long long>(backoff_.count()));
 }
 
 void ProfileWriter::writeResumed() {

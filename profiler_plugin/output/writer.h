@@ -132,6 +132,7 @@ class ProfileWriter final : public RecordSink {
   void appendLossLine();
   bool writeFiles();
   bool writeOut(int fd, std::string* text, size_t* written = nullptr);
+  bool startOrBackOff();
   void writeFailed(const std::string& file, int error);
   void writeResumed();
   // writer_files.cc: the files' lifecycle.

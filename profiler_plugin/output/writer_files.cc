@@ -188,20 +188,11 @@ void ProfileWriter::startFile(ProfileFile file) {
 }
 
 void ProfileWriter::reopenFailed(const std::string& reason) {
-  const auto now = std::chrono::steady_clock::now();
-  if (!failing_) {
-    failing_ = true;
-    failingSince_ = now;
-    backoff_ = options_.retryInitial;
-    lostWhileFailing_ = 0;
+  if (startOrBackOff())
     RT_WARN(log_, kFileFlags,
             "profile output: cannot open its files again: %s; retrying after %lld ms, then at doubling intervals "
             "(records past 4 MiB of text meanwhile are counted lost)",
             reason.c_str(), static_cast<long long>(backoff_.count()));
-  } else {
-    backoff_ = std::min(backoff_ * 2, options_.retryMax);
-  }
-  retryAt_ = now + backoff_;
 }
 
 // After the final flush: what is still not written never will be. It is counted in one last dropped line
