@@ -6,15 +6,13 @@
 #include <set>
 #include <stdexcept>
 
+#include "formats/nccl_if_list.h"
 #include "topo_gen/sched_common.h"
 
 namespace railtune::topo {
 namespace {
 
 namespace fs = std::filesystem;
-
-// NCCL's NCCL_IB_HCA parser keeps at most 32 entries.
-constexpr size_t kMaxIbHcas = 32;
 
 std::string absolutePath(const std::string& path) {
   return fs::absolute(fs::path(path)).lexically_normal().string();
@@ -43,9 +41,9 @@ std::vector<const fabric::Nic*> railNics(const fabric::Host& host, const Launche
     throw std::invalid_argument(options.oneHcaPerRank
                                     ? "host '" + host.name + "' has no rail NIC next to GPU " + std::to_string(gpu)
                                     : "host '" + host.name + "' has no NIC on a rail");
-  if (nics.size() > kMaxIbHcas)
+  if (nics.size() > formats::kMaxIbHcaEntries)  // NCCL's NCCL_IB_HCA parser keeps at most that many
     throw std::invalid_argument("host '" + host.name + "' has " + std::to_string(nics.size()) +
-                                " rail NICs; NCCL_IB_HCA holds at most 32");
+                                " rail NICs; NCCL_IB_HCA holds at most " + std::to_string(formats::kMaxIbHcaEntries));
   return nics;
 }
 

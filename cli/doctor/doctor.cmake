@@ -21,4 +21,4 @@ target_sources(railtune PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/env_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/fabric_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/gpu_checks.cc)
-target_link_libraries(railtune PRIVATE railtune_doctor_rules railtune_net_devices nlohmann_json::nlohmann_json)
+target_link_libraries(railtune PRIVATE railtune_doctor_rules railtune_formats nlohmann_json::nlohmann_json)

@@ -6,7 +6,7 @@
 
 #include "cli/doctor/check.h"
 #include "common/params.h"
-#include "net_plugin/devices/if_filter.h"
+#include "formats/nccl_if_list.h"
 
 extern char** environ;
 
@@ -35,20 +35,20 @@ std::set<std::string> railHcas(const formats::RailMapHost& host) {
   return hcas;
 }
 
-// NCCL_IB_HCA in NCCL's syntax (if_filter.h): rail HCAs it rejects, and entries no rail HCA matches.
+// NCCL_IB_HCA in NCCL's syntax (formats/nccl_if_list.h): rail HCAs it rejects, and entries no rail HCA matches.
 void checkIbHca(const std::string& value, const formats::RailMapHost& host, Report& report) {
-  const net::IfFilter filter = net::parseIfFilter(value, net::kMaxIbHcaEntries);
+  const formats::NcclIfList filter = formats::parseNcclIfList(value, formats::kMaxIbHcaEntries);
   std::vector<std::string> excluded;
   for (const formats::RailMapGpu& gpu : host.gpus)
     for (const formats::RailMapNic& nic : gpu.nics)
-      if (!net::matchIfFilter(filter, nic.hca, nic.port).accepted)
+      if (!formats::matchNcclIfList(filter, nic.hca, nic.port).accepted)
         excluded.push_back(nic.hca + ":" + std::to_string(nic.port));
   const std::set<std::string> hcas = railHcas(host);
   std::vector<std::string> offRail;
   if (!filter.exclude)
-    for (const net::IfFilterEntry& entry : filter.entries) {
+    for (const formats::NcclIfEntry& entry : filter.entries) {
       const bool matches = std::any_of(hcas.begin(), hcas.end(), [&](const std::string& hca) {
-        return filter.exact ? hca == entry.name : hca.rfind(entry.name, 0) == 0;
+        return formats::ncclIfNameMatches(filter, entry, hca);
       });
       if (!matches) offRail.push_back(entry.name);
     }

@@ -8,11 +8,11 @@
 namespace railtune::net {
 namespace {
 
-const RdmaPort* firstUsablePort(const RdmaDevice& device, const IfFilter& ibHca, int* entry) {
+const RdmaPort* firstUsablePort(const RdmaDevice& device, const formats::NcclIfList& ibHca, int* entry) {
   for (const RdmaPort& port : device.ports) {
     // NCCL keeps ACTIVE ports with an InfiniBand or Ethernet link layer that pass NCCL_IB_HCA.
     if (!port.active || (port.linkLayer != "InfiniBand" && port.linkLayer != "Ethernet")) continue;
-    const IfMatch match = matchIfFilter(ibHca, device.name, port.number);
+    const formats::NcclIfMatch match = formats::matchNcclIfList(ibHca, device.name, port.number);
     if (match.accepted) return *entry = match.entry, &port;
   }
   return nullptr;
@@ -35,12 +35,12 @@ std::string addressOf(const AddressTable& addresses, const std::string& netdev) 
 // The interfaces passing one NCCL interface list that are up and have an IPv4 address.
 std::vector<NetInterface> pickInterfaces(const std::vector<NetInterface>& all, const AddressTable& addresses,
                                          const std::string& list) {
-  const IfFilter filter = parseIfFilter(list, kMaxSocketIfEntries);
+  const formats::NcclIfList filter = formats::parseNcclIfList(list, formats::kMaxSocketIfEntries);
   std::vector<NetInterface> picked;
   for (const NetInterface& netIf : all) {
-    if (picked.size() == kMaxSocketIfEntries) break;
+    if (picked.size() == formats::kMaxSocketIfEntries) break;
     if (netIf.operstate == "down" || addressOf(addresses, netIf.name).empty()) continue;
-    if (matchIfFilter(filter, netIf.name, -1).accepted) picked.push_back(netIf);
+    if (formats::matchNcclIfList(filter, netIf.name, -1).accepted) picked.push_back(netIf);
   }
   return picked;
 }

@@ -64,9 +64,9 @@ const char* deviceSourceName(DeviceSource source) {
   return "?";
 }
 
-void applyHcaRailPlane(const IfFilter& ibHca, int entry, NetDevice* device) {
+void applyHcaRailPlane(const formats::NcclIfList& ibHca, int entry, NetDevice* device) {
   if (entry < 0) return;
-  const IfFilterEntry& chosen = ibHca.entries[static_cast<size_t>(entry)];
+  const formats::NcclIfEntry& chosen = ibHca.entries[static_cast<size_t>(entry)];
   if (device->rail < 0) device->rail = chosen.rail;
   if (device->plane < 0) device->plane = chosen.plane;
 }
@@ -93,7 +93,7 @@ bool devicesFromRailMap(const DeviceInputs& in, DeviceList* out) {
   for (const formats::RailMapGpu& gpu : entry->gpus) {
     for (const formats::RailMapNic& nic : gpu.nics) {
       if (!seen.insert(nic.hca).second) continue;
-      const IfMatch match = matchIfFilter(in.ibHca, nic.hca, nic.port);
+      const formats::NcclIfMatch match = formats::matchNcclIfList(in.ibHca, nic.hca, nic.port);
       if (!match.accepted) {
         out->notes.push_back(nic.hca + ":" + std::to_string(nic.port) + " left out by NCCL_IB_HCA");
         continue;
@@ -111,7 +111,8 @@ bool devicesFromRailMap(const DeviceInputs& in, DeviceList* out) {
 DeviceList buildDeviceList(const DeviceListOptions& options) {
   const AddressTable addresses =
       options.addressFile.empty() ? readLiveAddresses() : readAddressFile(options.addressFile);
-  const IfFilter ibHca = parseIfFilter(options.env("NCCL_IB_HCA").value_or(""), kMaxIbHcaEntries);
+  const formats::NcclIfList ibHca =
+      formats::parseNcclIfList(options.env("NCCL_IB_HCA").value_or(""), formats::kMaxIbHcaEntries);
   const std::vector<RdmaDevice> rdma = readRdmaDevices(options.root);
   const DeviceInputs in{options, addresses, ibHca, rdma};
   DeviceList list;
@@ -122,7 +123,7 @@ DeviceList buildDeviceList(const DeviceListOptions& options) {
 std::string outOfBandAddress(const DeviceListOptions& options) {
   const AddressTable addresses =
       options.addressFile.empty() ? readLiveAddresses() : readAddressFile(options.addressFile);
-  const IfFilter noFilter = parseIfFilter("", kMaxIbHcaEntries);
+  const formats::NcclIfList noFilter = formats::parseNcclIfList("", formats::kMaxIbHcaEntries);
   const std::vector<RdmaDevice> noRdma;
   const DeviceInputs in{options, addresses, noFilter, noRdma};
   DeviceList list;

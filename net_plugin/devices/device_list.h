@@ -5,7 +5,7 @@
 //   2. otherwise discovered: each RDMA device with an ACTIVE port (its lowest one), with its netdev;
 //   3. without RDMA hardware: plain network interfaces, chosen as NCCL's socket transport chooses them
 //      (NCCL_SOCKET_IFNAME, else "ib*", else anything but docker*/lo/virbr*, else docker*, lo, virbr*).
-// RDMA devices (1 and 2) are filtered by NCCL_IB_HCA with NCCL's syntax (if_filter.h).
+// RDMA devices (1 and 2) are filtered by NCCL_IB_HCA with NCCL's syntax (formats/nccl_if_list.h).
 #pragma once
 
 #include <cstdint>

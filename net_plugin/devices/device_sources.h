@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "formats/nccl_if_list.h"
 #include "net_plugin/devices/addresses.h"
 #include "net_plugin/devices/device_list.h"
-#include "net_plugin/devices/if_filter.h"
 #include "net_plugin/devices/sysfs.h"
 
 namespace railtune::net {
@@ -14,7 +14,7 @@ namespace railtune::net {
 struct DeviceInputs {
   const DeviceListOptions& options;
   const AddressTable& addresses;
-  const IfFilter& ibHca;  // NCCL_IB_HCA
+  const formats::NcclIfList& ibHca;  // NCCL_IB_HCA
   const std::vector<RdmaDevice>& rdma;
 };
 
@@ -24,6 +24,6 @@ bool devicesFromRdma(const DeviceInputs& in, DeviceList* out);
 void devicesFromInterfaces(const DeviceInputs& in, DeviceList* out);
 
 // The first NCCL_IB_HCA entry's rail/plane fill in what the source left unknown (NCCL 2.30's syntax).
-void applyHcaRailPlane(const IfFilter& ibHca, int entry, NetDevice* device);
+void applyHcaRailPlane(const formats::NcclIfList& ibHca, int entry, NetDevice* device);
 
 }  // namespace railtune::net

@@ -2,7 +2,6 @@
 # step-aside rule). It goes into libnccl-net-railtune.so, so it is PIC with hidden visibility and
 # depends only on railtune_common and the rail map reader (no yaml, no hwloc).
 railtune_add_plugin_code(railtune_net_devices STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/if_filter.cc
   ${CMAKE_CURRENT_LIST_DIR}/sysfs.cc
   ${CMAKE_CURRENT_LIST_DIR}/addresses.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_aside.cc

@@ -1,4 +1,4 @@
-// libFuzzer target for NCCL's interface-list syntax (net_plugin/devices/if_filter.h), as NCCL_IB_HCA
+// libFuzzer target for NCCL's interface-list syntax (formats/nccl_if_list.h), as NCCL_IB_HCA
 // and NCCL_SOCKET_IFNAME spell it. The input is "<list>\n<device name>\n<port>"; besides crashes and
 // sanitizer reports it checks the parser's promises: the entry limit, the name length, no empty name,
 // describe/parse round trip, and that a match names an existing entry only when accepting.
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "net_plugin/devices/if_filter.h"
+#include "formats/nccl_if_list.h"
 
 namespace {
 
@@ -23,10 +23,10 @@ std::string_view takeLine(std::string_view* rest) {
   return line;
 }
 
-void checkFilter(const railtune::net::IfFilter& filter, size_t maxEntries) {
+void checkFilter(const railtune::formats::NcclIfList& filter, size_t maxEntries) {
   require(filter.entries.size() <= maxEntries);
-  for (const railtune::net::IfFilterEntry& entry : filter.entries) {
-    require(!entry.name.empty() && entry.name.size() <= railtune::net::kMaxIfNameChars);
+  for (const railtune::formats::NcclIfEntry& entry : filter.entries) {
+    require(!entry.name.empty() && entry.name.size() <= railtune::formats::kMaxIfNameChars);
     require(entry.rail >= INT16_MIN && entry.rail <= INT16_MAX);
     require(entry.plane >= INT16_MIN && entry.plane <= INT16_MAX);
   }
@@ -39,12 +39,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view list = takeLine(&rest);
   const std::string_view name = takeLine(&rest);
   const int port = static_cast<int>(rest.size() % 4) - 1;  // -1 .. 2
-  using railtune::net::kMaxIbHcaEntries;
-  const railtune::net::IfFilter filter = railtune::net::parseIfFilter(list, kMaxIbHcaEntries);
+  using railtune::formats::kMaxIbHcaEntries;
+  const railtune::formats::NcclIfList filter = railtune::formats::parseNcclIfList(list, kMaxIbHcaEntries);
   checkFilter(filter, kMaxIbHcaEntries);
-  checkFilter(railtune::net::parseIfFilter(list, railtune::net::kMaxSocketIfEntries),
-              railtune::net::kMaxSocketIfEntries);
-  const railtune::net::IfMatch match = railtune::net::matchIfFilter(filter, name, port);
+  checkFilter(railtune::formats::parseNcclIfList(list, railtune::formats::kMaxSocketIfEntries),
+              railtune::formats::kMaxSocketIfEntries);
+  const railtune::formats::NcclIfMatch match = railtune::formats::matchNcclIfList(filter, name, port);
   require(match.entry >= -1 && match.entry < static_cast<int>(filter.entries.size()));
   require(match.entry == -1 || match.accepted);
   // A described filter reads back as the same filter when its names hold no separator.
@@ -53,8 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     plainNames = plainNames && entry.name.find_first_of(",:") == std::string::npos;
   // (A first name starting with '^' or '=' would read back as a flag.)
   if (plainNames && (filter.entries.empty() || filter.entries.front().name.find_first_of("^=") != 0)) {
-    const std::string described = railtune::net::describeIfFilter(filter);
-    require(railtune::net::describeIfFilter(railtune::net::parseIfFilter(described, kMaxIbHcaEntries)) == described);
+    const std::string described = railtune::formats::describeNcclIfList(filter);
+    require(railtune::formats::describeNcclIfList(railtune::formats::parseNcclIfList(described, kMaxIbHcaEntries)) ==
+            described);
   }
   return 0;
 }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "formats/nccl_if_list.h"
 #include "tests/topo_gen/sched_fixture.h"
 #include "topo_gen/launcher_env.h"
 
@@ -56,6 +58,44 @@ TEST(SchedLauncherEnv, PlanesAppearInTheHcaListFrom230) {
   fabric.hosts[0].nics[1].nearestGpu = 0;
   const EnvVars vars = launcherEnv(fabric, optionsFor("rack00-tray00"));
   EXPECT_EQ(valueOf(vars, "NCCL_IB_HCA"), "=mlx5_0:1:0:0,mlx5_1:1:0:1,mlx5_2:1:2,mlx5_3:1:3");
+}
+
+TEST(SchedLauncherEnv, HcaListReadsBackAsNcclReadsIt) {
+  // What `topo env` writes, read by the parser the net plugin and doctor use (NCCL's own rules): exact names,
+  // every rail NIC accepted on its port and no other, the rail and plane NCCL 2.30 takes from it.
+  fabric::Fabric fabric = test::smallCluster(1, 1, 1);
+  fabric.hosts[0].nics[1].plane = 1;
+  const formats::NcclIfList list = formats::parseNcclIfList(
+      valueOf(launcherEnv(fabric, optionsFor("rack00-tray00")), "NCCL_IB_HCA"), formats::kMaxIbHcaEntries);
+  EXPECT_TRUE(list.exact);
+  EXPECT_FALSE(list.exclude);
+  ASSERT_EQ(list.entries.size(), fabric.hosts[0].nics.size());
+  for (size_t i = 0; i < list.entries.size(); ++i) {
+    const fabric::Nic& nic = fabric.hosts[0].nics[i];
+    const formats::NcclIfMatch match = formats::matchNcclIfList(list, nic.hca, nic.port);
+    EXPECT_TRUE(match.accepted) << nic.hca;
+    EXPECT_EQ(match.entry, static_cast<int>(i));
+    EXPECT_EQ(list.entries[i].rail, nic.rail);
+    EXPECT_EQ(list.entries[i].plane, nic.plane);
+    EXPECT_FALSE(formats::matchNcclIfList(list, nic.hca + "0", nic.port).accepted);
+    EXPECT_FALSE(formats::matchNcclIfList(list, nic.hca, nic.port + 1).accepted);
+  }
+}
+
+TEST(SchedLauncherEnv, MoreRailNicsThanNcclKeepsIsAnError) {
+  fabric::Fabric fabric = test::smallCluster(1, 1, 1);
+  std::vector<fabric::Nic>& nics = fabric.hosts[0].nics;
+  const fabric::Nic first = nics.at(0);
+  while (nics.size() <= formats::kMaxIbHcaEntries) {
+    nics.push_back(first);
+    nics.back().hca = "mlx5_" + std::to_string(nics.size() - 1);
+  }
+  try {
+    launcherEnv(fabric, optionsFor("rack00-tray00"));
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "host 'rack00-tray00' has 33 rail NICs; NCCL_IB_HCA holds at most 32");
+  }
 }
 
 TEST(SchedLauncherEnv, SingleTrayDomainGetsNoMnnvl) {

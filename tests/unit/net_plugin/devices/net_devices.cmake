@@ -1,8 +1,7 @@
-# The net plugin's device library (net_plugin/devices): NCCL_IB_HCA syntax, sysfs, the step-aside rule,
+# The net plugin's device library (net_plugin/devices): sysfs, the step-aside rule,
 # the device list and NIC fusion. Fixtures: tests/data/net and the fake sysfs trees of
 # tests/data/discover/sysfs (read-only).
 add_executable(net_devices_tests
-  ${CMAKE_CURRENT_LIST_DIR}/net_devices_if_filter_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/net_devices_sysfs_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/net_devices_list_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/net_devices_vdevice_test.cc

@@ -1,11 +1,11 @@
-// NCCL's interface-list syntax (see if_filter.h for the rules and why they are kept as NCCL has them).
-#include "net_plugin/devices/if_filter.h"
+// NCCL's interface-list syntax (see nccl_if_list.h for the rules and why they are kept as NCCL has them).
+#include "formats/nccl_if_list.h"
 
 #include <cctype>
 #include <climits>
 #include <cstdint>
 
-namespace railtune::net {
+namespace railtune::formats {
 namespace {
 
 // atoi without its undefined overflow: leading blanks, a sign, digits up to the first non-digit;
@@ -48,12 +48,12 @@ int numberField(std::string_view* rest) {
 
 }  // namespace
 
-IfFilter parseIfFilter(std::string_view text, size_t maxEntries) {
-  IfFilter filter;
-  if (!text.empty() && text.front() == '^') filter.exclude = true, text.remove_prefix(1);
-  if (!text.empty() && text.front() == '=') filter.exact = true, text.remove_prefix(1);
+NcclIfList parseNcclIfList(std::string_view text, size_t maxEntries) {
+  NcclIfList list;
+  if (!text.empty() && text.front() == '^') list.exclude = true, text.remove_prefix(1);
+  if (!text.empty() && text.front() == '=') list.exact = true, text.remove_prefix(1);
   size_t start = 0;
-  while (start <= text.size() && filter.entries.size() < maxEntries) {
+  while (start <= text.size() && list.entries.size() < maxEntries) {
     const size_t comma = text.find(',', start);
     const size_t end = comma == std::string_view::npos ? text.size() : comma;
     std::string_view rest = text.substr(start, end - start);
@@ -62,36 +62,39 @@ IfFilter parseIfFilter(std::string_view text, size_t maxEntries) {
     bool present = false;
     const std::string_view name = nextField(&rest, &present);
     if (name.empty()) continue;
-    IfFilterEntry entry;
+    NcclIfEntry entry;
     entry.name = std::string(name.substr(0, kMaxIfNameChars));
     entry.port = numberField(&rest);
     entry.rail = toInt16(numberField(&rest));
     entry.plane = toInt16(numberField(&rest));
-    filter.entries.push_back(std::move(entry));
+    list.entries.push_back(std::move(entry));
   }
-  return filter;
+  return list;
 }
 
-IfMatch matchIfFilter(const IfFilter& filter, std::string_view name, int port) {
+bool ncclIfNameMatches(const NcclIfList& list, const NcclIfEntry& entry, std::string_view name) {
+  // NCCL compares strlen(name)+1 bytes when exact (so the whole name), strlen(entry) bytes otherwise.
+  return list.exact ? name == entry.name : name.starts_with(entry.name);
+}
+
+NcclIfMatch matchNcclIfList(const NcclIfList& list, std::string_view name, int port) {
   int matched = -1;
-  bool found = filter.entries.empty();
-  for (size_t i = 0; i < filter.entries.size() && !found; ++i) {
-    const IfFilterEntry& entry = filter.entries[i];
-    // NCCL compares strlen(name)+1 bytes when exact (so the whole name), strlen(entry) bytes otherwise.
-    const bool nameMatches = filter.exact ? name == entry.name : name.starts_with(entry.name);
+  bool found = list.entries.empty();
+  for (size_t i = 0; i < list.entries.size() && !found; ++i) {
+    const NcclIfEntry& entry = list.entries[i];
     const bool portMatches = port == -1 || entry.port == -1 || port == entry.port;
-    if (nameMatches && portMatches) found = true, matched = static_cast<int>(i);
+    if (ncclIfNameMatches(list, entry, name) && portMatches) found = true, matched = static_cast<int>(i);
   }
-  IfMatch result;
-  result.accepted = found != filter.exclude;
+  NcclIfMatch result;
+  result.accepted = found != list.exclude;
   result.entry = result.accepted ? matched : -1;
   return result;
 }
 
-std::string describeIfFilter(const IfFilter& filter) {
-  std::string text = std::string(filter.exclude ? "^" : "") + (filter.exact ? "=" : "");
-  for (size_t i = 0; i < filter.entries.size(); ++i) {
-    const IfFilterEntry& entry = filter.entries[i];
+std::string describeNcclIfList(const NcclIfList& list) {
+  std::string text = std::string(list.exclude ? "^" : "") + (list.exact ? "=" : "");
+  for (size_t i = 0; i < list.entries.size(); ++i) {
+    const NcclIfEntry& entry = list.entries[i];
     if (i > 0) text += ',';
     text += entry.name + ':' + std::to_string(entry.port) + ':' + std::to_string(entry.rail) + ':' +
             std::to_string(entry.plane);
@@ -99,4 +102,4 @@ std::string describeIfFilter(const IfFilter& filter) {
   return text;
 }
 
-}  // namespace railtune::net
+}  // namespace railtune::formats
