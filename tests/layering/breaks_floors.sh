@@ -28,7 +28,10 @@ make_tree() {
   printf '#include "formats/a.h"\n' >"$work/tree/net_plugin/b.h"
   printf '#include "fabric/a.h"\n' >"$work/tree/topo_gen/b.h"
   printf '#include "fabric/a.h"\n#include "formats/a.h"\n' >"$work/tree/analysis/b.h"
-  printf '#include "analysis/a.h"\n#include "tuner_plugin/a.h"\n' >"$work/tree/cli/b.h"
+  printf '#include "analysis/a.h"\n#include "formats/a.h"\n' >"$work/tree/cli/b.h"
+  # The one kind of plugin code the CLI may use: what CLI_PLUGIN_USES names, here the tuner's in `tuner decisions`.
+  mkdir -p "$work/tree/cli/tuner"
+  printf '#include "tuner_plugin/model/advise.h"\n' >"$work/tree/cli/tuner/compute.cc"
   printf '#include "cli/a.h"\n#include "net_plugin/a.h"\n' >"$work/tree/tests/b.h"
 }
 
@@ -80,6 +83,22 @@ expect_fail "the emulator that includes the verbs transport's code" "emulator/c.
 make_tree
 printf '#include "net_plugin/transports/ib/verbs_abi.h"\n' >"$work/tree/analysis/c.cc"
 expect_fail "an analysis that includes the verbs ABI" "analysis -> net_plugin (analysis meets the plugins only through the NCCL ABI and their files)"
+
+make_tree
+printf '#include "net_plugin/devices/if_filter.h"\n' >"$work/tree/cli/c.cc"
+expect_fail "the CLI that includes a plugin's code" "cli/c.cc:1: cli -> net_plugin (cli meets the plugins through formats/"
+
+make_tree
+printf '#include "tuner_plugin/a.h"\n' >"$work/tree/cli/tuner/other.cc"
+expect_fail "the CLI's use of the tuner from a file not named" "cli/tuner/other.cc:1: cli -> tuner_plugin"
+
+make_tree
+printf '#include "profiler_plugin/a.h"\n' >>"$work/tree/cli/tuner/compute.cc"
+expect_fail "a named CLI file that includes another plugin" "cli/tuner/compute.cc:2: cli -> profiler_plugin"
+
+make_tree
+printf '#include "cli/tuner/compute.h"\n' >"$work/tree/cli/tuner/compute.cc"
+expect_fail "a named CLI use that is gone" "cli/tuner/compute.cc: CLI_PLUGIN_USES allows it tuner_plugin/, which it no longer includes"
 
 make_tree
 printf '#include "emulator/a.h"\n' >"$work/tree/fabric/c.cc"

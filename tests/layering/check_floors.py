@@ -4,8 +4,9 @@
 Every quoted include that names a project folder ("formats/path_log.h") is an edge from the
 including file's top-level folder to that folder. An edge is allowed when the target folder is
 on a lower floor, or is the same folder, or is one of the few same-floor uses the table names.
-The three plugins meet only through NCCL and files: none includes another's code; the emulator and
-the analyses meet them the same way (through nccl/ and formats/).
+The three plugins meet only through NCCL and files: none includes another's code; the emulator, the
+analyses and the CLI meet them the same way (through nccl/ and formats/), the CLI but for the few uses
+CLI_PLUGIN_USES names, each with its reason.
 
 Also checks that the README's "Layout" table lists exactly the top-level folders.
 
@@ -39,6 +40,25 @@ THROUGH_ABI_AND_FILES = {"emulator", "analysis", "nccl-tests-integration", "eval
 # implement: the verbs simulator (emulator/verbs_sim) is a libibverbs, declared by the verbs transport's
 # copy of rdma-core's structs. Only these headers, and only for these folders.
 FOREIGN_ABI_HEADERS = {("emulator", "net_plugin/transports/ib/verbs_abi.h")}
+# The CLI (floor 4) meets the plugins as floor 3 does, through formats/ and the NCCL ABI (it loads the .so files
+# in the emulator or in `doctor probe`). These are the only uses of a plugin's code it has, each with its reason
+# (docs/design.md, "Floors"); a key is (file, included header or folder/ prefix). Any other include of
+# tuner_plugin/, net_plugin/ or profiler_plugin/ from cli/ fails, and so does an entry whose file no longer
+# makes the include. The entries are to shrink to compute.cc's alone, as the rest moves below the CLI.
+CLI_PLUGIN_USES = {
+    ("cli/tuner/compute.cc", "tuner_plugin/"):
+        "`tuner decisions` asks the tuner's own rules index and cost model what the plugin would choose",
+    ("cli/tuner/rows.h", "tuner_plugin/engine.h"):
+        "a `tuner decisions` row holds the tuner's collective, algorithm and protocol types",
+    ("cli/tuner/decisions.cc", "tuner_plugin/rules/rule.h"):
+        "`tuner decisions --coll` names collectives as the tuner's rules spell them",
+    ("cli/sweep/rules_source.h", "tuner_plugin/rules/rule.h"):
+        "`sweep rules` and `sweep compare --rules` read a rules file back and match it as the tuner does",
+    ("cli/sweep/rules_source.cc", "tuner_plugin/rules/rules_file.h"):
+        "`sweep rules` and `sweep compare --rules` read a rules file back and match it as the tuner does",
+    ("cli/sweep/compare.cc", "tuner_plugin/rules/rule.h"):
+        "`sweep compare` names the rules' choices as the tuner's rules spell them",
+}
 # Folders outside the floors: test and benchmark code, and the build's own helpers.
 UNCHECKED = {"tests", "bench", "cmake", "scripts", "docs", "generated"}
 SOURCE_SUFFIXES = (".h", ".hpp", ".cc", ".cpp", ".c")
@@ -65,7 +85,16 @@ def source_files(root):
     return found
 
 
-def edge_problem(source_folder, target_folder, header=""):
+def cli_plugin_use(path, header):
+    """The CLI_PLUGIN_USES key that allows PATH to include HEADER, or None."""
+    for (allowed_path, allowed_header) in CLI_PLUGIN_USES:
+        if path == allowed_path and (header == allowed_header or
+                                     (allowed_header.endswith("/") and header.startswith(allowed_header))):
+            return (allowed_path, allowed_header)
+    return None
+
+
+def edge_problem(source_folder, target_folder, header="", path=""):
     if source_folder == target_folder or source_folder in UNCHECKED:
         return None
     if (source_folder, header) in FOREIGN_ABI_HEADERS:
@@ -74,6 +103,8 @@ def edge_problem(source_folder, target_folder, header=""):
         return None  # a generated header or a system-style path: not a project folder
     if source_folder in PLUGINS and target_folder in PLUGINS:
         return "the plugins meet only through NCCL and files"
+    if source_folder == "cli" and target_folder in PLUGINS and not cli_plugin_use(path, header):
+        return "cli meets the plugins through formats/ and the NCCL ABI; its few uses of plugin code are CLI_PLUGIN_USES"
     if source_folder in THROUGH_ABI_AND_FILES and target_folder in PLUGINS:
         return f"{source_folder} meets the plugins only through the NCCL ABI and their files"
     if (source_folder, target_folder) in SAME_FLOOR:
@@ -88,6 +119,7 @@ def edge_problem(source_folder, target_folder, header=""):
 
 def check_includes(root, files):
     problems = []
+    used = set()
     for path in files:
         if not path.endswith(SOURCE_SUFFIXES):
             continue
@@ -101,9 +133,15 @@ def check_includes(root, files):
                 if not match or "/" not in match.group(1):
                     continue
                 target = match.group(1).split("/", 1)[0]
-                why = edge_problem(folder, target, match.group(1))
+                why = edge_problem(folder, target, match.group(1), path)
                 if why:
                     problems.append(f"{path}:{number}: {folder} -> {target} ({why}): {match.group(1)}")
+                elif folder == "cli" and target in PLUGINS:
+                    used.add(cli_plugin_use(path, match.group(1)))
+    for (allowed_path, allowed_header) in sorted(CLI_PLUGIN_USES):
+        if allowed_path in files and (allowed_path, allowed_header) not in used:
+            problems.append(f"{allowed_path}: CLI_PLUGIN_USES allows it {allowed_header}, which it no longer "
+                            "includes: remove the entry")
     return problems
 
 
