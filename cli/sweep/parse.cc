@@ -18,10 +18,10 @@
 #include "analysis/ingest/line_reader.h"
 #include "analysis/ingest/parallel_for.h"
 #include "cli/sweep/ordered_output.h"
-#include "cli/sweep/output_file.h"
 #include "cli/sweep/row_text.h"
 #include "cli/sweep/shape_options.h"
 #include "cli/sweep/sweep.h"
+#include "common/atomic_file.h"
 #include "common/regular_file.h"
 #include "nccl-tests-integration/dataset/from_output.h"
 #include "nccl-tests-integration/parse/nccl_tests_json.h"
@@ -271,7 +271,7 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
 
   // Rows streamed to the dataset in input order; nothing is left behind when no row was read.
   std::vector<JobResult> results(jobs.size());
-  std::optional<OutputFile> file;
+  std::optional<AtomicFile> file;
   if (!jobs.empty()) file.emplace(opts.output);
   OrderedOutput output(jobs.size(), kMaxBufferedBytes, [&](std::string_view bytes) { file->write(bytes); });
   analysis::ingest::parallelFor(jobs.size(),
