@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/byte_size.h"
+#include "nccl-tests-integration/dataset/tuner_rules_json.h"
 
 namespace railtune::sweep {
 namespace {
@@ -138,14 +139,13 @@ std::string idLabel(const Choice& choice) {
 }
 
 std::string tunerRulesText(std::string_view collective, const Choice& choice) {
-  std::string rule = "{";
-  if (tunerCollective(collective)) rule += "\"collective\":\"" + std::string(collective) + "\",";
-  rule += "\"algorithm\":\"" + choice.algorithm + "\",\"protocol\":\"" + choice.protocol + "\"";
-  if (choice.channels > 0) rule += ",\"channels\":" + std::to_string(choice.channels);
-  if (choice.chunkSize > 0) rule += ",\"chunkSize\":" + std::to_string(choice.chunkSize);
-  rule += "}";
-  return "{\"schema\":\"railtune.tuner-rules/1\",\"description\":\"railtune sweep run: forces " + choice.label() +
-         "\",\"rules\":[" + rule + "]}\n";
+  std::string rule;
+  formats::JsonAppender json(&rule);
+  json.beginObject();
+  if (tunerCollective(collective)) json.key("collective").string(collective);
+  appendRuleChoice(json, choice);
+  json.endObject();
+  return tunerRulesDocument("railtune sweep run: forces " + choice.label(), {rule}, RulesLayout::kOneLine);
 }
 
 bool launcherNeedsExport(const std::vector<std::string>& launcher) {
