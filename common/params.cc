@@ -1,6 +1,7 @@
 // The RAILTUNE_* registry: one row per variable, the parsers every reader goes through, and the
 // Markdown rendering that docs/config.md is generated from.
 #include "common/params.h"
+#include "common/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -196,13 +197,6 @@ bool equalsIgnoreCase(const std::string& a, const char* b) {
   return true;
 }
 
-std::string trim(const std::string& s) {
-  size_t begin = 0, end = s.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(s[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
-  return s.substr(begin, end - begin);
-}
-
 // Splits an allowed-values string "a|b|c".
 std::vector<std::string> allowedValues(const char* allowed) {
   std::vector<std::string> out;
@@ -281,7 +275,7 @@ std::optional<std::string> processEnv(const char* name) {
 }
 
 bool parseBoolText(const std::string& text, bool* out) {
-  const std::string t = trim(text);
+  const std::string t(trimmed(text));
   for (const char* yes : {"1", "true", "yes", "on"}) {
     if (equalsIgnoreCase(t, yes)) {
       *out = true;
@@ -298,7 +292,7 @@ bool parseBoolText(const std::string& text, bool* out) {
 }
 
 bool parseIntText(const std::string& text, int64_t* out) {
-  const std::string t = trim(text);
+  const std::string t(trimmed(text));
   if (t.empty()) return false;
   errno = 0;
   char* end = nullptr;
@@ -313,7 +307,7 @@ std::vector<std::string> splitList(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    item = trim(item);
+    item = std::string(trimmed(item));
     if (!item.empty()) out.push_back(item);
   }
   return out;

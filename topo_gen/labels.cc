@@ -85,10 +85,10 @@ std::string labelsKubectlScript(const std::vector<NodeLabels>& nodes) {
       "#!/bin/sh\n# Kubernetes node labels from railtune topo labels; re-running it is safe (--overwrite).\n"
       "set -eu\n";
   for (const NodeLabels& node : nodes) {
-    script += "kubectl label node " + shellQuote(node.node);
+    script += "kubectl label node " + shellQuote(node.node, kSchedulerShellQuoting);
     for (const auto& [key, value] : node.labels) {
       script += ' ';
-      script += shellQuote(key + "=" + value);
+      script += shellQuote(key + "=" + value, kSchedulerShellQuoting);
     }
     script += " --overwrite\n";
   }

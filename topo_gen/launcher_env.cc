@@ -151,7 +151,8 @@ EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& opti
 
 std::string exportLines(const EnvVars& vars) {
   std::string text;
-  for (const auto& [name, value] : vars) text += "export " + name + "=" + shellQuote(value) + "\n";
+  for (const auto& [name, value] : vars)
+    text += "export " + name + "=" + shellQuote(value, kSchedulerShellQuoting) + "\n";
   return text;
 }
 

@@ -45,24 +45,10 @@ std::string yamlQuote(const std::string& text) {
 }
 
 namespace {
-bool isShellSafe(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-         c == '.' || c == '/' || c == ':' || c == ',' || c == '=' || c == '+' || c == '@';
-}
 bool isLowerAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 }  // namespace
-
-std::string shellQuote(const std::string& text) {
-  // A leading '=' is valid shell but reads as a typo (export X==a), so such values are quoted.
-  bool safe = !text.empty() && text.front() != '=';
-  for (const char c : text) safe = safe && isShellSafe(c);
-  if (safe) return text;
-  std::string out = "'";
-  for (const char c : text) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 void requireObjectName(const std::string& name, const std::string& what) {
   bool valid = !name.empty() && name.size() <= 253 && isLowerAlnum(name.front()) && isLowerAlnum(name.back());

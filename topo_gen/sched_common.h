@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "common/shell_quote.h"
 #include "fabric/model.h"
 
 namespace railtune::topo {
@@ -27,8 +28,9 @@ const fabric::RailGroup* railGroupOf(const fabric::Fabric& fabric, const fabric:
 // A YAML double-quoted scalar: always quoted, so "on", "1e3" or "null" stay strings.
 std::string yamlQuote(const std::string& text);
 
-// A POSIX shell single-quoted word ('it'\''s'); plain words made of safe characters stay bare.
-std::string shellQuote(const std::string& text);
+// How the scripts written for schedulers quote a shell word (common/shell_quote.h): '%' and a leading '='
+// are quoted too ("export X==a" is valid shell but reads as a typo).
+inline constexpr ShellQuoteRules kSchedulerShellQuoting{.percentBare = false, .quoteLeadingEquals = true};
 
 // Throws std::invalid_argument unless `name` is a valid Kubernetes object name (RFC 1123 subdomain:
 // lowercase alphanumerics, '-' and '.', starting and ending alphanumeric, at most 253 characters).

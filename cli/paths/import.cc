@@ -5,7 +5,6 @@
 // folder given) that could not be read (the others are still imported and written).
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -20,6 +19,7 @@
 #include "cli/paths/import_writer.h"
 #include "cli/paths/paths.h"
 #include "cli/rail_map_option.h"
+#include "common/atomic_file.h"
 #include "formats/rail_map.h"
 
 namespace railtune::cli {
@@ -57,19 +57,14 @@ void prepareFolder(const std::string& dir) {
 // Each file written whole beside its name and renamed over it, so that a full disk or a killed import leaves
 // the earlier file, never half a file.
 void writeFile(const std::string& dir, const std::string& name, const std::string& text) {
-  std::error_code ec;
-  const fs::path path = fs::path(dir) / name;
-  const fs::path partial = fs::path(dir) / ("." + name + ".partial");
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) || !out.flush()) {
-      out.close();
-      fs::remove(partial, ec);
-      throw std::runtime_error("cannot write " + path.string() + " (disk full, or no permission?)");
-    }
+  const std::string path = (fs::path(dir) / name).string();
+  try {
+    writeFileAtomically(path, text);
+  } catch (const AtomicFileError& e) {
+    if (e.stage == AtomicFileError::Stage::kCreate || e.stage == AtomicFileError::Stage::kWrite)
+      throw std::runtime_error("cannot write " + path + " (disk full, or no permission?)");
+    throw;
   }
-  fs::rename(partial, path, ec);
-  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
 }
 
 // The logs that could not be read, each named once with its reason: they are not in "from N files", and make

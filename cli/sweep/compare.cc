@@ -15,10 +15,10 @@
 
 #include "cli/plugin_files.h"
 #include "cli/sweep/dataset_input.h"
-#include "cli/sweep/output_file.h"
 #include "cli/sweep/rules_source.h"
 #include "cli/sweep/sweep.h"
 #include "cli/tuner/compute.h"
+#include "common/atomic_file.h"
 #include "tuner_plugin/rules/rule.h"
 
 namespace railtune::cli {
@@ -141,9 +141,9 @@ int runCompare(const CompareOptions& opts) {
   if (svg && report.groups.size() != 1)
     throw std::invalid_argument("-o " + out + ": an SVG holds one plot, and the datasets hold " +
                                 std::to_string(report.groups.size()) + " collectives and shapes; write .html");
-  writeOutputFile(out, html  ? sweep::renderCompareHtml(report)
-                       : svg ? sweep::renderCompareSvg(report.groups.front())
-                             : sweep::renderCompareTable(report));
+  writeFileAtomically(out, html  ? sweep::renderCompareHtml(report)
+                           : svg ? sweep::renderCompareSvg(report.groups.front())
+                                 : sweep::renderCompareTable(report));
   std::cout << "wrote " << out << ": " << report.groups.size()
             << (report.groups.size() == 1 ? " collective and shape" : " collectives and shapes") << "\n";
   return 0;

@@ -18,10 +18,10 @@
 #include "analysis/ingest/line_reader.h"
 #include "analysis/ingest/parallel_for.h"
 #include "cli/sweep/ordered_output.h"
-#include "cli/sweep/output_file.h"
 #include "cli/sweep/row_text.h"
 #include "cli/sweep/shape_options.h"
 #include "cli/sweep/sweep.h"
+#include "common/atomic_file.h"
 #include "common/regular_file.h"
 #include "nccl-tests-integration/dataset/from_output.h"
 #include "nccl-tests-integration/parse/nccl_tests_json.h"
@@ -177,7 +177,7 @@ std::string runWithoutRows(const sweep::ManifestEntry& e) {
 // The jobs of a sweep folder: one per run its manifest says completed; the others are listed.
 void manifestJobs(const std::string& dir, const Job& base, std::vector<Job>& jobs,
                   std::vector<DatasetDiagnostic>& notes, FolderRuns& runs) {
-  const std::string path = (fs::path(dir) / "manifest.jsonl").string();
+  const std::string path = (fs::path(dir) / sweep::kManifestFileName).string();
   const RegularFile file = readRegularFile(path, kMaxInputFileBytes);
   if (!file.ok()) throw std::runtime_error(file.describe());
   const sweep::Manifest manifest = sweep::readManifestText(file.bytes);
@@ -247,7 +247,7 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
     job.context.envFrom = inputEnv.empty() ? sweep::ForcedBy::None : sweep::ForcedBy::Option;
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
-      if (fs::is_regular_file(fs::path(input) / "manifest.jsonl", ec)) {
+      if (fs::is_regular_file(fs::path(input) / sweep::kManifestFileName, ec)) {
         if (!inputEnv.empty()) notes.push_back({input, 0, "--env ignored: the manifest says what forced each run"});
         manifestJobs(input, job, jobs, notes, folderRuns);
         continue;
@@ -271,7 +271,7 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
 
   // Rows streamed to the dataset in input order; nothing is left behind when no row was read.
   std::vector<JobResult> results(jobs.size());
-  std::optional<OutputFile> file;
+  std::optional<AtomicFile> file;
   if (!jobs.empty()) file.emplace(opts.output);
   OrderedOutput output(jobs.size(), kMaxBufferedBytes, [&](std::string_view bytes) { file->write(bytes); });
   analysis::ingest::parallelFor(jobs.size(),

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "cli/sweep/sweep.h"
+#include "common/byte_size.h"
+#include "common/shell_quote.h"
 #include "nccl-tests-integration/run/manifest.h"
 #include "nccl-tests-integration/run/plan.h"
 #include "nccl-tests-integration/run/process.h"
@@ -103,7 +105,7 @@ std::vector<int> channelCounts(const std::string& given) {
   std::vector<int> out;
   for (const std::string& text : listItems(given, "--channels")) {
     const std::optional<uint64_t> count =
-        text.find_first_not_of("0123456789") == std::string::npos ? sweep::parseByteSize(text) : std::nullopt;
+        text.find_first_not_of("0123456789") == std::string::npos ? parseByteSize(text) : std::nullopt;
     if (!count || *count > 64)
       throw std::invalid_argument("--channels: '" + text + "' is not a channel count from 1 to 64 (or 0: NCCL's own)");
     out.push_back(static_cast<int>(*count));
@@ -114,7 +116,7 @@ std::vector<int> channelCounts(const std::string& given) {
 std::vector<uint64_t> chunkSizes(const std::string& given) {
   std::vector<uint64_t> out;
   for (const std::string& text : listItems(given, "--chunk-sizes")) {
-    const std::optional<uint64_t> size = sweep::parseByteSize(text);
+    const std::optional<uint64_t> size = parseByteSize(text);
     if (!size || *size > (1ull << 30))
       throw std::invalid_argument("--chunk-sizes: '" + text + "' is not a size from 1 to 1G (e.g. 128K, 512K, 1M)");
     out.push_back(*size);
@@ -128,7 +130,7 @@ bool namesOutputFile(const std::string& arg) {
 
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : " ") + sweep::shellQuote(w);
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + shellQuote(w);
   return out;
 }
 
@@ -229,7 +231,7 @@ void printPlan(const sweep::Plan& plan, const sweep::SweepSpec& spec, const std:
       continue;
     }
     std::string env;
-    for (const auto& [name, value] : run.env) env += name + "=" + sweep::shellQuote(value) + " ";
+    for (const auto& [name, value] : run.env) env += name + "=" + shellQuote(value) + " ";
     std::printf("%s:%s %s%s\n", run.id.c_str(), done.count(run.id) > 0 ? " (done: skipped on resume)" : "", env.c_str(),
                 joined(run.command).c_str());
   }
@@ -246,8 +248,8 @@ void printSummary(const sweep::SweepResult& r, const sweep::SweepSpec& spec) {
   } else if (r.failed > 0) {
     std::printf("run the same command again to retry the failed runs (the others are kept)\n");
   }
-  std::printf("next: railtune sweep parse %s -o %s/dataset.jsonl\n", sweep::shellQuote(spec.dir).c_str(),
-              sweep::shellQuote(spec.dir).c_str());
+  std::printf("next: railtune sweep parse %s -o %s/dataset.jsonl\n", shellQuote(spec.dir).c_str(),
+              shellQuote(spec.dir).c_str());
 }
 
 int runSweepCommand(const SweepRunOptions& o) {

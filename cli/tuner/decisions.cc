@@ -15,6 +15,7 @@
 #include "cli/tuner/compute.h"
 #include "cli/tuner/format.h"
 #include "cli/tuner/tuner.h"
+#include "common/byte_size.h"
 #include "tuner_plugin/rules/rule.h"
 
 namespace railtune::cli {
@@ -35,28 +36,18 @@ struct DecisionsOptions {
 
 // "8", "4096", "64K", "1M", "16G", "2T" (binary multiples; a trailing "B"/"iB" is accepted).
 uint64_t parseByteCount(const std::string& option, const std::string& text) {
-  size_t end = 0;
-  unsigned long long value = 0;
-  try {
-    if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw std::invalid_argument("");
-    value = std::stoull(text, &end);
-  } catch (const std::exception&) {
-    throw std::invalid_argument(option + " '" + text + "' is not a byte count (8, 4096, 64K, 16G)");
-  }
-  std::string suffix = text.substr(end);
-  for (const char* tail : {"iB", "B"})
-    if (suffix.size() >= std::string(tail).size() && suffix.ends_with(tail)) {
-      suffix.resize(suffix.size() - std::string(tail).size());
+  const ByteSize size = readByteSize(text);
+  switch (size.problem) {
+    case ByteSize::Problem::kNone:
+      return size.bytes;
+    case ByteSize::Problem::kNotANumber:
+      throw std::invalid_argument(option + " '" + text + "' is not a byte count (8, 4096, 64K, 16G)");
+    case ByteSize::Problem::kUnknownUnit:
+      throw std::invalid_argument(option + " '" + text + "': unknown unit (K, M, G or T)");
+    case ByteSize::Problem::kTooLarge:
       break;
-    }
-  static const std::string kUnits = "KMGT";
-  if (suffix.size() > 1 ||
-      (suffix.size() == 1 && kUnits.find(static_cast<char>(std::toupper(suffix[0]))) == std::string::npos))
-    throw std::invalid_argument(option + " '" + text + "': unknown unit (K, M, G or T)");
-  const int shift =
-      suffix.empty() ? 0 : 10 * (1 + static_cast<int>(kUnits.find(static_cast<char>(std::toupper(suffix[0])))));
-  if (shift > 0 && value > (~0ull >> shift)) throw std::invalid_argument(option + " '" + text + "' is too large");
-  return static_cast<uint64_t>(value) << shift;
+  }
+  throw std::invalid_argument(option + " '" + text + "' is too large");
 }
 
 // The rules' reader of collective names (without case: "AllReduce" and "allreduce"), so that a name taken here

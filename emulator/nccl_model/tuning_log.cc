@@ -1,6 +1,7 @@
 // Reader of NCCL's NCCL_DEBUG_SUBSYS=TUNING model table (see tuning_log.h for the format).
 #include "emulator/nccl_model/tuning_log.h"
 #include "common/regular_file.h"
+#include "common/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,12 +16,6 @@ namespace {
 constexpr int kAlgosPerBlock = 3;
 constexpr int kAllFunctions = (1 << kNumCollectives) - 1;
 
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
 // The text NCCL formatted, without the logger's "host:pid:tid [dev] NCCL INFO " prefix.
 std::string messageOf(const std::string& line) {
   static const std::string kInfo = "NCCL INFO ";
@@ -33,7 +28,7 @@ std::vector<std::string> cellsOf(const std::string& message) {
   std::vector<std::string> cells;
   std::stringstream in(message);
   std::string cell;
-  while (std::getline(in, cell, '|')) cells.push_back(trim(cell));
+  while (std::getline(in, cell, '|')) cells.emplace_back(trimmed(cell));
   if (!cells.empty() && cells.back().empty()) cells.pop_back();
   return cells;
 }
@@ -159,7 +154,8 @@ void Parser::threadsHeader(const std::vector<std::string>& cells) {
 void Parser::valuePair(const std::string& cell, float* latency, float* bandwidth) {
   const size_t slash = cell.find('/');
   if (slash == std::string::npos) fail("cell \"" + cell + "\" is not latency/bandwidth");
-  const std::string parts[2] = {trim(cell.substr(0, slash)), trim(cell.substr(slash + 1))};
+  const std::string parts[2] = {std::string(trimmed(cell.substr(0, slash))),
+                                std::string(trimmed(cell.substr(slash + 1)))};
   float* out[2] = {latency, bandwidth};
   for (int i = 0; i < 2; i++) {
     char* end = nullptr;

@@ -4,16 +4,11 @@
 #include <cstdio>
 #include <string_view>
 
+#include "common/text.h"
 #include "fabric/discover/sysfs_source.h"
 
 namespace railtune::fabric::discover {
 namespace {
-
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  return text;
-}
 
 int hexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -7,14 +7,11 @@
 #include <charconv>
 #include <utility>
 
+#include "common/byte_size.h"
+#include "common/text.h"
+
 namespace railtune::sweep {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // NCCL's names (ncclAlgoStr / ncclProtoStr, src/graph/tuning.cc) beside the rules'. NCCL compares them
 // case-insensitively; "Collnet" was CollNet Direct's name before 2.14.
@@ -34,19 +31,11 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kProtocol
     {"simple", "Simple"},
 }};
 
-std::string sizeLabel(uint64_t bytes) {
-  static constexpr std::array<std::pair<uint64_t, const char*>, 3> kUnits{
-      {{1ull << 30, "G"}, {1ull << 20, "M"}, {1ull << 10, "K"}}};
-  for (const auto& [unit, suffix] : kUnits)
-    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
-  return std::to_string(bytes);
-}
-
 // One value of NCCL_ALGO/NCCL_PROTO: a single name forces that choice; a list, a '^' exclusion or a
 // per-function list ("allreduce:tree;broadcast:ring", NCCL 2.24+) forces no single one.
 template <typename Lookup>
 std::string single(const std::string& variable, const std::string& value, Lookup lookup, std::string& unusable) {
-  const std::string_view v = trim(value);
+  const std::string_view v = trimmed(value);
   if (v.empty()) return "";
   if (v.find_first_of(",;:^") != std::string_view::npos) {
     if (unusable.empty()) unusable = variable + "=" + value + " does not force one choice";
@@ -60,14 +49,14 @@ std::string single(const std::string& variable, const std::string& value, Lookup
 }  // namespace
 
 std::optional<std::string> algorithmFromNccl(std::string_view token) {
-  const std::string t = lowerAscii(trim(token));
+  const std::string t = lowerAscii(trimmed(token));
   for (const auto& [rule, nccl] : kAlgorithms)
     if (t == lowerAscii(nccl) || t == rule) return std::string(rule);
   return std::nullopt;
 }
 
 std::optional<std::string> protocolFromNccl(std::string_view token) {
-  const std::string t = lowerAscii(trim(token));
+  const std::string t = lowerAscii(trimmed(token));
   for (const auto& [rule, nccl] : kProtocols)
     if (t == lowerAscii(nccl)) return std::string(rule);
   return std::nullopt;
@@ -109,7 +98,7 @@ std::string Choice::label() const {
   if (isDefault()) return "default";
   std::string out = (algorithm.empty() ? "*" : algorithm) + "/" + (protocol.empty() ? "*" : protocol);
   if (channels > 0) out += " ch=" + std::to_string(channels);
-  if (chunkSize > 0) out += " chunk=" + sizeLabel(chunkSize);
+  if (chunkSize > 0) out += " chunk=" + byteSizeLabel(chunkSize);
   return out;
 }
 
@@ -126,7 +115,7 @@ Choice choiceFromEnvironment(const std::map<std::string, std::string>& env) {
   const auto number = [&](const char* key, uint64_t* out) {
     const std::string* text = get(key);
     if (text == nullptr) return false;
-    const std::string_view v = trim(*text);
+    const std::string_view v = trimmed(*text);
     const auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), *out);
     if (error != std::errc() || end != v.data() + v.size()) {
       if (choice.unusable.empty()) choice.unusable = std::string(key) + "=" + *text + " is not a number";

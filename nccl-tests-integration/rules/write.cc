@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "formats/json_append.h"
+#include "nccl-tests-integration/dataset/tuner_rules_json.h"
 
 namespace railtune::sweep {
 namespace {
@@ -24,54 +25,50 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
+// One derived rule on one line: its evidence in "description" and "evidence", which the tuner reads past.
+std::string ruleJson(const DerivedRule& r) {
+  std::string out;
+  formats::JsonAppender json(&out);
+  json.beginObject();
+  json.key("description").string(evidenceText(r));
+  json.key("collective").string(r.key.collective);
+  json.key("nBytes");
+  json.beginObject();
+  json.key("min").count(r.minBytes);
+  json.key("max").count(r.maxBytes);
+  json.endObject();
+  json.key("nRanks").integer(r.key.shape.ranks);
+  if (r.key.shape.nodes > 0) json.key("nNodes").integer(r.key.shape.nodes);
+  if (r.key.shape.nvlDomains > 0) json.key("nvlDomains").integer(r.key.shape.nvlDomains);
+  if (r.key.shape.ranksPerDomain > 0) json.key("ranksPerDomain").integer(r.key.shape.ranksPerDomain);
+  appendRuleChoice(json, r.choice);
+  json.key("evidence");
+  json.beginObject();
+  json.key("sizes");
+  json.beginArray();
+  for (uint64_t s : r.sizes) json.count(s);
+  json.endArray();
+  json.key("min_gain").number(r.minGain);
+  json.key("max_gain").number(r.maxGain);
+  json.key("samples").integer(r.samples);
+  json.key("default_samples").integer(r.defaultSamples);
+  json.key("max_spread").number(r.maxSpread);
+  json.endObject();
+  json.endObject();
+  return out;
+}
+
 }  // namespace
 
 std::string rulesJson(const DerivedRules& rules, const RulesProvenance& provenance) {
-  std::string out;
   char gain[32];
   std::snprintf(gain, sizeof gain, "%.1f %%", provenance.minGain * 100);
-  out += "{\n  \"schema\": \"railtune.tuner-rules/1\",\n  \"description\": ";
-  formats::appendJsonString(&out, "Written by railtune sweep rules from " + joined(provenance.datasets) +
-                                      "; a choice beats NCCL's default by more than " + gain +
-                                      " and the run-to-run spread. Sizes and shapes without a rule: NCCL decides.");
-  out += ",\n  \"rules\": [";
-  bool first = true;
-  for (const DerivedRule& r : rules.rules) {
-    out += first ? "\n    " : ",\n    ";
-    first = false;
-    formats::JsonAppender json(&out);
-    json.beginObject();
-    json.key("description").string(evidenceText(r));
-    json.key("collective").string(r.key.collective);
-    json.key("nBytes");
-    json.beginObject();
-    json.key("min").count(r.minBytes);
-    json.key("max").count(r.maxBytes);
-    json.endObject();
-    json.key("nRanks").integer(r.key.shape.ranks);
-    if (r.key.shape.nodes > 0) json.key("nNodes").integer(r.key.shape.nodes);
-    if (r.key.shape.nvlDomains > 0) json.key("nvlDomains").integer(r.key.shape.nvlDomains);
-    if (r.key.shape.ranksPerDomain > 0) json.key("ranksPerDomain").integer(r.key.shape.ranksPerDomain);
-    json.key("algorithm").string(r.choice.algorithm);
-    json.key("protocol").string(r.choice.protocol);
-    if (r.choice.channels > 0) json.key("channels").integer(r.choice.channels);
-    if (r.choice.chunkSize > 0) json.key("chunkSize").count(r.choice.chunkSize);
-    json.key("evidence");
-    json.beginObject();
-    json.key("sizes");
-    json.beginArray();
-    for (uint64_t s : r.sizes) json.count(s);
-    json.endArray();
-    json.key("min_gain").number(r.minGain);
-    json.key("max_gain").number(r.maxGain);
-    json.key("samples").integer(r.samples);
-    json.key("default_samples").integer(r.defaultSamples);
-    json.key("max_spread").number(r.maxSpread);
-    json.endObject();
-    json.endObject();
-  }
-  out += first ? "]\n}\n" : "\n  ]\n}\n";
-  return out;
+  const std::string description = "Written by railtune sweep rules from " + joined(provenance.datasets) +
+                                  "; a choice beats NCCL's default by more than " + gain +
+                                  " and the run-to-run spread. Sizes and shapes without a rule: NCCL decides.";
+  std::vector<std::string> objects;
+  for (const DerivedRule& r : rules.rules) objects.push_back(ruleJson(r));
+  return tunerRulesDocument(description, objects, RulesLayout::kOneRulePerLine);
 }
 
 std::string rulesNcclCsv(const DerivedRules& rules, const RulesProvenance& provenance) {

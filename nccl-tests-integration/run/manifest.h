@@ -14,6 +14,8 @@
 
 namespace railtune::sweep {
 
+// The manifest's name in a sweep folder.
+inline constexpr std::string_view kManifestFileName = "manifest.jsonl";
 inline constexpr std::string_view kManifestSchema = "railtune.sweep-manifest/1";
 
 enum class RunStatus {

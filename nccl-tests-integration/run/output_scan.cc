@@ -3,6 +3,7 @@
 
 #include <cctype>
 
+#include "common/text.h"
 #include "nccl-tests-integration/parse/nccl_tests_text.h"
 
 namespace railtune::sweep {
@@ -29,12 +30,6 @@ constexpr std::array<std::string_view, 6> kFailureWords{
 };
 
 constexpr size_t kMaxReason = 400;
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 std::string shortened(std::string_view text) {
   text = trimmed(text);

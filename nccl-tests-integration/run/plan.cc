@@ -2,11 +2,13 @@
 #include "nccl-tests-integration/run/plan.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <set>
 #include <stdexcept>
 #include <utility>
+
+#include "common/byte_size.h"
+#include "nccl-tests-integration/dataset/tuner_rules_json.h"
 
 namespace railtune::sweep {
 namespace {
@@ -31,14 +33,6 @@ std::vector<T> withoutRepeats(const std::vector<T>& items) {
   for (const T& item : items)
     if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
   return out;
-}
-
-std::string byteLabel(uint64_t bytes) {
-  static constexpr std::array<std::pair<uint64_t, const char*>, 3> kUnits{
-      {{1ull << 30, "G"}, {1ull << 20, "M"}, {1ull << 10, "K"}}};
-  for (const auto& [unit, suffix] : kUnits)
-    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
-  return std::to_string(bytes);
 }
 
 // NCCL_ALGO/NCCL_PROTO and the rest of what one run sets, and its command line.
@@ -140,19 +134,18 @@ std::string idLabel(const Choice& choice) {
   add(choice.algorithm);
   add(choice.protocol);
   if (choice.channels > 0) add("ch" + std::to_string(choice.channels));
-  if (choice.chunkSize > 0) add("chunk" + byteLabel(choice.chunkSize));
+  if (choice.chunkSize > 0) add("chunk" + byteSizeLabel(choice.chunkSize));
   return label;
 }
 
 std::string tunerRulesText(std::string_view collective, const Choice& choice) {
-  std::string rule = "{";
-  if (tunerCollective(collective)) rule += "\"collective\":\"" + std::string(collective) + "\",";
-  rule += "\"algorithm\":\"" + choice.algorithm + "\",\"protocol\":\"" + choice.protocol + "\"";
-  if (choice.channels > 0) rule += ",\"channels\":" + std::to_string(choice.channels);
-  if (choice.chunkSize > 0) rule += ",\"chunkSize\":" + std::to_string(choice.chunkSize);
-  rule += "}";
-  return "{\"schema\":\"railtune.tuner-rules/1\",\"description\":\"railtune sweep run: forces " + choice.label() +
-         "\",\"rules\":[" + rule + "]}\n";
+  std::string rule;
+  formats::JsonAppender json(&rule);
+  json.beginObject();
+  if (tunerCollective(collective)) json.key("collective").string(collective);
+  appendRuleChoice(json, choice);
+  json.endObject();
+  return tunerRulesDocument("railtune sweep run: forces " + choice.label(), {rule}, RulesLayout::kOneLine);
 }
 
 bool launcherNeedsExport(const std::vector<std::string>& launcher) {
@@ -180,7 +173,7 @@ Plan makePlan(const SweepSpec& spec) {
   for (int c : channels)
     if (c < 0 || c > 64) throw std::invalid_argument("--channels: " + std::to_string(c) + " is not 1 to 64 (or 0)");
   for (uint64_t c : chunks)
-    if (c > (1ull << 30)) throw std::invalid_argument("--chunk-sizes: " + byteLabel(c) + " is above 1G");
+    if (c > (1ull << 30)) throw std::invalid_argument("--chunk-sizes: " + byteSizeLabel(c) + " is above 1G");
   if (algorithms.empty()) algorithms = defaultAlgorithms(plan.collective);
   if (protocols.empty()) protocols = defaultProtocols();
 
@@ -266,43 +259,6 @@ std::vector<std::string> splitCommandLine(std::string_view text) {
   }
   if (inWord) words.push_back(std::move(word));
   return words;
-}
-
-std::string shellQuote(std::string_view word) {
-  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
-  });
-  if (plain) return std::string(word);
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::optional<uint64_t> parseByteSize(std::string_view text) {
-  size_t i = 0;
-  uint64_t value = 0;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-    if (value > (UINT64_MAX - 9) / 10) return std::nullopt;
-    value = value * 10 + static_cast<uint64_t>(text[i] - '0');
-  }
-  if (i == 0) return std::nullopt;
-  std::string suffix(text.substr(i));
-  for (char& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  int shift = 0;
-  if (suffix.empty() || suffix == "B") {
-    shift = 0;
-  } else if (suffix == "K" || suffix == "KB" || suffix == "KIB") {
-    shift = 10;
-  } else if (suffix == "M" || suffix == "MB" || suffix == "MIB") {
-    shift = 20;
-  } else if (suffix == "G" || suffix == "GB" || suffix == "GIB") {
-    shift = 30;
-  } else {
-    return std::nullopt;
-  }
-  if (shift > 0 && value > (UINT64_MAX >> shift)) return std::nullopt;
-  return value << shift;
 }
 
 }  // namespace railtune::sweep

@@ -87,9 +87,5 @@ Plan makePlan(const SweepSpec& spec);
 // Shell-like word splitting of a --launcher string: blanks separate words, '...' and "..." quote, a backslash
 // escapes. Throws std::invalid_argument on an unclosed quote.
 std::vector<std::string> splitCommandLine(std::string_view text);
-// One word quoted for a POSIX shell where it needs it.
-std::string shellQuote(std::string_view word);
-// "128K", "512k", "1M", "2G", "4096": bytes (K = 1024); nullopt when it is not a size.
-std::optional<uint64_t> parseByteSize(std::string_view text);
 
 }  // namespace railtune::sweep

@@ -18,6 +18,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/shell_quote.h"
 #include "nccl-tests-integration/run/output_scan.h"
 #include "nccl-tests-integration/run/process.h"
 #include "nccl-tests-integration/run/running_record.h"

@@ -18,8 +18,6 @@
 
 namespace railtune::sweep {
 
-inline constexpr std::string_view kManifestFileName = "manifest.jsonl";
-
 struct RunnerOptions {
   double timeoutSeconds = 0;        // per run; 0: none
   double killGraceSeconds = 10;     // SIGTERM, then SIGKILL after this

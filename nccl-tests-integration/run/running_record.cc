@@ -18,6 +18,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/atomic_file.h"
+
 namespace railtune::sweep {
 namespace {
 
@@ -141,15 +143,14 @@ std::string runningRecordText(const RunningRecord& r) {
 }
 
 void writeRunningRecord(const std::string& path, const RunningRecord& record) {
-  const std::string temporary = path + ".tmp";
-  const std::string text = runningRecordText(record);
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot write " + temporary + ": " + std::strerror(errno));
-  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
-  const int error = errno;
-  close(fd);
-  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(written ? errno : error));
+  try {
+    writeFileAtomically(path, runningRecordText(record));
+  } catch (const AtomicFileError& e) {
+    // The temporary file is named when it could not be created: that is where the permission is missing.
+    if (e.stage == AtomicFileError::Stage::kCreate)
+      throw std::runtime_error("cannot write " + e.temporary + ": " + e.reason);
+    throw;
+  }
 }
 
 void removeRunningRecord(const std::string& path) {

@@ -272,21 +272,9 @@ TEST(SweepRunPlan, LauncherWordsSplitLikeAShell) {
   EXPECT_TRUE(splitCommandLine("   ").empty());
   EXPECT_THROW(splitCommandLine("srun 'oops"), std::invalid_argument);
   EXPECT_THROW(splitCommandLine("srun \"oops"), std::invalid_argument);
-  EXPECT_EQ(shellQuote("all_reduce_perf"), "all_reduce_perf");
-  EXPECT_EQ(shellQuote("a b"), "'a b'");
-  EXPECT_EQ(shellQuote("it's"), "'it'\\''s'");
-  EXPECT_EQ(shellQuote(""), "''");
 }
 
-TEST(SweepRunPlan, ByteSizes) {
-  EXPECT_EQ(parseByteSize("128K"), 131072u);
-  EXPECT_EQ(parseByteSize("512k"), 524288u);
-  EXPECT_EQ(parseByteSize("1M"), 1048576u);
-  EXPECT_EQ(parseByteSize("2GiB"), 2147483648u);
-  EXPECT_EQ(parseByteSize("4096"), 4096u);
-  EXPECT_EQ(parseByteSize("1.5M"), std::nullopt);
-  EXPECT_EQ(parseByteSize("K"), std::nullopt);
-  EXPECT_EQ(parseByteSize("99999999999999999999"), std::nullopt);
+TEST(SweepRunPlan, DefaultLabel) {
   EXPECT_EQ(idLabel(Choice{}), "default");
 }
 
