@@ -15,7 +15,7 @@
 
 #include "analysis/ingest/folder_walk.h"
 #include "analysis/ingest/line_reader.h"
-#include "analysis/ingest/parallel_for.h"
+#include "common/work_pool.h"
 
 namespace railtune::analysis::nccl_log {
 
@@ -583,7 +583,7 @@ LogSet readLogs(const std::vector<std::string>& paths) {
   LogSet all;
   const std::vector<std::string> files = expand(paths, &all.diagnostics, &all.unreadable);
   std::vector<LogSet> sets(files.size());
-  ingest::parallelFor(files.size(), [&](size_t i) { sets[i] = readOne(files[i]); });
+  parallelFor(files.size(), [&](size_t i) { sets[i] = readOne(files[i]); });
   for (LogSet& set : sets) merge(all, std::move(set));
   settle(all);
   return all;

@@ -5,12 +5,12 @@
 #include <string_view>
 
 #include "analysis/ingest/folder_walk.h"
-#include "analysis/ingest/parallel_for.h"
 #include "analysis/nccl_log/import.h"
 #include "analysis/nccl_log/profile_join.h"
 #include "analysis/paths/path_file.h"
 #include "analysis/paths/path_join.h"
 #include "common/natural_order.h"
+#include "common/work_pool.h"
 
 namespace railtune::analysis::paths {
 namespace {
@@ -34,7 +34,7 @@ std::vector<std::string> listFiles(const std::string& dir, std::vector<InputDiag
 // Reads every file on hardware_concurrency() threads; results keep the files' order.
 std::vector<FileRecords> readAll(const std::vector<std::string>& paths) {
   std::vector<FileRecords> files(paths.size());
-  ingest::parallelFor(paths.size(), [&](size_t i) { files[i] = detail::readPathLogFile(paths[i]); });
+  parallelFor(paths.size(), [&](size_t i) { files[i] = detail::readPathLogFile(paths[i]); });
   return files;
 }
 

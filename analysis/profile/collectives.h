@@ -7,8 +7,8 @@
 #include <functional>
 #include <vector>
 
-#include "analysis/ingest/parallel_for.h"
 #include "analysis/profile/logs.h"
+#include "common/work_pool.h"
 
 namespace railtune::analysis::profile {
 
@@ -41,6 +41,6 @@ CollectiveIndex indexCollectives(const ProfileLogs& logs, uint32_t job);
 int64_t medianOf(std::vector<int64_t>& values);
 int64_t percentileOf(std::vector<int64_t>& values, double p);
 
-using ingest::parallelFor;  // analysis/ingest/parallel_for.h
+using railtune::parallelFor;  // common/work_pool.h
 
 }  // namespace railtune::analysis::profile

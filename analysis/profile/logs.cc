@@ -3,15 +3,14 @@
 #include "analysis/profile/logs.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <set>
-#include <thread>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/ingest/folder_walk.h"
 #include "analysis/profile/file_reader.h"
+#include "common/work_pool.h"
 
 namespace railtune::analysis::profile {
 namespace {
@@ -146,17 +145,9 @@ ProfileLogs readProfileLogs(const ReadOptions& options) {
   ingest::JsonlFiles listed = ingest::listJsonlFiles(options.folders);
   const std::vector<std::string>& files = listed.files;
   std::vector<FileResult> results(files.size());
-  std::atomic<size_t> next{0};
-  auto work = [&]() {
-    for (size_t i = next++; i < files.size(); i = next++)
-      results[i] = readLogFile(files[i], options.pathLogs, options.maxProblems);
-  };
-  unsigned threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(files.size(), 1)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
+  parallelFor(
+      files.size(), [&](size_t i) { results[i] = readLogFile(files[i], options.pathLogs, options.maxProblems); },
+      options.threads);
 
   ProfileLogs logs;
   logs.inputNotes = std::move(listed.notes);

@@ -11,11 +11,11 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "analysis/synth/collective_records.h"
 #include "analysis/synth/path_records.h"
+#include "common/work_pool.h"
 #include "formats/path_log.h"
 #include "formats/profile_logs.h"
 
@@ -84,35 +84,33 @@ uint64_t estimateBytes(const SynthJob& job) {
 }
 
 WriteSummary writeJobFiles(const SynthJob& job, const std::string& dir, int threads) {
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  const int workers = std::min(threads > 0 ? threads : static_cast<int>(hardware), job.ranks());
+  const int hardware = static_cast<int>(WorkPool::defaultWorkers(~0u));
+  const int workers = std::max(1, std::min(threads > 0 ? threads : hardware, job.ranks()));
   std::atomic<int> next{0};
-  std::atomic<bool> failed{false};
   std::mutex mutex;
-  std::string error;
   WriteSummary total;
-  const auto work = [&] {
-    std::string buffer;
-    WriteSummary mine;
-    try {
-      for (int r = next++; r < job.ranks() && !failed; r = next++) {
+  WorkPool pool(static_cast<unsigned>(workers), static_cast<size_t>(workers));
+  for (int w = 0; w < workers; ++w) {
+    pool.submit([&] {
+      std::string buffer;  // one per worker, reused from rank to rank
+      WriteSummary mine;
+      for (int r = next++; r < job.ranks() && !pool.failed(); r = next++) {
         const WriteSummary one = writeRank(job, r, dir, buffer);
         mine.files += one.files;
         mine.bytes += one.bytes;
       }
-    } catch (const std::exception& e) {
       std::lock_guard lock(mutex);
-      if (!failed.exchange(true)) error = e.what();
-    }
-    std::lock_guard lock(mutex);
-    total.files += mine.files;
-    total.bytes += mine.bytes;
-  };
-  std::vector<std::thread> pool;
-  for (int i = 1; i < workers; ++i) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  if (failed) throw SynthError(error);
+      total.files += mine.files;
+      total.bytes += mine.bytes;
+    });
+  }
+  try {
+    pool.finish();  // the first rank that could not be written stops the others
+  } catch (const SynthError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw SynthError(e.what());
+  }
   return total;
 }
 

@@ -3,6 +3,7 @@
 // `paths check` and `paths render` show the rails of jobs whose traffic NCCL's IB transport (or another
 // plugin) carried. Exit status: 0 written, 2 bad usage, no NCCL log line found, or a log given (or found in a
 // folder given) that could not be read (the others are still imported and written).
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -16,10 +17,10 @@
 #include "analysis/nccl_log/import.h"
 #include "analysis/nccl_log/log_set.h"
 #include "analysis/nccl_log/profile_join.h"
-#include "cli/paths/import_writer.h"
 #include "cli/paths/paths.h"
 #include "cli/rail_map_option.h"
 #include "common/atomic_file.h"
+#include "common/work_pool.h"
 #include "formats/rail_map.h"
 
 namespace railtune::cli {
@@ -81,6 +82,16 @@ void printUnreadable(const std::vector<nl::Diagnostic>& unreadable, size_t limit
 
 std::string percent(uint64_t part, uint64_t whole) {
   return std::to_string(part) + " of " + std::to_string(whole);
+}
+
+// Each process's path log rendered and written on the pool while the import goes on: JSON rendering is most of
+// an import's time. The pool's first error drops the processes still waiting and is thrown by its finish().
+void writeOnPool(WorkPool& pool, const std::string& dir, nl::ImportedProcess&& process, std::atomic<size_t>& written) {
+  pool.submit([&dir, &written, process = std::move(process)] {
+    const auto [name, text] = nl::renderPathLog(process);
+    writeFile(dir, name, text);
+    ++written;
+  });
 }
 
 // What the imported processes were (they may have been written and let go one by one).
@@ -150,14 +161,16 @@ int runImport(const ImportArgs& args) {
   options.job = args.job;
   options.railMap = railMap ? &*railMap : nullptr;
   prepareFolder(args.output);
-  size_t written = 0, processes = 0;
+  size_t processes = 0;
   std::set<std::string> hosts, versions;
-  ParallelWriter writer(args.output, writeFile);
+  const unsigned workers = WorkPool::defaultWorkers();
+  WorkPool pool(workers, 2 * size_t{workers});  // at most 2 processes per worker wait: memory stays bounded
+  std::atomic<size_t> writtenOnPool{0};
   const auto write = [&](nl::ImportedProcess&& process) {
     ++processes;
     hosts.insert(process.identity.host);
     if (!process.version.empty()) versions.insert(process.version);
-    if (!process.connections.empty()) writer.add(std::move(process));
+    if (!process.connections.empty()) writeOnPool(pool, args.output, std::move(process), writtenOnPool);
   };
   // Without a profile join each process is written as it is imported: a large job's records are never all held.
   nl::Import import = args.profileDirs.empty() ? nl::importLogs(logs, options, write) : nl::importLogs(logs, options);
@@ -166,7 +179,8 @@ int runImport(const ImportArgs& args) {
     join = nl::joinProfileFlows(args.profileDirs, &import);
     for (nl::ImportedProcess& process : import.processes) write(std::move(process));
   }
-  written = writer.finish();
+  pool.finish();
+  const size_t written = writtenOnPool;
   printDiagnostics(import.diagnostics, args.warnings);
   printSummary(import, Seen{processes, hosts, versions}, join, railMap.has_value());
   printUnreadable(import.unreadable, args.warnings);

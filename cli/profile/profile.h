@@ -5,7 +5,7 @@
 
 namespace railtune::cli {
 
-Command addProfileStragglersCommand(CLI::App& profile);  // profile_stragglers.cc
-Command addProfileHangsCommand(CLI::App& profile);       // profile_hangs.cc
+Command addProfileStragglersCommand(CLI::App& profile);  // stragglers.cc: `railtune profile stragglers`
+Command addProfileHangsCommand(CLI::App& profile);       // hangs.cc: `railtune profile hangs`
 
 }  // namespace railtune::cli

@@ -16,13 +16,13 @@
 
 #include "analysis/ingest/folder_walk.h"
 #include "analysis/ingest/line_reader.h"
-#include "analysis/ingest/parallel_for.h"
 #include "cli/sweep/ordered_output.h"
 #include "cli/sweep/row_text.h"
 #include "cli/sweep/shape_options.h"
 #include "cli/sweep/sweep.h"
 #include "common/atomic_file.h"
 #include "common/regular_file.h"
+#include "common/work_pool.h"
 #include "nccl-tests-integration/dataset/from_output.h"
 #include "nccl-tests-integration/parse/nccl_tests_json.h"
 #include "nccl-tests-integration/run/manifest.h"
@@ -274,8 +274,7 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
   std::optional<AtomicFile> file;
   if (!jobs.empty()) file.emplace(opts.output);
   OrderedOutput output(jobs.size(), kMaxBufferedBytes, [&](std::string_view bytes) { file->write(bytes); });
-  analysis::ingest::parallelFor(jobs.size(),
-                                [&](size_t i) { readJob(jobs[i], i, opts.maxWarnings + 1, output, results[i]); });
+  parallelFor(jobs.size(), [&](size_t i) { readJob(jobs[i], i, opts.maxWarnings + 1, output, results[i]); });
   if (!output.error().empty()) throw std::runtime_error(output.error());
 
   size_t rows = 0, runs = 0, flagged = 0, badRows = 0, filesWithRows = 0, more = 0;

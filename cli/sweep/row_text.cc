@@ -8,9 +8,7 @@ namespace railtune::cli {
 RowText::RowText(size_t pieceBytes, std::function<void(std::string&)> flush)
     : pieceBytes_(pieceBytes), flush_(std::move(flush)) {}
 
-RowText::~RowText() {
-  if (writer_.joinable()) finish();
-}
+RowText::~RowText() = default;  // a writer left unfinished (an error on the reading thread) drops its batches
 
 void RowText::append(const RowValues& v, std::string& text) {
   sweep::DatasetRow row;  // only the fields that differ between rows of a run: the parts hold the rest
@@ -33,9 +31,9 @@ void RowText::add(const sweep::DatasetRow& row, const sweep::DatasetLineParts& p
     if (text_.size() >= pieceBytes_) flush_(text_);
     return;
   }
-  if (!writer_.joinable()) {
+  if (!writer_) {
     if (!text_.empty()) flush_(text_);
-    writer_ = std::thread([this] { writeBatches(); });
+    writer_.emplace(1, kQueuedBatches);
   }
   if (!parts_ || partsRun_ != row.run) {  // a new run: its parts, shared by the batches that hold its rows
     parts_ = std::make_shared<const sweep::DatasetLineParts>(parts);
@@ -46,47 +44,29 @@ void RowText::add(const sweep::DatasetRow& row, const sweep::DatasetLineParts& p
   if (batch_.size() == kBatchRows) hand(std::move(batch_));
 }
 
+// Waits while kQueuedBatches wait; after a failed flush the batch is dropped (finish() throws the error).
 void RowText::hand(Batch&& batch) {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return queue_.size() < kQueuedBatches; });
-  queue_.push_back(std::move(batch));
-  changed_.notify_all();
+  auto shared = std::make_shared<const Batch>(std::move(batch));
+  writer_->submit([this, shared] { writeBatch(*shared); });
   batch_ = Batch();
   batch_.reserve(kBatchRows);
 }
 
-void RowText::writeBatches() {
-  std::string text;
-  for (;;) {
-    Batch batch;
-    {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return closed_ || !queue_.empty(); });
-      if (queue_.empty()) break;
-      batch = std::move(queue_.front());
-      queue_.pop_front();
-      changed_.notify_all();
-    }
-    for (const RowValues& v : batch) {
-      append(v, text);
-      if (text.size() >= pieceBytes_) flush_(text);
-    }
+void RowText::writeBatch(const Batch& batch) {
+  for (const RowValues& v : batch) {
+    append(v, writerText_);
+    if (writerText_.size() >= pieceBytes_) flush_(writerText_);
   }
-  if (!text.empty()) flush_(text);
 }
 
 void RowText::finish() {
-  if (!writer_.joinable()) {
+  if (!writer_) {
     if (!text_.empty()) flush_(text_);
     return;
   }
   if (!batch_.empty()) hand(std::move(batch_));
-  {
-    std::lock_guard lock(mutex_);
-    closed_ = true;
-    changed_.notify_all();
-  }
-  writer_.join();
+  writer_->finish();  // joined: the writing thread's piece is this thread's now
+  if (!writerText_.empty()) flush_(writerText_);
 }
 
 }  // namespace railtune::cli

@@ -1,19 +1,18 @@
 // The dataset lines of one nccl-tests output, written as its rows are read. For a long output a second thread
-// writes the JSON while the reading thread parses the text (the two cost about the same per row), so a 500 MB
-// output takes about the time of the slower half; a short one is written on the reading thread, with no thread
-// started for it.
+// (a one-worker common/work_pool.h, so batches are written in order) writes the JSON while the reading thread
+// parses the text (the two cost about the same per row), so a 500 MB output takes about the time of the slower
+// half; a short one is written on the reading thread, with no thread started for it. A flush that throws on the
+// writing thread stops it, and finish() throws that error.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "common/work_pool.h"
 #include "nccl-tests-integration/dataset/dataset.h"
 
 namespace railtune::cli {
@@ -27,7 +26,7 @@ class RowText {
   RowText(const RowText&) = delete;
   RowText& operator=(const RowText&) = delete;
   void add(const sweep::DatasetRow& row, const sweep::DatasetLineParts& parts);
-  void finish();  // every line handed to flush; the writing thread joined
+  void finish();  // every line handed to flush; the writing thread joined (its first error rethrown)
 
   // Rows written on the reading thread before the second one starts.
   static constexpr size_t kRowsBeforeThread = 65536;
@@ -47,7 +46,7 @@ class RowText {
 
   void append(const RowValues& values, std::string& text);
   void hand(Batch&& batch);
-  void writeBatches();
+  void writeBatch(const Batch& batch);
 
   size_t pieceBytes_;
   std::function<void(std::string&)> flush_;
@@ -56,11 +55,8 @@ class RowText {
   int partsRun_ = -1;
   std::shared_ptr<const sweep::DatasetLineParts> parts_;
   Batch batch_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Batch> queue_;
-  bool closed_ = false;
-  std::thread writer_;
+  std::string writerText_;          // the writing thread's piece
+  std::optional<WorkPool> writer_;  // last: its worker uses the members above
 };
 
 }  // namespace railtune::cli

@@ -1,5 +1,5 @@
 // One row of `railtune tuner decisions` per collective and size, and the report around the rows. The
-// writers (tuner_format.h) take their columns from kDecisionColumns, so a new column is one field here
+// writers (format.h) take their columns from kDecisionColumns, so a new column is one field here
 // and one entry there.
 #pragma once
 

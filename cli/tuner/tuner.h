@@ -5,6 +5,6 @@
 
 namespace railtune::cli {
 
-Command addTunerDecisionsCommand(CLI::App& tuner);  // tuner_decisions.cc: `railtune tuner decisions`
+Command addTunerDecisionsCommand(CLI::App& tuner);  // decisions.cc: `railtune tuner decisions`
 
 }  // namespace railtune::cli

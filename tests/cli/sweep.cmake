@@ -44,6 +44,13 @@ else()
   set_tests_properties(cli.sweep_parse_published_samples PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP:")
 endif()
 
+# One output longer than the rows the reading thread writes itself: the dataset lines the second thread
+# writes are every row, in order (sweep_parse_long_output.py).
+add_test(NAME cli.sweep_parse_long_output
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_parse_long_output.py ${_railtune} ${_sweep_work}/long
+                 ${PROJECT_SOURCE_DIR}/tests/data/sweep/recorded/g8/default.txt)
+set_tests_properties(cli.sweep_parse_long_output PROPERTIES TIMEOUT 300 ENVIRONMENT_MODIFICATION "${_sweep_env}")
+
 # What a user gets wrong.
 file(WRITE ${_sweep_work}/not-a-table.txt "hello\nthis is not nccl-tests output\n")
 file(WRITE ${_sweep_work}/not-a-dataset.jsonl "{\"schema\":\"railtune.path_log.v1\"}\nnot json\n")
