@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <memory>
 #include <stdexcept>
@@ -145,7 +146,7 @@ TEST(ParallelFor, EveryIndexOnce) {
 }
 
 TEST(ParallelFor, FirstErrorStopsTheRestAndIsRethrown) {
-  constexpr size_t kItems = 1000000;
+  constexpr size_t kItems = 100000;
   std::atomic<bool> thrown{false};
   std::atomic<size_t> ran{0};
   try {
@@ -157,6 +158,10 @@ TEST(ParallelFor, FirstErrorStopsTheRestAndIsRethrown) {
             throw std::runtime_error("index 0");
           }
           while (!thrown) std::this_thread::yield();  // every other index runs after the failure
+          // Each index takes 100 us, so that the other worker outruns the stop only if the failing thread
+          // stalls for 10 s (a loaded 2-core machine under TSan stalls threads for milliseconds, not seconds);
+          // without the stop it runs them all (10 s) and the count below fails.
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
           ++ran;
         },
         2);
@@ -165,7 +170,7 @@ TEST(ParallelFor, FirstErrorStopsTheRestAndIsRethrown) {
     EXPECT_STREQ(e.what(), "index 0");
   }
   // Without the stop the other worker would run every index left; with it, those it took before it saw the
-  // failure (a handful, unless the failing thread stalls for the whole loop).
+  // failure (a handful).
   EXPECT_LT(ran.load(), kItems - 1);
   try {
     parallelFor(
