@@ -8,4 +8,4 @@ add_library(railtune_topo_sched STATIC
   ${CMAKE_CURRENT_LIST_DIR}/slurm_hostlist.cc
   ${CMAKE_CURRENT_LIST_DIR}/slurm.cc
   ${CMAKE_CURRENT_LIST_DIR}/launcher_env.cc)
-target_link_libraries(railtune_topo_sched PUBLIC railtune_fabric railtune_formats railtune_common)
+target_link_libraries(railtune_topo_sched PUBLIC railtune_fabric railtune_formats railtune_common_tools)
