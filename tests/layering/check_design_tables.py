@@ -16,7 +16,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_floors import FLOORS, source_files  # noqa: E402  (one list of floors, one list of files)
+from check_floors import FLOORS, report, source_files  # noqa: E402  (one list of floors, one list of files)
 
 DESIGN = "docs/design.md"
 TICKED = re.compile(r"`([^`]+)`")
@@ -117,13 +117,8 @@ def main():
         lines = text.readlines()
     problems = check_layout(table_rows(lines, "Layout"), files, folders)
     problems += check_floors_table(table_rows(lines, "Floors"))
-    for problem in problems:
-        print(problem)
-    if problems:
-        print(f"{len(problems)} mismatch(es) between {DESIGN}'s tables and the tree", file=sys.stderr)
-        return 1
-    print(f"{DESIGN}: the Layout and Floors tables match the tree")
-    return 0
+    return report(problems, "{count} mismatch(es) between " + DESIGN + "'s tables and the tree",
+                  f"{DESIGN}: the Layout and Floors tables match the tree")
 
 
 if __name__ == "__main__":

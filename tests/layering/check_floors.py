@@ -172,6 +172,17 @@ def check_readme_layout(root, files):
     return problems
 
 
+def report(problems, failure, success):
+    """Prints each problem and, on stderr, `failure` (a format with {count}); else `success`. The exit status."""
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(failure.format(count=len(problems)), file=sys.stderr)
+        return 1
+    print(success)
+    return 0
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().split("\n\n")[-1], file=sys.stderr)
@@ -179,13 +190,8 @@ def main():
     root = sys.argv[1]
     files = source_files(root)
     problems = check_includes(root, files) + check_readme_layout(root, files)
-    for problem in problems:
-        print(problem)
-    if problems:
-        print(f"{len(problems)} layering problem(s); the floors are in docs/design.md", file=sys.stderr)
-        return 1
-    print(f"layering: {len(files)} files, every include keeps to its floor")
-    return 0
+    return report(problems, "{count} layering problem(s); the floors are in docs/design.md",
+                  f"layering: {len(files)} files, every include keeps to its floor")
 
 
 if __name__ == "__main__":
