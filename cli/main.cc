@@ -2,9 +2,24 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "cli/commands.h"
+
+namespace {
+
+// The words of the subcommand that was chosen ("topo nccl-xml"), which every error message of it starts with.
+std::string chosenCommand(const CLI::App& app) {
+  std::string words;
+  for (const CLI::App* level = &app; !level->get_subcommands().empty();) {
+    level = level->get_subcommands().front();
+    words += (words.empty() ? "" : " ") + level->get_name();
+  }
+  return words;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"railtune: NCCL tuner, net and profiler plugins for rail-optimized GPU clusters", "railtune"};
@@ -27,12 +42,15 @@ int main(int argc, char** argv) {
     // scripts can tell it from a gate's "found something" (1).
     return app.exit(e) == 0 ? 0 : 2;
   }
+  // The one place a subcommand's failure becomes its message and exit status (docs/design.md, "Exit status"):
+  // whatever its libraries throw means the command could not do its job (unusable input, a file it cannot
+  // write), status 2, so that 1 keeps its meaning of "found something" where a command gates.
   try {
     for (const auto& command : commands)
       if (command.app->parsed()) return command.run();
   } catch (const std::exception& e) {
-    std::cerr << "railtune: " << e.what() << "\n";
-    return 1;
+    std::cerr << "railtune " << chosenCommand(app) << ": " << e.what() << "\n";
+    return 2;
   }
   std::cerr << app.help() << "\nrailtune: a subcommand is required\n";
   return 1;
