@@ -24,6 +24,9 @@ void reportProblems(const analysis::profile::ProfileLogs& logs, std::ostream& er
         << " passed over: not a railtune profiler log\n";
 }
 
+namespace {
+
+// An error message when --job names a job the logs do not hold ("" otherwise).
 std::string missingJob(const analysis::profile::ProfileLogs& logs, const std::optional<std::string>& job) {
   if (!job || std::find(logs.jobs.begin(), logs.jobs.end(), *job) != logs.jobs.end()) return "";
   std::vector<std::string> jobs = logs.jobs;
@@ -31,6 +34,21 @@ std::string missingJob(const analysis::profile::ProfileLogs& logs, const std::op
   std::string names;
   for (const std::string& j : jobs) names += (names.empty() ? "" : ", ") + j;
   return "no records of job " + *job + (names.empty() ? std::string() : "; the logs hold job(s) " + names);
+}
+
+}  // namespace
+
+analysis::profile::ProfileLogs readLogsToAnalyse(const analysis::profile::ReadOptions& read,
+                                                 const std::optional<std::string>& job, bool hangRecordsCount,
+                                                 std::ostream& err) {
+  analysis::profile::ProfileLogs logs = analysis::profile::readProfileLogs(read);
+  reportProblems(logs, err);
+  if (const std::string missing = missingJob(logs, job); !missing.empty()) throw std::runtime_error(missing);
+  if (logs.samples.empty() && (!hangRecordsCount || logs.hangs.empty()))
+    throw std::runtime_error("no readable collective records in " + read.folders.front() +
+                             (read.folders.size() > 1 ? " and the other folders" : "") + " (" +
+                             std::to_string(logs.collectiveFiles) + " collective logs found)");
+  return logs;
 }
 
 }  // namespace railtune::cli

@@ -27,33 +27,18 @@ struct HangArgs {
 };
 
 int runHangs(const HangArgs& args) {
-  try {
-    const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
-    pa::ReadOptions read;
-    read.folders = args.logDirs;
-    read.folders.insert(read.folders.end(), args.pathLogDirs.begin(), args.pathLogDirs.end());
-    read.pathLogs = true;
-    const pa::ProfileLogs logs = pa::readProfileLogs(read);
-    reportProblems(logs, std::cerr);
-    const std::optional<std::string> job = args.job.empty() ? std::nullopt : std::optional<std::string>(args.job);
-    if (const std::string missing = missingJob(logs, job); !missing.empty()) {
-      std::cerr << "error: " << missing << "\n";
-      return 2;
-    }
-    if (logs.samples.empty() && logs.hangs.empty()) {
-      std::cerr << "error: no readable collective records in " << args.logDirs.front() << " (" << logs.collectiveFiles
-                << " collective logs found)\n";
-      return 2;
-    }
-    const pa::HangReport report = pa::analyseHangs(logs, railMap ? &*railMap : nullptr, job);
-    std::cout << (args.json ? pa::renderHangsJson(report) : pa::renderHangsTable(report));
-    for (const pa::JobHangs& j : report.jobs)
-      if (!j.hung.empty()) return 1;
-    return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  }
+  const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+  pa::ReadOptions read;
+  read.folders = args.logDirs;
+  read.folders.insert(read.folders.end(), args.pathLogDirs.begin(), args.pathLogDirs.end());
+  read.pathLogs = true;
+  const std::optional<std::string> job = args.job.empty() ? std::nullopt : std::optional<std::string>(args.job);
+  const pa::ProfileLogs logs = readLogsToAnalyse(read, job, /*hangRecordsCount=*/true, std::cerr);
+  const pa::HangReport report = pa::analyseHangs(logs, railMap ? &*railMap : nullptr, job);
+  std::cout << (args.json ? pa::renderHangsJson(report) : pa::renderHangsTable(report));
+  for (const pa::JobHangs& j : report.jobs)
+    if (!j.hung.empty()) return 1;
+  return 0;
 }
 
 }  // namespace

@@ -28,31 +28,15 @@ struct StragglerArgs {
 };
 
 int runStragglers(const StragglerArgs& args) {
-  try {
-    const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
-    pa::ReadOptions read;
-    read.folders = args.logDirs;
-    const pa::ProfileLogs logs = pa::readProfileLogs(read);
-    reportProblems(logs, std::cerr);
-    pa::StragglerOptions options = args.options;
-    if (!args.job.empty()) options.job = args.job;
-    if (const std::string missing = missingJob(logs, options.job); !missing.empty()) {
-      std::cerr << "error: " << missing << "\n";
-      return 2;
-    }
-    if (logs.samples.empty()) {
-      std::cerr << "error: no readable collective records in " << args.logDirs.front()
-                << (args.logDirs.size() > 1 ? " and the other folders" : "") << " (" << logs.collectiveFiles
-                << " collective logs found)\n";
-      return 2;
-    }
-    const pa::StragglerReport report = pa::analyseStragglers(logs, railMap ? &*railMap : nullptr, options);
-    std::cout << (args.json ? pa::renderStragglersJson(report) : pa::renderStragglersTable(report, options, args.top));
-    return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  }
+  const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+  pa::ReadOptions read;
+  read.folders = args.logDirs;
+  pa::StragglerOptions options = args.options;
+  if (!args.job.empty()) options.job = args.job;
+  const pa::ProfileLogs logs = readLogsToAnalyse(read, options.job, /*hangRecordsCount=*/false, std::cerr);
+  const pa::StragglerReport report = pa::analyseStragglers(logs, railMap ? &*railMap : nullptr, options);
+  std::cout << (args.json ? pa::renderStragglersJson(report) : pa::renderStragglersTable(report, options, args.top));
+  return 0;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // `railtune topo merge FILE...`: one cluster description from many (the per-host files `topo
 // discover` writes on every node, or hand-written parts), in the full form. `railtune topo expand`:
 // the full form of one description (what the compact form means, host by host). Both check the
-// result like `topo check` and exit 1 on any error.
+// result like `topo check`; on any error they write nothing and exit 2 (input they cannot use: docs/design.md,
+// "Exit status").
 #include <iostream>
 #include <memory>
 
@@ -27,7 +28,7 @@ int finish(const char* command, const fabric::Fabric& model, fabric::Diagnostics
   for (const fabric::Diagnostic& d : diagnostics.all()) std::cerr << d.str() << "\n";
   if (diagnostics.hasErrors()) {
     std::cerr << "railtune topo " << command << ": " << diagnostics.errorCount() << " error(s), nothing written\n";
-    return 1;
+    return 2;
   }
   return writeOutput(fabric::writeFabricYaml(model), out);
 }

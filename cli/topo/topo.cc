@@ -34,7 +34,7 @@ fabric::Fabric loadFabricOption(const std::string& path, fabric::Diagnostics& di
 int writeOutput(const std::string& text, const std::string& outPath) {
   if (outPath.empty()) {
     std::cout << text << std::flush;
-    return std::cout ? 0 : 1;
+    return std::cout ? 0 : 2;  // stdout closed or full: nothing usable was written
   }
   std::ofstream file(outPath, std::ios::binary | std::ios::trunc);
   if (!file) throw std::runtime_error("cannot write " + outPath);

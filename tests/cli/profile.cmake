@@ -62,17 +62,17 @@ if(TARGET railtune_profile_analysis)
                  "^job 48213: 144 ranks" "^job 48999: " "missing ranks 0-2, 4-143"
                  -- ${_railtune} profile stragglers ${_profile_data}/bad-lines)
   profile_expect(stragglers_one_job ok "^job 48999: " -- ${_railtune} profile stragglers ${_profile_data}/bad-lines --job 48999)
-  profile_expect(stragglers_unknown_job fail "error: no records of job 7; the logs hold job\\(s\\) 48213, 48999" --
+  profile_expect(stragglers_unknown_job 2 "^railtune profile stragglers: no records of job 7; the logs hold job\\(s\\) 48213, 48999" --
                  ${_railtune} profile stragglers ${_profile_data}/bad-lines --job 7)
-  profile_expect(stragglers_nothing_readable fail "error: no readable collective records in .*profile_empty" --
+  profile_expect(stragglers_nothing_readable 2 "^railtune profile stragglers: no readable collective records in .*profile_empty" --
                  ${_railtune} profile stragglers ${CMAKE_CURRENT_BINARY_DIR}/profile_empty)
-  profile_expect(hangs_nothing_readable fail "error: no readable collective records" --
+  profile_expect(hangs_nothing_readable 2 "^railtune profile hangs: no readable collective records" --
                  ${_railtune} profile hangs ${CMAKE_CURRENT_BINARY_DIR}/profile_empty)
-  profile_expect(stragglers_missing_folder fail "error: .*/no-such-folder: not a folder" --
+  profile_expect(stragglers_missing_folder 2 "^railtune profile stragglers: .*/no-such-folder: not a folder" --
                  ${_railtune} profile stragglers ${CMAKE_CURRENT_BINARY_DIR}/no-such-folder)
-  profile_expect(stragglers_bad_rail_map fail "error: .*unknown_key.yaml" --
+  profile_expect(stragglers_bad_rail_map 2 "^railtune profile stragglers: .*unknown_key.yaml" --
                  ${_railtune} profile stragglers ${_profile_data}/bad-lines --rail-map ${PROJECT_SOURCE_DIR}/tests/data/fabric/unknown_key.yaml)
   add_test(NAME cli.profile_stragglers_rail_map_from_env
-           COMMAND ${_expect} fail "error: .*no-such-map.json" -- ${_railtune} profile stragglers ${_profile_data}/bad-lines)
+           COMMAND ${_expect} 2 "^railtune profile stragglers: .*no-such-map.json" -- ${_railtune} profile stragglers ${_profile_data}/bad-lines)
   set_tests_properties(cli.profile_stragglers_rail_map_from_env PROPERTIES ENVIRONMENT "RAILTUNE_RAIL_MAP=/nonexistent/no-such-map.json")
 endif()
