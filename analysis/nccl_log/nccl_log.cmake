@@ -4,5 +4,8 @@ add_library(railtune_nccl_log STATIC
   ${CMAKE_CURRENT_LIST_DIR}/log_line.cc
   ${CMAKE_CURRENT_LIST_DIR}/log_set.cc
   ${CMAKE_CURRENT_LIST_DIR}/import.cc
-  ${CMAKE_CURRENT_LIST_DIR}/profile_join.cc)
-target_link_libraries(railtune_nccl_log PUBLIC railtune_ingest railtune_formats Threads::Threads)
+  ${CMAKE_CURRENT_LIST_DIR}/profile_join.cc
+  ${CMAKE_CURRENT_LIST_DIR}/import_folder.cc
+  ${CMAKE_CURRENT_LIST_DIR}/import_summary.cc)
+target_link_libraries(railtune_nccl_log PUBLIC railtune_ingest railtune_formats Threads::Threads
+                                        PRIVATE railtune_common_tools)

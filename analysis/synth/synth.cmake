@@ -10,7 +10,8 @@ add_library(railtune_synth STATIC
   ${CMAKE_CURRENT_LIST_DIR}/collective_records.cc
   ${CMAKE_CURRENT_LIST_DIR}/write_files.cc
   ${CMAKE_CURRENT_LIST_DIR}/truth.cc
-  ${CMAKE_CURRENT_LIST_DIR}/rail_map_source.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/rail_map_source.cc
+  ${CMAKE_CURRENT_LIST_DIR}/synth_run.cc)
 target_link_libraries(railtune_synth
   PUBLIC railtune_formats railtune_common
   PRIVATE railtune_fabric_yaml railtune_topo_xml nlohmann_json::nlohmann_json Threads::Threads)

@@ -6,15 +6,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "analysis/synth/rail_map_source.h"
 #include "analysis/synth/synth_job.h"
-#include "analysis/synth/truth.h"
+#include "analysis/synth/synth_run.h"
 #include "analysis/synth/write_files.h"
 #include "cli/paths/paths.h"
 
@@ -50,73 +47,8 @@ double gigabytes(uint64_t bytes) {
   return static_cast<double>(bytes) / 1e9;
 }
 
-std::string gigabytesText(uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GB", gigabytes(bytes));
-  return text;
-}
-
-// A fresh folder: files of an earlier job left beside the new ones would be analysed with them.
-// Returns the bytes free there, after checking that `needBytes` (and 5 % more) fit.
-uint64_t prepareOutDir(const fs::path& dir, uint64_t needBytes) {
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
-    throw sy::SynthError("--out " + dir.string() + " is not empty; synth writes into a new or empty folder");
-  fs::create_directories(dir, ec);
-  if (ec) throw sy::SynthError("cannot create --out " + dir.string() + ": " + ec.message());
-  const fs::space_info space = fs::space(dir, ec);
-  if (ec) return 0;  // unknown: the writes will say if it runs out
-  if (space.available < needBytes + needBytes / 20)
-    throw sy::SynthError("--out " + dir.string() + ": the logs need about " + gigabytesText(needBytes) + " and only " +
-                         gigabytesText(space.available) + " are free there");
-  return space.available;
-}
-
-void writeTruth(const sy::SynthJob& job, const std::string& path) {
-  std::ofstream out(path, std::ios::trunc);
-  out << sy::renderTruth(job);
-  if (!out.flush()) throw sy::SynthError("cannot write " + path);
-}
-
-void printPlan(const sy::SynthJob& job) {
-  const sy::JobPlacement& place = job.placement;
-  std::printf("job %s: %d ranks on %zu hosts in %zu racks (%s), %zu collectives, %d channels\n",
-              job.options.job.c_str(), job.ranks(), place.hosts.size(), place.domains.size(),
-              place.mnnvl ? "MNNVL: a rack is one NCCL node" : "no MNNVL: a tray is one NCCL node",
-              job.timeline.collectives().size(), job.connections.channels());
-  for (const sy::Offender& o : job.offenders.list) {
-    if (o.level == sy::OffenderLevel::Rank) {
-      std::printf("injected slow rank: rank %d on %s\n", o.index, place.hostOf(o.index).name.c_str());
-      continue;
-    }
-    const std::string where = o.level == sy::OffenderLevel::Tray ? place.hosts[static_cast<size_t>(o.index)].entry->name
-                                                                 : place.domains[static_cast<size_t>(o.index)];
-    std::printf("injected slow %s: %s (%zu ranks)\n", sy::offenderLevelName(o.level), where.c_str(), o.ranks.size());
-  }
-  for (const sy::CrossRailConnection& c : job.connections.crossRail()) {
-    const sy::PlacedHost& host = place.hosts[static_cast<size_t>(place.ranks[static_cast<size_t>(c.rank)].host)];
-    const sy::HostNic& nic = host.nics[static_cast<size_t>(c.actual)];
-    std::printf("injected cross-rail: rank %d on %s channel %d sends through %s (rail %d), its GPU's rail is %d\n",
-                c.rank, host.entry->name.c_str(), c.channel, nic.hca.c_str(), nic.rail, place.expectedRailOf(c.rank));
-  }
-}
-
-// A job larger than the cluster is refused before anything is placed, saying how to give a larger one:
-// the default cluster (2 racks, 144 GPUs) holds small jobs only.
-void requireEnoughGpus(const formats::RailMap& map, int ranks) {
-  size_t gpus = 0;
-  for (const formats::RailMapHost& host : map.hosts) gpus += host.gpus.size();
-  if (ranks <= 0 || static_cast<size_t>(ranks) <= gpus) return;
-  throw sy::SynthError(std::to_string(ranks) + " ranks need more GPUs than the rail map's " + std::to_string(gpus) +
-                       " (" + std::to_string(map.hosts.size()) +
-                       " hosts): place the job on a larger cluster with --fabric FILE or --rail-map FILE "
-                       "(railtune's source tree has bench/data/gb300-114-racks.yaml: 114 GB300 NVL72 racks, "
-                       "8,208 GPUs)");
-}
-
 int runSynth(SynthArgs args) {
   const auto started = std::chrono::steady_clock::now();
-  for (const std::string& text : args.late) args.job.late.push_back(sy::parseNamedOffender(text));
   args.job.spread = {.arrivalJitterNs = nanoseconds(args.arrivalJitterUs),
                      .endJitterNs = nanoseconds(args.endJitterUs),
                      .maxClockOffsetNs = nanoseconds(args.clockSpreadUs),
@@ -124,24 +56,18 @@ int runSynth(SynthArgs args) {
                      .noiseShare = args.noisePercent / 100.0,
                      .noiseMaxNs = nanoseconds(args.noiseMaxUs),
                      .hostsPerClock = args.hostsPerClock};
-  formats::RailMap map = sy::loadRailMap(args.fabric, args.railMap);
-  requireEnoughGpus(map, args.job.ranks);
-  std::unique_ptr<sy::SynthJob> job = sy::makeSynthJob(args.job, std::move(map));
-  bool anyNet = false;
-  for (int r = 0; r < job->ranks() && !anyNet; ++r) anyNet = job->placement.hasNetPeers(r);
-  if (!anyNet)
-    std::fprintf(stderr,
-                 "railtune paths synth: note: every rank is in one NCCL node, so no connection uses the "
-                 "network and no path log is written (more racks, or --no-mnnvl, give some)\n");
-  printPlan(*job);
+  const std::unique_ptr<sy::SynthJob> job = sy::planSynthJob(args.job, args.fabric, args.railMap, args.late);
+  if (const std::string note = sy::noNetworkNote(*job); !note.empty())
+    std::fprintf(stderr, "railtune paths synth: note: %s\n", note.c_str());
+  std::fputs(sy::renderSynthPlan(*job).c_str(), stdout);
   const uint64_t need = sy::estimateBytes(*job);
-  const uint64_t free = prepareOutDir(args.outDir, need);
+  const uint64_t free = sy::prepareOutDir(args.outDir, need);
   std::printf("writing about %.2f GB to %s (%.0f GB free there)\n", gigabytes(need), args.outDir.c_str(),
               gigabytes(free));
   std::fflush(stdout);
   if (args.truthPath.empty()) args.truthPath = (fs::path(args.outDir) / "truth.json").string();
   const sy::WriteSummary written = sy::writeJobFiles(*job, args.outDir, args.threads);
-  writeTruth(*job, args.truthPath);
+  sy::writeTruthFile(*job, args.truthPath);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::printf("wrote %llu files, %.2f GB, in %.1f s to %s; truth: %s\n", static_cast<unsigned long long>(written.files),
               gigabytes(written.bytes), seconds, args.outDir.c_str(), args.truthPath.c_str());
