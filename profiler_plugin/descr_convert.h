@@ -1,11 +1,13 @@
 // Conversions from NCCL's per-version event descriptors and state arguments to the engine's types.
 // The versions share member names, so one template reads them all; `requires` picks the members a
 // version has, and a member a version lacks stays at its default. Only profiler v1 (numeric
-// func/datatype/algo/proto) needs its own code, in adapter_v1.cc.
+// func/datatype/algo/proto) needs its own code: convertDescriptorV1, at the end.
 #pragma once
 
+#include <cstddef>
 #include <type_traits>
 
+#include "nccl/profiler_v1.h"
 #include "profiler_plugin/engine.h"
 
 namespace railtune::profiler {
@@ -97,6 +99,45 @@ StateArgs convertStateArgs(EventState state, const Args* in) {
   }
   if (state == EventState::ProxyCtrlAppend || state == EventState::ProxyCtrlAppendEnd) {
     out.appendedProxyOps = in->proxyCtrl.appendedProxyOps;
+  }
+  return out;
+}
+
+// Profiler v1 numbers func, datatype, algo and proto; these are NCCL's own spellings of them, so that
+// the engine sees the strings every later version passes. A number past the list is "unknown".
+namespace v1_names {
+inline constexpr const char* kFunc[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce", "SendRecv",
+                                        "Send",      "Recv",   "AlltoAll",  "Scatter",       "Gather"};
+inline constexpr const char* kDatatype[] = {"ncclInt8",    "ncclUint8",    "ncclInt32",      "ncclUint32",
+                                            "ncclInt64",   "ncclUint64",   "ncclFloat16",    "ncclFloat32",
+                                            "ncclFloat64", "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
+inline constexpr const char* kAlgo[] = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+inline constexpr const char* kProto[] = {"LL", "LL128", "Simple"};
+
+template <size_t N>
+const char* nameAt(const char* const (&names)[N], unsigned index) {
+  return index < N ? names[index] : "unknown";
+}
+}  // namespace v1_names
+
+inline EventDescriptor convertDescriptorV1(const ncclProfilerEventDescr_v1_t& in) {
+  using v1_names::nameAt;
+  EventDescriptor out = convertDescriptor(in);  // type, parent, rank, proxy members
+  if (out.type == EventType::Coll) {
+    out.coll.seqNumber = in.coll.seqNumber;
+    out.coll.func = nameAt(v1_names::kFunc, in.coll.func);
+    out.coll.count = in.coll.count;
+    out.coll.root = in.coll.root;
+    out.coll.datatype = nameAt(v1_names::kDatatype, in.coll.datatype);
+    out.coll.nChannels = in.coll.nMaxChannels;
+    out.coll.nWarps = in.coll.nWarps;
+    out.coll.algo = nameAt(v1_names::kAlgo, in.coll.algo);
+    out.coll.proto = nameAt(v1_names::kProto, in.coll.proto);
+  } else if (out.type == EventType::P2p) {
+    out.p2p.func = nameAt(v1_names::kFunc, in.p2p.func);
+    out.p2p.count = in.p2p.count;
+    out.p2p.datatype = nameAt(v1_names::kDatatype, in.p2p.datatype);
+    out.p2p.peer = in.p2p.peer;
   }
   return out;
 }

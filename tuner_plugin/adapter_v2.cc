@@ -1,13 +1,13 @@
 // Tuner ABI v2: no cost table. The engine still works on a table: this adapter builds one in which
 // every combination NCCL says it supports costs the same, lets the engine decide, and reports the
 // entry the engine preferred (set to 0.0) as algorithm/protocol. With no preference the outputs
-// are left alone, so NCCL keeps the NCCL_ALGO_UNDEF/NCCL_PROTO_UNDEF it put there.
+// are left alone, so NCCL keeps the NCCL_ALGO_UNDEF/NCCL_PROTO_UNDEF it put there. Its table is
+// exported with the other versions' in adapters.cc.
 #include "nccl/tuner_v2.h"
+#include "tuner_plugin/adapter.h"
 #include "tuner_plugin/boundary.h"
 
 namespace {
-using namespace railtune::tuner;
-
 constexpr float kUnknownCost = 1.0f;  // "available, cost unknown": any preference (0.0) is below it
 
 void fillSupportedTable(float (&table)[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS], int collNetSupport, int nvlsSupport) {
@@ -38,12 +38,13 @@ bool preferredEntry(const float (&table)[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS
   return false;
 }
 
-ncclResult_t initV2(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** ctx) {
-  return boundary::init({.context = ctx, .nRanks = nRanks, .nNodes = nNodes, .logger = logFunction, .abiVersion = 2});
-}
+}  // namespace
 
-ncclResult_t getCollInfoV2(void* context, ncclFunc_t collType, size_t nBytes, int collNetSupport, int nvlsSupport,
-                           int numPipeOps, int* algorithm, int* protocol, int* nChannels) {
+namespace railtune::tuner::adapter {
+
+ncclResult_t getCollInfoWithoutCostTable(void* context, ncclFunc_t collType, size_t nBytes, int collNetSupport,
+                                         int nvlsSupport, int numPipeOps, int* algorithm, int* protocol,
+                                         int* nChannels) {
   float table[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS];
   fillSupportedTable(table, collNetSupport, nvlsSupport);
   const ncclResult_t result = boundary::getCollInfo(context, {.collType = static_cast<int>(collType),
@@ -62,13 +63,4 @@ ncclResult_t getCollInfoV2(void* context, ncclFunc_t collType, size_t nBytes, in
   return result;
 }
 
-ncclResult_t destroyV2(void* context) {
-  return boundary::finalize(context);
-}
-
-}  // namespace
-
-static_assert(sizeof(ncclTuner_v2_t) == 4 * sizeof(void*), "ncclTuner_v2_t: name + 3 function pointers");
-
-extern "C" __attribute__((visibility("default")))
-const ncclTuner_v2_t ncclTunerPlugin_v2 = {"railtune", initV2, getCollInfoV2, destroyV2};
+}  // namespace railtune::tuner::adapter

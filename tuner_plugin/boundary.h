@@ -3,7 +3,8 @@
 //   init          success with a pass-through context; an error only under RAILTUNE_STRICT=1
 //   getCollInfo,  always success with the cost table / chunk size untouched; after an internal
 //   getChunkSize  failure (or ABI misuse) the communicator's context disables itself
-// The adapters (adapter_vN.cc) call these with the arguments of the newest ABI.
+// The adapters (adapter.h, instantiated per version in adapters.cc) call these with the arguments
+// of the newest ABI.
 #pragma once
 
 #include <cstdint>

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include "nccl/profiler_v1.h"
 #include "nccl/profiler_v3.h"
 #include "nccl/profiler_v4.h"
 #include "nccl/profiler_v5.h"
+#include "nccl/profiler_v6.h"
 
 namespace railtune::profiler {
 namespace {
@@ -74,6 +76,69 @@ TEST(ProfilerConvertTest, ProxyOpFieldsSurvive) {
   EXPECT_EQ(out.proxyOp.peer, 7);
   EXPECT_EQ(out.proxyOp.chunkSize, 524288);
   EXPECT_TRUE(out.proxyOp.isSend);
+}
+
+TEST(ProfilerConvertTest, V1NumbersBecomeNcclsNames) {
+  ncclProfilerEventDescr_v1_t in{};
+  int parent = 0;
+  in.type = ncclProfileColl;
+  in.parentObj = &parent;
+  in.rank = 2;
+  in.coll.seqNumber = 7;
+  in.coll.func = 4;      // AllReduce
+  in.coll.datatype = 9;  // bfloat16
+  in.coll.count = 256;
+  in.coll.nMaxChannels = 12;
+  in.coll.algo = 1;   // Ring
+  in.coll.proto = 2;  // Simple
+  const EventDescriptor out = convertDescriptorV1(in);
+  EXPECT_EQ(out.type, EventType::Coll);
+  EXPECT_EQ(out.parent, &parent);
+  EXPECT_EQ(out.rank, 2);
+  EXPECT_EQ(out.coll.seqNumber, 7u);
+  EXPECT_STREQ(out.coll.func, "AllReduce");
+  EXPECT_STREQ(out.coll.datatype, "ncclBfloat16");
+  EXPECT_EQ(out.coll.count, 256u);
+  EXPECT_EQ(out.coll.nChannels, 12);
+  EXPECT_STREQ(out.coll.algo, "Ring");
+  EXPECT_STREQ(out.coll.proto, "Simple");
+
+  ncclProfilerEventDescr_v1_t p2p{};
+  p2p.type = ncclProfileP2p;
+  p2p.p2p.func = 6;        // Send
+  p2p.p2p.datatype = 200;  // past NCCL's list
+  p2p.p2p.peer = 5;
+  const EventDescriptor sent = convertDescriptorV1(p2p);
+  EXPECT_STREQ(sent.p2p.func, "Send");
+  EXPECT_STREQ(sent.p2p.datatype, "unknown");
+  EXPECT_EQ(sent.p2p.peer, 5);
+}
+
+TEST(ProfilerConvertTest, V1ProxyEventsConvertAsInEveryVersion) {
+  ncclProfilerEventDescr_v1_t in{};
+  in.type = ncclProfileProxyOp;
+  in.proxyOp.channelId = 3;
+  in.proxyOp.peer = 4;
+  in.proxyOp.isSend = 0;
+  const EventDescriptor out = convertDescriptorV1(in);
+  EXPECT_EQ(out.proxyOp.channelId, 3);
+  EXPECT_EQ(out.proxyOp.peer, 4);
+  EXPECT_FALSE(out.proxyOp.isSend);
+  EXPECT_EQ(out.coll.func, nullptr);
+}
+
+TEST(ProfilerConvertTest, V6CopyEngineEventsCarryTypeParentAndRank) {
+  ncclProfilerEventDescr_v6_t in{};
+  int parent = 0;
+  in.type = ncclProfileCeColl;
+  in.parentObj = &parent;
+  in.rank = 1;
+  in.ceColl.func = "AllGather";
+  const EventDescriptor out = convertDescriptor(in);
+  EXPECT_EQ(out.type, EventType::CeColl);
+  EXPECT_EQ(out.parent, &parent);
+  EXPECT_EQ(out.rank, 1);
+  EXPECT_EQ(out.coll.func, nullptr);
 }
 
 TEST(ProfilerConvertTest, StateArgsFollowTheState) {
