@@ -9,13 +9,9 @@
 
 namespace railtune::cli {
 
-// `fabricPath` "" = the embedded default cluster. Writes DIR/topology/{fabric.yaml, nccl-topo/<host>.xml,
-// rail-map.json, labels.json, label-nodes.sh, hypernodes.yaml, kueue-topology.yaml, slurm-topology-{block,tree}.conf,
-// env/<first host>.sh, check.txt} and prints a short summary. The launcher env points at the files
-// written there and at the plugins in `pluginDir`. fabric.yaml is the description as read. Returns
-// the number of errors the check found (0 = the outputs agree with each other and with NCCL's
-// limits). Throws fabric::FabricError for a bad description, std::runtime_error when a file cannot
-// be read or written.
+// `fabricPath` "" = the embedded default cluster. Writes DIR/topology/ (topo::writeClusterOutputs) and prints a
+// short summary. Returns the number of errors the check found (0 = the outputs agree with each other and with
+// NCCL's limits). Throws as writeClusterOutputs does.
 int writeDemoTopology(const std::filesystem::path& dir, const std::filesystem::path& pluginDir,
                       const std::string& fabricPath);
 

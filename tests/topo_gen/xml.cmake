@@ -6,8 +6,9 @@ add_executable(topo_xml_tests
   ${CMAKE_CURRENT_SOURCE_DIR}/nccl_xml_read_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/nccl_xml_profiles_test.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/rail_map_test.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/cluster_check_test.cc)
-target_link_libraries(topo_xml_tests PRIVATE railtune_topo_xml GTest::gtest_main)
+  ${CMAKE_CURRENT_SOURCE_DIR}/cluster_check_test.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/cluster_outputs_test.cc)
+target_link_libraries(topo_xml_tests PRIVATE railtune_topo_xml railtune_topo_outputs GTest::gtest_main)
 target_compile_definitions(topo_xml_tests PRIVATE RAILTUNE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                                                    RAILTUNE_SHARED_TOPO="${RAILTUNE_SHARED_DATA_DIR}/topo")
 gtest_discover_tests(topo_xml_tests TEST_PREFIX topo_gen. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
