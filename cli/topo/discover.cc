@@ -9,10 +9,10 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "cli/doctor/nvml_probe.h"
 #include "cli/topo/topo.h"
 #include "common/identity.h"
 #include "common/regular_file.h"
+#include "doctor/nvml_probe.h"
 #include "fabric/discover/assemble.h"
 #include "fabric/discover/hwloc_source.h"
 #include "fabric/discover/nvml_source.h"
