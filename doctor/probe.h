@@ -3,7 +3,8 @@
 // itself, started again as `railtune doctor probe -- MODE ARGS...`. The child prints
 // "railtune-probe:KEY=VALUE" lines on stdout (other output of the loaded library is ignored) and
 // exits at once with _exit, so that no destructor of the loaded library runs. The parent reads
-// them under a deadline and kills the child when it passes.
+// them under a deadline and kills the child, and what it started, when it passes (the tools' runner,
+// common/child_process.h: its own process group, dying with doctor).
 #pragma once
 
 #include <map>
