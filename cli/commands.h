@@ -31,7 +31,7 @@ Command addTunerCommand(CLI::App& parent);         // cli/tuner/tuner.cc: the `t
 Command addEmuCommand(CLI::App& parent);           // cli/emu/net_job.cc: the `emu` group (`railtune emu net-job`)
 Command addPathsCommand(CLI::App& parent);         // cli/paths/paths.cc: the `paths` group (cli/paths/paths.h)
 Command addProfileCommand(CLI::App& parent);  // cli/profile/profile.cc: the `profile` group (cli/profile/profile.h)
-Command addDoctorCommand(CLI::App& parent);   // cli/doctor/doctor.cc: `railtune doctor` (checks in cli/doctor/)
+Command addDoctorCommand(CLI::App& parent);   // cli/doctor/doctor.cc: `railtune doctor` (checks in doctor/)
 Command addSweepCommand(CLI::App& parent);    // cli/sweep/sweep.cc: the `sweep` group (cli/sweep/sweep.h)
 Command addEvalCommand(CLI::App& parent);     // cli/eval/eval.cc: `railtune eval` (the suites in eval/)
 

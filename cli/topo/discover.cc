@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/doctor/nvml_probe.h"
 #include "cli/topo/topo.h"
 #include "common/identity.h"
+#include "doctor/nvml_probe.h"
 #include "fabric/discover/discover_host.h"
 #include "fabric/yaml_write.h"
 

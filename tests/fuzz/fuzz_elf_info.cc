@@ -1,4 +1,4 @@
-// libFuzzer target for the ELF reader of `railtune doctor` (cli/doctor/elf_info.h). Besides crashes
+// libFuzzer target for the ELF reader of `railtune doctor` (doctor/elf_info.h). Besides crashes
 // and sanitizer reports it checks the reader's promises: sections are only reported read when the
 // whole file was readable, header fields only when the header was, and every name it returns lies
 // inside the input (so is at most as long as it).
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "cli/doctor/elf_info.h"
+#include "doctor/elf_info.h"
 
 namespace {
 
@@ -18,7 +18,7 @@ void require(bool promise) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace railtune::cli::doctor;
+  using namespace railtune::doctor;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const ElfInfo info = parseElf(bytes);
   require(info.headerRead || info.error.size() > 0);

@@ -23,19 +23,21 @@ FLOORS = {
     "nccl": 0, "common": 0,
     "formats": 1,
     "fabric": 2, "topo_gen": 2, "tuner_plugin": 2, "net_plugin": 2, "profiler_plugin": 2,
-    "emulator": 3, "analysis": 3, "nccl-tests-integration": 3, "eval": 3,
+    "emulator": 3, "analysis": 3, "nccl-tests-integration": 3, "eval": 3, "doctor": 3,
     "cli": 4,
 }
 PLUGINS = {"tuner_plugin", "net_plugin", "profiler_plugin"}
 # Uses within one floor that the design allows (docs/design.md, "Floors"):
 #  topo_gen renders the fabric model; common's log is told its NCCL logger type by nccl/; the sweep tools
 #  read their many files through the analyses' ingest stack (analysis/ingest); the evaluations drive the
-#  analyses and the emulator they score.
+#  analyses and the emulator they score; the doctor checks plugins against the emulator's NCCL loader rules
+#  (plugin names, symbol versions per release) and opens them with it in its probe child.
 SAME_FLOOR = {("topo_gen", "fabric"), ("common", "nccl"), ("nccl-tests-integration", "analysis"),
-              ("eval", "analysis"), ("eval", "emulator")}
+              ("eval", "analysis"), ("eval", "emulator"), ("doctor", "emulator")}
 # Floor 3 meets the plugins the way NCCL does: the emulator loads the .so files through the NCCL ABI
-# (nccl/), the analyses and the sweep tools read the files they write (formats/). None includes a plugin's code.
-THROUGH_ABI_AND_FILES = {"emulator", "analysis", "nccl-tests-integration", "eval"}
+# (nccl/), the analyses and the sweep tools read the files they write (formats/), the doctor reads their ELF
+# files and loads them in a child. None includes a plugin's code.
+THROUGH_ABI_AND_FILES = {"emulator", "analysis", "nccl-tests-integration", "eval", "doctor"}
 # ABI declarations that live in a plugin but describe another project's interface, which floor 3 may
 # implement: the verbs simulator (emulator/verbs_sim) is a libibverbs, declared by the verbs transport's
 # copy of rdma-core's structs. Only these headers, and only for these folders.
