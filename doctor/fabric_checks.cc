@@ -13,6 +13,7 @@
 #include "common/params.h"
 #include "doctor/check.h"
 #include "fabric/discover/sysfs_source.h"
+#include "formats/rail_map_choice.h"
 #include "topo_gen/nccl_xml.h"
 #include "topo_gen/nccl_xml_check.h"
 
@@ -42,20 +43,6 @@ std::string portState(const discover::RdmaDevice& device, int port) {
   return "";
 }
 
-// The rail map --rail-map names, else RAILTUNE_RAIL_MAP's (as the analysis commands choose it); nullopt when
-// neither names one. Throws naming the variable when RAILTUNE_RAIL_MAP's value is rejected, and
-// formats::RailMapError naming the file and the field when the file is bad.
-std::optional<formats::RailMap> railMapGiven(const std::string& option) {
-  std::string chosen = option;
-  if (chosen.empty()) {
-    const ParamValue<std::string> fromEnv = readString("RAILTUNE_RAIL_MAP");
-    if (!fromEnv.error.empty()) throw std::invalid_argument(fromEnv.error);
-    chosen = fromEnv.value;
-  }
-  if (chosen.empty()) return std::nullopt;
-  return formats::readRailMapFile(chosen);
-}
-
 }  // namespace
 
 RailMapState checkRailMap(const DoctorOptions& options, const std::string& hostName, Report& report) {
@@ -63,7 +50,7 @@ RailMapState checkRailMap(const DoctorOptions& options, const std::string& hostN
   state.hostName = hostName;
   const std::string source = !options.railMap.empty() ? options.railMap : processEnv("RAILTUNE_RAIL_MAP").value_or("");
   try {
-    state.map = railMapGiven(options.railMap);
+    state.map = formats::readChosenRailMap(options.railMap);
   } catch (const std::exception& e) {
     report.add("fabric.rail_map", Status::Fail, e.what(),
                "fix the file, or regenerate it with `railtune topo rail-map`");

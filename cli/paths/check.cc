@@ -13,8 +13,8 @@
 #include "analysis/paths/path_load.h"
 #include "analysis/paths/path_report.h"
 #include "cli/paths/paths.h"
-#include "cli/rail_map_option.h"
 #include "formats/rail_map.h"
+#include "formats/rail_map_choice.h"
 
 namespace railtune::cli {
 namespace {
@@ -36,7 +36,7 @@ struct UsageError : std::runtime_error {
 
 std::optional<formats::RailMap> loadRailMap(const CheckArgs& args) {
   try {
-    return railMapFromOptionOrEnv(args.railMap);
+    return formats::readChosenRailMap(args.railMap);
   } catch (const std::exception& e) {  // names the file and the field, or the variable
     throw UsageError(e.what());
   }

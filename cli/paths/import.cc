@@ -12,8 +12,8 @@
 
 #include "analysis/nccl_log/import_folder.h"
 #include "cli/paths/paths.h"
-#include "cli/rail_map_option.h"
 #include "formats/rail_map.h"
+#include "formats/rail_map_choice.h"
 
 namespace railtune::cli {
 namespace {
@@ -51,7 +51,7 @@ void printUnreadable(const std::vector<nl::Diagnostic>& unreadable, size_t limit
 }
 
 int runImport(const ImportArgs& args) {
-  const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+  const std::optional<formats::RailMap> railMap = formats::readChosenRailMap(args.railMap);
   nl::FolderImportRequest request{args.logs, args.output, {args.job, railMap ? &*railMap : nullptr}, args.profileDirs};
   const nl::FolderImport result = nl::importLogsToFolder(request);
   printDiagnostics(result.import.diagnostics, args.warnings);

@@ -14,8 +14,8 @@
 #include "analysis/paths/path_load.h"
 #include "analysis/paths/path_render.h"
 #include "cli/paths/paths.h"
-#include "cli/rail_map_option.h"
 #include "formats/rail_map.h"
+#include "formats/rail_map_choice.h"
 
 namespace railtune::cli {
 namespace {
@@ -64,7 +64,7 @@ const rp::JobPaths& chooseJob(const rp::LoadedPaths& loaded, const RenderArgs& a
 
 int runRender(const RenderArgs& args) {
   const rp::RenderOptions options{chooseFormat(args), args.maxHosts};
-  const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+  const std::optional<formats::RailMap> railMap = formats::readChosenRailMap(args.railMap);
   rp::LoadOptions loadOptions;
   if (!args.job.empty()) loadOptions.job = loadOptions.ncclJob = args.job;  // NCCL logs in the folder are that job's
   loadOptions.railMap = railMap ? &*railMap : nullptr;

@@ -1,6 +1,6 @@
 // What both `railtune profile` subcommands do around their analysis: reading the logs, reporting bad lines and
 // skipped files on stderr, and refusing a --job the logs do not hold or logs with nothing to analyse (the rail map
-// option: cli/rail_map_option.h).
+// option: formats/rail_map_choice.h).
 #pragma once
 
 #include <iosfwd>

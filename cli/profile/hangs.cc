@@ -11,7 +11,7 @@
 #include "analysis/profile/hangs_render.h"
 #include "cli/profile/command_support.h"
 #include "cli/profile/profile.h"
-#include "cli/rail_map_option.h"
+#include "formats/rail_map_choice.h"
 
 namespace railtune::cli {
 namespace {
@@ -27,7 +27,7 @@ struct HangArgs {
 };
 
 int runHangs(const HangArgs& args) {
-  const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+  const std::optional<formats::RailMap> railMap = formats::readChosenRailMap(args.railMap);
   pa::ReadOptions read;
   read.folders = args.logDirs;
   read.folders.insert(read.folders.end(), args.pathLogDirs.begin(), args.pathLogDirs.end());

@@ -11,7 +11,7 @@
 #include "analysis/profile/stragglers_render.h"
 #include "cli/profile/command_support.h"
 #include "cli/profile/profile.h"
-#include "cli/rail_map_option.h"
+#include "formats/rail_map_choice.h"
 
 namespace railtune::cli {
 namespace {
@@ -28,7 +28,7 @@ struct StragglerArgs {
 };
 
 int runStragglers(const StragglerArgs& args) {
-  const std::optional<formats::RailMap> railMap = railMapFromOptionOrEnv(args.railMap);
+  const std::optional<formats::RailMap> railMap = formats::readChosenRailMap(args.railMap);
   pa::ReadOptions read;
   read.folders = args.logDirs;
   pa::StragglerOptions options = args.options;

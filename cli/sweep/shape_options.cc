@@ -1,8 +1,8 @@
 // The NVLink-domain options of `railtune sweep` (shape_options.h).
 #include "cli/sweep/shape_options.h"
 
-#include "cli/rail_map_option.h"
 #include "fabric/yaml_reader.h"
+#include "formats/rail_map_choice.h"
 
 namespace railtune::cli {
 
@@ -25,7 +25,7 @@ std::map<std::string, std::string> ShapeOptions::domainOfHost() const {
     return out;
   }
   if (nvlDomains > 0 && railMap.empty()) return out;  // --nvl-domains alone: RAILTUNE_RAIL_MAP is not wanted
-  if (const std::optional<formats::RailMap> map = railMapFromOptionOrEnv(railMap))
+  if (const std::optional<formats::RailMap> map = formats::readChosenRailMap(railMap))
     for (const formats::RailMapHost& host : map->hosts) out[host.name] = host.domain;
   return out;
 }
