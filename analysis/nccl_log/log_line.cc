@@ -1,66 +1,24 @@
 // Taking NCCL INFO lines apart (log_line.h). Every format here is the one NCCL's source prints; the
-// file:line of each, per version, is in docs/nccl-logs.md.
+// file:line of each, per version, is in docs/nccl-logs.md. The device lists are device_list.cc's.
 #include "analysis/nccl_log/log_line.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
-#include <limits>
+
+#include "analysis/nccl_log/line_scan.h"
 
 namespace railtune::analysis::nccl_log {
 namespace {
 
+using line_scan::isDigit;
+using line_scan::kMaxId;
+using line_scan::kMaxRank;
+using line_scan::skipSpaces;
+using line_scan::take;
+using line_scan::takeHex;
+using line_scan::takeInt;
+using line_scan::takeWord;
 using std::string_view;
-
-bool isDigit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-// The largest channel, device or port a line may name, and the largest rank: far above any NCCL job's, and
-// within what the path log's readers accept.
-constexpr int kMaxNumber = 1 << 16;
-constexpr int kMaxRank = 1 << 24;
-constexpr int kMaxId = std::numeric_limits<int>::max();  // pids and thread ids
-
-// Reads a decimal in [0, max] at the front of `text` and removes it; false (text untouched) when there is none.
-// NCCL prints no negative number in the fields read with it.
-bool takeInt(string_view& text, int* out, int max = kMaxNumber) {
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  int value = 0;
-  const auto [stop, error] = std::from_chars(begin, end, value);
-  if (error != std::errc() || stop == begin || value < 0 || value > max) return false;
-  *out = value;
-  text.remove_prefix(static_cast<size_t>(stop - begin));
-  return true;
-}
-
-bool takeHex(string_view& text, uint64_t* out) {
-  if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
-  const char* begin = text.data();
-  const auto [stop, error] = std::from_chars(begin, begin + text.size(), *out, 16);
-  if (error != std::errc() || stop == begin) return false;
-  text.remove_prefix(static_cast<size_t>(stop - begin));
-  return true;
-}
-
-bool take(string_view& text, string_view word) {
-  if (!text.starts_with(word)) return false;
-  text.remove_prefix(word.size());
-  return true;
-}
-
-void skipSpaces(string_view& text) {
-  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-}
-
-// The word up to the next space (or the end), removed from `text`.
-string_view takeWord(string_view& text) {
-  const size_t space = text.find(' ');
-  const string_view word = text.substr(0, space);
-  text.remove_prefix(space == string_view::npos ? text.size() : space);
-  return word;
-}
 
 // "1[c7000]" or "8[0]": a rank and the bracket's contents.
 bool takeRankTag(string_view& text, int* rank, string_view* tag) {
@@ -262,129 +220,6 @@ ChannelParse parseChannel(string_view message, ChannelLine* out, std::string* wh
   if (out->side == ChannelLine::Side::Unknown) return bad("a network connection without [send] or [receive]");
   if (!parseNetVia(text, out, why)) return ChannelParse::Bad;
   return ChannelParse::Ok;
-}
-
-namespace {
-
-// "name:port[:rail][:plane]/LINK[/SHARP]" (2.30.7 prints rail and plane, an empty rail as "::plane").
-bool parsePort(string_view entry, NetDevice* device) {
-  const size_t slash = entry.find('/');
-  if (slash == string_view::npos) return false;
-  string_view link = entry.substr(slash + 1);
-  if (link.ends_with("/SHARP")) {
-    device->sharp = true;
-    link.remove_suffix(6);
-  }
-  if (link.empty()) return false;
-  device->link = printable(link);
-  string_view head = entry.substr(0, slash);
-  const size_t colon = head.find(':');
-  if (colon == string_view::npos || colon == 0) return false;
-  device->name = printable(head.substr(0, colon));
-  head.remove_prefix(colon);
-  if (!take(head, ":") || !takeInt(head, &device->port)) return false;
-  if (head.empty()) return true;
-  if (!take(head, ":")) return false;
-  if (!head.empty() && head.front() != ':' && !takeInt(head, &device->rail)) return false;
-  if (head.empty()) return true;
-  return take(head, ":") && takeInt(head, &device->plane) && head.empty();
-}
-
-// 2.20.3-2.23.4's merged entry: "={[0] mlx5_0:1/RoCE, [1] mlx5_0:2/RoCE}" (net_ib.cc). The device is named
-// after its parts ("mlx5_0" when they are ports of one HCA, else "mlx5_0+mlx5_1"); a port shared by all.
-bool parseMerged(string_view entry, NetDevice* device) {
-  if (!take(entry, "={") || !entry.ends_with('}')) return false;
-  entry.remove_suffix(1);
-  int port = -2;
-  while (!entry.empty()) {
-    const size_t comma = entry.find(", ");
-    string_view part = entry.substr(0, comma);
-    entry.remove_prefix(comma == string_view::npos ? entry.size() : comma + 2);
-    int physical = -1;
-    NetDevice member;
-    if (!take(part, "[") || !takeInt(part, &physical) || !take(part, "] ") || !parsePort(part, &member)) return false;
-    if (std::find(device->merged.begin(), device->merged.end(), member.name) == device->merged.end()) {
-      device->name += (device->name.empty() ? "" : "+") + member.name;
-    }
-    device->merged.push_back(member.name);
-    device->link = member.link;
-    port = port == -2 || port == member.port ? member.port : -1;
-  }
-  device->port = port < 0 ? -1 : port;
-  return !device->merged.empty();
-}
-
-// "eth0:10.0.0.1<0>" (net_socket.cc): the interface and its address.
-bool parseSocketEntry(string_view entry, NetDevice* device) {
-  const size_t colon = entry.find(':');
-  if (colon == string_view::npos || colon == 0) return false;
-  device->name = printable(entry.substr(0, colon));
-  device->address = printable(entry.substr(colon + 1));
-  return true;
-}
-
-}  // namespace
-
-DeviceListParse parseDeviceList(string_view message, DeviceList* out, std::string* why) {
-  string_view text = message;
-  if (!take(text, "NET/")) return DeviceListParse::NotDeviceList;
-  const size_t using_ = text.find(" : Using");
-  if (using_ == string_view::npos || using_ == 0) return DeviceListParse::NotDeviceList;
-  *out = DeviceList{};
-  out->net = printable(text.substr(0, using_));
-  text.remove_prefix(using_ + 8);
-  // "; OOB ..." ends NET/IB's list.
-  const size_t oob = text.find("; OOB");
-  if (oob != string_view::npos) text = text.substr(0, oob);
-  const bool ib = out->net != "Socket";
-  bool merged = false;
-  for (;;) {
-    skipSpaces(text);
-    if (text.empty()) break;
-    if (take(text, "[RO]")) {
-      out->relaxedOrdering = true;
-      continue;
-    }
-    if (!take(text, "[")) break;
-    NetDevice device;
-    if (!takeInt(text, &device.index) || !take(text, "]")) {
-      *why = "unreadable device index in '" + std::string(message.substr(0, 160)) + "'";
-      return DeviceListParse::Bad;
-    }
-    // A merged entry runs to its closing brace (its parts hold spaces); any other entry ends at a space.
-    string_view entry;
-    bool parsed = false;
-    if (ib && text.starts_with("={")) {
-      const size_t close = text.find('}');
-      entry = text.substr(0, close == string_view::npos ? text.size() : close + 1);
-      text.remove_prefix(entry.size());
-      parsed = parseMerged(entry, &device);
-      merged = true;
-    } else {
-      entry = takeWord(text);
-      parsed = ib ? parsePort(entry, &device) : parseSocketEntry(entry, &device);
-    }
-    if (!parsed && text.find_first_not_of(' ') == string_view::npos && oob == string_view::npos &&
-        !out->devices.empty()) {
-      out->cut = true;  // NCCL before 2.29 cuts a line at 1023 characters: the entries before the cut stand
-      break;
-    }
-    if (!parsed) {
-      *why = "unreadable device [" + std::to_string(device.index) + "] '" + std::string(entry) + "'";
-      return DeviceListParse::Bad;
-    }
-    out->devices.push_back(std::move(device));
-  }
-  // Where merged entries appear, an unmerged entry prints its physical index, not the network device
-  // Channel lines name (net_ib.cc, 2.20.3-2.23.4): the list's order is the network devices' order.
-  if (merged) {
-    for (size_t i = 0; i < out->devices.size(); ++i) out->devices[i].index = static_cast<int>(i);
-  }
-  if (out->devices.empty()) {
-    *why = "a device list without devices: '" + std::string(message.substr(0, 160)) + "'";
-    return DeviceListParse::Bad;
-  }
-  return DeviceListParse::Ok;
 }
 
 std::optional<CommLine> parseCommLine(string_view message) {

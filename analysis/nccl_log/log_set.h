@@ -75,7 +75,7 @@ struct Process {
   LocalChannelCounts local;
   std::string firstSeen;  // "FILE:LINE" of its first line
   // Whether it printed a line only a process prints of itself (Init or comm line, device list, version,
-  // network): a header that never does is two writers' output spliced, not a process (log_set.cc).
+  // network): a header that never does is two writers' output spliced, not a process (log_settle.cc).
   bool established = false;
   uint64_t ncclLines = 0;            // its lines, all files together
   std::vector<LineRef> unconfirmed;  // its first lines while not established (named if it never is)

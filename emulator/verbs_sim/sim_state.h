@@ -3,13 +3,14 @@
 // hands back converts to ours; it is accepted only while it is in the live set of its kind, which turns a
 // dangling, foreign or NULL pointer into EINVAL instead of a crash.
 //
-// One mutex (Sim::mu) guards everything: the posting threads, the pollers and the agent thread (sim_agent.cc)
+// One mutex (Sim::mu) guards everything: the posting threads, the pollers and the agent thread (sim_agent.h)
 // all take it. The simulator favours being obviously free of races (TSan) over throughput; the hot calls
 // still allocate nothing (the queues are rings sized at creation) and make no system call except the
 // agent's wake-up when it sleeps.
 #pragma once
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -92,6 +93,8 @@ struct Cq {
   std::atomic<size_t> available{0};
 };
 constexpr uint32_t kLiveCq = 0x4c495645;
+constexpr int kMaxCqe = 4194303;  // the device's max_cqe
+constexpr int kCompVectors = 32;  // completion vectors per context
 
 struct SendSlot {
   uint64_t wrId = 0;
@@ -228,6 +231,17 @@ Sim& sim();
 // is bad.
 bool ensureInitialised(Sim& s);
 
+// errno set to `error`, as the verbs that fail through errno do: returns `error`, or nullptr.
+inline int fail(int error) {
+  errno = error;
+  return error;
+}
+template <typename T>
+T* failNull(int error) {
+  errno = error;
+  return nullptr;
+}
+
 // --- helpers shared by the files, all called with sim().mu held ------------------------------------------
 template <typename T>
 T* live(const std::set<const void*>& set, const void* p) {
@@ -239,6 +253,8 @@ void queueEvent(Context* context, const ib::IbvAsyncEvent& event);
 // A completion into a CQ; an overrun marks the CQ unusable, raises IBV_EVENT_CQ_ERR and moves the QPs using
 // it to ERR.
 void pushCompletion(Sim& s, Cq* cq, const CqEntry& entry);
+// The QP's completions out of the CQ (a QP reset or destroyed), the others kept in order.
+void purgeCompletions(Cq* cq, const Qp* qp);
 // The QP to ERR: outstanding send WRs from ackNext complete with `status` (the first) and WR_FLUSH_ERR (the
 // rest); posted receives are flushed.
 void moveToError(Sim& s, Qp* qp, int firstStatus);

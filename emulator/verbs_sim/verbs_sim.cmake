@@ -12,8 +12,12 @@ add_library(railtune_verbs_sim_fabric STATIC ${_vsim}/sim_fabric.cc ${_vsim}/sim
 target_link_libraries(railtune_verbs_sim_fabric PUBLIC railtune_source_root PRIVATE nlohmann_json::nlohmann_json)
 
 # The simulator itself, position-independent and hidden, for the shared library (and in-process use).
-add_library(railtune_verbs_sim_core STATIC ${_vsim}/sim_objects.cc ${_vsim}/sim_qp.cc ${_vsim}/sim_agent.cc
-                                           ${_vsim}/sim_control.cc)
+add_library(railtune_verbs_sim_core STATIC
+  ${_vsim}/sim_state.cc ${_vsim}/sim_devices.cc ${_vsim}/sim_memory.cc ${_vsim}/sim_cq.cc
+  ${_vsim}/sim_qp.cc ${_vsim}/sim_qp_modify.cc ${_vsim}/sim_qp_post.cc
+  ${_vsim}/sim_agent.cc ${_vsim}/sim_wire.cc ${_vsim}/sim_memory_access.cc ${_vsim}/sim_requester.cc
+  ${_vsim}/sim_responder.cc
+  ${_vsim}/sim_control.cc)
 set_target_properties(railtune_verbs_sim_core PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden
                                                          VISIBILITY_INLINES_HIDDEN ON)
 target_link_libraries(railtune_verbs_sim_core PUBLIC railtune_verbs_sim_fabric Threads::Threads)

@@ -6,6 +6,7 @@ railtune_add_plugin_code(railtune_profiler_capture STATIC
   ${CMAKE_CURRENT_LIST_DIR}/message_size.cc
   ${CMAKE_CURRENT_LIST_DIR}/net_decode.cc
   ${CMAKE_CURRENT_LIST_DIR}/capture_engine.cc
+  ${CMAKE_CURRENT_LIST_DIR}/capture_stop.cc
   ${CMAKE_CURRENT_LIST_DIR}/capture_complete.cc
   ${CMAKE_CURRENT_LIST_DIR}/make_capture.cc)
 target_link_libraries(railtune_profiler_capture PUBLIC railtune_common)

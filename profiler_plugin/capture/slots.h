@@ -121,4 +121,15 @@ struct ChildSlot {
   uint64_t stepBytes = 0;
 };
 
+// The slot whose address `handle` is, or NULL when it is not one of `slots` (a handle from another
+// engine, another process or no profiler at all): only then may it be dereferenced.
+template <typename Slot>
+Slot* slotAt(Slot* slots, uint32_t count, const void* handle) {
+  const auto address = reinterpret_cast<uintptr_t>(handle);
+  const auto begin = reinterpret_cast<uintptr_t>(slots);
+  if (address < begin || address >= begin + sizeof(Slot) * count) return nullptr;
+  if ((address - begin) % sizeof(Slot) != 0) return nullptr;
+  return slots + (address - begin) / sizeof(Slot);
+}
+
 }  // namespace railtune::profiler::capture

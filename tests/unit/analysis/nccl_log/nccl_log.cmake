@@ -1,6 +1,7 @@
 # railtune_nccl_log (analysis/nccl_log/): NCCL INFO lines, the logs of a job, the import and the profile join.
 add_executable(nccl_log_tests
   ${CMAKE_CURRENT_LIST_DIR}/nccl_log_line_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_log_line_scan_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_log_import_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_log_profile_join_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_log_real_test.cc
