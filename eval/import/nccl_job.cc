@@ -1,5 +1,5 @@
 // A job's NCCL INFO logs from NCCL's own format strings (nccl_job.h). Each format names the NCCL tag and
-// file:line that prints it; the import's reader (analysis/nccl_log/log_line.cc) cites the same lines.
+// file:line that prints it; the import's reader (analysis/nccl_log/log_line.cc, device_list.cc) cites the same lines.
 #include "eval/import/nccl_job.h"
 
 #include <algorithm>
