@@ -36,7 +36,7 @@
 #include "net_plugin/transports/ib/ib_devices.h"
 #include "net_plugin/transports/ib/ib_qp.h"
 #include "net_plugin/transports/ib/ib_wire.h"
-#include "net_plugin/transports/socket/socket_fd.h"
+#include "net_plugin/transports/tcp_setup/tcp_socket.h"
 #include "net_plugin/transports/transport.h"
 
 namespace railtune::net::ib {
@@ -98,7 +98,7 @@ struct QpSet {
   FatalState fatal;  // CQ or QP errors (the async thread and the completions set it)
   uint32_t remoteQpn[kMaxQps] = {};
   int pathMtu = kIbvMtu4096;  // the smaller of both ports' active MTUs (IbvMtu)
-  socket::Fd oob;             // the setup's TCP stream, kept to watch the peer
+  tcp_setup::Fd oob;          // the setup's TCP stream, kept to watch the peer
   uint64_t oobCheckedMs = 0;
   int indexOf(uint32_t qpn) const;
   // Of the request's QPs, those that carry bytes of a buffer of `bytes` (1..perMessage): as many as

@@ -64,14 +64,14 @@ void checkLinkLayers(const IbPort& port, const ConnectionMeta& remote, const std
 bool moveBytes(int fd, bool sending, std::byte* data, size_t total, size_t& done, const std::string& peer, int device,
                const char* what) {
   while (done < total) {
-    const long result = sending ? socket::sendSome(fd, data + done, total - done, nullptr, 0)
-                                : socket::receiveSome(fd, data + done, total - done);
-    if (result == socket::kWouldBlock) return false;
+    const long result = sending ? tcp_setup::sendSome(fd, data + done, total - done, nullptr, 0)
+                                : tcp_setup::receiveSome(fd, data + done, total - done);
+    if (result == tcp_setup::kWouldBlock) return false;
     if (result < 0) {
       throw NetError(ErrorKind::Remote, peer, device,
                      std::string(sending ? "sending " : "reading ") + what + ": " +
-                         (result == socket::kClosed ? "the peer closed the connection"
-                                                    : socket::errorText(static_cast<int>(-result))));
+                         (result == tcp_setup::kClosed ? "the peer closed the connection"
+                                                       : tcp_setup::errorText(static_cast<int>(-result))));
     }
     done += static_cast<size_t>(result);
   }
@@ -92,7 +92,7 @@ std::string qpList(const QpSet& set) {
 // --- connector ---------------------------------------------------------------------------------------------
 
 IbConnecting::IbConnecting(const VerbsTable& verbs, IbPort& port, int device,
-                           std::unique_ptr<socket::PendingConnect> oob, const ConnectionOptions& options)
+                           std::unique_ptr<tcp_setup::PendingConnect> oob, const ConnectionOptions& options)
     : verbs_(verbs), port_(port), device_(device), options_(options), oob_(std::move(oob)) {}
 
 IbConnecting::~IbConnecting() {
@@ -201,7 +201,7 @@ std::unique_ptr<IbSendComm> IbConnecting::progress() {
 
 // --- acceptor ----------------------------------------------------------------------------------------------
 
-IbAccepting::IbAccepting(const VerbsTable& verbs, IbPort& port, int device, socket::SocketListenComm::Accepted accepted,
+IbAccepting::IbAccepting(const VerbsTable& verbs, IbPort& port, int device, tcp_setup::SetupListener::Accepted accepted,
                          const ConnectionOptions& options, bool flush)
     : verbs_(verbs),
       port_(port),
