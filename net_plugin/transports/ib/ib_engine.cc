@@ -257,7 +257,7 @@ Transport::ConnectionFacts IbEngine::describe(void* comm) const {
   verbs.linkLayer.assign(p.attr.linkLayer == kIbvLinkLayerEthernet ? "RoCE" : "InfiniBand");
   verbs.mtu = mtuBytes(set.pathMtu);
   verbs.qpCount = set.count;
-  verbs.adaptiveRouting = options_.connection.policy.adaptiveRouting;
+  verbs.adaptiveRouting = options_.connection.layout.adaptiveRouting;
   for (int q = 0; q < set.count && q < formats::path_log::kMaxQpsRecorded; ++q) {
     verbs.localQpn[q] = set.qps[static_cast<size_t>(q)] != nullptr ? set.qps[static_cast<size_t>(q)]->qpNum : 0;
     verbs.remoteQpn[q] = set.remoteQpn[q];

@@ -109,11 +109,11 @@ void IbConnecting::createQps() {
   set.port = &port_;
   // The one QP count of the connection: the policy's (1..128, as NCCL_IB_QPS_PER_CONNECTION), decided here
   // once; the receiver builds as many from the metadata, and every message is cut for this count.
-  set.count = std::clamp(options_.policy.qpsPerConnection, 1, kMaxQps);
-  set.perMessage = options_.policy.splitDataOnQps ? set.count : 1;
-  set.splitMinBytes = options_.policy.splitMinBytes;
-  set.adaptiveRouting = options_.policy.adaptiveRouting;
-  set.arThresholdBytes = options_.policy.arThresholdBytes;
+  set.count = std::clamp(options_.layout.qpsPerConnection, 1, kMaxQps);
+  set.perMessage = options_.layout.splitDataOnQps ? set.count : 1;
+  set.splitMinBytes = options_.layout.splitMinBytes;
+  set.adaptiveRouting = options_.layout.adaptiveRouting;
+  set.arThresholdBytes = options_.layout.arThresholdBytes;
   set.sqDepth = kSendQueueDepth;
   comm_->base.qps = set.count;
   try {
@@ -136,7 +136,7 @@ void IbConnecting::createQps() {
   meta.trafficClass = static_cast<uint8_t>(options_.qp.tc >= 0          ? options_.qp.tc
                                            : options_.trafficClass >= 0 ? options_.trafficClass
                                                                         : 0);
-  meta.flags = (options_.policy.adaptiveRouting ? kMetaAdaptiveRouting : 0) | (set.perMessage > 1 ? kMetaSplitData : 0);
+  meta.flags = (options_.layout.adaptiveRouting ? kMetaAdaptiveRouting : 0) | (set.perMessage > 1 ? kMetaSplitData : 0);
   sl_ = meta.serviceLevel;
   tc_ = meta.trafficClass;
   out_ = encodeMeta(meta);

@@ -21,10 +21,24 @@
 
 namespace railtune::net::ib {
 
+// What the connections read of the QP policy (common/qp_policy.h), without its reasons and warnings: the QPs per
+// connection and how data spreads over them (the sender's rules both ends: the receiver follows its metadata),
+// adaptive routing and its threshold. The defaults are the policy's.
+struct QpLayout {
+  int qpsPerConnection = 1;  // 1..kMaxQps
+  bool splitDataOnQps = false;
+  size_t splitMinBytes = 0;  // split on: messages below travel on one QP
+  bool adaptiveRouting = true;
+  size_t arThresholdBytes = qp::kNcclArThresholdBytes;
+};
+inline QpLayout qpLayoutOf(const qp::QpPolicy& policy) {
+  return {policy.qpsPerConnection, policy.splitDataOnQps, policy.splitMinBytes, policy.adaptiveRouting,
+          policy.arThresholdBytes};
+}
+
 struct ConnectionOptions {
   QpOptions qp;
-  qp::QpPolicy policy;    // QPs per connection, how data spreads over them (the sender's rules both ends),
-                          // adaptive routing and its threshold
+  QpLayout layout;
   int trafficClass = -1;  // the communicator's (net v10+ config)
 };
 

@@ -184,7 +184,7 @@ class NetIbEnvOverSimulator : public ::testing::Test {
     query_ = loadVerbs({VERBS_SIM_LIBRARY});
     ASSERT_TRUE(query_.ok());
     IbEngineOptions options;
-    options.connection.policy = r.policy;
+    options.connection.layout = qpLayoutOf(r.policy);
     options.connection.qp = qpOptionsFrom(r.env, r.policy);
     testing::EnginePair pair = testing::connectedPair(std::move(verbs), options);
     readBack(pair.sendComm().set.qps[0], sender_);
