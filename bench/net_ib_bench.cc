@@ -113,8 +113,8 @@ std::unique_ptr<Transport> makeVerbs(int qps) {
   ib::IbTransportSetup setup;
   setup.verbs = ib::loadVerbs({VERBS_SIM_LIBRARY});
   if (!setup.verbs.ok()) throw std::runtime_error(setup.verbs.reason);
-  setup.options.connection.policy.qpsPerConnection = qps;
-  setup.options.connection.policy.splitDataOnQps = qps > 1;
+  setup.options.connection.layout.qpsPerConnection = qps;
+  setup.options.connection.layout.splitDataOnQps = qps > 1;
   ib::IbDevice device{"mlx5_0", 1, "127.0.0.1", "", 0, -1, std::vector<std::byte>(kPreambleBytes)};
   auto engine =
       std::make_unique<ib::IbEngine>(std::move(setup.verbs), std::vector<ib::IbDevice>{device}, setup.options);

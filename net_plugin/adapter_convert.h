@@ -1,6 +1,7 @@
 // What the older net adapters share: narrowing v12 properties to an older struct (member names
 // are the same across versions, so one template serves all; `requires` skips what a version
-// lacks) and widening the int sizes of v6..v8 to size_t.
+// lacks), widening an older config or attribute struct to v12's, and widening the int sizes of
+// v6..v8 to size_t.
 #pragma once
 
 #include <algorithm>
@@ -48,6 +49,35 @@ ncclResult_t getPropertiesAs(int dev, Props* props) {
   const ncclResult_t result = boundary::getProperties(dev, &newest);
   if (result == ncclSuccess) narrowProperties(newest, props);
   return result;
+}
+
+// A communicator config as v12's: v12's own as it is; an older one's traffic class copied into `scratch` (v10 and v11
+// have only that field); NULL stays NULL.
+inline ncclNetCommConfig_v12_t* asNewest(ncclNetCommConfig_v12_t* config, ncclNetCommConfig_v12_t& /*scratch*/) {
+  return config;
+}
+template <typename Config>
+ncclNetCommConfig_v12_t* asNewest(Config* config, ncclNetCommConfig_v12_t& scratch) {
+  if (config == nullptr) return nullptr;
+  scratch.trafficClass = config->trafficClass;
+  return &scratch;
+}
+
+// Network attributes as v12's: v12's own as they are; v11's copied field by field into `scratch`; NULL stays NULL.
+inline ncclNetAttr_v12_t* asNewest(ncclNetAttr_v12_t* attr, ncclNetAttr_v12_t& /*scratch*/) {
+  return attr;
+}
+template <typename Attr>
+ncclNetAttr_v12_t* asNewest(Attr* attr, ncclNetAttr_v12_t& scratch) {
+  if (attr == nullptr) return nullptr;
+  scratch.sendCommAttr = {attr->sendCommAttr.maxConcurrentPeers, attr->sendCommAttr.minConcurrentPeers,
+                          attr->sendCommAttr.maxFlowsPerPeer, attr->sendCommAttr.minFlowsPerPeer};
+  scratch.recvCommAttr = {attr->recvCommAttr.maxConcurrentPeers, attr->recvCommAttr.minConcurrentPeers,
+                          attr->recvCommAttr.maxFlowsPerPeer, attr->recvCommAttr.minFlowsPerPeer};
+  scratch.op = attr->op;
+  scratch.algo = attr->algo;
+  scratch.proto = attr->proto;
+  return &scratch;
 }
 
 inline ncclResult_t regMrIntSize(void* comm, void* data, int size, int type, void** mhandle) {

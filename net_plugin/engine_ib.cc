@@ -41,37 +41,60 @@ qp::FabricShape fabricShape(const std::vector<NetDevice>& devices, const formats
   return formats::fabricShapeOf(*railMap, mapped, seen);
 }
 
-}  // namespace
-
-ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vector<NetDevice>& devices,
-                                const formats::RailMap* railMap, const std::string& railMapHost, const Log& log) {
-  const std::string& sysfsRoot = listOptions.root;
-  // NCCL's order: NCCL_IBVERBS_LIB, then libibverbs.so, then libibverbs.so.1 (src/misc/ibvsymbols.cc:79-87@v2.30.7).
+// NCCL's order: NCCL_IBVERBS_LIB, then libibverbs.so, then libibverbs.so.1 (src/misc/ibvsymbols.cc:79-87@v2.30.7).
+// Throws StepAside when none loads.
+ib::LoadedVerbs loadVerbsAsNccl() {
   std::vector<std::string> candidates;
   if (const char* lib = std::getenv("NCCL_IBVERBS_LIB"); lib != nullptr && *lib != '\0') candidates.emplace_back(lib);
   for (const std::string& name : ib::defaultVerbsLibraries()) candidates.push_back(name);
-  ib::IbTransportSetup setup;
-  setup.verbs = ib::loadVerbs(candidates);
-  if (!setup.verbs.ok()) throw StepAside("RAILTUNE_NET_TRANSPORT=ib, but " + setup.verbs.reason);
+  ib::LoadedVerbs verbs = ib::loadVerbs(candidates);
+  if (!verbs.ok()) throw StepAside("RAILTUNE_NET_TRANSPORT=ib, but " + verbs.reason);
+  return verbs;
+}
 
+// A device without an IPv4 address of its own sets its connections up through the interface NCCL's IB transport
+// would use (outOfBandAddress, NCCL_SOCKET_IFNAME). Throws StepAside when there is none.
+void giveSetupAddresses(const DeviceListOptions& listOptions, std::vector<NetDevice>& devices, const Log& log) {
   std::string oob;
   try {
     for (const NetDevice& d : devices)
       if (d.ipv4.empty() && oob.empty()) oob = outOfBandAddress(listOptions);
   } catch (const std::exception& e) {
-    ib::unloadVerbs(setup.verbs);
     throw StepAside(std::string("cannot find an address for connection setup: ") + e.what());
   }
-  if (std::any_of(devices.begin(), devices.end(), [](const NetDevice& d) { return d.ipv4.empty(); }) && oob.empty()) {
-    ib::unloadVerbs(setup.verbs);
+  if (std::any_of(devices.begin(), devices.end(), [](const NetDevice& d) { return d.ipv4.empty(); }) && oob.empty())
     throw StepAside("no IPv4 address for the verbs transport's connection setup (NCCL_SOCKET_IFNAME names none)");
-  }
   for (NetDevice& d : devices) {
     if (d.ipv4.empty()) {
       RT_INFO(log, NCCL_INIT | NCCL_NET, "device %s: no IPv4 address of its own; connection setup goes through %s",
               d.name.c_str(), oob.c_str());
       d.ipv4 = oob;
     }
+  }
+}
+
+// The QP policy from the fabric shape and NCCL's variables, its warnings and reasons logged once.
+qp::QpPolicy loggedQpPolicy(const qp::FabricShape& shape, const ncclib::NcclIbEnv& nccl, const Log& log) {
+  const qp::QpPolicy policy = qp::chooseQpPolicy(shape, nccl);
+  for (const std::string& warning : policy.warnings) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", warning.c_str());
+  for (const qp::Decision& d : policy.why) {
+    RT_INFO(log, NCCL_INIT | NCCL_NET, "QP policy: %s=%s (%s)", d.variable.c_str(), d.value.c_str(), d.source.c_str());
+  }
+  return policy;
+}
+
+}  // namespace
+
+ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vector<NetDevice>& devices,
+                                const formats::RailMap* railMap, const std::string& railMapHost, const Log& log) {
+  const std::string& sysfsRoot = listOptions.root;
+  ib::IbTransportSetup setup;
+  setup.verbs = loadVerbsAsNccl();
+  try {
+    giveSetupAddresses(listOptions, devices, log);
+  } catch (const StepAside&) {
+    ib::unloadVerbs(setup.verbs);
+    throw;
   }
 
   // NCCL's IB variables, read here once for the engine (one per process), by the rule `railtune topo env` uses too;
@@ -85,13 +108,9 @@ ib::IbTransportSetup verbsSetup(const DeviceListOptions& listOptions, std::vecto
             "NCCL_IB_RESILIENCY_PORT_FAILOVER=1 has no effect on railtune's verbs transport: each connection uses "
             "one port, and a connection whose port fails fails (docs/net-ib.md, Failures)");
   }
+  const qp::QpPolicy policy = loggedQpPolicy(fabricShape(devices, railMap, railMapHost, log), nccl, log);
   ib::IbEngineOptions& o = setup.options;
-  o.connection.policy = qp::chooseQpPolicy(fabricShape(devices, railMap, railMapHost, log), nccl);
-  const qp::QpPolicy& policy = o.connection.policy;
-  for (const std::string& warning : policy.warnings) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", warning.c_str());
-  for (const qp::Decision& d : policy.why) {
-    RT_INFO(log, NCCL_INIT | NCCL_NET, "QP policy: %s=%s (%s)", d.variable.c_str(), d.value.c_str(), d.source.c_str());
-  }
+  o.connection.layout = ib::qpLayoutOf(policy);
   o.connection.qp = ib::qpOptionsFrom(nccl, policy);
   o.open.sysfsRoot = sysfsRoot;
   o.open.gid = ib::gidOptionsFrom(nccl, policy.gidIndex);

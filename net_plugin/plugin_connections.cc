@@ -21,8 +21,8 @@ std::string railText(int rail) {
 
 }  // namespace
 
-void* PluginEngine::adopt(void* comm, int vdev, bool send, std::optional<uint64_t> commId) {
-  const Transport::ConnectionFacts facts = transport_->describe(comm);
+formats::path_log::HandshakeHeader PluginEngine::checkedPeer(void* comm, const Transport::ConnectionFacts& facts,
+                                                             int vdev, bool send, bool& digestMatch) {
   const auto closeTransport = [&] {
     send ? transport_->closeSend(static_cast<SendComm*>(comm)) : transport_->closeRecv(static_cast<RecvComm*>(comm));
   };
@@ -40,6 +40,14 @@ void* PluginEngine::adopt(void* comm, int vdev, bool send, std::optional<uint64_
   if (!digest.match && limitWarning(digestWarnings_, "configuration digest mismatches")) {
     RT_WARN(log_, NCCL_NET | NCCL_INIT, "%s", digest.text.c_str());
   }
+  digestMatch = digest.match;
+  return peer;
+}
+
+void* PluginEngine::adopt(void* comm, int vdev, bool send, std::optional<uint64_t> commId) {
+  const Transport::ConnectionFacts facts = transport_->describe(comm);
+  bool digestMatch = false;
+  const formats::path_log::HandshakeHeader peer = checkedPeer(comm, facts, vdev, send, digestMatch);
 
   const int physical = physicalOf(vdev);
   const NetDevice& actual =
@@ -72,7 +80,7 @@ void* PluginEngine::adopt(void* comm, int vdev, bool send, std::optional<uint64_
   RT_INFO(log_, NCCL_NET | NCCL_INIT, "connection %s %s (%s %s) on device %d %s %s, GPU %d (%s): %s", direction,
           peerName(peer).c_str(), peer.hca.c_str(), railText(peer.rail).c_str(), vdev, actual.name.c_str(),
           railText(actual.rail).c_str(), gpu.index, gpu.source.c_str(),
-          digest.match ? "digests match" : "DIGESTS DIFFER");
+          digestMatch ? "digests match" : "DIGESTS DIFFER");
   if (record.expectedRail >= 0 && actual.rail >= 0 && record.expectedRail != actual.rail &&
       limitWarning(railWarnings_, "cross-rail connections")) {
     RT_WARN(log_, NCCL_NET,

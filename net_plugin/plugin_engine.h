@@ -86,6 +86,11 @@ class PluginEngine final : public Engine {
   };
   int physicalOf(int vdev) const;  // the member the transport uses, after the misbinding fault
   void* adopt(void* comm, int vdev, bool send, std::optional<uint64_t> commId);
+  // The peer's handshake header from its preamble, and whether its configuration digest matches ours. A header
+  // that does not decode, or a digest that differs under RAILTUNE_STRICT=1, closes the comm and throws
+  // NetError(Remote); a digest that differs otherwise is a (rate-limited) WARN.
+  formats::path_log::HandshakeHeader checkedPeer(void* comm, const Transport::ConnectionFacts& facts, int vdev,
+                                                 bool send, bool& digestMatch);
   void announce(Connection& connection, int tag);
   void close(void* comm, bool send);
   bool limitWarning(std::atomic<int>& count, const char* what);

@@ -16,12 +16,14 @@
 
 #include "formats/handshake.h"
 #include "net_plugin/transports/socket/socket_wire.h"
+#include "net_plugin/transports/tcp_setup/setup_wire.h"
 #include "tests/e2e/net_fault_harness.h"
 
 namespace railtune::testing::netfault {
 namespace {
 
 namespace wire = net::socket;
+namespace setup = net::tcp_setup;
 
 // A plain TCP socket of the test's own; closes on destruction.
 class RawSocket {
@@ -51,7 +53,7 @@ class RawSocket {
 };
 
 sockaddr_in handleAddress(const Handle& handle) {
-  const wire::ListenHandle decoded = wire::decodeHandle(std::span<const std::byte, net::kHandleBytes>(handle));
+  const setup::ListenHandle decoded = wire::decodeHandle(std::span<const std::byte, net::kHandleBytes>(handle));
   sockaddr_in address{};
   std::memcpy(&address, &decoded.address, sizeof address);
   return address;
@@ -65,10 +67,10 @@ RawSocket connectRaw(const Handle& handle) {
 }
 
 // A stream hello that passes every check of the listener: this listener's nonce, one stream.
-std::array<std::byte, wire::kHelloBytes> validHello(const Handle& handle) {
-  const wire::ListenHandle decoded = wire::decodeHandle(std::span<const std::byte, net::kHandleBytes>(handle));
-  std::array<std::byte, wire::kHelloBytes> bytes{};
-  wire::encodeHello(wire::Hello{decoded.nonce, 0x0badc0ffee, 0, 1, 1u << 19}, bytes);
+std::array<std::byte, setup::kHelloBytes> validHello(const Handle& handle) {
+  const setup::ListenHandle decoded = wire::decodeHandle(std::span<const std::byte, net::kHandleBytes>(handle));
+  std::array<std::byte, setup::kHelloBytes> bytes{};
+  setup::encodeHello(setup::Hello{decoded.nonce, 0x0badc0ffee, 0, 1, 1u << 19}, bytes);
   return bytes;
 }
 
@@ -182,7 +184,7 @@ class RawServer {
   }
   // A copy of a real handle (its magic, version, nonce) pointing at this server instead.
   Handle redirect(const Handle& real) const {
-    wire::ListenHandle decoded = wire::decodeHandle(std::span<const std::byte, net::kHandleBytes>(real));
+    setup::ListenHandle decoded = wire::decodeHandle(std::span<const std::byte, net::kHandleBytes>(real));
     reinterpret_cast<sockaddr_in*>(&decoded.address)->sin_port = port_;
     Handle handle{};
     wire::encodeHandle(decoded, std::span<std::byte, net::kHandleBytes>(handle));
@@ -200,7 +202,7 @@ class RawServer {
       if (got > 0) received_[i] += static_cast<size_t>(got);
     }
     bool hellosIn = static_cast<int>(accepted_.size()) == streams;
-    for (size_t got : received_) hellosIn = hellosIn && got >= wire::kHelloBytes;
+    for (size_t got : received_) hellosIn = hellosIn && got >= setup::kHelloBytes;
     if (how != HangUp::AtOnce && !hellosIn) return;
     for (RawSocket& socket : accepted_) {
       if (how == HangUp::ResetAfterTheHellos) socket.resetOnClose();

@@ -50,7 +50,7 @@ std::string ownNetworkNamespace() {
 
 // Drops every packet to and from the listener's port, in this namespace only.
 bool dropConnection(const Handle& handle) {
-  const net::socket::ListenHandle decoded =
+  const net::tcp_setup::ListenHandle decoded =
       net::socket::decodeHandle(std::span<const std::byte, net::kHandleBytes>(handle));
   const auto* v4 = reinterpret_cast<const sockaddr_in*>(&decoded.address);
   const std::string port = std::to_string(ntohs(v4->sin_port));

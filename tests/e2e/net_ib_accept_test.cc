@@ -14,14 +14,14 @@
 #include <string>
 
 #include "net_plugin/transports/ib/ib_wire.h"
-#include "net_plugin/transports/socket/socket_wire.h"
+#include "net_plugin/transports/tcp_setup/setup_wire.h"
 #include "tests/e2e/net_ib_harness.h"
 #include "tests/e2e/net_ib_workload.h"
 
 namespace railtune::testing::netfault {
 namespace {
 
-namespace wire = net::socket;
+namespace wire = net::tcp_setup;
 namespace ib = net::ib;
 
 enum class RefusedStep { Magic, Version, NoQps, ReadyWord };
@@ -77,7 +77,7 @@ TEST_P(NetIbAcceptTest, RefusesTheConnectionWithOneWarningNamingThePeerAndTheChe
   LocalLink link;
   ASSERT_EQ(net.listen(0, handle.data(), &link.listen), ncclSuccess);
   const wire::ListenHandle listening =
-      wire::decodeHandle(std::span<const std::byte, net::kHandleBytes>(handle), ib::kHandleMagic);
+      wire::decodeHandle(std::span<const std::byte, net::kHandleBytes>(handle), ib::kHandleMagic, "not a verbs handle");
 
   const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ASSERT_GE(client, 0);

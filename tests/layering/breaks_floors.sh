@@ -81,6 +81,15 @@ printf '#include "net_plugin/transports/ib/verbs_table.h"\n' >>"$work/tree/emula
 expect_fail "the emulator that includes the verbs transport's code" "emulator/c.cc:2: emulator -> net_plugin (emulator meets the plugins only through the NCCL ABI and their files)"
 
 make_tree
+mkdir -p "$work/tree/net_plugin/transports/ib" "$work/tree/net_plugin/transports/socket" "$work/tree/net_plugin/transports/tcp_setup"
+printf '#include "net_plugin/transports/tcp_setup/a.h"\n' >"$work/tree/net_plugin/transports/ib/c.cc"
+printf '#include "net_plugin/transports/tcp_setup/a.h"\n' >"$work/tree/net_plugin/transports/socket/c.cc"
+expect_pass
+echo "ok: both transports may include the TCP setup beside them"
+printf '#include "net_plugin/transports/socket/a.h"\n' >>"$work/tree/net_plugin/transports/ib/c.cc"
+expect_fail "the verbs transport that includes the socket transport's files" "net_plugin/transports/ib/c.cc:2: net_plugin -> net_plugin (the transports stand side by side"
+
+make_tree
 printf '#include "net_plugin/transports/ib/verbs_abi.h"\n' >"$work/tree/analysis/c.cc"
 expect_fail "an analysis that includes the verbs ABI" "analysis -> net_plugin (analysis meets the plugins only through the NCCL ABI and their files)"
 

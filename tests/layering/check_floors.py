@@ -61,6 +61,9 @@ CLI_PLUGIN_USES = {
     ("cli/sweep/compare.cc", "tuner_plugin/rules/rule.h"):
         "`sweep compare` names the rules' choices as the tuner's rules spell them",
 }
+# The net plugin's transports stand side by side: neither includes the other's files. What both need (the TCP
+# setup stream: listen handle, hellos, preambles) is a module of its own beside them, net_plugin/transports/tcp_setup/.
+SIDE_BY_SIDE_TRANSPORTS = ("net_plugin/transports/socket/", "net_plugin/transports/ib/")
 # Folders outside the floors: test and benchmark code, and the build's own helpers.
 UNCHECKED = {"tests", "bench", "cmake", "scripts", "docs", "generated"}
 SOURCE_SUFFIXES = (".h", ".hpp", ".cc", ".cpp", ".c")
@@ -96,7 +99,16 @@ def cli_plugin_use(path, header):
     return None
 
 
+def transports_problem(path, header):
+    mine = [t for t in SIDE_BY_SIDE_TRANSPORTS if path.startswith(t)]
+    if mine and header.startswith(SIDE_BY_SIDE_TRANSPORTS) and not header.startswith(mine[0]):
+        return "the transports stand side by side; what both need is in net_plugin/transports/tcp_setup/"
+    return None
+
+
 def edge_problem(source_folder, target_folder, header="", path=""):
+    if transports_problem(path, header):
+        return transports_problem(path, header)
     if source_folder == target_folder or source_folder in UNCHECKED:
         return None
     if (source_folder, header) in FOREIGN_ABI_HEADERS:

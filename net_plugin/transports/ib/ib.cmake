@@ -1,6 +1,6 @@
 # railtune_net_ib: the verbs transport of the net engine (net_plugin/transports/ib/; issue 19): libibverbs opened
-# with dlopen into one function table, the HCA ports, RC QPs, connection setup over the socket transport's TCP
-# setup, and the RDMA data path. Nothing links libibverbs.
+# with dlopen into one function table, the HCA ports, RC QPs, connection setup over the TCP setup stream
+# (transports/tcp_setup/), and the RDMA data path. Nothing links libibverbs.
 railtune_add_plugin_code(railtune_net_ib STATIC
   ${CMAKE_CURRENT_LIST_DIR}/verbs_table.cc
   ${CMAKE_CURRENT_LIST_DIR}/ib_async.cc
@@ -15,4 +15,4 @@ railtune_add_plugin_code(railtune_net_ib STATIC
   ${CMAKE_CURRENT_LIST_DIR}/ib_send.cc
   ${CMAKE_CURRENT_LIST_DIR}/ib_setup.cc
   ${CMAKE_CURRENT_LIST_DIR}/ib_wire.cc)
-target_link_libraries(railtune_net_ib PUBLIC railtune_common railtune_net_socket railtune_net_devices ${CMAKE_DL_LIBS})
+target_link_libraries(railtune_net_ib PUBLIC railtune_common railtune_net_tcp_setup railtune_net_devices ${CMAKE_DL_LIBS})

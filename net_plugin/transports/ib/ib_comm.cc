@@ -78,7 +78,7 @@ void releaseQpSet(const VerbsTable& verbs, QpSet& set, std::string& failures) {
 
 void watchPeer(const IbCommBase& base, QpSet& set) {
   if (!set.oob.valid()) return;
-  const uint64_t now = socket::monotonicMs();
+  const uint64_t now = tcp_setup::monotonicMs();
   if (now - set.oobCheckedMs < 100) return;
   set.oobCheckedMs = now;
   char byte = 0;
@@ -86,7 +86,7 @@ void watchPeer(const IbCommBase& base, QpSet& set) {
   if (got > 0 || (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))) return;
   const std::string what = got == 0 ? "the peer closed its out-of-band connection with a transfer pending (its "
                                       "process exited or closed the comm)"
-                                    : "the peer's out-of-band connection failed: " + socket::errorText(errno);
+                                    : "the peer's out-of-band connection failed: " + tcp_setup::errorText(errno);
   set.fatal.set(what);
   throw connectionError(base, set, ErrorKind::Remote, what);
 }

@@ -5,7 +5,7 @@
 // Protocol (NCCL's IB transport's, src/transport/net_ib/p2p.cc@v2.30.7, in railtune's own layouts):
 //   - both ends build the same number of QPs, decided once by the sender (its QP policy, 1..128) and carried
 //     in its metadata; the receiver follows it;
-//   - irecv posts one zero-SGE receive on each of the request's QPs (wr_id = FIFO slot | QP index << 8) and
+//   - irecv posts one zero-SGE receive on each of the request's QPs (wr_id: FIFO slot and QP index, ib_wr_id.h) and
 //     RDMA-writes one clear-to-send element per buffer (ib_wire.h) into the sender's FIFO at that slot, on QP 0;
 //   - a request uses M of the connection's N QPs: all of them when data is split, else one, and request `id`
 //     uses QPs (id*M + i) mod N (NCCL 2.30's choice), so successive requests rotate over them;
@@ -36,7 +36,8 @@
 #include "net_plugin/transports/ib/ib_devices.h"
 #include "net_plugin/transports/ib/ib_qp.h"
 #include "net_plugin/transports/ib/ib_wire.h"
-#include "net_plugin/transports/socket/socket_fd.h"
+#include "net_plugin/transports/ib/ib_wr_id.h"
+#include "net_plugin/transports/tcp_setup/tcp_socket.h"
 #include "net_plugin/transports/transport.h"
 
 namespace railtune::net::ib {
@@ -73,8 +74,9 @@ inline constexpr int kSendQueueDepth = 512;      // NCCL's sender data QPs
 inline constexpr int kRecvQueueDepth = 256;      // receives per QP (>= kMaxInFlight)
 inline constexpr int kChainMax = kMaxRecvs + 2;  // WRs of one slot on one QP: data, sizes, the write-with-immediate
 inline constexpr int kCtsSignalEvery = 32;       // receiver: one clear-to-send write in 32 is signaled
-inline constexpr uint64_t kWrCts = uint64_t{1} << 40;
-inline constexpr uint64_t kWrFlush = uint64_t{1} << 41;
+static_assert(kFifoDepth <= kWrSlotLimit && kMaxInFlight <= kWrSlotLimit, "a slot or flush index fits its wr_id bits");
+static_assert(kMaxQps <= kWrQpLimit, "a QP index fits its wr_id bits");
+static_assert(kCtsSignalEvery < kWrFreedLimit, "the entries a clear-to-send frees fit its wr_id bits");
 
 // What both comms share: the port, the CQ, the QPs and how full each send queue is.
 struct QpSet {
@@ -98,7 +100,7 @@ struct QpSet {
   FatalState fatal;  // CQ or QP errors (the async thread and the completions set it)
   uint32_t remoteQpn[kMaxQps] = {};
   int pathMtu = kIbvMtu4096;  // the smaller of both ports' active MTUs (IbvMtu)
-  socket::Fd oob;             // the setup's TCP stream, kept to watch the peer
+  tcp_setup::Fd oob;          // the setup's TCP stream, kept to watch the peer
   uint64_t oobCheckedMs = 0;
   int indexOf(uint32_t qpn) const;
   // Of the request's QPs, those that carry bytes of a buffer of `bytes` (1..perMessage): as many as
@@ -255,6 +257,8 @@ class IbRecvComm {
 
  private:
   void progress();
+  void postReceives(IbRecvRequest& request, int slot, std::span<const RecvBuffer> buffers);
+  void postClearToSend(int slot, int count);
   size_t groupedSizes(const IbRecvRequest& request, Completion& done) const;
   const VerbsTable& verbs_;
   uint64_t head_ = 0;

@@ -9,7 +9,7 @@
 #include <climits>
 
 #include "net_plugin/devices/sysfs.h"
-#include "net_plugin/transports/socket/socket_wire.h"
+#include "net_plugin/transports/tcp_setup/tcp_setup.h"
 
 namespace railtune::net::ib {
 namespace {
@@ -66,7 +66,7 @@ void IbEngine::start() {
   std::vector<WantedPort> wanted;
   for (const IbDevice& d : devices_) {
     sockaddr_storage address{};
-    if (!socket::parseAddress(d.oobAddress, address))
+    if (!tcp_setup::parseAddress(d.oobAddress, address))
       throw std::runtime_error(d.name + ": out-of-band address '" + d.oobAddress + "' is not a numeric IP address");
     wanted.push_back(WantedPort{d.name, d.port});
   }
@@ -142,11 +142,11 @@ ListenComm* IbEngine::listen(int dev, const CommConfig& /*config: the sender's c
                              std::span<std::byte, kHandleBytes> handle) {
   portOf(dev);
   const IbDevice& d = devices_[static_cast<size_t>(dev)];
-  socket::Listening listening = socket::openListener(d.oobAddress, dev);
-  socket::encodeHandle(listening.handle, handle, kHandleMagic);
+  tcp_setup::Listening listening = tcp_setup::openListener(d.oobAddress, dev);
+  tcp_setup::encodeHandle(listening.handle, handle, kHandleMagic);
   auto comm = std::make_unique<IbListenComm>(
       dev,
-      std::make_unique<socket::SocketListenComm>(dev, std::move(listening.fd), listening.handle.nonce, preambleOf(d)));
+      std::make_unique<tcp_setup::SetupListener>(dev, std::move(listening.fd), listening.handle.nonce, preambleOf(d)));
   IbCommBase* base = &comm->base;
   std::lock_guard lock(commsMutex_);
   listenComms_.push_back(std::move(comm));
@@ -159,12 +159,13 @@ SendComm* IbEngine::connect(int dev, const CommConfig& config, std::span<const s
   // as NCCL's: its QPs retry until it is ACTIVE again or their retries run out (ib_async.h).
   if (p.fatal.failed()) throw NetError(ErrorKind::System, "unknown", dev, p.fatal.reason());
   const IbDevice& d = devices_[static_cast<size_t>(dev)];
-  const socket::ListenHandle remote = socket::decodeHandle(handle, kHandleMagic);
+  const tcp_setup::ListenHandle remote =
+      tcp_setup::decodeHandle(handle, kHandleMagic, "bad magic (not a handle of this railtune transport)");
   sockaddr_storage local{};
-  socket::parseAddress(d.oobAddress, local);
+  tcp_setup::parseAddress(d.oobAddress, local);
   if (local.ss_family != remote.address.ss_family)
     invalidArgument(dev, "device " + d.name + " (" + d.oobAddress + ") cannot reach " +
-                             socket::describeAddress(remote.address) + ": different address families");
+                             tcp_setup::describeAddress(remote.address) + ": different address families");
   std::unique_ptr<IbSendComm> done;
   {
     std::lock_guard lock(connectMutex_);
@@ -173,7 +174,7 @@ SendComm* IbEngine::connect(int dev, const CommConfig& config, std::span<const s
     if (it == connecting_.end()) {
       ConnectionOptions connection = options_.connection;
       connection.trafficClass = config.trafficClass;
-      auto oob = std::make_unique<socket::PendingConnect>(dev, local, remote, 1, 4096u, preambleOf(d));
+      auto oob = std::make_unique<tcp_setup::PendingConnect>(dev, local, remote, 1, 4096u, preambleOf(d));
       it = connecting_.emplace(key, std::make_unique<IbConnecting>(verbs_.table, p, dev, std::move(oob), connection))
                .first;
     }
@@ -199,7 +200,7 @@ RecvComm* IbEngine::accept(ListenComm* listener) {
   auto* listen = static_cast<IbListenComm*>(base->object);
   const int dev = base->device;
   IbPort& p = portOf(dev);
-  while (std::optional<socket::SocketListenComm::Accepted> accepted = listen->oob->acceptStreams()) {
+  while (std::optional<tcp_setup::SetupListener::Accepted> accepted = listen->oob->acceptStreams()) {
     ConnectionOptions connection = options_.connection;
     listen->accepting.push_back(std::make_unique<IbAccepting>(verbs_.table, p, dev, std::move(*accepted), connection,
                                                               options_.peerMemory && options_.gdrFlush));
@@ -256,7 +257,7 @@ Transport::ConnectionFacts IbEngine::describe(void* comm) const {
   verbs.linkLayer.assign(p.attr.linkLayer == kIbvLinkLayerEthernet ? "RoCE" : "InfiniBand");
   verbs.mtu = mtuBytes(set.pathMtu);
   verbs.qpCount = set.count;
-  verbs.adaptiveRouting = options_.connection.policy.adaptiveRouting;
+  verbs.adaptiveRouting = options_.connection.layout.adaptiveRouting;
   for (int q = 0; q < set.count && q < formats::path_log::kMaxQpsRecorded; ++q) {
     verbs.localQpn[q] = set.qps[static_cast<size_t>(q)] != nullptr ? set.qps[static_cast<size_t>(q)]->qpNum : 0;
     verbs.remoteQpn[q] = set.remoteQpn[q];

@@ -29,33 +29,9 @@ IbRecvRequest* IbRecvComm::post(std::span<const RecvBuffer> buffers) {
     progress();
     if (set.sqUsed[0] + 1 > set.sqDepth) return nullptr;
   }
-  // One receive on each of the request's QPs: that QP's write-with-immediate of this request consumes it, in
-  // posting order.
-  IbvRecvWr recv{};
-  recv.numSge = 0;
-  request.qpEventCount = 0;
-  size_t q = set.firstQpOf(head_);
-  for (int i = 0; i < set.perMessage; ++i, q = set.nextQp(q)) {
-    IbvRecvWr* bad = nullptr;
-    IbvQp* qp = set.qps[q];
-    recv.wrId = static_cast<uint64_t>(slot) | (static_cast<uint64_t>(q) << 8);
-    // NCCL's "receive start": per QP per receive, device, wr_id (the slot) and QP number, no opcode or length.
-    if (base.attached.observer != nullptr) {
-      for (const RecvBuffer& buffer : buffers) {
-        if (buffer.profilerHandle == nullptr || request.qpEventCount >= kMaxRecvs) continue;
-        request.qpEvents[static_cast<size_t>(request.qpEventCount++)] = base.attached.observer->startedQp(
-            buffer.profilerHandle, base.device, static_cast<uint64_t>(slot), -1, static_cast<int>(qp->qpNum), 0);
-      }
-    }
-    const int rc = qp->context->ops.postRecv(qp, &recv, &bad);
-    if (rc != 0) {
-      const std::string what = "ibv_post_recv on QP " + std::to_string(qp->qpNum) + " failed: " + std::strerror(rc);
-      set.fatal.set(what);
-      throw connectionError(base, set, ErrorKind::System, what);
-    }
-  }
-  std::byte* shadow = control.data + static_cast<size_t>(slot) * kMaxRecvs * kFifoElementBytes;
+  postReceives(request, slot, buffers);
   const int n = static_cast<int>(buffers.size());
+  std::byte* shadow = control.data + static_cast<size_t>(slot) * kMaxRecvs * kFifoElementBytes;
   for (int i = 0; i < n; ++i) {
     const RecvBuffer& buffer = buffers[static_cast<size_t>(i)];
     const auto* region = reinterpret_cast<const IbRegion*>(buffer.region);
@@ -73,13 +49,55 @@ IbRecvRequest* IbRecvComm::post(std::span<const RecvBuffer> buffers) {
                                                  : nullptr;
   }
   std::memset(control.data + shadowBytes() + static_cast<size_t>(slot) * kSizeRecordBytes, 0, kSizeRecordBytes);
-  // The clear-to-send: one RDMA write of the slot's elements into the sender's FIFO, on QP 0. One in
-  // kCtsSignalEvery is signaled so that the send queue's slots are freed as its completions are polled.
-  IbvSge sge{reinterpret_cast<uint64_t>(shadow), static_cast<uint32_t>(static_cast<size_t>(n) * kFifoElementBytes),
+  postClearToSend(slot, n);
+  request.id = head_;
+  request.slot = slot;
+  request.count = n;
+  request.pending = set.perMessage;
+  request.written = 0;
+  request.posted = true;
+  ++head_;
+  ++inFlight_;
+  return &request;
+}
+
+// One receive on each of the request's QPs: that QP's write-with-immediate of this request consumes it, in
+// posting order.
+void IbRecvComm::postReceives(IbRecvRequest& request, int slot, std::span<const RecvBuffer> buffers) {
+  IbvRecvWr recv{};
+  recv.numSge = 0;
+  request.qpEventCount = 0;
+  size_t q = set.firstQpOf(head_);
+  for (int i = 0; i < set.perMessage; ++i, q = set.nextQp(q)) {
+    IbvRecvWr* bad = nullptr;
+    IbvQp* qp = set.qps[q];
+    recv.wrId = encodeWrId({.slot = slot, .qp = static_cast<int>(q)});
+    // NCCL's "receive start": per QP per receive, device, wr_id (the slot) and QP number, no opcode or length.
+    if (base.attached.observer != nullptr) {
+      for (const RecvBuffer& buffer : buffers) {
+        if (buffer.profilerHandle == nullptr || request.qpEventCount >= kMaxRecvs) continue;
+        request.qpEvents[static_cast<size_t>(request.qpEventCount++)] = base.attached.observer->startedQp(
+            buffer.profilerHandle, base.device, static_cast<uint64_t>(slot), -1, static_cast<int>(qp->qpNum), 0);
+      }
+    }
+    const int rc = qp->context->ops.postRecv(qp, &recv, &bad);
+    if (rc != 0) {
+      const std::string what = "ibv_post_recv on QP " + std::to_string(qp->qpNum) + " failed: " + std::strerror(rc);
+      set.fatal.set(what);
+      throw connectionError(base, set, ErrorKind::System, what);
+    }
+  }
+}
+
+// The clear-to-send: one RDMA write of the slot's `count` elements into the sender's FIFO, on QP 0. One in
+// kCtsSignalEvery is signaled so that the send queue's slots are freed as its completions are polled.
+void IbRecvComm::postClearToSend(int slot, int count) {
+  std::byte* shadow = control.data + static_cast<size_t>(slot) * kMaxRecvs * kFifoElementBytes;
+  IbvSge sge{reinterpret_cast<uint64_t>(shadow), static_cast<uint32_t>(static_cast<size_t>(count) * kFifoElementBytes),
              control.mr->lkey};
   IbvSendWr cts{};
   const bool signaled = ++ctsUnsignaled_ == kCtsSignalEvery;
-  cts.wrId = kWrCts | static_cast<uint64_t>(signaled ? ctsUnsignaled_ : 0);
+  cts.wrId = encodeWrId({.kind = WrKind::ClearToSend, .freed = signaled ? ctsUnsignaled_ : 0});
   cts.sgList = &sge;
   cts.numSge = 1;
   cts.opcode = kIbvWrRdmaWrite;
@@ -97,30 +115,21 @@ IbRecvRequest* IbRecvComm::post(std::span<const RecvBuffer> buffers) {
     throw connectionError(base, set, ErrorKind::System, what);
   }
   ++set.sqUsed[0];
-  request.id = head_;
-  request.slot = slot;
-  request.count = n;
-  request.pending = set.perMessage;
-  request.written = 0;
-  request.posted = true;
-  ++head_;
-  ++inFlight_;
-  return &request;
 }
 
 void IbRecvComm::progress() {
   pollCompletions(verbs_, base, set, [this](const IbvWc& wc) {
+    const WrId id = decodeWrId(wc.wrId);
     if (wc.opcode == kIbvWcRecvRdmaWithImm) {
-      IbRecvRequest& request = requests_[static_cast<size_t>(wc.wrId & 0xff)];
+      IbRecvRequest& request = requests_[static_cast<size_t>(id.slot)];
       const uint32_t bytes = ntohl(wc.immData);  // what the sender wrote on this QP for the request
       request.written += bytes;
-      if (base.attached.counters != nullptr)
-        base.attached.counters->countQpBytes(static_cast<int>((wc.wrId >> 8) & 0xff), bytes);
+      if (base.attached.counters != nullptr) base.attached.counters->countQpBytes(id.qp, bytes);
       --request.pending;
-    } else if (wc.opcode == kIbvWcRdmaWrite && (wc.wrId & kWrCts) != 0) {
-      set.sqUsed[0] -= static_cast<int>(wc.wrId & 0xffff);  // this signaled write and the unsignaled ones before it
-    } else if (wc.opcode == kIbvWcRdmaRead && (wc.wrId & kWrFlush) != 0) {
-      const size_t index = static_cast<size_t>(wc.wrId & 0xff);
+    } else if (wc.opcode == kIbvWcRdmaWrite && id.kind == WrKind::ClearToSend) {
+      set.sqUsed[0] -= id.freed;  // this signaled write and the unsignaled ones before it
+    } else if (wc.opcode == kIbvWcRdmaRead && id.kind == WrKind::Flush) {
+      const size_t index = static_cast<size_t>(id.slot);
       if (index < flushes_.size()) --flushes_[index].pending;
     }
   });
@@ -193,7 +202,7 @@ IbFlushRequest* IbRecvComm::flush(std::span<const RecvBuffer> buffers) {
   const auto* region = reinterpret_cast<const IbRegion*>(last->region);
   IbvSge sge{reinterpret_cast<uint64_t>(flushTarget.data), 1, flushTarget.mr->lkey};
   IbvSendWr read{};
-  read.wrId = kWrFlush | index;
+  read.wrId = encodeWrId({.kind = WrKind::Flush, .slot = static_cast<int>(index)});
   read.sgList = &sge;
   read.numSge = 1;
   read.opcode = kIbvWrRdmaRead;

@@ -115,7 +115,7 @@ int IbSendComm::buildChain(int slot, int i, size_t q, IbvSendWr* wrs, IbvSge* sg
     const size_t length = std::min(request.chunk, request.size - offset);
     sges[n] = IbvSge{reinterpret_cast<uint64_t>(request.data + offset), static_cast<uint32_t>(length), request.lkey};
     wrs[n] = IbvSendWr{};
-    wrs[n].wrId = static_cast<uint64_t>(slot);
+    wrs[n].wrId = encodeWrId({.slot = slot});  // unsignaled: seen only in an error flush
     wrs[n].sgList = &sges[n];
     wrs[n].numSge = 1;
     wrs[n].opcode = kIbvWrRdmaWrite;
@@ -146,7 +146,7 @@ int IbSendComm::buildChain(int slot, int i, size_t q, IbvSendWr* wrs, IbvSge* sg
     ++n;
   }
   IbvSendWr& last = wrs[n - 1];
-  last.wrId = static_cast<uint64_t>(slot) | (static_cast<uint64_t>(q) << 8);
+  last.wrId = encodeWrId({.slot = slot, .qp = static_cast<int>(q)});
   last.opcode = kIbvWrRdmaWriteWithImm;
   last.sendFlags = kIbvSendSignaled;
   last.immData = htonl(written);
@@ -196,10 +196,9 @@ void IbSendComm::startQpEvents(int slot, int i, uint64_t wrId, uint32_t qpNum) {
 void IbSendComm::progress() {
   pollCompletions(verbs_, base, set, [this](const IbvWc& wc) {
     if (wc.opcode != kIbvWcRdmaWrite) return;  // nothing else is signaled on a sender
-    const int slot = static_cast<int>(wc.wrId & 0xff);
-    const int q = static_cast<int>((wc.wrId >> 8) & 0xff);
-    Slot& s = slots_[static_cast<size_t>(slot)];
-    if (q < set.count) set.sqUsed[static_cast<size_t>(q)] -= s.wrs[static_cast<size_t>(q)];
+    const WrId id = decodeWrId(wc.wrId);
+    Slot& s = slots_[static_cast<size_t>(id.slot)];
+    if (id.qp < set.count) set.sqUsed[static_cast<size_t>(id.qp)] -= s.wrs[static_cast<size_t>(id.qp)];
     --s.pending;
   });
 }

@@ -64,14 +64,14 @@ void checkLinkLayers(const IbPort& port, const ConnectionMeta& remote, const std
 bool moveBytes(int fd, bool sending, std::byte* data, size_t total, size_t& done, const std::string& peer, int device,
                const char* what) {
   while (done < total) {
-    const long result = sending ? socket::sendSome(fd, data + done, total - done, nullptr, 0)
-                                : socket::receiveSome(fd, data + done, total - done);
-    if (result == socket::kWouldBlock) return false;
+    const long result = sending ? tcp_setup::sendSome(fd, data + done, total - done, nullptr, 0)
+                                : tcp_setup::receiveSome(fd, data + done, total - done);
+    if (result == tcp_setup::kWouldBlock) return false;
     if (result < 0) {
       throw NetError(ErrorKind::Remote, peer, device,
                      std::string(sending ? "sending " : "reading ") + what + ": " +
-                         (result == socket::kClosed ? "the peer closed the connection"
-                                                    : socket::errorText(static_cast<int>(-result))));
+                         (result == tcp_setup::kClosed ? "the peer closed the connection"
+                                                       : tcp_setup::errorText(static_cast<int>(-result))));
     }
     done += static_cast<size_t>(result);
   }
@@ -92,7 +92,7 @@ std::string qpList(const QpSet& set) {
 // --- connector ---------------------------------------------------------------------------------------------
 
 IbConnecting::IbConnecting(const VerbsTable& verbs, IbPort& port, int device,
-                           std::unique_ptr<socket::PendingConnect> oob, const ConnectionOptions& options)
+                           std::unique_ptr<tcp_setup::PendingConnect> oob, const ConnectionOptions& options)
     : verbs_(verbs), port_(port), device_(device), options_(options), oob_(std::move(oob)) {}
 
 IbConnecting::~IbConnecting() {
@@ -109,11 +109,11 @@ void IbConnecting::createQps() {
   set.port = &port_;
   // The one QP count of the connection: the policy's (1..128, as NCCL_IB_QPS_PER_CONNECTION), decided here
   // once; the receiver builds as many from the metadata, and every message is cut for this count.
-  set.count = std::clamp(options_.policy.qpsPerConnection, 1, kMaxQps);
-  set.perMessage = options_.policy.splitDataOnQps ? set.count : 1;
-  set.splitMinBytes = options_.policy.splitMinBytes;
-  set.adaptiveRouting = options_.policy.adaptiveRouting;
-  set.arThresholdBytes = options_.policy.arThresholdBytes;
+  set.count = std::clamp(options_.layout.qpsPerConnection, 1, kMaxQps);
+  set.perMessage = options_.layout.splitDataOnQps ? set.count : 1;
+  set.splitMinBytes = options_.layout.splitMinBytes;
+  set.adaptiveRouting = options_.layout.adaptiveRouting;
+  set.arThresholdBytes = options_.layout.arThresholdBytes;
   set.sqDepth = kSendQueueDepth;
   comm_->base.qps = set.count;
   try {
@@ -136,7 +136,7 @@ void IbConnecting::createQps() {
   meta.trafficClass = static_cast<uint8_t>(options_.qp.tc >= 0          ? options_.qp.tc
                                            : options_.trafficClass >= 0 ? options_.trafficClass
                                                                         : 0);
-  meta.flags = (options_.policy.adaptiveRouting ? kMetaAdaptiveRouting : 0) | (set.perMessage > 1 ? kMetaSplitData : 0);
+  meta.flags = (options_.layout.adaptiveRouting ? kMetaAdaptiveRouting : 0) | (set.perMessage > 1 ? kMetaSplitData : 0);
   sl_ = meta.serviceLevel;
   tc_ = meta.trafficClass;
   out_ = encodeMeta(meta);
@@ -201,7 +201,7 @@ std::unique_ptr<IbSendComm> IbConnecting::progress() {
 
 // --- acceptor ----------------------------------------------------------------------------------------------
 
-IbAccepting::IbAccepting(const VerbsTable& verbs, IbPort& port, int device, socket::SocketListenComm::Accepted accepted,
+IbAccepting::IbAccepting(const VerbsTable& verbs, IbPort& port, int device, tcp_setup::SetupListener::Accepted accepted,
                          const ConnectionOptions& options, bool flush)
     : verbs_(verbs),
       port_(port),

@@ -1,6 +1,6 @@
 // Connection setup of the verbs transport, never blocking: NCCL calls connect and accept again until they
-// return a comm. The out-of-band part borrows the socket transport's TCP setup (one stream, the railtune
-// preamble crossing first, transports/socket/socket_setup.h); then, on that stream:
+// return a comm. The out-of-band part is the TCP setup both transports use (one stream, the railtune
+// preamble crossing first, transports/tcp_setup/tcp_setup.h); then, on that stream:
 //   connector: creates its CQ and QPs (INIT) and its FIFO, sends its metadata (ib_wire.h);
 //   acceptor:  reads it, creates as many QPs, takes them to RTR and RTS, registers its control memory (and a
 //              loopback flush QP when GPU memory needs flushing), sends its metadata;
@@ -17,14 +17,28 @@
 #include <vector>
 
 #include "net_plugin/transports/ib/ib_comm.h"
-#include "net_plugin/transports/socket/socket_setup.h"
+#include "net_plugin/transports/tcp_setup/tcp_setup.h"
 
 namespace railtune::net::ib {
 
+// What the connections read of the QP policy (common/qp_policy.h), without its reasons and warnings: the QPs per
+// connection and how data spreads over them (the sender's rules both ends: the receiver follows its metadata),
+// adaptive routing and its threshold. The defaults are the policy's.
+struct QpLayout {
+  int qpsPerConnection = 1;  // 1..kMaxQps
+  bool splitDataOnQps = false;
+  size_t splitMinBytes = 0;  // split on: messages below travel on one QP
+  bool adaptiveRouting = true;
+  size_t arThresholdBytes = qp::kNcclArThresholdBytes;
+};
+inline QpLayout qpLayoutOf(const qp::QpPolicy& policy) {
+  return {policy.qpsPerConnection, policy.splitDataOnQps, policy.splitMinBytes, policy.adaptiveRouting,
+          policy.arThresholdBytes};
+}
+
 struct ConnectionOptions {
   QpOptions qp;
-  qp::QpPolicy policy;    // QPs per connection, how data spreads over them (the sender's rules both ends),
-                          // adaptive routing and its threshold
+  QpLayout layout;
   int trafficClass = -1;  // the communicator's (net v10+ config)
 };
 
@@ -37,7 +51,7 @@ bool moveBytes(int fd, bool sending, std::byte* data, size_t total, size_t& done
 
 class IbConnecting {
  public:
-  IbConnecting(const VerbsTable& verbs, IbPort& port, int device, std::unique_ptr<socket::PendingConnect> oob,
+  IbConnecting(const VerbsTable& verbs, IbPort& port, int device, std::unique_ptr<tcp_setup::PendingConnect> oob,
                const ConnectionOptions& options);
   ~IbConnecting();
   // The send comm once connected, else NULL. Throws NetError naming the step that failed.
@@ -52,8 +66,8 @@ class IbConnecting {
   IbPort& port_;
   int device_;
   ConnectionOptions options_;
-  std::unique_ptr<socket::PendingConnect> oob_;
-  socket::StreamSet stream_;
+  std::unique_ptr<tcp_setup::PendingConnect> oob_;
+  tcp_setup::SetupStreams stream_;
   std::unique_ptr<IbSendComm> comm_;
   Step step_ = Step::Oob;
   MetaBytes out_{}, in_{};
@@ -64,7 +78,7 @@ class IbConnecting {
 
 class IbAccepting {
  public:
-  IbAccepting(const VerbsTable& verbs, IbPort& port, int device, socket::SocketListenComm::Accepted accepted,
+  IbAccepting(const VerbsTable& verbs, IbPort& port, int device, tcp_setup::SetupListener::Accepted accepted,
               const ConnectionOptions& options, bool flush);
   ~IbAccepting();
   std::unique_ptr<IbRecvComm> progress();
@@ -79,7 +93,7 @@ class IbAccepting {
   int device_;
   ConnectionOptions options_;
   bool flush_;
-  socket::StreamSet stream_;
+  tcp_setup::SetupStreams stream_;
   std::string peer_;
   Preamble peerPreamble_{};
   std::unique_ptr<IbRecvComm> comm_;
@@ -91,12 +105,12 @@ class IbAccepting {
 
 class IbListenComm {
  public:
-  IbListenComm(int device, std::unique_ptr<socket::SocketListenComm> listener) : oob(std::move(listener)) {
+  IbListenComm(int device, std::unique_ptr<tcp_setup::SetupListener> listener) : oob(std::move(listener)) {
     base.device = device;
     base.object = this;
   }
   IbCommBase base{IbCommKind::Listen};
-  std::unique_ptr<socket::SocketListenComm> oob;
+  std::unique_ptr<tcp_setup::SetupListener> oob;
   std::vector<std::unique_ptr<IbAccepting>> accepting;
 };
 

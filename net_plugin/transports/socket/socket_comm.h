@@ -19,8 +19,8 @@
 
 #include "net_plugin/engine.h"
 #include "net_plugin/transports/socket/socket_engine.h"
-#include "net_plugin/transports/socket/socket_fd.h"
 #include "net_plugin/transports/socket/socket_wire.h"
+#include "net_plugin/transports/tcp_setup/tcp_setup.h"
 
 namespace railtune::net::socket {
 
@@ -55,9 +55,10 @@ struct StreamCursor {
   size_t offset = 0;
 };
 
-struct StreamSet {
-  int count = 0;
-  std::array<Fd, kMaxStreams> fds;
+// The setup's streams (count, fds) and what the data path keeps beside them.
+struct StreamSet : tcp_setup::SetupStreams {
+  StreamSet() = default;
+  explicit StreamSet(tcp_setup::SetupStreams&& connected) : tcp_setup::SetupStreams(std::move(connected)) {}
   std::array<StreamCursor, kMaxStreams> cursors{};
   bool timeoutsArmed = false;
   uint64_t armedAtMs = 0;

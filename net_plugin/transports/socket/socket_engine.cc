@@ -66,7 +66,7 @@ SocketEngine::SocketEngine(std::vector<SocketDevice> devices, SocketEngineOption
     if (!devices_[i].preamble.empty() && devices_[i].preamble.size() != kPreambleBytes) {
       invalid(dev, "device " + devices_[i].name + ": a preamble must be " + std::to_string(kPreambleBytes) + " bytes");
     }
-    if (!parseAddress(devices_[i].bindAddress, address)) {
+    if (!tcp_setup::parseAddress(devices_[i].bindAddress, address)) {
       invalid(dev, "device " + devices_[i].name + ": bind address '" + devices_[i].bindAddress +
                        "' is not a numeric IPv4 or IPv6 address");
     }
@@ -104,9 +104,10 @@ DeviceProperties SocketEngine::properties(int dev) {
 ListenComm* SocketEngine::listen(int dev, const CommConfig& /*config: no traffic classes on TCP yet*/,
                                  std::span<std::byte, kHandleBytes> handle) {
   const SocketDevice& d = device(dev);
-  Listening listening = openListener(d.bindAddress, dev);
+  tcp_setup::Listening listening = tcp_setup::openListener(d.bindAddress, dev);
   encodeHandle(listening.handle, handle);
-  auto comm = std::make_unique<SocketListenComm>(dev, std::move(listening.fd), listening.handle.nonce, preambleOf(d));
+  auto comm = std::make_unique<SocketListenComm>(
+      dev, tcp_setup::SetupListener(dev, std::move(listening.fd), listening.handle.nonce, preambleOf(d)));
   CommBase* base = &comm->base;
   std::lock_guard lock(commsMutex_);
   listenComms_.push_back(std::move(comm));
@@ -116,21 +117,21 @@ ListenComm* SocketEngine::listen(int dev, const CommConfig& /*config: no traffic
 SendComm* SocketEngine::connect(int dev, const CommConfig& /*config*/,
                                 std::span<const std::byte, kHandleBytes> handle) {
   const SocketDevice& d = device(dev);
-  const ListenHandle remote = decodeHandle(handle);
+  const tcp_setup::ListenHandle remote = decodeHandle(handle);
   sockaddr_storage local{};
-  parseAddress(d.bindAddress, local);
+  tcp_setup::parseAddress(d.bindAddress, local);
   if (local.ss_family != remote.address.ss_family) {
-    invalid(dev, "device " + d.name + " (" + d.bindAddress + ") cannot reach " + describeAddress(remote.address) +
-                     ": different address families");
+    invalid(dev, "device " + d.name + " (" + d.bindAddress + ") cannot reach " +
+                     tcp_setup::describeAddress(remote.address) + ": different address families");
   }
-  std::unique_ptr<PendingConnect> done;
+  std::unique_ptr<tcp_setup::PendingConnect> done;
   {
     std::lock_guard lock(connectMutex_);
     const auto key = std::make_pair(remote.nonce, dev);
     auto it = pendingConnects_.find(key);
     if (it == pendingConnects_.end()) {
-      auto pending = std::make_unique<PendingConnect>(dev, local, remote, options_.streams,
-                                                      static_cast<uint32_t>(options_.chunkBytes), preambleOf(d));
+      auto pending = std::make_unique<tcp_setup::PendingConnect>(
+          dev, local, remote, options_.streams, static_cast<uint32_t>(options_.chunkBytes), preambleOf(d));
       it = pendingConnects_.emplace(key, std::move(pending)).first;
     }
     bool ready = false;
@@ -144,7 +145,7 @@ SendComm* SocketEngine::connect(int dev, const CommConfig& /*config*/,
     done = std::move(it->second);
     pendingConnects_.erase(it);
   }
-  auto comm = std::make_unique<SocketSendComm>(dev, done->peer(), done->takeStreams(), options_);
+  auto comm = std::make_unique<SocketSendComm>(dev, done->peer(), StreamSet(done->takeStreams()), options_);
   comm->base.peerPreamble = done->peerPreamble();
   CommBase* base = &comm->base;
   std::lock_guard lock(commsMutex_);

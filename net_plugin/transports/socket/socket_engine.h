@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "net_plugin/transports/socket/socket_wire.h"
+#include "net_plugin/transports/tcp_setup/tcp_setup.h"
 #include "net_plugin/transports/transport.h"
 
 namespace railtune::net::socket {
@@ -29,10 +30,11 @@ struct SocketDevice {
   std::vector<std::byte> preamble;
 };
 
-inline constexpr int kMaxStreams = 16;
+// The streams and chunk sizes a connection may have are what its hellos may carry (tcp_setup.h).
+inline constexpr int kMaxStreams = tcp_setup::kMaxStreams;
 inline constexpr int kMaxRequests = 32;  // NCCL_NET_MAX_REQUESTS: receives in flight per comm
-inline constexpr size_t kMinChunkBytes = 4096;
-inline constexpr size_t kMaxChunkBytes = size_t{1} << 30;
+inline constexpr size_t kMinChunkBytes = tcp_setup::kMinChunkBytes;
+inline constexpr size_t kMaxChunkBytes = tcp_setup::kMaxChunkBytes;
 
 struct SocketEngineOptions {
   int streams = 2;              // TCP streams per connection, 1..kMaxStreams
@@ -43,7 +45,6 @@ struct SocketEngineOptions {
   size_t maxMessageBytes = size_t{1} << 30;
 };
 
-class PendingConnect;
 class SocketListenComm;
 class SocketSendComm;
 class SocketRecvComm;
@@ -90,7 +91,7 @@ class SocketEngine final : public Transport {
   // Connections being set up, by the listener's nonce (random per listen, so one per connection)
   // and the local device. Setup only: the data path never takes this lock.
   std::mutex connectMutex_;
-  std::map<std::pair<uint64_t, int>, std::unique_ptr<PendingConnect>> pendingConnects_;
+  std::map<std::pair<uint64_t, int>, std::unique_ptr<tcp_setup::PendingConnect>> pendingConnects_;
   // Every comm handed out. A closed comm releases its sockets and request slots at once but stays
   // as a small shell, so that a call on it after close is a clear error rather than a crash.
   std::mutex commsMutex_;

@@ -82,8 +82,8 @@ bool SocketRecvComm::readHeader() {
   if (matching_ >= posted_) return false;
   const int fd = streams_.fds[0].get();
   while (headerGot_ < kMessageHeaderBytes) {
-    const long result = receiveSome(fd, header_.data() + headerGot_, kMessageHeaderBytes - headerGot_);
-    if (result == kWouldBlock) return false;
+    const long result = tcp_setup::receiveSome(fd, header_.data() + headerGot_, kMessageHeaderBytes - headerGot_);
+    if (result == tcp_setup::kWouldBlock) return false;
     if (result < 0) throw streamError(base, 0, result, "receive");
     headerGot_ += static_cast<size_t>(result);
   }
@@ -146,8 +146,8 @@ void SocketRecvComm::progressStream(int k) {
     }
     const size_t chunkLength = chunking_.chunkLength(message.size, cursor.chunk);
     std::byte* into = message.data + cursor.chunk * chunking_.chunkBytes + cursor.offset;
-    const long result = receiveSome(fd, into, chunkLength - cursor.offset);
-    if (result == kWouldBlock) return;
+    const long result = tcp_setup::receiveSome(fd, into, chunkLength - cursor.offset);
+    if (result == tcp_setup::kWouldBlock) return;
     if (result < 0) throw streamError(base, k, result, "receive");
     cursor.offset += static_cast<size_t>(result);
     deliver(message, static_cast<size_t>(result));

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "net_plugin/transports/socket/socket_comm.h"
+#include "net_plugin/transports/socket/socket_tcp_info.h"
 
 namespace railtune::net::socket {
 
@@ -103,9 +104,10 @@ void SocketSendComm::progressStream(int k) {
     const size_t chunkLength = hasChunk ? chunking_.chunkLength(slot.size, cursor.chunk) : 0;
     const std::byte* data = hasChunk ? slot.data + cursor.chunk * chunking_.chunkBytes + cursor.offset : nullptr;
     const size_t headerLeft = needHeader ? kMessageHeaderBytes - headerOffset_ : 0;
-    const long result = sendSome(fd, header_.data() + headerOffset_, headerLeft, data, chunkLength - cursor.offset);
+    const long result =
+        tcp_setup::sendSome(fd, header_.data() + headerOffset_, headerLeft, data, chunkLength - cursor.offset);
     const uint32_t bit = 1u << k;
-    if (result == kWouldBlock) {
+    if (result == tcp_setup::kWouldBlock) {
       if (peerWindowClosed(fd).value_or(false)) streams_.closedWindows |= bit;
       return;
     }

@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "net_plugin/transports/socket/socket_fd.h"
+#include "net_plugin/transports/socket/socket_tcp_info.h"
 
 namespace railtune::net::socket {
 

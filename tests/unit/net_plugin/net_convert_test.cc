@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "nccl/net_v10.h"
 #include "nccl/net_v11.h"
 #include "nccl/net_v6.h"
 #include "nccl/net_v9.h"
@@ -66,6 +67,41 @@ TEST(NetConvertTest, V6KeepsOnlyItsOwnFields) {
   EXPECT_EQ(out.maxComms, 65536);
   EXPECT_EQ(out.maxRecvs, 8);
   EXPECT_EQ(out.port, 1);
+}
+
+TEST(NetConvertTest, OlderConfigsWidenToV12sAndV12sPassThrough) {
+  ncclNetCommConfig_v12_t scratch{};
+  ncclNetCommConfig_v10_t v10{};
+  v10.trafficClass = 106;
+  ncclNetCommConfig_v12_t* widened = asNewest(&v10, scratch);
+  ASSERT_EQ(widened, &scratch);
+  EXPECT_EQ(widened->trafficClass, 106);
+  EXPECT_EQ(asNewest(static_cast<ncclNetCommConfig_v11_t*>(nullptr), scratch), nullptr) << "no config stays none";
+
+  ncclNetCommConfig_v12_t v12{};
+  EXPECT_EQ(asNewest(&v12, scratch), &v12) << "v12's own config is the boundary's: not copied";
+}
+
+TEST(NetConvertTest, V11AttributesWidenFieldByField) {
+  ncclNetAttr_v11_t v11{};
+  v11.sendCommAttr = {1, 2, 3, 4};
+  v11.recvCommAttr = {5, 6, 7, 8};
+  v11.op = 9;
+  v11.algo = 10;
+  v11.proto = 11;
+  ncclNetAttr_v12_t scratch{};
+  const ncclNetAttr_v12_t* widened = asNewest(&v11, scratch);
+  ASSERT_EQ(widened, &scratch);
+  EXPECT_EQ(widened->sendCommAttr.maxConcurrentPeers, 1);
+  EXPECT_EQ(widened->sendCommAttr.minFlowsPerPeer, 4);
+  EXPECT_EQ(widened->recvCommAttr.minConcurrentPeers, 6);
+  EXPECT_EQ(widened->recvCommAttr.maxFlowsPerPeer, 7);
+  EXPECT_EQ(widened->op, 9u);
+  EXPECT_EQ(widened->algo, 10u);
+  EXPECT_EQ(widened->proto, 11u);
+  EXPECT_EQ(asNewest(static_cast<ncclNetAttr_v11_t*>(nullptr), scratch), nullptr);
+  ncclNetAttr_v12_t v12{};
+  EXPECT_EQ(asNewest(&v12, scratch), &v12);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-# The verbs transport (net_plugin/transports/ib): its port decisions and wire layouts; libibverbs loaded into the
-# verbs table, against stand-in libraries built here (fake_ibverbs.c: with rdma-core's version nodes, without one required
-# symbol, and without version nodes at all).
+# The verbs transport (net_plugin/transports/ib): its port decisions, wire layouts and work-request ids;
+# libibverbs loaded into the verbs table, against stand-in libraries built here (fake_ibverbs.c: with rdma-core's
+# version nodes, without one required symbol, and without version nodes at all).
 function(net_ib_fake_library name)
   cmake_parse_arguments(F "VERSIONED" "" "DEFINES" ${ARGN})
   add_library(${name} SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_ibverbs.c)
@@ -16,7 +16,8 @@ net_ib_fake_library(net_ib_fake_partial VERSIONED DEFINES FAKE_WITHOUT_MODIFY_QP
 net_ib_fake_library(net_ib_fake_unversioned)
 
 add_executable(net_ib_tests ${CMAKE_CURRENT_LIST_DIR}/net_ib_verbs_table_test.cc
-               ${CMAKE_CURRENT_LIST_DIR}/net_ib_port_test.cc ${CMAKE_CURRENT_LIST_DIR}/net_ib_wire_test.cc)
+               ${CMAKE_CURRENT_LIST_DIR}/net_ib_port_test.cc ${CMAKE_CURRENT_LIST_DIR}/net_ib_wire_test.cc
+               ${CMAKE_CURRENT_LIST_DIR}/net_ib_wr_id_test.cc)
 target_link_libraries(net_ib_tests PRIVATE railtune_net_ib GTest::gtest_main)
 target_compile_definitions(net_ib_tests PRIVATE FAKE_IBVERBS_FULL="$<TARGET_FILE:net_ib_fake_full>"
                            FAKE_IBVERBS_PARTIAL="$<TARGET_FILE:net_ib_fake_partial>"

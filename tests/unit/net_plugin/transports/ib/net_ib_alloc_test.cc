@@ -28,8 +28,8 @@ class NetIbAllocation : public ::testing::TestWithParam<int> {
     LoadedVerbs verbs = loadVerbs({VERBS_SIM_LIBRARY});
     ASSERT_TRUE(verbs.ok()) << verbs.reason;
     IbEngineOptions options;
-    options.connection.policy.qpsPerConnection = GetParam();
-    options.connection.policy.splitDataOnQps = GetParam() > 1;
+    options.connection.layout.qpsPerConnection = GetParam();
+    options.connection.layout.splitDataOnQps = GetParam() > 1;
     pair_ = testing::connectedPair(std::move(verbs), options);
     engine_ = pair_.engine.get();
     send_ = pair_.send;

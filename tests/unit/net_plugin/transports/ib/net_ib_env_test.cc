@@ -97,6 +97,26 @@ TEST(NetIbEnv, ARejectedServiceLevelLeavesTheFabricsOne) {
   EXPECT_EQ(qpOptionsFrom(set.env, set.policy).sl, 1);  // the user's wins over the fabric's
 }
 
+TEST(NetIbEnv, TheConnectionsQpLayoutIsThePolicysNumbers) {
+  qp::FabricShape roce;
+  roce.linkLayer = qp::LinkLayer::Ethernet;
+  const Reading r = readWith({{"NCCL_IB_QPS_PER_CONNECTION", "6"}, {"NCCL_IB_AR_THRESHOLD", "65536"}}, roce);
+  const QpLayout layout = qpLayoutOf(r.policy);
+  EXPECT_EQ(layout.qpsPerConnection, 6);
+  EXPECT_EQ(layout.qpsPerConnection, r.policy.qpsPerConnection);
+  EXPECT_EQ(layout.splitDataOnQps, r.policy.splitDataOnQps);
+  EXPECT_EQ(layout.splitMinBytes, r.policy.splitMinBytes);
+  EXPECT_EQ(layout.adaptiveRouting, r.policy.adaptiveRouting);
+  EXPECT_EQ(layout.arThresholdBytes, 65536u);
+  // A layout nobody filled in is what the policy gives by default: one QP, no split, NCCL's adaptive routing.
+  const QpLayout unset;
+  const qp::QpPolicy defaults;
+  EXPECT_EQ(unset.qpsPerConnection, defaults.qpsPerConnection);
+  EXPECT_EQ(unset.splitDataOnQps, defaults.splitDataOnQps);
+  EXPECT_EQ(unset.adaptiveRouting, defaults.adaptiveRouting);
+  EXPECT_EQ(unset.arThresholdBytes, defaults.arThresholdBytes);
+}
+
 TEST(NetIbEnv, AdaptiveRoutingAndItsThresholdReachTheConnectionOptions) {
   qp::FabricShape roce;
   roce.linkLayer = qp::LinkLayer::Ethernet;
@@ -184,7 +204,7 @@ class NetIbEnvOverSimulator : public ::testing::Test {
     query_ = loadVerbs({VERBS_SIM_LIBRARY});
     ASSERT_TRUE(query_.ok());
     IbEngineOptions options;
-    options.connection.policy = r.policy;
+    options.connection.layout = qpLayoutOf(r.policy);
     options.connection.qp = qpOptionsFrom(r.env, r.policy);
     testing::EnginePair pair = testing::connectedPair(std::move(verbs), options);
     readBack(pair.sendComm().set.qps[0], sender_);

@@ -46,8 +46,8 @@ class NetIbEdges : public ::testing::TestWithParam<Param> {
     verbs.table.destroyQp = destroyQpThatReportsBusy;
     refuseDestroy = false;
     IbEngineOptions options;
-    options.connection.policy.qpsPerConnection = GetParam().qps;
-    options.connection.policy.splitDataOnQps = GetParam().qps > 1;
+    options.connection.layout.qpsPerConnection = GetParam().qps;
+    options.connection.layout.splitDataOnQps = GetParam().qps > 1;
     options.peerMemory = GetParam().flush;  // GPU memory reachable: the receiver makes its flush QP
     options.note = [this](bool warn, const std::string& line) {
       if (warn) warnings_.push_back(line);

@@ -34,8 +34,8 @@ TEST(NetSocketSetup, ListenFillsTheHandleAndBothSidesConnect) {
   std::array<std::byte, kHandleBytes> handle{};
   ListenComm* listener = engine->listen(0, CommConfig{}, handle);
   ASSERT_NE(listener, nullptr);
-  const ListenHandle decoded = decodeHandle(handle);
-  EXPECT_EQ(describeAddress(decoded.address).rfind("127.0.0.1:", 0), 0u);
+  const tcp_setup::ListenHandle decoded = decodeHandle(handle);
+  EXPECT_EQ(tcp_setup::describeAddress(decoded.address).rfind("127.0.0.1:", 0), 0u);
   std::array<std::byte, kHandleBytes> second{};
   engine->listen(0, CommConfig{}, second);
   EXPECT_NE(decodeHandle(second).nonce, decoded.nonce) << "each listener draws its own nonce";
@@ -176,7 +176,7 @@ TEST(NetSocketSetup, AWrongNonceNeverYieldsAConnection) {
 
 // A raw TCP connection to the listener that sends the given bytes and then closes.
 void strayConnection(const std::array<std::byte, kHandleBytes>& handle, const std::vector<std::byte>& bytes) {
-  const ListenHandle target = decodeHandle(handle);
+  const tcp_setup::ListenHandle target = decodeHandle(handle);
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&target.address), sizeof(sockaddr_in)), 0);
@@ -190,9 +190,9 @@ TEST(NetSocketSetup, StrayAndTruncatedHandshakesAreIgnored) {
   auto engine = loopbackEngine();
   std::array<std::byte, kHandleBytes> handle{};
   ListenComm* listener = engine->listen(0, CommConfig{}, handle);
-  strayConnection(handle, {});                                                    // connects, says nothing
-  strayConnection(handle, std::vector<std::byte>(kHelloBytes / 2));               // half a hello
-  strayConnection(handle, std::vector<std::byte>(kHelloBytes, std::byte{0x41}));  // not a hello
+  strayConnection(handle, {});                                                               // connects, says nothing
+  strayConnection(handle, std::vector<std::byte>(tcp_setup::kHelloBytes / 2));               // half a hello
+  strayConnection(handle, std::vector<std::byte>(tcp_setup::kHelloBytes, std::byte{0x41}));  // not a hello
   EXPECT_FALSE(pumpUntil([&] { return engine->accept(listener) != nullptr; }, std::chrono::milliseconds(200)));
   SendComm* send = nullptr;
   RecvComm* recv = nullptr;

@@ -1,4 +1,4 @@
-#include "net_plugin/transports/socket/socket_fd.h"
+#include "net_plugin/transports/tcp_setup/tcp_socket.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,7 +15,7 @@
 
 #include "net_plugin/engine.h"
 
-namespace railtune::net::socket {
+namespace railtune::net::tcp_setup {
 
 void Fd::reset() {
   if (fd_ >= 0) ::close(fd_);
@@ -131,4 +131,4 @@ uint64_t monotonicNs() {
   return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
 }
 
-}  // namespace railtune::net::socket
+}  // namespace railtune::net::tcp_setup

@@ -1,16 +1,15 @@
-// The socket calls the transport makes, each wrapped once: non-blocking sockets, address parsing,
+// The TCP socket calls both transports make, each wrapped once: non-blocking sockets, address parsing,
 // the fault-detection options, and I/O results reduced to "moved n bytes", "would block", "closed"
-// or an errno.
+// or an errno. The socket transport carries its data over such sockets; the verbs transport its setup.
 #pragma once
 
 #include <sys/socket.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 
-namespace railtune::net::socket {
+namespace railtune::net::tcp_setup {
 
 // Owns one file descriptor.
 class Fd {
@@ -62,10 +61,6 @@ inline constexpr long kClosed = -1000000;
 long sendSome(int fd, const void* header, size_t headerBytes, const void* data, size_t dataBytes);
 long receiveSome(int fd, void* data, size_t bytes);
 
-// Whether the peer advertises a zero receive window (alive, but its application is not reading):
-// nullopt when the kernel does not say (before Linux 5.4) or the call fails. socket_tcp_info.cc.
-std::optional<bool> peerWindowClosed(int fd);
-
 // The pending error of a socket (SO_ERROR), 0 when none.
 int pendingError(int fd);
 std::string errorText(int error);
@@ -74,4 +69,4 @@ uint64_t randomU64();
 uint64_t monotonicMs();  // coarse: for timers of a second
 uint64_t monotonicNs();  // precise: for busy time
 
-}  // namespace railtune::net::socket
+}  // namespace railtune::net::tcp_setup
