@@ -15,11 +15,12 @@
 
 #include "cli/plugin_files.h"
 #include "cli/sweep/dataset_input.h"
-#include "cli/sweep/rules_source.h"
 #include "cli/sweep/sweep.h"
 #include "cli/tuner/compute.h"
 #include "common/atomic_file.h"
-#include "tuner_plugin/rules/rule.h"
+#include "formats/tuner_rules/rule.h"
+#include "nccl-tests-integration/compare/report.h"
+#include "nccl-tests-integration/rules/rules_choice.h"
 
 namespace railtune::cli {
 namespace {
@@ -39,8 +40,8 @@ struct CompareOptions {
 std::optional<sweep::Choice> choiceOf(const std::optional<CellChoice>& cell) {
   if (!cell) return std::nullopt;
   sweep::Choice c;
-  c.algorithm = tuner::rules::algorithmRuleName(cell->algorithm);
-  c.protocol = tuner::rules::protocolRuleName(cell->protocol);
+  c.algorithm = formats::tuner_rules::algorithmRuleName(cell->algorithm);
+  c.protocol = formats::tuner_rules::protocolRuleName(cell->protocol);
   return c;
 }
 
@@ -72,8 +73,8 @@ class ModelAdvice {
  private:
   std::map<uint64_t, std::optional<sweep::Choice>> compute(const sweep::GroupKey& key) {
     std::map<uint64_t, std::optional<sweep::Choice>> out;
-    tuner::Collective collective{};
-    if (!tuner::rules::collectiveFromRuleName(key.collective, &collective)) return out;
+    formats::Collective collective{};
+    if (!formats::tuner_rules::collectiveFromRuleName(key.collective, &collective)) return out;
     DecisionsRequest request;
     request.comm.profile = opts_.profile;
     request.comm.nodes = key.shape.nodes;
@@ -115,10 +116,10 @@ int runCompare(const CompareOptions& opts) {
   sweep::CompareRequest request;
   request.sweep = &aggregate;
   request.tuned = tuned ? &*tuned : nullptr;
-  std::optional<tuner::rules::RuleSet> rules;
+  std::optional<formats::tuner_rules::RuleSet> rules;
   if (!opts.rules.empty()) {
-    rules = loadTunerRules(opts.rules);
-    request.rules = [&](const sweep::GroupKey& key, uint64_t size) { return ruleChoice(*rules, key, size); };
+    rules = sweep::loadTunerRules(opts.rules);
+    request.rules = [&](const sweep::GroupKey& key, uint64_t size) { return sweep::ruleChoice(*rules, key, size); };
   }
   std::vector<std::string> notes;
   ModelAdvice advice(opts, notes);

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cli/sweep/dataset_input.h"
-#include "cli/sweep/rules_source.h"
 #include "cli/sweep/sweep.h"
 #include "common/atomic_file.h"
+#include "nccl-tests-integration/rules/rules_choice.h"
 #include "nccl-tests-integration/rules/write.h"
 
 namespace railtune::cli {
@@ -51,7 +51,8 @@ int runRules(const RulesOptions& opts) {
   const sweep::RulesProvenance provenance{opts.datasets, options.minGain};
   const std::string text =
       format == "nccl-csv" ? sweep::rulesNcclCsv(derived, provenance) : sweep::rulesJson(derived, provenance);
-  const tuner::rules::RuleSet check = parseTunerRules(text, opts.output);  // throws when the tuner would refuse it
+  const formats::tuner_rules::RuleSet check =
+      sweep::parseTunerRules(text, opts.output);  // throws when the tuner would refuse it
   writeFileAtomically(opts.output, text);
   std::cout << sweep::rulesReport(derived);
   std::cout << "wrote " << opts.output << ": " << check.rules.size() << (check.rules.size() == 1 ? " rule" : " rules")

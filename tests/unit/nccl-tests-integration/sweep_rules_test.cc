@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "formats/tuner_rules/rules_file.h"
 #include "nccl-tests-integration/compare/report.h"
 #include "nccl-tests-integration/rules/derive.h"
 #include "nccl-tests-integration/rules/write.h"
-#include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune::sweep {
 namespace {
@@ -120,26 +120,28 @@ TEST(SweepRules, RowsThatCannotBeUsedAreCountedAndTheGapsReported) {
 TEST(SweepRules, TheTunerReadsBothFormatsWithTheSameRules) {
   const DerivedRules rules = deriveRules(gb300Eight(), RulesOptions{});
   const RulesProvenance provenance{{"gb300.jsonl"}, 0.05};
-  const tuner::rules::RulesResult json = tuner::rules::readRules(rulesJson(rules, provenance), "rules.json");
+  const formats::tuner_rules::RulesResult json =
+      formats::tuner_rules::readRules(rulesJson(rules, provenance), "rules.json");
   ASSERT_TRUE(json.ok()) << json.describeErrors();
   ASSERT_EQ(json.ruleSet.rules.size(), 2u);
-  const tuner::rules::Rule& first = json.ruleSet.rules[0];
+  const formats::tuner_rules::Rule& first = json.ruleSet.rules[0];
   EXPECT_EQ(first.nRanks, 8);
   EXPECT_EQ(first.nNodes, 1);
   EXPECT_EQ(first.nvlDomains, 1);
   EXPECT_EQ(first.ranksPerDomain, 8);
   EXPECT_EQ(first.minBytes, 3 * MiB + 1);
-  EXPECT_EQ(first.algorithm, tuner::Algorithm::Ring);
-  EXPECT_EQ(first.protocol, tuner::Protocol::LL128);
+  EXPECT_EQ(first.algorithm, formats::Algorithm::Ring);
+  EXPECT_EQ(first.protocol, formats::Protocol::LL128);
   EXPECT_NE(rulesJson(rules, provenance).find("\"evidence\":{\"sizes\":[4194304,8388608,16777216,33554432]"),
             std::string::npos);
-  const tuner::rules::RulesResult csv = tuner::rules::readRules(rulesNcclCsv(rules, provenance), "rules.csv");
+  const formats::tuner_rules::RulesResult csv =
+      formats::tuner_rules::readRules(rulesNcclCsv(rules, provenance), "rules.csv");
   ASSERT_TRUE(csv.ok()) << csv.describeErrors();
   ASSERT_EQ(csv.ruleSet.rules.size(), 2u);
   EXPECT_EQ(csv.ruleSet.rules[1].minBytes, json.ruleSet.rules[1].minBytes);
   EXPECT_EQ(csv.ruleSet.rules[1].maxBytes, json.ruleSet.rules[1].maxBytes);
   // No rule at all is still a file the tuner reads.
-  EXPECT_TRUE(tuner::rules::readRules(rulesJson(DerivedRules{}, provenance), "empty.json").ok());
+  EXPECT_TRUE(formats::tuner_rules::readRules(rulesJson(DerivedRules{}, provenance), "empty.json").ok());
 }
 
 TEST(SweepRules, TheReportShowsExpectedGainAndTheModelsRegret) {

@@ -6,7 +6,7 @@ add_executable(sweep_run_tests
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_output_scan_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_manifest_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_runner_test.cc)
-target_link_libraries(sweep_run_tests PRIVATE railtune_sweep_run railtune_tuner_rules GTest::gtest_main)
+target_link_libraries(sweep_run_tests PRIVATE railtune_sweep_run railtune_formats_tuner_rules GTest::gtest_main)
 target_compile_definitions(sweep_run_tests PRIVATE RAILTUNE_SWEEP_DATA="${PROJECT_SOURCE_DIR}/tests/data/sweep"
                                                    RAILTUNE_DOCS_FORMATS="${PROJECT_SOURCE_DIR}/docs/formats")
 gtest_discover_tests(sweep_run_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
