@@ -1,7 +1,8 @@
-# railtune_sweep_run (nccl-tests-integration/run/): the plan of a sweep, the classification of each run's end,
-# the manifest, and the runner driving the stand-in nccl-tests binary of tests/data/sweep (python3, no GPU).
+# railtune_sweep_run (nccl-tests-integration/run/): the request checked, the plan of a sweep, the classification
+# of each run's end, the manifest, and the runner driving the stand-in nccl-tests binary of tests/data/sweep (python3, no GPU).
 add_executable(sweep_run_tests
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_plan_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_run_spec_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_outcome_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_output_scan_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sweep_run_manifest_test.cc
