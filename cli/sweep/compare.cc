@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "cli/plugin_files.h"
-#include "cli/sweep/dataset_input.h"
 #include "cli/sweep/sweep.h"
 #include "cli/tuner/compute.h"
 #include "common/atomic_file.h"
 #include "formats/tuner_rules/rule.h"
 #include "nccl-tests-integration/compare/report.h"
+#include "nccl-tests-integration/rules/read_datasets.h"
 #include "nccl-tests-integration/rules/rules_choice.h"
 
 namespace railtune::cli {
@@ -103,15 +103,11 @@ class ModelAdvice {
 };
 
 int runCompare(const CompareOptions& opts) {
-  const std::string& out = opts.output;
-  const bool html = out.ends_with(".html") || out.ends_with(".htm");
-  const bool svg = out.ends_with(".svg");
-  const bool text = out.ends_with(".txt") || out.ends_with(".md");
-  if (!out.empty() && !html && !svg && !text)
-    throw std::invalid_argument("-o " + out + ": cannot tell the format from the extension (.html, .svg or .txt)");
-  const sweep::Aggregate aggregate = readDatasets(opts.datasets, opts.maxWarnings);
+  // The extension is checked before anything is read.
+  const sweep::CompareFile file = opts.output.empty() ? sweep::CompareFile::Text : sweep::compareFileOf(opts.output);
+  const sweep::Aggregate aggregate = sweep::readDatasets(opts.datasets, opts.maxWarnings, printWarning);
   std::optional<sweep::Aggregate> tuned;
-  if (!opts.tuned.empty()) tuned = readDatasets({opts.tuned}, opts.maxWarnings);
+  if (!opts.tuned.empty()) tuned = sweep::readDatasets({opts.tuned}, opts.maxWarnings, printWarning);
 
   sweep::CompareRequest request;
   request.sweep = &aggregate;
@@ -136,16 +132,11 @@ int runCompare(const CompareOptions& opts) {
   if (opts.model)
     report.modelNote = "the railtune tuner's cost model (RAILTUNE_TUNER_MODEL=advise), hardware profile " +
                        opts.profile + ", emulated NCCL " + opts.nccl;
-  for (const std::string& n : notes) std::cerr << "railtune: warning: " << n << "\n";
+  for (const std::string& n : notes) printWarning(n);
   std::cout << sweep::renderCompareTable(report);
-  if (out.empty()) return 0;
-  if (svg && report.groups.size() != 1)
-    throw std::invalid_argument("-o " + out + ": an SVG holds one plot, and the datasets hold " +
-                                std::to_string(report.groups.size()) + " collectives and shapes; write .html");
-  writeFileAtomically(out, html  ? sweep::renderCompareHtml(report)
-                           : svg ? sweep::renderCompareSvg(report.groups.front())
-                                 : sweep::renderCompareTable(report));
-  std::cout << "wrote " << out << ": " << report.groups.size()
+  if (opts.output.empty()) return 0;
+  writeFileAtomically(opts.output, sweep::renderCompareFile(report, file, opts.output));
+  std::cout << "wrote " << opts.output << ": " << report.groups.size()
             << (report.groups.size() == 1 ? " collective and shape" : " collectives and shapes") << "\n";
   return 0;
 }
