@@ -4,7 +4,6 @@
 // SVG plot and the table per collective and shape), an SVG or a text file. --model scores the tuner's cost
 // model (RAILTUNE_TUNER_MODEL=advise, through the real plugin as `tuner decisions` runs it): its regret at
 // each size beside NCCL default's.
-#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -18,6 +17,7 @@
 #include "cli/tuner/compute.h"
 #include "common/atomic_file.h"
 #include "formats/tuner_rules/rule.h"
+#include "nccl-tests-integration/compare/group_advice.h"
 #include "nccl-tests-integration/compare/report.h"
 #include "nccl-tests-integration/rules/read_datasets.h"
 #include "nccl-tests-integration/rules/rules_choice.h"
@@ -45,62 +45,33 @@ std::optional<sweep::Choice> choiceOf(const std::optional<CellChoice>& cell) {
   return c;
 }
 
-uint64_t powerOfTwoAtMost(uint64_t v) {
-  uint64_t p = 1;
-  while (p <= v / 2) p *= 2;
-  return p;
+// The cost model's advice for a group of the sweep at every power of two, through the real plugin as `tuner
+// decisions` runs it; a group it cannot be asked about is a note.
+sweep::AdviceBySize modelAdvice(const CompareOptions& opts, const sweep::GroupKey& key,
+                                std::vector<std::string>& notes) {
+  sweep::AdviceBySize out;
+  formats::Collective collective{};
+  if (!formats::tuner_rules::collectiveFromRuleName(key.collective, &collective)) return out;
+  DecisionsRequest request;
+  request.comm.profile = opts.profile;
+  request.comm.nodes = key.shape.nodes;
+  request.comm.ranks = key.shape.ranks;
+  request.comm.mnnvl = key.shape.hosts > key.shape.nodes ? "on" : "off";
+  const std::optional<emu::NcclBehaviour> nccl = emu::parseBehaviour(opts.nccl);
+  if (!nccl) throw std::invalid_argument("--nccl must be 2.28 or 2.30, not '" + opts.nccl + "'");
+  request.nccl = *nccl;
+  request.pluginPath = opts.plugin.empty() ? (defaultPluginDir() / "libnccl-tuner-railtune.so").string() : opts.plugin;
+  request.collectives = {collective};
+  request.minBytes = 1;
+  request.maxBytes = uint64_t{1} << 40;
+  try {
+    const DecisionsReport report = computeDecisions(request);
+    for (const DecisionRow& row : report.rows) out[row.nBytes] = choiceOf(row.model);
+  } catch (const std::exception& e) {
+    notes.push_back(key.collective + ", " + key.shape.label() + ": the model cannot be asked (" + e.what() + ")");
+  }
+  return out;
 }
-
-// The cost model's advice for every group of the sweep, computed once per group through the real plugin.
-// Sizes that are not powers of two take the advice at the nearer power of two (on a log scale).
-class ModelAdvice {
- public:
-  ModelAdvice(const CompareOptions& opts, std::vector<std::string>& notes) : opts_(opts), notes_(notes) {}
-
-  std::optional<sweep::Choice> pick(const sweep::GroupKey& key, uint64_t size) {
-    auto it = cache_.find(key);
-    if (it == cache_.end()) it = cache_.emplace(key, compute(key)).first;
-    const std::map<uint64_t, std::optional<sweep::Choice>>& bySize = it->second;
-    if (bySize.empty()) return std::nullopt;
-    const uint64_t low = powerOfTwoAtMost(size);
-    const uint64_t high = low == size ? low : low * 2;
-    const uint64_t nearer =
-        std::log2(static_cast<double>(size)) - std::log2(static_cast<double>(low)) < 0.5 ? low : high;
-    const auto found = bySize.find(nearer);
-    return found == bySize.end() ? std::nullopt : found->second;
-  }
-
- private:
-  std::map<uint64_t, std::optional<sweep::Choice>> compute(const sweep::GroupKey& key) {
-    std::map<uint64_t, std::optional<sweep::Choice>> out;
-    formats::Collective collective{};
-    if (!formats::tuner_rules::collectiveFromRuleName(key.collective, &collective)) return out;
-    DecisionsRequest request;
-    request.comm.profile = opts_.profile;
-    request.comm.nodes = key.shape.nodes;
-    request.comm.ranks = key.shape.ranks;
-    request.comm.mnnvl = key.shape.hosts > key.shape.nodes ? "on" : "off";
-    const std::optional<emu::NcclBehaviour> nccl = emu::parseBehaviour(opts_.nccl);
-    if (!nccl) throw std::invalid_argument("--nccl must be 2.28 or 2.30, not '" + opts_.nccl + "'");
-    request.nccl = *nccl;
-    request.pluginPath =
-        opts_.plugin.empty() ? (defaultPluginDir() / "libnccl-tuner-railtune.so").string() : opts_.plugin;
-    request.collectives = {collective};
-    request.minBytes = 1;
-    request.maxBytes = uint64_t{1} << 40;
-    try {
-      const DecisionsReport report = computeDecisions(request);
-      for (const DecisionRow& row : report.rows) out[row.nBytes] = choiceOf(row.model);
-    } catch (const std::exception& e) {
-      notes_.push_back(key.collective + ", " + key.shape.label() + ": the model cannot be asked (" + e.what() + ")");
-    }
-    return out;
-  }
-
-  const CompareOptions& opts_;
-  std::vector<std::string>& notes_;
-  std::map<sweep::GroupKey, std::map<uint64_t, std::optional<sweep::Choice>>> cache_;
-};
 
 int runCompare(const CompareOptions& opts) {
   // The extension is checked before anything is read.
@@ -118,7 +89,7 @@ int runCompare(const CompareOptions& opts) {
     request.rules = [&](const sweep::GroupKey& key, uint64_t size) { return sweep::ruleChoice(*rules, key, size); };
   }
   std::vector<std::string> notes;
-  ModelAdvice advice(opts, notes);
+  sweep::GroupAdvice advice([&](const sweep::GroupKey& key) { return modelAdvice(opts, key, notes); });
   if (opts.model) {
     // The model advises as it does inside NCCL with RAILTUNE_TUNER_MODEL=advise; rules do not steer it.
     setenv("RAILTUNE_TUNER_MODEL", "advise", 1);

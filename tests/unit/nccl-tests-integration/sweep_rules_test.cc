@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "formats/tuner_rules/rules_file.h"
+#include "nccl-tests-integration/compare/group_advice.h"
 #include "nccl-tests-integration/compare/report.h"
 #include "nccl-tests-integration/rules/derive.h"
 #include "nccl-tests-integration/rules/read_datasets.h"
@@ -258,6 +259,28 @@ TEST(SweepRules, TheReportsFileFollowsItsExtension) {
     EXPECT_EQ(std::string(e.what()),
               "-o r.svg: an SVG holds one plot, and the datasets hold 2 collectives and shapes; write .html");
   }
+}
+
+TEST(SweepRules, AdviceIsAskedOncePerGroupAndTakenAtTheNearerPowerOfTwo) {
+  int computed = 0;
+  GroupAdvice advice([&](const GroupKey& key) {
+    ++computed;
+    AdviceBySize bySize;
+    if (key.collective != "allreduce") return bySize;  // nothing to say: NCCL decides
+    bySize[4 * MiB] = forced("ring", "ll128");
+    bySize[8 * MiB] = std::nullopt;  // NCCL's own
+    bySize[16 * MiB] = forced("ring", "simple");
+    return bySize;
+  });
+  const GroupKey group{"allreduce", kEight};
+  EXPECT_EQ(advice.pick(group, 4 * MiB), std::optional<Choice>(forced("ring", "ll128")));
+  EXPECT_EQ(advice.pick(group, 5 * MiB), std::optional<Choice>(forced("ring", "ll128")));  // log2 5/4 < 0.5
+  EXPECT_EQ(advice.pick(group, 6 * MiB), std::nullopt);                                    // nearer 8 MiB
+  EXPECT_EQ(advice.pick(group, 12 * MiB), std::optional<Choice>(forced("ring", "simple")));
+  EXPECT_EQ(advice.pick(group, 64 * MiB), std::nullopt);  // no advice there
+  EXPECT_EQ(computed, 1);
+  EXPECT_EQ(advice.pick({"alltoall", kEight}, 4 * MiB), std::nullopt);
+  EXPECT_EQ(computed, 2);
 }
 
 }  // namespace
