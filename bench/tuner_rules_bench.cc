@@ -18,6 +18,7 @@ namespace {
 
 using namespace railtune::tuner;
 using namespace railtune::tuner::rules;
+using namespace railtune::formats::tuner_rules;
 
 struct Query {
   Collective collective;

@@ -20,9 +20,9 @@
 
 #include "emulator/loader.h"
 #include "emulator/tuner_driver.h"
+#include "formats/tuner_rules/rules_file.h"
 #include "tests/unit/tuner_plugin/rules/tuner_rules_random.h"
 #include "tuner_plugin/rules/rule_index.h"
-#include "tuner_plugin/rules/rules_file.h"
 
 namespace {
 
@@ -53,7 +53,7 @@ const RulesFixture& rulesFixture(int count) {
                      ("railtune-bench-rules-" + std::to_string(::getpid()) + "-" + std::to_string(count) + ".json"))
                         .string();
   std::ofstream(it->second.path) << json;
-  rules::RulesResult parsed = rules::readRules(json, it->second.path);
+  rules::RulesResult parsed = railtune::formats::tuner_rules::readRules(json, it->second.path);
   it->second.set = std::move(parsed.ruleSet);
   return it->second;
 }

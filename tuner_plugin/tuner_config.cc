@@ -11,7 +11,7 @@
 #include "common/params.h"
 #include "common/regular_file.h"
 #include "formats/rail_map.h"
-#include "tuner_plugin/rules/rules_file.h"
+#include "formats/tuner_rules/rules_file.h"
 
 namespace railtune::tuner {
 namespace {
@@ -50,7 +50,7 @@ CachedRules loadRules(const std::string& path, const char* variable) {
   RegularFile file = readRegularFile(path, kMaxConfigFileBytes);
   if (!file.ok()) throw std::runtime_error(std::string(variable) + "=" + file.describe());
   loaded.bytes = std::move(file.bytes);
-  rules::RulesResult result = rules::readRules(loaded.bytes, path);
+  rules::RulesResult result = formats::tuner_rules::readRules(loaded.bytes, path);
   if (!result.ok()) throw std::runtime_error(std::string(variable) + ": " + result.describeErrors());
   loaded.rules = std::make_shared<const rules::RuleSet>(std::move(result.ruleSet));
   gCache[path] = loaded;

@@ -4,7 +4,6 @@
 // SVG plot and the table per collective and shape), an SVG or a text file. --model scores the tuner's cost
 // model (RAILTUNE_TUNER_MODEL=advise, through the real plugin as `tuner decisions` runs it): its regret at
 // each size beside NCCL default's.
-#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -14,12 +13,14 @@
 #include <vector>
 
 #include "cli/plugin_files.h"
-#include "cli/sweep/dataset_input.h"
-#include "cli/sweep/rules_source.h"
 #include "cli/sweep/sweep.h"
 #include "cli/tuner/compute.h"
 #include "common/atomic_file.h"
-#include "tuner_plugin/rules/rule.h"
+#include "formats/tuner_rules/rule.h"
+#include "nccl-tests-integration/compare/group_advice.h"
+#include "nccl-tests-integration/compare/report.h"
+#include "nccl-tests-integration/rules/read_datasets.h"
+#include "nccl-tests-integration/rules/rules_choice.h"
 
 namespace railtune::cli {
 namespace {
@@ -39,89 +40,56 @@ struct CompareOptions {
 std::optional<sweep::Choice> choiceOf(const std::optional<CellChoice>& cell) {
   if (!cell) return std::nullopt;
   sweep::Choice c;
-  c.algorithm = tuner::rules::algorithmRuleName(cell->algorithm);
-  c.protocol = tuner::rules::protocolRuleName(cell->protocol);
+  c.algorithm = formats::tuner_rules::algorithmRuleName(cell->algorithm);
+  c.protocol = formats::tuner_rules::protocolRuleName(cell->protocol);
   return c;
 }
 
-uint64_t powerOfTwoAtMost(uint64_t v) {
-  uint64_t p = 1;
-  while (p <= v / 2) p *= 2;
-  return p;
+// The cost model's advice for a group of the sweep at every power of two, through the real plugin as `tuner
+// decisions` runs it; a group it cannot be asked about is a note.
+sweep::AdviceBySize modelAdvice(const CompareOptions& opts, const sweep::GroupKey& key,
+                                std::vector<std::string>& notes) {
+  sweep::AdviceBySize out;
+  formats::Collective collective{};
+  if (!formats::tuner_rules::collectiveFromRuleName(key.collective, &collective)) return out;
+  DecisionsRequest request;
+  request.comm.profile = opts.profile;
+  request.comm.nodes = key.shape.nodes;
+  request.comm.ranks = key.shape.ranks;
+  request.comm.mnnvl = key.shape.hosts > key.shape.nodes ? "on" : "off";
+  const std::optional<emu::NcclBehaviour> nccl = emu::parseBehaviour(opts.nccl);
+  if (!nccl) throw std::invalid_argument("--nccl must be 2.28 or 2.30, not '" + opts.nccl + "'");
+  request.nccl = *nccl;
+  request.pluginPath = opts.plugin.empty() ? (defaultPluginDir() / "libnccl-tuner-railtune.so").string() : opts.plugin;
+  request.collectives = {collective};
+  request.minBytes = 1;
+  request.maxBytes = uint64_t{1} << 40;
+  try {
+    const DecisionsReport report = computeDecisions(request);
+    for (const DecisionRow& row : report.rows) out[row.nBytes] = choiceOf(row.model);
+  } catch (const std::exception& e) {
+    notes.push_back(key.collective + ", " + key.shape.label() + ": the model cannot be asked (" + e.what() + ")");
+  }
+  return out;
 }
 
-// The cost model's advice for every group of the sweep, computed once per group through the real plugin.
-// Sizes that are not powers of two take the advice at the nearer power of two (on a log scale).
-class ModelAdvice {
- public:
-  ModelAdvice(const CompareOptions& opts, std::vector<std::string>& notes) : opts_(opts), notes_(notes) {}
-
-  std::optional<sweep::Choice> pick(const sweep::GroupKey& key, uint64_t size) {
-    auto it = cache_.find(key);
-    if (it == cache_.end()) it = cache_.emplace(key, compute(key)).first;
-    const std::map<uint64_t, std::optional<sweep::Choice>>& bySize = it->second;
-    if (bySize.empty()) return std::nullopt;
-    const uint64_t low = powerOfTwoAtMost(size);
-    const uint64_t high = low == size ? low : low * 2;
-    const uint64_t nearer =
-        std::log2(static_cast<double>(size)) - std::log2(static_cast<double>(low)) < 0.5 ? low : high;
-    const auto found = bySize.find(nearer);
-    return found == bySize.end() ? std::nullopt : found->second;
-  }
-
- private:
-  std::map<uint64_t, std::optional<sweep::Choice>> compute(const sweep::GroupKey& key) {
-    std::map<uint64_t, std::optional<sweep::Choice>> out;
-    tuner::Collective collective{};
-    if (!tuner::rules::collectiveFromRuleName(key.collective, &collective)) return out;
-    DecisionsRequest request;
-    request.comm.profile = opts_.profile;
-    request.comm.nodes = key.shape.nodes;
-    request.comm.ranks = key.shape.ranks;
-    request.comm.mnnvl = key.shape.hosts > key.shape.nodes ? "on" : "off";
-    const std::optional<emu::NcclBehaviour> nccl = emu::parseBehaviour(opts_.nccl);
-    if (!nccl) throw std::invalid_argument("--nccl must be 2.28 or 2.30, not '" + opts_.nccl + "'");
-    request.nccl = *nccl;
-    request.pluginPath =
-        opts_.plugin.empty() ? (defaultPluginDir() / "libnccl-tuner-railtune.so").string() : opts_.plugin;
-    request.collectives = {collective};
-    request.minBytes = 1;
-    request.maxBytes = uint64_t{1} << 40;
-    try {
-      const DecisionsReport report = computeDecisions(request);
-      for (const DecisionRow& row : report.rows) out[row.nBytes] = choiceOf(row.model);
-    } catch (const std::exception& e) {
-      notes_.push_back(key.collective + ", " + key.shape.label() + ": the model cannot be asked (" + e.what() + ")");
-    }
-    return out;
-  }
-
-  const CompareOptions& opts_;
-  std::vector<std::string>& notes_;
-  std::map<sweep::GroupKey, std::map<uint64_t, std::optional<sweep::Choice>>> cache_;
-};
-
 int runCompare(const CompareOptions& opts) {
-  const std::string& out = opts.output;
-  const bool html = out.ends_with(".html") || out.ends_with(".htm");
-  const bool svg = out.ends_with(".svg");
-  const bool text = out.ends_with(".txt") || out.ends_with(".md");
-  if (!out.empty() && !html && !svg && !text)
-    throw std::invalid_argument("-o " + out + ": cannot tell the format from the extension (.html, .svg or .txt)");
-  const sweep::Aggregate aggregate = readDatasets(opts.datasets, opts.maxWarnings);
+  // The extension is checked before anything is read.
+  const sweep::CompareFile file = opts.output.empty() ? sweep::CompareFile::Text : sweep::compareFileOf(opts.output);
+  const sweep::Aggregate aggregate = sweep::readDatasets(opts.datasets, opts.maxWarnings, printWarning);
   std::optional<sweep::Aggregate> tuned;
-  if (!opts.tuned.empty()) tuned = readDatasets({opts.tuned}, opts.maxWarnings);
+  if (!opts.tuned.empty()) tuned = sweep::readDatasets({opts.tuned}, opts.maxWarnings, printWarning);
 
   sweep::CompareRequest request;
   request.sweep = &aggregate;
   request.tuned = tuned ? &*tuned : nullptr;
-  std::optional<tuner::rules::RuleSet> rules;
+  std::optional<formats::tuner_rules::RuleSet> rules;
   if (!opts.rules.empty()) {
-    rules = loadTunerRules(opts.rules);
-    request.rules = [&](const sweep::GroupKey& key, uint64_t size) { return ruleChoice(*rules, key, size); };
+    rules = sweep::loadTunerRules(opts.rules);
+    request.rules = [&](const sweep::GroupKey& key, uint64_t size) { return sweep::ruleChoice(*rules, key, size); };
   }
   std::vector<std::string> notes;
-  ModelAdvice advice(opts, notes);
+  sweep::GroupAdvice advice([&](const sweep::GroupKey& key) { return modelAdvice(opts, key, notes); });
   if (opts.model) {
     // The model advises as it does inside NCCL with RAILTUNE_TUNER_MODEL=advise; rules do not steer it.
     setenv("RAILTUNE_TUNER_MODEL", "advise", 1);
@@ -135,16 +103,11 @@ int runCompare(const CompareOptions& opts) {
   if (opts.model)
     report.modelNote = "the railtune tuner's cost model (RAILTUNE_TUNER_MODEL=advise), hardware profile " +
                        opts.profile + ", emulated NCCL " + opts.nccl;
-  for (const std::string& n : notes) std::cerr << "railtune: warning: " << n << "\n";
+  for (const std::string& n : notes) printWarning(n);
   std::cout << sweep::renderCompareTable(report);
-  if (out.empty()) return 0;
-  if (svg && report.groups.size() != 1)
-    throw std::invalid_argument("-o " + out + ": an SVG holds one plot, and the datasets hold " +
-                                std::to_string(report.groups.size()) + " collectives and shapes; write .html");
-  writeFileAtomically(out, html  ? sweep::renderCompareHtml(report)
-                           : svg ? sweep::renderCompareSvg(report.groups.front())
-                                 : sweep::renderCompareTable(report));
-  std::cout << "wrote " << out << ": " << report.groups.size()
+  if (opts.output.empty()) return 0;
+  writeFileAtomically(opts.output, sweep::renderCompareFile(report, file, opts.output));
+  std::cout << "wrote " << opts.output << ": " << report.groups.size()
             << (report.groups.size() == 1 ? " collective and shape" : " collectives and shapes") << "\n";
   return 0;
 }

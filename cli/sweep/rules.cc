@@ -1,17 +1,16 @@
 // `railtune sweep rules DATASET... -o RULES.json`: tuner rules from a sweep (nccl-tests-integration/rules):
 // the decision at each measured size and the coverage report on stdout, the rules in railtune's JSON or
-// (--format nccl-csv, or a .csv output) the CSV of NCCL's example tuner. What is written is read back
-// through the tuner's own rules reader first: a file the tuner would refuse is never written.
+// (--format nccl-csv, or a .csv output) the CSV of NCCL's example tuner, read back through the rules reader
+// before they are written (rules/write.h).
 #include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "cli/sweep/dataset_input.h"
-#include "cli/sweep/rules_source.h"
 #include "cli/sweep/sweep.h"
 #include "common/atomic_file.h"
+#include "nccl-tests-integration/rules/read_datasets.h"
 #include "nccl-tests-integration/rules/write.h"
 
 namespace railtune::cli {
@@ -42,20 +41,16 @@ double parsePercent(const std::string& text) {
 }
 
 int runRules(const RulesOptions& opts) {
-  std::string format = opts.format;
-  if (format.empty()) format = opts.output.ends_with(".csv") ? "nccl-csv" : "railtune-json";
   sweep::RulesOptions options;
   options.minGain = parsePercent(opts.minGain);
-  const sweep::Aggregate aggregate = readDatasets(opts.datasets, opts.maxWarnings);
+  const sweep::Aggregate aggregate = sweep::readDatasets(opts.datasets, opts.maxWarnings, printWarning);
   const sweep::DerivedRules derived = sweep::deriveRules(aggregate, options);
-  const sweep::RulesProvenance provenance{opts.datasets, options.minGain};
-  const std::string text =
-      format == "nccl-csv" ? sweep::rulesNcclCsv(derived, provenance) : sweep::rulesJson(derived, provenance);
-  const tuner::rules::RuleSet check = parseTunerRules(text, opts.output);  // throws when the tuner would refuse it
-  writeFileAtomically(opts.output, text);
+  const sweep::RulesFile file =
+      sweep::rulesFile(derived, sweep::RulesProvenance{opts.datasets, options.minGain}, opts.format, opts.output);
+  writeFileAtomically(opts.output, file.text);
   std::cout << sweep::rulesReport(derived);
-  std::cout << "wrote " << opts.output << ": " << check.rules.size() << (check.rules.size() == 1 ? " rule" : " rules")
-            << " from " << aggregate.rowsUsed << " rows (" << derived.groups.size()
+  std::cout << "wrote " << opts.output << ": " << file.rules << (file.rules == 1 ? " rule" : " rules") << " from "
+            << aggregate.rowsUsed << " rows (" << derived.groups.size()
             << (derived.groups.size() == 1 ? " collective and shape" : " collectives and shapes") << ")\n";
   return 0;
 }

@@ -1,5 +1,6 @@
 // `railtune sweep <subcommand>`: nccl-tests sweeps → dataset → tuner rules → tuned-vs-default report. Each
 // subcommand lives in its own file and is registered here, one line each.
+#include <iostream>
 #include <memory>
 #include <vector>
 
@@ -7,6 +8,10 @@
 #include "cli/sweep/sweep.h"
 
 namespace railtune::cli {
+
+void printWarning(std::string_view what) {
+  std::cerr << "railtune: warning: " << what << "\n";
+}
 
 Command addSweepCommand(CLI::App& parent) {
   CLI::App* sweep = parent.add_subcommand(

@@ -2,6 +2,8 @@
 // turned into a dataset, tuner rules and a tuned-vs-default report (docs/sweep.md).
 #pragma once
 
+#include <string_view>
+
 #include "cli/commands.h"
 
 namespace railtune::cli {
@@ -10,5 +12,8 @@ Command addSweepRunCommand(CLI::App& sweep);      // run.cc: `railtune sweep run
 Command addSweepParseCommand(CLI::App& sweep);    // parse.cc: `railtune sweep parse FILE... -o DATASET.jsonl`
 Command addSweepRulesCommand(CLI::App& sweep);    // rules.cc: `railtune sweep rules DATASET... -o RULES.json`
 Command addSweepCompareCommand(CLI::App& sweep);  // compare.cc: `railtune sweep compare DATASET... -o REPORT.html`
+
+// "railtune: warning: <what>" on stderr: the warnings of the datasets `sweep rules` and `sweep compare` read.
+void printWarning(std::string_view what);
 
 }  // namespace railtune::cli

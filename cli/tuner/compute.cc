@@ -15,8 +15,8 @@
 #include "emulator/logger.h"
 #include "emulator/nccl_model/emulated_nccl.h"
 #include "emulator/tuner_driver.h"
+#include "formats/tuner_rules/rules_file.h"
 #include "tuner_plugin/rules/rule_index.h"
-#include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune::cli {
 namespace {
@@ -77,7 +77,7 @@ ExpectedRules readExpectedRules(const Communicator& comm, DecisionsReport& repor
   report.rulesPath = envOrEmpty("RAILTUNE_TUNER_CONFIG");
   if (report.rulesPath.empty()) report.rulesPath = envOrEmpty("NCCL_TUNER_CONFIG_FILE");
   if (report.rulesPath.empty()) return expected;
-  const tuner::rules::RulesResult result = tuner::rules::readRulesFile(report.rulesPath);
+  const formats::tuner_rules::RulesResult result = formats::tuner_rules::readRulesFile(report.rulesPath);
   if (!result.ok()) {
     // The plugin's own WARN usually names the same error already: say each fact once.
     for (const tuner::rules::RuleError& e : result.errors) {

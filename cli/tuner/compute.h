@@ -25,12 +25,13 @@ struct DecisionsRequest {
   emu::NcclBehaviour nccl = emu::NcclBehaviour::V2_30;
   std::string pluginPath;     // the tuner library, opened as NCCL_TUNER_PLUGIN=<path>
   std::string tuningLogPath;  // "" = emulated NCCL; else NCCL's NCCL_DEBUG_SUBSYS=TUNING output
-  std::vector<tuner::Collective> collectives = defaultCollectives();
+  std::vector<formats::Collective> collectives = defaultCollectives();
   uint64_t minBytes = 8;
   uint64_t maxBytes = uint64_t{16} << 30;
   ncclmodel::NcclKnobs knobs;  // NCCL_ALGO / NCCL_PROTO as NCCL would read them
 
-  static std::vector<tuner::Collective> defaultCollectives();  // AllReduce, AllGather, ReduceScatter, Broadcast, Reduce
+  static std::vector<formats::Collective>
+  defaultCollectives();  // AllReduce, AllGather, ReduceScatter, Broadcast, Reduce
 };
 
 // The sizes of a request: every power of two from minBytes to maxBytes. Throws std::invalid_argument

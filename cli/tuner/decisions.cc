@@ -16,7 +16,7 @@
 #include "cli/tuner/format.h"
 #include "cli/tuner/tuner.h"
 #include "common/byte_size.h"
-#include "tuner_plugin/rules/rule.h"
+#include "formats/tuner_rules/rule.h"
 
 namespace railtune::cli {
 namespace {
@@ -52,12 +52,12 @@ uint64_t parseByteCount(const std::string& option, const std::string& text) {
 
 // The rules' reader of collective names (without case: "AllReduce" and "allreduce"), so that a name taken here
 // is taken in a rules file too.
-std::vector<tuner::Collective> parseCollectives(const std::vector<std::string>& names) {
+std::vector<formats::Collective> parseCollectives(const std::vector<std::string>& names) {
   if (names.empty()) return DecisionsRequest::defaultCollectives();
-  std::vector<tuner::Collective> out;
+  std::vector<formats::Collective> out;
   for (const std::string& name : names) {
-    tuner::Collective c{};
-    if (!tuner::rules::collectiveFromRuleName(name, &c))
+    formats::Collective c{};
+    if (!formats::tuner_rules::collectiveFromRuleName(name, &c))
       throw std::invalid_argument("--collectives: unknown collective '" + name +
                                   "' (AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, in any case)");
     out.push_back(c);

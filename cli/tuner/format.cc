@@ -21,10 +21,10 @@ struct DecisionColumn {
 };
 
 std::string algorithmText(const std::optional<CellChoice>& c) {
-  return c ? tuner::algorithmName(c->algorithm) : "-";
+  return c ? formats::algorithmName(c->algorithm) : "-";
 }
 std::string protocolText(const std::optional<CellChoice>& c) {
-  return c ? tuner::protocolName(c->protocol) : "-";
+  return c ? formats::protocolName(c->protocol) : "-";
 }
 std::string channelsText(const std::optional<CellChoice>& c) {
   return c ? std::to_string(c->nChannels) : "-";
@@ -33,7 +33,7 @@ std::string channelsText(const std::optional<CellChoice>& c) {
 const std::vector<DecisionColumn>& decisionColumns() {
   static const std::vector<DecisionColumn> columns = {
       {"collective", "collective", false,
-       [](const DecisionRow& r, Style) -> std::string { return tuner::collectiveName(r.collective); }},
+       [](const DecisionRow& r, Style) -> std::string { return formats::collectiveName(r.collective); }},
       {"bytes", "size", true,
        [](const DecisionRow& r, Style s) {
          return s == Style::Table ? shortBytes(r.nBytes) : std::to_string(r.nBytes);
@@ -135,15 +135,15 @@ std::string formatCsv(const DecisionsReport& report) {
 
 Json choiceJson(const std::optional<CellChoice>& c) {
   if (!c) return nullptr;
-  return Json{{"algorithm", tuner::algorithmName(c->algorithm)},
-              {"protocol", tuner::protocolName(c->protocol)},
+  return Json{{"algorithm", formats::algorithmName(c->algorithm)},
+              {"protocol", formats::protocolName(c->protocol)},
               {"nChannels", c->nChannels}};
 }
 
 // The model advises a cell, not a channel count.
 Json adviceJson(const std::optional<CellChoice>& c) {
   if (!c) return nullptr;
-  return Json{{"algorithm", tuner::algorithmName(c->algorithm)}, {"protocol", tuner::protocolName(c->protocol)}};
+  return Json{{"algorithm", formats::algorithmName(c->algorithm)}, {"protocol", formats::protocolName(c->protocol)}};
 }
 
 const char* reasonKind(DecisionReason::Kind k) {
@@ -199,7 +199,7 @@ std::string formatJson(const DecisionsReport& report) {
   Json doc = headerJson(report);
   Json rows = Json::array();
   for (const DecisionRow& row : report.rows) {
-    rows.push_back(Json{{"collective", tuner::collectiveName(row.collective)},
+    rows.push_back(Json{{"collective", formats::collectiveName(row.collective)},
                         {"nBytes", row.nBytes},
                         {"nccl", choiceJson(row.nccl)},
                         {"railtune", choiceJson(row.railtune)},

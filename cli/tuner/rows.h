@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "cli/tuner/shape.h"
-#include "tuner_plugin/engine.h"
+#include "formats/nccl_enums.h"
 
 namespace railtune::cli {
 
 // What NCCL runs: the cell it picks from the cost table and the channels it then uses.
 struct CellChoice {
-  tuner::Algorithm algorithm = tuner::Algorithm::Ring;
-  tuner::Protocol protocol = tuner::Protocol::Simple;
+  formats::Algorithm algorithm = formats::Algorithm::Ring;
+  formats::Protocol protocol = formats::Protocol::Simple;
   int nChannels = 0;
   bool operator==(const CellChoice&) const = default;
 };
@@ -33,7 +33,7 @@ struct DecisionReason {
 };
 
 struct DecisionRow {
-  tuner::Collective collective = tuner::Collective::AllReduce;
+  formats::Collective collective = formats::Collective::AllReduce;
   uint64_t nBytes = 0;                 // NCCL's nBytes, which equals nccl-tests' size column
   std::optional<CellChoice> nccl;      // NCCL's pick without a tuner; nullopt when every cell is IGNORE
   std::optional<CellChoice> railtune;  // NCCL's pick after the plugin edited the table

@@ -26,6 +26,77 @@ std::map<uint64_t, Samples> tunedSamples(const Aggregate* tuned, const GroupKey&
   return out;
 }
 
+// Every choice measured in the group, NCCL's default first, the tuned run's (when given) second.
+std::vector<Series> seriesOf(const SizeTable& table, const std::map<uint64_t, Samples>& tuned) {
+  std::map<Choice, Series> series;
+  for (const auto& [size, choices] : table)
+    for (const auto& [choice, samples] : choices) {
+      const ChoiceStats stats = statsOf(samples);
+      if (stats.samples == 0) continue;
+      Series& s = series[choice];
+      s.label = choice.label();
+      s.isDefault = choice.isDefault();
+      s.points.push_back({size, stats.median, stats.samples});
+    }
+  std::vector<Series> out;
+  if (const auto def = series.find(Choice{}); def != series.end()) out.push_back(def->second);
+  if (!tuned.empty()) {
+    Series t;
+    t.label = "tuned";
+    t.isTuned = true;
+    for (const auto& [size, samples] : tuned) {
+      const ChoiceStats stats = statsOf(samples);
+      if (stats.samples > 0) t.points.push_back({size, stats.median, stats.samples});
+    }
+    out.push_back(std::move(t));
+  }
+  for (const auto& [choice, s] : series)
+    if (!choice.isDefault()) out.push_back(s);
+  return out;
+}
+
+// The best measured choice at a size, and with a model its pick's regret beside NCCL default's.
+void scorePoint(const std::map<Choice, Samples>& choices, const std::optional<Choice>& modelPick, bool withModel,
+                ComparePoint& p) {
+  for (const auto& [choice, samples] : choices) {
+    const ChoiceStats stats = statsOf(samples);
+    if (stats.samples > 0 && (!p.bestBusbw || stats.median > *p.bestBusbw)) {
+      p.bestBusbw = stats.median;
+      p.best = choice.label();
+    }
+  }
+  if (!withModel) return;
+  p.modelPick = modelPick ? modelPick->label() : "default";
+  const std::optional<double> pickBusbw = medianOf(choices, modelPick.value_or(Choice{}));
+  if (pickBusbw && *pickBusbw > 0 && p.bestBusbw) p.modelRegret = *p.bestBusbw / *pickBusbw - 1;
+  if (p.defaultBusbw && *p.defaultBusbw > 0 && p.bestBusbw) p.defaultRegret = *p.bestBusbw / *p.defaultBusbw - 1;
+}
+
+// One point per measured size of the group.
+std::vector<ComparePoint> pointsOf(const CompareRequest& request, const GroupKey& key, const SizeTable& table,
+                                   const GroupDecisions* decisions, const std::map<uint64_t, Samples>& tuned) {
+  std::vector<ComparePoint> points;
+  for (const auto& [size, choices] : table) {
+    ComparePoint p;
+    p.size = size;
+    p.defaultBusbw = medianOf(choices, Choice{});
+    std::optional<Choice> chosen;
+    if (request.rules) {
+      chosen = request.rules(key, size);
+    } else if (decisions != nullptr) {
+      for (const SizeDecision& d : decisions->sizes)
+        if (d.size == size && d.ruled) chosen = d.best;
+    }
+    p.chosen = chosen ? chosen->label() : "default";
+    p.chosenBusbw = medianOf(choices, chosen.value_or(Choice{}));
+    if (const auto t = tuned.find(size); t != tuned.end() && statsOf(t->second).samples > 0)
+      p.tunedBusbw = statsOf(t->second).median;
+    scorePoint(choices, request.model ? request.model(key, size) : std::nullopt, static_cast<bool>(request.model), p);
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
 }  // namespace
 
 std::optional<double> ComparePoint::gain() const {
@@ -50,63 +121,9 @@ CompareReport buildCompareReport(const CompareRequest& request) {
         decisions = &own.groups[ownGroup];
         break;
       }
-    // Series: every choice measured in the group.
-    std::map<Choice, Series> series;
-    for (const auto& [size, choices] : table)
-      for (const auto& [choice, samples] : choices) {
-        const ChoiceStats stats = statsOf(samples);
-        if (stats.samples == 0) continue;
-        Series& s = series[choice];
-        s.label = choice.label();
-        s.isDefault = choice.isDefault();
-        s.points.push_back({size, stats.median, stats.samples});
-      }
     const std::map<uint64_t, Samples> tuned = tunedSamples(request.tuned, key);
-    if (const auto def = series.find(Choice{}); def != series.end()) group.series.push_back(def->second);
-    if (!tuned.empty()) {
-      Series t;
-      t.label = "tuned";
-      t.isTuned = true;
-      for (const auto& [size, samples] : tuned) {
-        const ChoiceStats stats = statsOf(samples);
-        if (stats.samples > 0) t.points.push_back({size, stats.median, stats.samples});
-      }
-      group.series.push_back(std::move(t));
-    }
-    for (const auto& [choice, s] : series)
-      if (!choice.isDefault()) group.series.push_back(s);
-    // Points: one per measured size.
-    for (const auto& [size, choices] : table) {
-      ComparePoint p;
-      p.size = size;
-      p.defaultBusbw = medianOf(choices, Choice{});
-      std::optional<Choice> chosen;
-      if (request.rules) {
-        chosen = request.rules(key, size);
-      } else if (decisions != nullptr) {
-        for (const SizeDecision& d : decisions->sizes)
-          if (d.size == size && d.ruled) chosen = d.best;
-      }
-      p.chosen = chosen ? chosen->label() : "default";
-      p.chosenBusbw = medianOf(choices, chosen.value_or(Choice{}));
-      if (const auto t = tuned.find(size); t != tuned.end() && statsOf(t->second).samples > 0)
-        p.tunedBusbw = statsOf(t->second).median;
-      for (const auto& [choice, samples] : choices) {
-        const ChoiceStats stats = statsOf(samples);
-        if (stats.samples > 0 && (!p.bestBusbw || stats.median > *p.bestBusbw)) {
-          p.bestBusbw = stats.median;
-          p.best = choice.label();
-        }
-      }
-      if (request.model) {
-        const std::optional<Choice> pick = request.model(key, size);
-        p.modelPick = pick ? pick->label() : "default";
-        const std::optional<double> pickBusbw = medianOf(choices, pick.value_or(Choice{}));
-        if (pickBusbw && *pickBusbw > 0 && p.bestBusbw) p.modelRegret = *p.bestBusbw / *pickBusbw - 1;
-        if (p.defaultBusbw && *p.defaultBusbw > 0 && p.bestBusbw) p.defaultRegret = *p.bestBusbw / *p.defaultBusbw - 1;
-      }
-      group.points.push_back(std::move(p));
-    }
+    group.series = seriesOf(table, tuned);
+    group.points = pointsOf(request, key, table, decisions, tuned);
     report.groups.push_back(std::move(group));
   }
   return report;

@@ -86,4 +86,11 @@ std::string renderCompareHtml(const CompareReport& report);
 // The SVG of one group alone (`-o REPORT.svg` with a single group).
 std::string renderCompareSvg(const CompareGroup& group);
 
+// What `sweep compare -o` names: an HTML page (.html, .htm), one group's SVG (.svg) or the table (.txt, .md).
+// Throws std::invalid_argument naming -o for another extension.
+enum class CompareFile { Html, Svg, Text };
+CompareFile compareFileOf(const std::string& path);
+// The file's bytes. Throws std::invalid_argument naming -o for an SVG of other than one group.
+std::string renderCompareFile(const CompareReport& report, CompareFile kind, const std::string& path);
+
 }  // namespace railtune::sweep

@@ -1,7 +1,7 @@
 // The one writer of railtune's tuner rules JSON (railtune.tuner-rules/1, docs/formats.md) for the sweep:
 // the one-rule files `sweep run` gives each forced run and the derived rules `sweep rules` writes. Strings
 // are JSON-escaped (a description naming a dataset path with a quote stays valid JSON); the tuner's reader
-// (tuner_plugin/rules/railtune_json.h) takes both layouts.
+// (formats/tuner_rules/railtune_json.h) takes both layouts.
 #pragma once
 
 #include <string>

@@ -56,6 +56,100 @@ SizeDecision decide(uint64_t size, const std::map<Choice, Samples>& choices, con
   return d;
 }
 
+// Nearer-point ranges: the boundary between two measured sizes is their midpoint.
+void setRanges(std::vector<SizeDecision>& sizes) {
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    SizeDecision& d = sizes[i];
+    d.low = i == 0 ? d.size : sizes[i - 1].high + 1;
+    d.high = i + 1 == sizes.size() ? d.size : d.size + (sizes[i + 1].size - d.size) / 2;
+  }
+}
+
+// What the group's measurements cover, and what they leave to NCCL.
+void noteGroupCoverage(const Aggregate& aggregate, const GroupKey& key, const GroupDecisions& group,
+                       std::vector<CoverageNote>& coverage) {
+  const std::string shape = key.shape.label();
+  const auto& table = aggregate.groups.at(key);
+  if (!group.sizes.empty())
+    coverage.push_back({key.collective, shape,
+                        "measured " + std::to_string(group.sizes.size()) + " sizes, " +
+                            sizeText(group.sizes.front().size) + " to " + sizeText(group.sizes.back().size) +
+                            ": below and above them NCCL decides"});
+  std::string noDefault, onlyDefault;
+  for (const SizeDecision& d : group.sizes) {
+    if (!d.hasDefault)
+      noDefault += (noDefault.empty() ? "" : ", ") + sizeText(d.size);
+    else if (table.at(d.size).size() == 1)
+      onlyDefault += (onlyDefault.empty() ? "" : ", ") + sizeText(d.size);
+  }
+  if (!noDefault.empty())
+    coverage.push_back({key.collective, shape, "no NCCL default measured at " + noDefault + ": NCCL decides there"});
+  if (!onlyDefault.empty())
+    coverage.push_back({key.collective, shape, "only NCCL's default measured at " + onlyDefault});
+  if (const auto gpus = aggregate.gpusOfGroup.find(key);
+      gpus != aggregate.gpusOfGroup.end() && gpus->second.size() > 1) {
+    std::string names;
+    for (const std::string& g : gpus->second) names += (names.empty() ? "" : ", ") + g;
+    coverage.push_back({key.collective, shape,
+                        "rows of " + std::to_string(gpus->second.size()) + " GPU models (" + names +
+                            ") pooled: is this one cluster? Parse each cluster's outputs into its own dataset"});
+  }
+  if (!tunerCollective(key.collective))
+    coverage.push_back({key.collective, shape, "NCCL does not ask a tuner about " + key.collective + ": no rules"});
+}
+
+// Adjacent sizes with the same winner become one rule.
+void appendRules(const GroupKey& key, const GroupDecisions& group, std::vector<DerivedRule>& rules) {
+  for (size_t i = 0; i < group.sizes.size();) {
+    const SizeDecision& first = group.sizes[i];
+    if (!first.ruled) {
+      ++i;
+      continue;
+    }
+    DerivedRule rule;
+    rule.key = key;
+    rule.choice = first.best;
+    rule.minBytes = first.low;
+    rule.minGain = first.gain;
+    rule.maxGain = first.gain;
+    size_t j = i;
+    for (; j < group.sizes.size() && group.sizes[j].ruled && group.sizes[j].best == first.best; ++j) {
+      const SizeDecision& d = group.sizes[j];
+      rule.maxBytes = d.high;
+      rule.sizes.push_back(d.size);
+      rule.minGain = std::min(rule.minGain, d.gain);
+      rule.maxGain = std::max(rule.maxGain, d.gain);
+      rule.samples += d.bestStats.samples;
+      rule.defaultSamples += d.defaultStats.samples;
+      rule.maxSpread = std::max({rule.maxSpread, d.bestStats.spread, d.defaultStats.spread});
+    }
+    rules.push_back(std::move(rule));
+    i = j;
+  }
+}
+
+// Tuner collectives that a measured shape lacks, every other shape, and the rows not used.
+void noteWhatIsMissing(const Aggregate& aggregate, const std::map<Shape, std::set<std::string>>& collectivesOfShape,
+                       std::vector<CoverageNote>& coverage) {
+  for (const auto& [shape, collectives] : collectivesOfShape) {
+    std::string missing;
+    for (const char* c : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce"})
+      if (!collectives.contains(c)) missing += (missing.empty() ? "" : ", ") + std::string(c);
+    if (!missing.empty()) coverage.push_back({"", shape.label(), "no data for " + missing + ": NCCL decides"});
+  }
+  coverage.push_back({"", "", "every other communicator shape: no data, NCCL decides"});
+  const auto dropped = [&](size_t n, const std::string& what) {
+    if (n > 0) coverage.push_back({"", "", std::to_string(n) + " rows not used: " + what});
+  };
+  dropped(aggregate.rowsWrong, "a non-zero #wrong");
+  dropped(aggregate.rowsUnusable, "their NCCL_ALGO/NCCL_PROTO forced no single choice");
+  dropped(aggregate.rowsNoShape, "the number of ranks is unknown (no device lines)");
+  dropped(aggregate.rowsNoMeasurement, "no busbw (N/A) or size 0");
+  dropped(aggregate.rowsBadInOutputs, "dropped by sweep parse as impossible or malformed (never in the dataset)");
+  dropped(aggregate.rowsSkippedInOutputs, "skipped by sweep parse: the output did not say its collective");
+  dropped(aggregate.rowsImpossible, "a value no measurement can have (docs/sweep.md#impossible-values)");
+}
+
 }  // namespace
 
 std::string signedPercent(double fraction) {
@@ -93,93 +187,14 @@ DerivedRules deriveRules(const Aggregate& aggregate, const RulesOptions& options
   std::map<Shape, std::set<std::string>> collectivesOfShape;
   for (const auto& [key, table] : aggregate.groups) {
     collectivesOfShape[key.shape].insert(key.collective);
-    const std::string shape = key.shape.label();
     GroupDecisions group{key, {}};
     for (const auto& [size, choices] : table) group.sizes.push_back(decide(size, choices, options));
-    // Nearer-point ranges: the boundary between two measured sizes is their midpoint.
-    for (size_t i = 0; i < group.sizes.size(); ++i) {
-      SizeDecision& d = group.sizes[i];
-      d.low = i == 0 ? d.size : group.sizes[i - 1].high + 1;
-      d.high = i + 1 == group.sizes.size() ? d.size : d.size + (group.sizes[i + 1].size - d.size) / 2;
-    }
-    if (!group.sizes.empty())
-      out.coverage.push_back({key.collective, shape,
-                              "measured " + std::to_string(group.sizes.size()) + " sizes, " +
-                                  sizeText(group.sizes.front().size) + " to " + sizeText(group.sizes.back().size) +
-                                  ": below and above them NCCL decides"});
-    std::string noDefault, onlyDefault;
-    for (const SizeDecision& d : group.sizes) {
-      if (!d.hasDefault)
-        noDefault += (noDefault.empty() ? "" : ", ") + sizeText(d.size);
-      else if (table.at(d.size).size() == 1)
-        onlyDefault += (onlyDefault.empty() ? "" : ", ") + sizeText(d.size);
-    }
-    if (!noDefault.empty())
-      out.coverage.push_back(
-          {key.collective, shape, "no NCCL default measured at " + noDefault + ": NCCL decides there"});
-    if (!onlyDefault.empty())
-      out.coverage.push_back({key.collective, shape, "only NCCL's default measured at " + onlyDefault});
-    if (const auto gpus = aggregate.gpusOfGroup.find(key);
-        gpus != aggregate.gpusOfGroup.end() && gpus->second.size() > 1) {
-      std::string names;
-      for (const std::string& g : gpus->second) names += (names.empty() ? "" : ", ") + g;
-      out.coverage.push_back({key.collective, shape,
-                              "rows of " + std::to_string(gpus->second.size()) + " GPU models (" + names +
-                                  ") pooled: is this one cluster? Parse each cluster's outputs into its own dataset"});
-    }
-    const bool tuner = tunerCollective(key.collective);
-    if (!tuner)
-      out.coverage.push_back(
-          {key.collective, shape, "NCCL does not ask a tuner about " + key.collective + ": no rules"});
-    // Adjacent sizes with the same winner become one rule.
-    if (tuner) {
-      for (size_t i = 0; i < group.sizes.size();) {
-        const SizeDecision& first = group.sizes[i];
-        if (!first.ruled) {
-          ++i;
-          continue;
-        }
-        DerivedRule rule;
-        rule.key = key;
-        rule.choice = first.best;
-        rule.minBytes = first.low;
-        rule.minGain = first.gain;
-        rule.maxGain = first.gain;
-        size_t j = i;
-        for (; j < group.sizes.size() && group.sizes[j].ruled && group.sizes[j].best == first.best; ++j) {
-          const SizeDecision& d = group.sizes[j];
-          rule.maxBytes = d.high;
-          rule.sizes.push_back(d.size);
-          rule.minGain = std::min(rule.minGain, d.gain);
-          rule.maxGain = std::max(rule.maxGain, d.gain);
-          rule.samples += d.bestStats.samples;
-          rule.defaultSamples += d.defaultStats.samples;
-          rule.maxSpread = std::max({rule.maxSpread, d.bestStats.spread, d.defaultStats.spread});
-        }
-        out.rules.push_back(std::move(rule));
-        i = j;
-      }
-    }
+    setRanges(group.sizes);
+    noteGroupCoverage(aggregate, key, group, out.coverage);
+    if (tunerCollective(key.collective)) appendRules(key, group, out.rules);
     out.groups.push_back(std::move(group));
   }
-  // Tuner collectives that a measured shape lacks.
-  for (const auto& [shape, collectives] : collectivesOfShape) {
-    std::string missing;
-    for (const char* c : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce"})
-      if (!collectives.contains(c)) missing += (missing.empty() ? "" : ", ") + std::string(c);
-    if (!missing.empty()) out.coverage.push_back({"", shape.label(), "no data for " + missing + ": NCCL decides"});
-  }
-  out.coverage.push_back({"", "", "every other communicator shape: no data, NCCL decides"});
-  const auto dropped = [&](size_t n, const std::string& what) {
-    if (n > 0) out.coverage.push_back({"", "", std::to_string(n) + " rows not used: " + what});
-  };
-  dropped(aggregate.rowsWrong, "a non-zero #wrong");
-  dropped(aggregate.rowsUnusable, "their NCCL_ALGO/NCCL_PROTO forced no single choice");
-  dropped(aggregate.rowsNoShape, "the number of ranks is unknown (no device lines)");
-  dropped(aggregate.rowsNoMeasurement, "no busbw (N/A) or size 0");
-  dropped(aggregate.rowsBadInOutputs, "dropped by sweep parse as impossible or malformed (never in the dataset)");
-  dropped(aggregate.rowsSkippedInOutputs, "skipped by sweep parse: the output did not say its collective");
-  dropped(aggregate.rowsImpossible, "a value no measurement can have (docs/sweep.md#impossible-values)");
+  noteWhatIsMissing(aggregate, collectivesOfShape, out.coverage);
   return out;
 }
 

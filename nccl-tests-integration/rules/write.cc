@@ -5,6 +5,7 @@
 
 #include "formats/json_append.h"
 #include "nccl-tests-integration/dataset/tuner_rules_json.h"
+#include "nccl-tests-integration/rules/rules_choice.h"
 
 namespace railtune::sweep {
 namespace {
@@ -109,6 +110,15 @@ std::string rulesReport(const DerivedRules& rules) {
     out += "  " + (where.empty() ? "" : where + ": ") + c.text + "\n";
   }
   return out;
+}
+
+RulesFile rulesFile(const DerivedRules& rules, const RulesProvenance& provenance, const std::string& format,
+                    const std::string& output) {
+  const bool csv = format.empty() ? output.ends_with(".csv") : format == "nccl-csv";
+  RulesFile file;
+  file.text = csv ? rulesNcclCsv(rules, provenance) : rulesJson(rules, provenance);
+  file.rules = parseTunerRules(file.text, output).rules.size();  // throws when the tuner would refuse it
+  return file;
 }
 
 }  // namespace railtune::sweep

@@ -18,6 +18,15 @@ struct RulesProvenance {
 
 std::string rulesJson(const DerivedRules& rules, const RulesProvenance& provenance);
 std::string rulesNcclCsv(const DerivedRules& rules, const RulesProvenance& provenance);
+// The rules file `sweep rules` writes: its text in a format ("railtune-json" or "nccl-csv"; "" = from the output's
+// name, NCCL's CSV for a .csv), read back through the tuner's rules reader (rules_choice.h) so that a file the
+// tuner would refuse is never written: std::runtime_error with the reader's errors then.
+struct RulesFile {
+  std::string text;
+  size_t rules = 0;  // what the reader found in it
+};
+RulesFile rulesFile(const DerivedRules& rules, const RulesProvenance& provenance, const std::string& format,
+                    const std::string& output);
 // One line per size decision and per coverage note, for the terminal.
 std::string rulesReport(const DerivedRules& rules);
 

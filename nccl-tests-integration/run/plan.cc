@@ -80,6 +80,29 @@ void checkName(const std::string& name, const auto& known, const char* option) {
   }
 }
 
+// Every algorithm × protocol × channel count × chunk size but NCCL's own choice, in that order.
+std::vector<Choice> forcedChoices(const std::vector<std::string>& algorithms, const std::vector<std::string>& protocols,
+                                  const std::vector<int>& channels, const std::vector<uint64_t>& chunks) {
+  std::vector<Choice> choices;
+  for (const std::string& a : algorithms)
+    for (const std::string& p : protocols)
+      for (int ch : channels)
+        for (uint64_t chunk : chunks) {
+          Choice c;
+          c.algorithm = a;
+          c.protocol = p;
+          c.channels = ch;
+          c.chunkSize = chunk;
+          if (c.isDefault()) continue;  // "any" × "any": the default run, planned anyway
+          if (chunk > 0 && (a.empty() || p.empty()))
+            throw std::invalid_argument(
+                "--chunk-sizes needs a forced algorithm and protocol (the tuner rule that forces the chunk size "
+                "names both): drop 'any' from --algos and --protos");
+          choices.push_back(std::move(c));
+        }
+  return choices;
+}
+
 }  // namespace
 
 std::vector<std::string> defaultAlgorithms(std::string_view collective) {
@@ -184,23 +207,7 @@ Plan makePlan(const SweepSpec& spec) {
                          "steer: only NCCL's own choice is run");
     algorithms.clear();
   }
-  std::vector<Choice> choices;
-  for (const std::string& a : algorithms)
-    for (const std::string& p : protocols)
-      for (int ch : channels)
-        for (uint64_t chunk : chunks) {
-          Choice c;
-          c.algorithm = a;
-          c.protocol = p;
-          c.channels = ch;
-          c.chunkSize = chunk;
-          if (c.isDefault()) continue;  // "any" × "any": the default run, planned anyway
-          if (chunk > 0 && (a.empty() || p.empty()))
-            throw std::invalid_argument(
-                "--chunk-sizes needs a forced algorithm and protocol (the tuner rule that forces the chunk size "
-                "names both): drop 'any' from --algos and --protos");
-          choices.push_back(std::move(c));
-        }
+  const std::vector<Choice> choices = forcedChoices(algorithms, protocols, channels, chunks);
 
   std::set<std::string> ids;
   for (int r = 0; r < spec.repeats; ++r) {

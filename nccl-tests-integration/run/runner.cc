@@ -278,24 +278,12 @@ std::set<std::string> finishedRuns(const Manifest& previous, const Plan& plan, c
   return done;
 }
 
-SweepResult runSweep(const Plan& plan, const SweepSpec& spec, const RunnerOptions& options) {
-  std::error_code ec;
-  fs::create_directories(fs::path(spec.dir) / "runs", ec);
-  if (ec) throw std::runtime_error("cannot create " + spec.dir + "/runs: " + ec.message());
-  const std::string manifestPath = spec.dir + "/" + std::string(kManifestFileName);
-  ManifestFile manifest(manifestPath, options.restart);
+namespace {
 
-  // What an earlier sweep stopped mid-run left in its process group dies before anything runs again.
-  for (const std::string& line : killLeftoverRun(runningPath(spec), options.killGraceSeconds))
-    std::fprintf(options.progress, "railtune sweep run: %s\n", line.c_str());
-
-  const Manifest previous = readManifestText(manifest.text());
-  for (const ManifestDiagnostic& d : previous.diagnostics)
-    std::fprintf(options.progress, "warning: %s:%zu: %s (line ignored)\n", manifestPath.c_str(), d.line,
-                 d.message.c_str());
-  const std::set<std::string> done = finishedRuns(previous, plan, manifestPath);
-
-  SweepResult result;
+// The choices NCCL never offers are recorded (once), the runs an earlier sweep finished counted; the rest are
+// returned, in plan order, to run.
+std::vector<const PlannedRun*> runsToRun(const Plan& plan, const SweepSpec& spec, const std::set<std::string>& done,
+                                         ManifestFile& manifest, SweepResult& result) {
   std::vector<const PlannedRun*> toRun;
   for (const PlannedRun& run : plan.runs) {
     if (!run.notRun.empty()) {
@@ -312,46 +300,80 @@ SweepResult runSweep(const Plan& plan, const SweepSpec& spec, const RunnerOption
       toRun.push_back(&run);
     }
   }
+  return toRun;
+}
+
+// One run (number `done + 1` of `total`), from its files made ready to its manifest line.
+ProcessResult runAndRecord(const PlannedRun& run, size_t done, size_t total, const Plan& plan, const SweepSpec& spec,
+                           const RunnerOptions& options, ManifestFile& manifest, Outcome& outcome) {
+  removeRunFiles(spec.dir, run);
+  if (!run.rulesFile.empty()) writeRulesFile(run);
+  if (options.progressIsTerminal) {
+    std::fprintf(options.progress, "[%zu/%zu] %s running", done + 1, total, run.id.c_str());
+    std::fflush(options.progress);
+  }
+  ManifestEntry entry = entryOf(run, plan, spec);
+  const ProcessResult ended = runOne(run, spec, options, entry);
+  outcome = outcomeOf(run, spec, ended);
+  entry.status = outcome.status;
+  entry.reason = outcome.reason;
+  entry.exitCode = ended.end.exitCode;
+  entry.outputBytes = ended.outputBytes;
+  manifest.append(manifestLine(entry));
+  removeRunningRecord(runningPath(spec));
+  return ended;
+}
+
+void count(const std::string& id, const Outcome& outcome, SweepResult& result) {
+  switch (outcome.status) {
+    case RunStatus::Ok:
+      ++result.ok;
+      break;
+    case RunStatus::Rejected:
+      ++result.rejected;
+      break;
+    case RunStatus::Failed:
+      ++result.failed;
+      result.failures.emplace_back(id, outcome.reason);
+      break;
+  }
+}
+
+}  // namespace
+
+SweepResult runSweep(const Plan& plan, const SweepSpec& spec, const RunnerOptions& options) {
+  std::error_code ec;
+  fs::create_directories(fs::path(spec.dir) / "runs", ec);
+  if (ec) throw std::runtime_error("cannot create " + spec.dir + "/runs: " + ec.message());
+  const std::string manifestPath = spec.dir + "/" + std::string(kManifestFileName);
+  ManifestFile manifest(manifestPath, options.restart);
+
+  // What an earlier sweep stopped mid-run left in its process group dies before anything runs again.
+  for (const std::string& line : killLeftoverRun(runningPath(spec), options.killGraceSeconds))
+    std::fprintf(options.progress, "railtune sweep run: %s\n", line.c_str());
+
+  const Manifest previous = readManifestText(manifest.text());
+  for (const ManifestDiagnostic& d : previous.diagnostics)
+    std::fprintf(options.progress, "warning: %s:%zu: %s (line ignored)\n", manifestPath.c_str(), d.line,
+                 d.message.c_str());
+  SweepResult result;
+  const std::vector<const PlannedRun*> toRun =
+      runsToRun(plan, spec, finishedRuns(previous, plan, manifestPath), manifest, result);
   result.toRun = toRun.size();
 
   double spent = 0;
   for (size_t i = 0; i < toRun.size(); ++i) {
     if ((result.interruptSignal = interruptSignal()) != 0) break;
     const PlannedRun& run = *toRun[i];
-    removeRunFiles(spec.dir, run);
-    if (!run.rulesFile.empty()) writeRulesFile(run);
-    if (options.progressIsTerminal) {
-      std::fprintf(options.progress, "[%zu/%zu] %s running", i + 1, toRun.size(), run.id.c_str());
-      std::fflush(options.progress);
-    }
-    ManifestEntry entry = entryOf(run, plan, spec);
-    const ProcessResult ended = runOne(run, spec, options, entry);
-    const Outcome outcome = outcomeOf(run, spec, ended);
-    entry.status = outcome.status;
-    entry.reason = outcome.reason;
-    entry.exitCode = ended.end.exitCode;
-    entry.outputBytes = ended.outputBytes;
-    manifest.append(manifestLine(entry));
-    removeRunningRecord(runningPath(spec));
-
+    Outcome outcome;
+    const ProcessResult ended = runAndRecord(run, i, toRun.size(), plan, spec, options, manifest, outcome);
     spent += ended.seconds;
     const double eta = spent / static_cast<double>(i + 1) * static_cast<double>(toRun.size() - i - 1);
     if (options.progressIsTerminal) std::fprintf(options.progress, "\r\033[K");
     std::fprintf(options.progress, "%s\n",
                  progressLine(i + 1, toRun.size(), run.id, outcome, ended.seconds, eta).c_str());
     std::fflush(options.progress);
-    switch (outcome.status) {
-      case RunStatus::Ok:
-        ++result.ok;
-        break;
-      case RunStatus::Rejected:
-        ++result.rejected;
-        break;
-      case RunStatus::Failed:
-        ++result.failed;
-        result.failures.emplace_back(run.id, outcome.reason);
-        break;
-    }
+    count(run.id, outcome, result);
     if (ended.end.interrupted) {
       result.interruptSignal = interruptSignal();
       break;

@@ -58,11 +58,11 @@ file(MAKE_DIRECTORY ${_sweep_work}/empty)
 sweep_expect(parse_no_rows 1 "not-a-table\\.txt: no nccl-tests result rows" "error: no nccl-tests result rows in the inputs"
              "^nothing written: 0 rows"
              -- ${_railtune} sweep parse ${_sweep_work}/not-a-table.txt -o ${_sweep_work}/none.jsonl)
-sweep_expect(parse_empty_folder fail "no nccl-tests output files among the inputs"
+sweep_expect(parse_empty_folder 2 "^railtune sweep parse: no nccl-tests output files among the inputs"
              -- ${_railtune} sweep parse ${_sweep_work}/empty -o ${_sweep_work}/none.jsonl)
-sweep_expect(parse_bad_env fail "--env NCCL_ALGO: expected KEY=VALUE"
+sweep_expect(parse_bad_env 2 "^railtune sweep parse: --env NCCL_ALGO: expected KEY=VALUE"
              -- ${_railtune} sweep parse --env NCCL_ALGO ${_sweep_work}/not-a-table.txt -o ${_sweep_work}/none.jsonl)
-sweep_expect(parse_output_is_a_folder fail "cannot write .*empty: it exists and is not a regular file"
+sweep_expect(parse_output_is_a_folder 2 "^railtune sweep parse: cannot write .*empty: it exists and is not a regular file"
              -- ${_railtune} sweep parse ${PROJECT_SOURCE_DIR}/tests/data/sweep/recorded/g8/default.txt -o ${_sweep_work}/empty)
 sweep_expect(parse_env_per_file ok "^wrote .*: 22 rows from 2 of 2 files"
              -- ${_railtune} sweep parse ${PROJECT_SOURCE_DIR}/tests/data/sweep/recorded/g8/default.txt

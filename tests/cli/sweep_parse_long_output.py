@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """`railtune sweep parse` of one output longer than the rows written on the reading thread (65,536, then a
-second thread writes the dataset lines, cli/sweep/row_text.h): a recorded table repeated until the output
-holds 132,000 rows. Each copy's dataset lines must be the single table's lines, in order, with only the
-line numbers, the run index and the source moved on: a batch lost, written twice or out of order fails.
+second thread writes the dataset lines, nccl-tests-integration/dataset/row_text.h): a recorded table repeated
+until the output holds 132,000 rows. Each copy's dataset lines must be the single table's lines, in order, with
+only the line numbers, the run index and the source moved on: a batch lost, written twice or out of order fails.
 
 Usage: sweep_parse_long_output.py RAILTUNE WORK_DIR TABLE.txt
 """

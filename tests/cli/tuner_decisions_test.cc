@@ -13,9 +13,9 @@
 namespace railtune::cli {
 namespace {
 
-using tuner::Algorithm;
-using tuner::Collective;
-using tuner::Protocol;
+using formats::Algorithm;
+using formats::Collective;
+using formats::Protocol;
 
 // The rules of tests/cli/tuner_decisions_rules.csv, for two racks with MNNVL.
 DecisionsRequest twoRacks(const char* plugin) {

@@ -1,16 +1,17 @@
-// libFuzzer target for the NCCL example CSV reader (tuner_plugin/rules/nccl_csv.h). Besides crashes
+// libFuzzer target for the NCCL example CSV reader (formats/tuner_rules/nccl_csv.h). Besides crashes
 // and sanitizer reports it checks the reader's promises (fuzz_tuner_rules_checks.h) and that every
 // accepted rule, written back as a CSV line, reads back to the same rule.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "formats/tuner_rules/nccl_csv.h"
 #include "tests/fuzz/fuzz_tuner_rules_checks.h"
-#include "tuner_plugin/rules/nccl_csv.h"
 
 namespace {
 
 using namespace railtune::tuner::rules;
+using namespace railtune::formats::tuner_rules;
 
 std::string key(int v) {
   return std::to_string(v);

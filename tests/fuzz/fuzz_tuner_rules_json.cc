@@ -1,4 +1,4 @@
-// libFuzzer target for railtune's JSON rules reader (tuner_plugin/rules/railtune_json.h) and the
+// libFuzzer target for railtune's JSON rules reader (formats/tuner_rules/railtune_json.h) and the
 // format dispatch. Besides crashes and sanitizer reports it checks the reader's promises
 // (fuzz_tuner_rules_checks.h), that the dispatch agrees with the reader on JSON-looking input, and
 // that every accepted rule set, written back as JSON, reads back to the same rules.
@@ -6,13 +6,14 @@
 #include <cstdint>
 #include <string>
 
+#include "formats/tuner_rules/railtune_json.h"
+#include "formats/tuner_rules/rules_file.h"
 #include "tests/fuzz/fuzz_tuner_rules_checks.h"
-#include "tuner_plugin/rules/railtune_json.h"
-#include "tuner_plugin/rules/rules_file.h"
 
 namespace {
 
 using namespace railtune::tuner::rules;
+using namespace railtune::formats::tuner_rules;
 
 void member(std::string& out, const char* key, int v) {
   if (v != kAny) out += std::string(",\"") + key + "\":" + std::to_string(v);

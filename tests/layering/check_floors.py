@@ -46,20 +46,11 @@ FOREIGN_ABI_HEADERS = {("emulator", "net_plugin/transports/ib/verbs_abi.h")}
 # in the emulator or in `doctor probe`). These are the only uses of a plugin's code it has, each with its reason
 # (docs/design.md, "Floors"); a key is (file, included header or folder/ prefix). Any other include of
 # tuner_plugin/, net_plugin/ or profiler_plugin/ from cli/ fails, and so does an entry whose file no longer
-# makes the include. The entries are to shrink to compute.cc's alone, as the rest moves below the CLI.
+# makes the include. The tuner's rules files are a format (formats/tuner_rules/) that the sweep tools and
+# `tuner decisions` read without the tuner's code; what remains is the tuner's own engine.
 CLI_PLUGIN_USES = {
     ("cli/tuner/compute.cc", "tuner_plugin/"):
         "`tuner decisions` asks the tuner's own rules index and cost model what the plugin would choose",
-    ("cli/tuner/rows.h", "tuner_plugin/engine.h"):
-        "a `tuner decisions` row holds the tuner's collective, algorithm and protocol types",
-    ("cli/tuner/decisions.cc", "tuner_plugin/rules/rule.h"):
-        "`tuner decisions --coll` names collectives as the tuner's rules spell them",
-    ("cli/sweep/rules_source.h", "tuner_plugin/rules/rule.h"):
-        "`sweep rules` and `sweep compare --rules` read a rules file back and match it as the tuner does",
-    ("cli/sweep/rules_source.cc", "tuner_plugin/rules/rules_file.h"):
-        "`sweep rules` and `sweep compare --rules` read a rules file back and match it as the tuner does",
-    ("cli/sweep/compare.cc", "tuner_plugin/rules/rule.h"):
-        "`sweep compare` names the rules' choices as the tuner's rules spell them",
 }
 # The net plugin's transports stand side by side: neither includes the other's files. What both need (the TCP
 # setup stream: listen handle, hellos, preambles) is a module of its own beside them, net_plugin/transports/tcp_setup/.

@@ -18,9 +18,9 @@
 #include "common/config_digest.h"
 #include "common/regular_file.h"
 #include "formats/rail_map.h"
+#include "formats/tuner_rules/rules_file.h"
 #include "tests/support/fake_env.h"
 #include "tests/support/unprivileged.h"
-#include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune {
 namespace {
@@ -168,7 +168,7 @@ TEST_F(RegularFileTest, TheDigestDoesNotBlockOnAFifo) {
 // The rules reader (the plugin's and `railtune tuner decisions`') and the rail map reader (the net
 // plugin's, the tuner model's and the CLI's) judge a file through it.
 TEST_F(RegularFileTest, TheRulesAndRailMapReadersUseIt) {
-  const tuner::rules::RulesResult rules = tuner::rules::readRulesFile(dir_.string());
+  const formats::tuner_rules::RulesResult rules = formats::tuner_rules::readRulesFile(dir_.string());
   ASSERT_EQ(rules.errors.size(), 1u);
   EXPECT_EQ(rules.errors[0].describe(), dir_.string() + ": is a directory, not a regular file");
   EXPECT_TRUE(rules.ruleSet.rules.empty());

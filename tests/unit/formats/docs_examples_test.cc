@@ -14,11 +14,11 @@
 #include "formats/path_log.h"
 #include "formats/profile_logs.h"
 #include "formats/rail_map.h"
+#include "formats/tuner_rules/rules_file.h"
 #include "nccl-tests-integration/dataset/dataset.h"
 #include "nccl-tests-integration/run/manifest.h"
 #include "nccl-tests-integration/run/running_record.h"
 #include "topo_gen/nccl_xml_check.h"
-#include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune {
 namespace {
@@ -81,7 +81,7 @@ const std::map<std::string, Reader>& readers() {
       {"fabric.example.yaml", fabricProblems},
       {"rail-map.example.json", railMapProblems},
       {"tuner-rules.example.json",
-       [](const std::string& path) { return tuner::rules::readRulesFile(path).describeErrors(); }},
+       [](const std::string& path) { return formats::tuner_rules::readRulesFile(path).describeErrors(); }},
       {"path-log.example.jsonl",
        [](const std::string& path) { return formats::path_log::parseRecords(exampleText(path), path).error; }},
       {"profile-collectives.example.jsonl",

@@ -1,14 +1,21 @@
 // Rules from a sweep (nccl-tests-integration/rules/) and the comparison report (compare/report.cc): the noise
-// rule, nearer-point ranges, merging, coverage, and the files read back through the tuner's own rules reader.
+// rule, nearer-point ranges, merging, coverage, the files read back through the tuner's own rules reader and
+// asked what they choose, the datasets' warnings, and the report's file by its extension.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "formats/tuner_rules/rules_file.h"
+#include "nccl-tests-integration/compare/group_advice.h"
 #include "nccl-tests-integration/compare/report.h"
 #include "nccl-tests-integration/rules/derive.h"
+#include "nccl-tests-integration/rules/read_datasets.h"
+#include "nccl-tests-integration/rules/rules_choice.h"
 #include "nccl-tests-integration/rules/write.h"
-#include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune::sweep {
 namespace {
@@ -120,26 +127,28 @@ TEST(SweepRules, RowsThatCannotBeUsedAreCountedAndTheGapsReported) {
 TEST(SweepRules, TheTunerReadsBothFormatsWithTheSameRules) {
   const DerivedRules rules = deriveRules(gb300Eight(), RulesOptions{});
   const RulesProvenance provenance{{"gb300.jsonl"}, 0.05};
-  const tuner::rules::RulesResult json = tuner::rules::readRules(rulesJson(rules, provenance), "rules.json");
+  const formats::tuner_rules::RulesResult json =
+      formats::tuner_rules::readRules(rulesJson(rules, provenance), "rules.json");
   ASSERT_TRUE(json.ok()) << json.describeErrors();
   ASSERT_EQ(json.ruleSet.rules.size(), 2u);
-  const tuner::rules::Rule& first = json.ruleSet.rules[0];
+  const formats::tuner_rules::Rule& first = json.ruleSet.rules[0];
   EXPECT_EQ(first.nRanks, 8);
   EXPECT_EQ(first.nNodes, 1);
   EXPECT_EQ(first.nvlDomains, 1);
   EXPECT_EQ(first.ranksPerDomain, 8);
   EXPECT_EQ(first.minBytes, 3 * MiB + 1);
-  EXPECT_EQ(first.algorithm, tuner::Algorithm::Ring);
-  EXPECT_EQ(first.protocol, tuner::Protocol::LL128);
+  EXPECT_EQ(first.algorithm, formats::Algorithm::Ring);
+  EXPECT_EQ(first.protocol, formats::Protocol::LL128);
   EXPECT_NE(rulesJson(rules, provenance).find("\"evidence\":{\"sizes\":[4194304,8388608,16777216,33554432]"),
             std::string::npos);
-  const tuner::rules::RulesResult csv = tuner::rules::readRules(rulesNcclCsv(rules, provenance), "rules.csv");
+  const formats::tuner_rules::RulesResult csv =
+      formats::tuner_rules::readRules(rulesNcclCsv(rules, provenance), "rules.csv");
   ASSERT_TRUE(csv.ok()) << csv.describeErrors();
   ASSERT_EQ(csv.ruleSet.rules.size(), 2u);
   EXPECT_EQ(csv.ruleSet.rules[1].minBytes, json.ruleSet.rules[1].minBytes);
   EXPECT_EQ(csv.ruleSet.rules[1].maxBytes, json.ruleSet.rules[1].maxBytes);
   // No rule at all is still a file the tuner reads.
-  EXPECT_TRUE(tuner::rules::readRules(rulesJson(DerivedRules{}, provenance), "empty.json").ok());
+  EXPECT_TRUE(formats::tuner_rules::readRules(rulesJson(DerivedRules{}, provenance), "empty.json").ok());
 }
 
 TEST(SweepRules, TheReportShowsExpectedGainAndTheModelsRegret) {
@@ -172,6 +181,106 @@ TEST(SweepRules, TheReportShowsExpectedGainAndTheModelsRegret) {
   EXPECT_EQ(measured.groups[0].series[1].label, "tuned");
   EXPECT_NEAR(*measured.groups[0].points[2].gain(), 300.0 / 260.26 - 1, 1e-4);  // default: median of 260 and 260.52
   EXPECT_FALSE(measured.groups[0].points[2].modelRegret.has_value());
+}
+
+TEST(SweepRules, TheRulesFileIsReadBackAndAskedAsTheTunerWould) {
+  const DerivedRules rules = deriveRules(gb300Eight(), RulesOptions{});
+  const RulesProvenance provenance{{"gb300.jsonl"}, 0.05};
+  const RulesFile json = rulesFile(rules, provenance, "", "rules.json");
+  EXPECT_EQ(json.text, rulesJson(rules, provenance));
+  EXPECT_EQ(json.rules, 2u);
+  EXPECT_EQ(rulesFile(rules, provenance, "", "rules.csv").text, rulesNcclCsv(rules, provenance));
+  EXPECT_EQ(rulesFile(rules, provenance, "railtune-json", "rules.csv").text, json.text);
+
+  const formats::tuner_rules::RuleSet set = parseTunerRules(json.text, "rules.json");
+  const GroupKey group{"allreduce", kEight};
+  EXPECT_EQ(ruleChoice(set, group, 8 * MiB), std::optional<Choice>(forced("ring", "ll128")));
+  EXPECT_EQ(ruleChoice(set, group, 128 * MiB), std::optional<Choice>(forced("ring", "simple")));
+  EXPECT_EQ(ruleChoice(set, group, 2 * MiB), std::nullopt);                                 // NCCL decides there
+  EXPECT_EQ(ruleChoice(set, {"allreduce", Shape{16, 2, 2, 2, 8}}, 8 * MiB), std::nullopt);  // another shape
+  EXPECT_EQ(ruleChoice(set, {"alltoall", kEight}, 8 * MiB), std::nullopt);                  // not the tuner's
+
+  try {
+    parseTunerRules("allreduce,0,1,ring,lll,-1,-1,-1,-1\n", "bad.csv");
+    ADD_FAILURE() << "a rule the tuner refuses was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("the tuner would refuse bad.csv:\nbad.csv:1:", 0), 0u) << e.what();
+  }
+}
+
+TEST(SweepRules, DatasetsTellWhatWasSkippedAndRefuseNoRows) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("railtune_sweep_read_datasets_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "d.jsonl").string();
+  std::string text;
+  DatasetRow r = row(Choice{}, 8 * MiB, 260, 260);
+  r.source = "out.txt";
+  appendDatasetRow(r, text);
+  std::ofstream(path) << text << "not json\n" << text;
+  std::vector<std::string> warnings;
+  const Aggregate a = readDatasets({path}, 20, [&](std::string_view w) { warnings.emplace_back(w); });
+  EXPECT_EQ(a.rowsRead, 2u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind(path + ":2: ", 0), 0u) << warnings[0];
+  EXPECT_TRUE(warnings[0].ends_with("; line skipped")) << warnings[0];
+
+  std::ofstream(path) << "not json\n";
+  warnings.clear();
+  try {
+    readDatasets({path}, 0, [&](std::string_view w) { warnings.emplace_back(w); });
+    ADD_FAILURE() << "a dataset without rows was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "no sweep dataset rows in " + path + " (railtune sweep parse writes them)");
+  }
+  EXPECT_EQ(warnings, (std::vector<std::string>{"... and 1 more lines skipped"}));  // told before the refusal
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SweepRules, TheReportsFileFollowsItsExtension) {
+  EXPECT_EQ(compareFileOf("r.html"), CompareFile::Html);
+  EXPECT_EQ(compareFileOf("r.htm"), CompareFile::Html);
+  EXPECT_EQ(compareFileOf("r.svg"), CompareFile::Svg);
+  EXPECT_EQ(compareFileOf("r.md"), CompareFile::Text);
+  EXPECT_THROW(compareFileOf("r.pdf"), std::invalid_argument);
+  const Aggregate a = gb300Eight();
+  CompareRequest request;
+  request.sweep = &a;
+  const CompareReport report = buildCompareReport(request);
+  EXPECT_EQ(renderCompareFile(report, CompareFile::Text, "r.txt"), renderCompareTable(report));
+  EXPECT_EQ(renderCompareFile(report, CompareFile::Svg, "r.svg"), renderCompareSvg(report.groups[0]));
+  CompareReport two = report;
+  two.groups.push_back(report.groups[0]);
+  try {
+    renderCompareFile(two, CompareFile::Svg, "r.svg");
+    ADD_FAILURE() << "two groups in one SVG";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "-o r.svg: an SVG holds one plot, and the datasets hold 2 collectives and shapes; write .html");
+  }
+}
+
+TEST(SweepRules, AdviceIsAskedOncePerGroupAndTakenAtTheNearerPowerOfTwo) {
+  int computed = 0;
+  GroupAdvice advice([&](const GroupKey& key) {
+    ++computed;
+    AdviceBySize bySize;
+    if (key.collective != "allreduce") return bySize;  // nothing to say: NCCL decides
+    bySize[4 * MiB] = forced("ring", "ll128");
+    bySize[8 * MiB] = std::nullopt;  // NCCL's own
+    bySize[16 * MiB] = forced("ring", "simple");
+    return bySize;
+  });
+  const GroupKey group{"allreduce", kEight};
+  EXPECT_EQ(advice.pick(group, 4 * MiB), std::optional<Choice>(forced("ring", "ll128")));
+  EXPECT_EQ(advice.pick(group, 5 * MiB), std::optional<Choice>(forced("ring", "ll128")));  // log2 5/4 < 0.5
+  EXPECT_EQ(advice.pick(group, 6 * MiB), std::nullopt);                                    // nearer 8 MiB
+  EXPECT_EQ(advice.pick(group, 12 * MiB), std::optional<Choice>(forced("ring", "simple")));
+  EXPECT_EQ(advice.pick(group, 64 * MiB), std::nullopt);  // no advice there
+  EXPECT_EQ(computed, 1);
+  EXPECT_EQ(advice.pick({"alltoall", kEight}, 4 * MiB), std::nullopt);
+  EXPECT_EQ(computed, 2);
 }
 
 }  // namespace

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "formats/tuner_rules/rules_file.h"
 #include "nccl-tests-integration/dataset/choice.h"
 #include "nccl-tests-integration/run/plan.h"
-#include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune::sweep {
 namespace {
@@ -116,7 +116,7 @@ TEST(SweepRunPlan, ChunkSizeGoesThroughATunerRulesFile) {
   EXPECT_EQ(run.env.at("RAILTUNE_SWEEP_CHUNK_SIZE"), "524288");
   EXPECT_EQ(choiceFromEnvironment(run.env), run.choice);
   // The tuner's own reader takes the file: one rule forcing exactly this choice.
-  const tuner::rules::RulesResult rules = tuner::rules::readRules(run.rulesText, run.rulesFile);
+  const formats::tuner_rules::RulesResult rules = formats::tuner_rules::readRules(run.rulesText, run.rulesFile);
   ASSERT_TRUE(rules.ok()) << rules.describeErrors();
   EXPECT_NE(run.rulesText.find("\"chunkSize\":524288"), std::string::npos);
   EXPECT_NE(run.rulesText.find("\"collective\":\"allreduce\""), std::string::npos);

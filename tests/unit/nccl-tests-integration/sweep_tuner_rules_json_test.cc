@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "formats/tuner_rules/rules_file.h"
 #include "nccl-tests-integration/dataset/tuner_rules_json.h"
-#include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune::sweep {
 namespace {
@@ -54,7 +54,7 @@ TEST(SweepTunerRulesJson, DescriptionsAreEscaped) {
   for (const RulesLayout layout : {RulesLayout::kOneLine, RulesLayout::kOneRulePerLine}) {
     const std::string text = tunerRulesDocument(hostile, {ruleOf(c, "allreduce")}, layout);
     EXPECT_NE(text.find(R"("from \"my runs\"\\new\n\t$HOME")"), std::string::npos) << text;
-    const tuner::rules::RulesResult read = tuner::rules::readRules(text, "rules.json");
+    const formats::tuner_rules::RulesResult read = formats::tuner_rules::readRules(text, "rules.json");
     EXPECT_TRUE(read.ok()) << read.describeErrors() << "\n" << text;
   }
 }

@@ -9,12 +9,13 @@
 #include <sstream>
 #include <string>
 
+#include "formats/tuner_rules/rules_file.h"
 #include "tests/support/file_text.h"
 #include "tests/support/shared_data.h"
 #include "tuner_plugin/rules/rule_index.h"
-#include "tuner_plugin/rules/rules_file.h"
 
 namespace railtune::tuner::rules {
+using namespace formats::tuner_rules;  // the readers: the rules file format
 namespace {
 
 using railtune::testing::readFile;

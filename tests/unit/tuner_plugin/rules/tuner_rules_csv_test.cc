@@ -6,11 +6,12 @@
 #include <sstream>
 #include <string>
 
+#include "formats/tuner_rules/nccl_csv.h"
 #include "tests/support/shared_data.h"
-#include "tuner_plugin/rules/nccl_csv.h"
 #include "tuner_plugin/rules/rule_index.h"
 
 namespace railtune::tuner::rules {
+using namespace formats::tuner_rules;  // the readers: the rules file format
 namespace {
 
 RulesResult csv(const std::string& text) {

@@ -9,14 +9,15 @@
 #include <random>
 #include <vector>
 
+#include "formats/tuner_rules/nccl_csv.h"
 #include "tests/support/allocation_counter.h"
 #include "tests/unit/tuner_plugin/rules/tuner_rules_random.h"
-#include "tuner_plugin/rules/nccl_csv.h"
 #include "tuner_plugin/rules/rule_index.h"
 
 using railtune::testing::gAllocations;
 
 namespace railtune::tuner::rules {
+using namespace formats::tuner_rules;  // the readers: the rules file format
 namespace {
 
 using testing::RandomCells;

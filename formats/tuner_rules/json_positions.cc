@@ -1,11 +1,11 @@
-#include "tuner_plugin/rules/json_positions.h"
+#include "formats/tuner_rules/json_positions.h"
 #include "formats/json_read_tracker.h"
 
 #include <algorithm>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-namespace railtune::tuner::rules {
+namespace railtune::formats::tuner_rules {
 namespace {
 
 using nlohmann::json;
@@ -210,4 +210,4 @@ const char* kindName(PosNode::Kind kind) {
   return "a value";
 }
 
-}  // namespace railtune::tuner::rules
+}  // namespace railtune::formats::tuner_rules

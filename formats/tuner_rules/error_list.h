@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "tuner_plugin/rules/rule.h"
+#include "formats/tuner_rules/rule.h"
 
-namespace railtune::tuner::rules {
+namespace railtune::formats::tuner_rules {
 
 class ErrorList {
  public:
@@ -33,4 +33,4 @@ class ErrorList {
   bool truncated_ = false;
 };
 
-}  // namespace railtune::tuner::rules
+}  // namespace railtune::formats::tuner_rules

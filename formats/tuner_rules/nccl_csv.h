@@ -9,10 +9,10 @@
 #include <string>
 #include <string_view>
 
-#include "tuner_plugin/rules/rule.h"
+#include "formats/tuner_rules/rule.h"
 
-namespace railtune::tuner::rules {
+namespace railtune::formats::tuner_rules {
 
 RulesResult readNcclTunerCsv(std::string_view text, const std::string& sourceName);
 
-}  // namespace railtune::tuner::rules
+}  // namespace railtune::formats::tuner_rules

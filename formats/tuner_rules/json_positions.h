@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace railtune::tuner::rules {
+namespace railtune::formats::tuner_rules {
 
 struct PosNode {
   enum class Kind : uint8_t { Null, Boolean, Integer, Unsigned, Float, String, Array, Object };
@@ -59,4 +59,4 @@ class LineMap {
 
 const char* kindName(PosNode::Kind kind);  // "a string", "an object", ... for messages
 
-}  // namespace railtune::tuner::rules
+}  // namespace railtune::formats::tuner_rules

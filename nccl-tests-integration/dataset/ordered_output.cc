@@ -1,9 +1,9 @@
 // Jobs writing one output in order (ordered_output.h).
-#include "cli/sweep/ordered_output.h"
+#include "nccl-tests-integration/dataset/ordered_output.h"
 
 #include <exception>
 
-namespace railtune::cli {
+namespace railtune::sweep {
 
 OrderedOutput::OrderedOutput(size_t jobs, size_t maxBuffered, std::function<void(std::string_view)> write)
     : write_(std::move(write)), pending_(jobs), done_(jobs, false), maxBuffered_(maxBuffered) {}
@@ -43,4 +43,4 @@ void OrderedOutput::done(size_t job) {
   moved_.notify_all();
 }
 
-}  // namespace railtune::cli
+}  // namespace railtune::sweep

@@ -1,12 +1,12 @@
-#include "tuner_plugin/rules/railtune_json.h"
+#include "formats/tuner_rules/railtune_json.h"
 
 #include <climits>
 #include <cstdint>
 
-#include "tuner_plugin/rules/error_list.h"
-#include "tuner_plugin/rules/json_positions.h"
+#include "formats/tuner_rules/error_list.h"
+#include "formats/tuner_rules/json_positions.h"
 
-namespace railtune::tuner::rules {
+namespace railtune::formats::tuner_rules {
 namespace {
 
 using Kind = PosNode::Kind;
@@ -208,4 +208,4 @@ RulesResult readRailtuneRules(std::string_view text, const std::string& sourceNa
   return result;
 }
 
-}  // namespace railtune::tuner::rules
+}  // namespace railtune::formats::tuner_rules

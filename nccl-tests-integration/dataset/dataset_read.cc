@@ -1,6 +1,6 @@
-// The sweep dataset's writer and reader (dataset.h). The writer appends with formats' JSON appender; the
-// reader is simdjson's on-demand parser over lines streamed by the analyses' line reader, so a dataset of
-// a million rows is read in about a second and never held whole.
+// The sweep dataset's reader (dataset.h): simdjson's on-demand parser over lines streamed by the analyses' line
+// reader, so a dataset of a million rows is read in about a second and never held whole. (The writer:
+// dataset_write.cc.)
 #include "nccl-tests-integration/dataset/dataset.h"
 
 #include <simdjson.h>
@@ -11,28 +11,12 @@
 #include <vector>
 
 #include "analysis/ingest/line_reader.h"
-#include "formats/json_append.h"
 #include "nccl-tests-integration/parse/row_bounds.h"
 
 namespace railtune::sweep {
 namespace {
 
 namespace od = simdjson::ondemand;
-
-// ,"KEY":{...} after the value before it; nothing when the half has no value.
-void appendMeasurement(std::string& out, const char* key, const Measurement& m) {
-  if (!m.timeUs && !m.algbwGBps && !m.busbwGBps && !m.wrong) return;
-  out += ",\"";
-  out += key;
-  out += "\":";
-  formats::JsonAppender json(&out);
-  json.beginObject();
-  if (m.timeUs) json.key("time_us").number(*m.timeUs);
-  if (m.algbwGBps) json.key("algbw").number(*m.algbwGBps);
-  if (m.busbwGBps) json.key("busbw").number(*m.busbwGBps);
-  if (m.wrong) json.key("wrong").number(*m.wrong);
-  json.endObject();
-}
 
 // A field that is not what the schema says: the line is skipped with this message.
 struct BadField {
@@ -163,6 +147,39 @@ std::optional<ForcedBy> forcedByFromName(std::string_view name) {
   return std::nullopt;
 }
 
+// A field that describes the row's run (what every row of a run shares). Returns false for any other name.
+bool readRunField(std::string_view name, od::value& v, DatasetRow& row) {
+  if (name == "source")
+    row.source = str(v, name);
+  else if (name == "run")
+    row.run = integer(v, name, 0);
+  else if (name == "test")
+    row.test = str(v, name);
+  else if (name == "collective")
+    row.collective = str(v, name);
+  else if (name == "choice")
+    readChoice(v, row.choice);
+  else if (name == "forced_by") {
+    const std::optional<ForcedBy> f = forcedByFromName(str(v, name));
+    if (!f) throw BadField{"\"forced_by\" must be none, manifest, nccl-log or option"};
+    row.forcedBy = *f;
+  } else if (name == "env") {
+    eachField(object(v, name), [&](std::string_view key, od::value ev) { row.env[std::string(key)] = str(ev, key); });
+  } else if (name == "shape")
+    readShape(v, row.shape);
+  else if (name == "repeat")
+    row.repeat = integer(v, name, 0);
+  else if (name == "nccl_version")
+    row.ncclVersion = str(v, name);
+  else if (name == "tests_version")
+    row.testsVersion = str(v, name);
+  else if (name == "gpu")
+    row.gpu = str(v, name);
+  else
+    return false;
+  return true;
+}
+
 void readRow(od::object line, DatasetRow& row) {
   bool schema = false, size = false;
   eachField(line, [&](std::string_view name, od::value fv) {
@@ -170,16 +187,8 @@ void readRow(od::object line, DatasetRow& row) {
     if (name == "schema") {
       if (str(v, name) != kDatasetSchema) throw BadField{"not a " + std::string(kDatasetSchema) + " line"};
       schema = true;
-    } else if (name == "source")
-      row.source = str(v, name);
-    else if (name == "line")
+    } else if (name == "line")
       row.line = integer(v, name, 0);
-    else if (name == "run")
-      row.run = integer(v, name, 0);
-    else if (name == "test")
-      row.test = str(v, name);
-    else if (name == "collective")
-      row.collective = str(v, name);
     else if (name == "size") {
       row.size = unsig(v, name);
       size = true;
@@ -191,16 +200,6 @@ void readRow(od::object line, DatasetRow& row) {
       row.redop = str(v, name);
     else if (name == "root")
       row.root = integer(v, name, -1);
-    else if (name == "choice")
-      readChoice(v, row.choice);
-    else if (name == "forced_by") {
-      const std::optional<ForcedBy> f = forcedByFromName(str(v, name));
-      if (!f) throw BadField{"\"forced_by\" must be none, manifest, nccl-log or option"};
-      row.forcedBy = *f;
-    } else if (name == "env") {
-      eachField(object(v, name), [&](std::string_view key, od::value ev) { row.env[std::string(key)] = str(ev, key); });
-    } else if (name == "shape")
-      readShape(v, row.shape);
     else if (name == "out_of_place")
       readMeasurement(v, name, row.outOfPlace);
     else if (name == "in_place")
@@ -209,15 +208,7 @@ void readRow(od::object line, DatasetRow& row) {
       bool b = false;
       if (v.get_bool().get(b)) throw BadField{"\"valid\" must be true or false"};
       row.valid = b;
-    } else if (name == "repeat")
-      row.repeat = integer(v, name, 0);
-    else if (name == "nccl_version")
-      row.ncclVersion = str(v, name);
-    else if (name == "tests_version")
-      row.testsVersion = str(v, name);
-    else if (name == "gpu")
-      row.gpu = str(v, name);
-    else
+    } else if (!readRunField(name, v, row))
       throw BadField{"unknown key \"" + std::string(name) + "\""};
   });
   if (!schema) throw BadField{"no \"schema\""};
@@ -345,137 +336,6 @@ bool blank(std::string_view line) {
 }
 
 }  // namespace
-
-const char* forcedByName(ForcedBy f) {
-  switch (f) {
-    case ForcedBy::None:
-      return "none";
-    case ForcedBy::Manifest:
-      return "manifest";
-    case ForcedBy::NcclLog:
-      return "nccl-log";
-    case ForcedBy::Option:
-      return "option";
-  }
-  return "none";
-}
-
-std::string Shape::label() const {
-  std::string out = std::to_string(ranks) + (ranks == 1 ? " rank, " : " ranks, ") + std::to_string(nodes) +
-                    (nodes == 1 ? " node, " : " nodes, ") + std::to_string(nvlDomains) +
-                    (nvlDomains == 1 ? " NVLink domain" : " NVLink domains");
-  if (ranksPerDomain > 0) out += " of " + std::to_string(ranksPerDomain);
-  return out;
-}
-
-// The line is written in the run's parts and the row's fields between them, the same bytes a JsonAppender writes
-// for the whole line in one go: each part after the first starts with the comma the appender would put there.
-DatasetLineParts datasetLineParts(const DatasetRow& run) {
-  DatasetLineParts parts;
-  {
-    formats::JsonAppender json(&parts.head);
-    json.beginObject();
-    json.key("schema").string(kDatasetSchema);
-    json.key("source").string(run.source);
-    json.key("line");
-  }
-  {
-    parts.afterLine = ",";
-    formats::JsonAppender json(&parts.afterLine);
-    json.key("run").integer(run.run);
-    if (!run.test.empty()) json.key("test").string(run.test);
-    json.key("collective").string(run.collective);
-    json.key("size");
-  }
-  {
-    parts.afterRoot = ",";
-    formats::JsonAppender json(&parts.afterRoot);
-    json.key("choice");
-    json.beginObject();
-    if (!run.choice.algorithm.empty()) json.key("algorithm").string(run.choice.algorithm);
-    if (!run.choice.protocol.empty()) json.key("protocol").string(run.choice.protocol);
-    if (run.choice.channels > 0) json.key("channels").integer(run.choice.channels);
-    if (run.choice.chunkSize > 0) json.key("chunk_size").count(run.choice.chunkSize);
-    if (!run.choice.unusable.empty()) json.key("unusable").string(run.choice.unusable);
-    json.endObject();
-    json.key("forced_by").string(forcedByName(run.forcedBy));
-    json.key("env");
-    json.beginObject();
-    // The names are the user's (--env, a manifest): escaped as the values are, never copied raw as keys are.
-    for (size_t i = 0; const auto& [k, v] : run.env) {
-      if (i++ > 0) parts.afterRoot.push_back(',');
-      formats::appendJsonString(&parts.afterRoot, k);
-      parts.afterRoot.push_back(':');
-      formats::appendJsonString(&parts.afterRoot, v);
-    }
-    json.endObject();
-    json.key("shape");
-    json.beginObject();
-    json.key("ranks").integer(run.shape.ranks);
-    json.key("hosts").integer(run.shape.hosts);
-    json.key("nodes").integer(run.shape.nodes);
-    json.key("nvl_domains").integer(run.shape.nvlDomains);
-    json.key("ranks_per_domain").integer(run.shape.ranksPerDomain);
-    json.endObject();
-  }
-  {
-    parts.tail = ",";
-    formats::JsonAppender json(&parts.tail);
-    json.key("repeat").integer(run.repeat);
-    if (!run.ncclVersion.empty()) json.key("nccl_version").string(run.ncclVersion);
-    if (!run.testsVersion.empty()) json.key("tests_version").string(run.testsVersion);
-    if (!run.gpu.empty()) json.key("gpu").string(run.gpu);
-    parts.tail += "}\n";
-  }
-  return parts;
-}
-
-void appendDatasetRow(const DatasetRow& row, const DatasetLineParts& parts, std::string& out) {
-  out += parts.head;
-  formats::appendJsonInt(&out, row.line);
-  out += parts.afterLine;
-  formats::appendJsonUint(&out, row.size);
-  out += ",\"count\":";
-  formats::appendJsonUint(&out, row.count);
-  out += ",\"type\":";
-  formats::appendJsonString(&out, row.type);
-  out += ",\"redop\":";
-  formats::appendJsonString(&out, row.redop);
-  out += ",\"root\":";
-  formats::appendJsonInt(&out, row.root);
-  out += parts.afterRoot;
-  appendMeasurement(out, "out_of_place", row.outOfPlace);
-  appendMeasurement(out, "in_place", row.inPlace);
-  out += row.valid ? ",\"valid\":true" : ",\"valid\":false";
-  out += parts.tail;
-}
-
-void appendDatasetRow(const DatasetRow& row, std::string& out) {
-  appendDatasetRow(row, datasetLineParts(row), out);
-}
-
-void appendDatasetSource(const DatasetSource& source, std::string& out) {
-  formats::JsonAppender json(&out);
-  json.beginObject();
-  json.key("schema").string(kDatasetSourceSchema);
-  json.key("source").string(source.source);
-  json.key("runs").count(source.runs);
-  json.key("rows").count(source.rows);
-  json.key("flagged").count(source.flagged);
-  json.key("bad_rows").count(source.badRows);
-  json.key("skipped_rows").count(source.skippedRows);
-  json.key("bad");
-  json.beginArray();
-  for (const auto& [line, reason] : source.bad) {
-    json.beginObject();
-    json.key("line").count(line);
-    json.key("reason").string(reason);
-    json.endObject();
-  }
-  json.endArray();
-  json.endObject();
-  out.push_back('\n');
-}
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "tuner_plugin/rules/rule.h"
+#include "formats/tuner_rules/rule.h"
 
-namespace railtune::tuner::rules {
+namespace railtune::formats::tuner_rules {
 
 enum class RulesFormat { NcclCsv, RailtuneJson };
 
@@ -16,4 +16,4 @@ RulesResult readRules(std::string_view text, const std::string& sourceName);
 // Reads the file (at most kMaxFileBytes) and parses it; an unreadable file is one error with line 0.
 RulesResult readRulesFile(const std::string& path);
 
-}  // namespace railtune::tuner::rules
+}  // namespace railtune::formats::tuner_rules

@@ -1,9 +1,9 @@
 // The dataset lines of one output (row_text.h).
-#include "cli/sweep/row_text.h"
+#include "nccl-tests-integration/dataset/row_text.h"
 
 #include <utility>
 
-namespace railtune::cli {
+namespace railtune::sweep {
 
 RowText::RowText(size_t pieceBytes, std::function<void(std::string&)> flush)
     : pieceBytes_(pieceBytes), flush_(std::move(flush)) {}
@@ -11,7 +11,7 @@ RowText::RowText(size_t pieceBytes, std::function<void(std::string&)> flush)
 RowText::~RowText() = default;  // a writer left unfinished (an error on the reading thread) drops its batches
 
 void RowText::append(const RowValues& v, std::string& text) {
-  sweep::DatasetRow row;  // only the fields that differ between rows of a run: the parts hold the rest
+  DatasetRow row;  // only the fields that differ between rows of a run: the parts hold the rest
   row.line = v.line;
   row.size = v.size;
   row.count = v.count;
@@ -21,13 +21,13 @@ void RowText::append(const RowValues& v, std::string& text) {
   row.outOfPlace = v.outOfPlace;
   row.inPlace = v.inPlace;
   row.valid = v.valid;
-  sweep::appendDatasetRow(row, *v.parts, text);
+  appendDatasetRow(row, *v.parts, text);
 }
 
-void RowText::add(const sweep::DatasetRow& row, const sweep::DatasetLineParts& parts) {
+void RowText::add(const DatasetRow& row, const DatasetLineParts& parts) {
   ++rows_;
   if (rows_ <= kRowsBeforeThread) {  // short outputs: written here
-    sweep::appendDatasetRow(row, parts, text_);
+    appendDatasetRow(row, parts, text_);
     if (text_.size() >= pieceBytes_) flush_(text_);
     return;
   }
@@ -36,7 +36,7 @@ void RowText::add(const sweep::DatasetRow& row, const sweep::DatasetLineParts& p
     writer_.emplace(1, kQueuedBatches);
   }
   if (!parts_ || partsRun_ != row.run) {  // a new run: its parts, shared by the batches that hold its rows
-    parts_ = std::make_shared<const sweep::DatasetLineParts>(parts);
+    parts_ = std::make_shared<const DatasetLineParts>(parts);
     partsRun_ = row.run;
   }
   batch_.push_back(
@@ -69,4 +69,4 @@ void RowText::finish() {
   if (!writerText_.empty()) flush_(writerText_);
 }
 
-}  // namespace railtune::cli
+}  // namespace railtune::sweep

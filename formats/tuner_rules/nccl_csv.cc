@@ -1,12 +1,12 @@
-#include "tuner_plugin/rules/nccl_csv.h"
+#include "formats/tuner_rules/nccl_csv.h"
 
 #include <climits>
 #include <cstdint>
 #include <vector>
 
-#include "tuner_plugin/rules/error_list.h"
+#include "formats/tuner_rules/error_list.h"
 
-namespace railtune::tuner::rules {
+namespace railtune::formats::tuner_rules {
 namespace {
 
 // One comma-separated field, blanks (space, tab) trimmed as NCCL's example trims them.
@@ -200,4 +200,4 @@ RulesResult readNcclTunerCsv(std::string_view text, const std::string& sourceNam
   return result;
 }
 
-}  // namespace railtune::tuner::rules
+}  // namespace railtune::formats::tuner_rules

@@ -5,11 +5,11 @@
 #include <sstream>
 #include <string>
 
+#include "formats/tuner_rules/json_positions.h"
+#include "formats/tuner_rules/railtune_json.h"
 #include "tests/support/file_text.h"
-#include "tuner_plugin/rules/json_positions.h"
-#include "tuner_plugin/rules/railtune_json.h"
 
-namespace railtune::tuner::rules {
+namespace railtune::formats::tuner_rules {
 namespace {
 
 using railtune::testing::readFile;
@@ -191,4 +191,4 @@ TEST(TunerRulesJson, LineMapAgreesWithLineColumnAt) {
 }
 
 }  // namespace
-}  // namespace railtune::tuner::rules
+}  // namespace railtune::formats::tuner_rules

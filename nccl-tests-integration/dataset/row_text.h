@@ -15,7 +15,7 @@
 #include "common/work_pool.h"
 #include "nccl-tests-integration/dataset/dataset.h"
 
-namespace railtune::cli {
+namespace railtune::sweep {
 
 class RowText {
  public:
@@ -25,7 +25,7 @@ class RowText {
   ~RowText();
   RowText(const RowText&) = delete;
   RowText& operator=(const RowText&) = delete;
-  void add(const sweep::DatasetRow& row, const sweep::DatasetLineParts& parts);
+  void add(const DatasetRow& row, const DatasetLineParts& parts);
   void finish();  // every line handed to flush; the writing thread joined (its first error rethrown)
 
   // Rows written on the reading thread before the second one starts.
@@ -37,9 +37,9 @@ class RowText {
     int line = 0, root = -1;
     uint64_t size = 0, count = 0;
     std::string type, redop;
-    sweep::Measurement outOfPlace, inPlace;
+    Measurement outOfPlace, inPlace;
     bool valid = true;
-    std::shared_ptr<const sweep::DatasetLineParts> parts;
+    std::shared_ptr<const DatasetLineParts> parts;
   };
   using Batch = std::vector<RowValues>;
   static constexpr size_t kBatchRows = 8192, kQueuedBatches = 4;
@@ -53,10 +53,10 @@ class RowText {
   std::string text_;  // the reading thread's piece until the writing thread starts
   size_t rows_ = 0;
   int partsRun_ = -1;
-  std::shared_ptr<const sweep::DatasetLineParts> parts_;
+  std::shared_ptr<const DatasetLineParts> parts_;
   Batch batch_;
   std::string writerText_;          // the writing thread's piece
   std::optional<WorkPool> writer_;  // last: its worker uses the members above
 };
 
-}  // namespace railtune::cli
+}  // namespace railtune::sweep

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace railtune::cli {
+namespace railtune::sweep {
 
 class OrderedOutput {
  public:
@@ -35,4 +35,4 @@ class OrderedOutput {
   std::string error_;
 };
 
-}  // namespace railtune::cli
+}  // namespace railtune::sweep

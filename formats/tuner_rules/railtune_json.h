@@ -10,10 +10,10 @@
 #include <string_view>
 
 #include "formats/schemas.h"
-#include "tuner_plugin/rules/rule.h"
+#include "formats/tuner_rules/rule.h"
 
-namespace railtune::tuner::rules {
+namespace railtune::formats::tuner_rules {
 
 RulesResult readRailtuneRules(std::string_view text, const std::string& sourceName);
 
-}  // namespace railtune::tuner::rules
+}  // namespace railtune::formats::tuner_rules

@@ -1,10 +1,10 @@
-#include "tuner_plugin/rules/rules_file.h"
+#include "formats/tuner_rules/rules_file.h"
 
 #include "common/regular_file.h"
-#include "tuner_plugin/rules/nccl_csv.h"
-#include "tuner_plugin/rules/railtune_json.h"
+#include "formats/tuner_rules/nccl_csv.h"
+#include "formats/tuner_rules/railtune_json.h"
 
-namespace railtune::tuner::rules {
+namespace railtune::formats::tuner_rules {
 namespace {
 
 static_assert(kMaxFileBytes == kMaxConfigFileBytes, "the tuner, the digest and the CLI read rules with one cap");
@@ -35,4 +35,4 @@ RulesResult readRulesFile(const std::string& path) {
   return readRules(file.bytes, path);
 }
 
-}  // namespace railtune::tuner::rules
+}  // namespace railtune::formats::tuner_rules

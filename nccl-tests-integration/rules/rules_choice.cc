@@ -1,13 +1,14 @@
-// Asking a tuner rules file (rules_source.h).
-#include "cli/sweep/rules_source.h"
+// Asking a tuner rules file (rules_choice.h).
+#include "nccl-tests-integration/rules/rules_choice.h"
 
+#include <algorithm>
 #include <stdexcept>
 
-#include "tuner_plugin/rules/rules_file.h"
+#include "formats/tuner_rules/rules_file.h"
 
-namespace railtune::cli {
+namespace railtune::sweep {
 
-namespace rules = tuner::rules;
+namespace rules = formats::tuner_rules;
 
 rules::RuleSet loadTunerRules(const std::string& path) {
   rules::RulesResult result = rules::readRulesFile(path);
@@ -21,10 +22,10 @@ rules::RuleSet parseTunerRules(const std::string& text, const std::string& sourc
   return std::move(result.ruleSet);
 }
 
-std::optional<sweep::Choice> ruleChoice(const rules::RuleSet& set, const sweep::GroupKey& group, uint64_t size) {
-  tuner::Collective collective{};
+std::optional<Choice> ruleChoice(const rules::RuleSet& set, const GroupKey& group, uint64_t size) {
+  formats::Collective collective{};
   if (!rules::collectiveFromRuleName(group.collective, &collective)) return std::nullopt;
-  const sweep::Shape& s = group.shape;
+  const Shape& s = group.shape;
   rules::RuleScope scope;
   scope.nRanks = static_cast<size_t>(std::max(1, s.ranks));
   scope.nNodes = static_cast<size_t>(std::max(1, s.nodes));
@@ -39,7 +40,7 @@ std::optional<sweep::Choice> ruleChoice(const rules::RuleSet& set, const sweep::
     if (!rules::matchesScope(rule, scope) || !rules::matchesCollective(rule, collective) ||
         !rules::matchesSize(rule, collective, size, scope.nRanks) || !rules::matchesCall(rule, 1, 0))
       continue;
-    sweep::Choice choice;
+    Choice choice;
     choice.algorithm = rules::algorithmRuleName(rule.algorithm);
     choice.protocol = rules::protocolRuleName(rule.protocol);
     choice.channels = rule.channels;
@@ -49,4 +50,4 @@ std::optional<sweep::Choice> ruleChoice(const rules::RuleSet& set, const sweep::
   return std::nullopt;
 }
 
-}  // namespace railtune::cli
+}  // namespace railtune::sweep

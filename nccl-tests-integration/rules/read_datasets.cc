@@ -1,0 +1,50 @@
+// Reading datasets for the rules and the report (read_datasets.h).
+#include "nccl-tests-integration/rules/read_datasets.h"
+
+#include <stdexcept>
+
+namespace railtune::sweep {
+namespace {
+
+// "DATASET: sweep parse dropped N bad rows of OUTPUT (line L: why); M rows skipped (collective unknown)", or ""
+// when the output lost nothing.
+std::string droppedRows(const std::string& path, const DatasetSource& source) {
+  if (source.badRows == 0 && source.skippedRows == 0) return "";
+  std::string line = path + ": sweep parse dropped " + std::to_string(source.badRows) + " bad rows of " + source.source;
+  if (!source.bad.empty()) line += " (line " + std::to_string(source.bad[0].first) + ": " + source.bad[0].second + ")";
+  if (source.skippedRows > 0) line += "; " + std::to_string(source.skippedRows) + " rows skipped (collective unknown)";
+  return line;
+}
+
+}  // namespace
+
+Aggregate readDatasets(const std::vector<std::string>& paths, size_t maxWarnings,
+                       const std::function<void(std::string_view)>& warn) {
+  Aggregate aggregate;
+  std::vector<DatasetDiagnostic> diagnostics;
+  std::vector<std::string> dropped;  // what sweep parse could not use, as the datasets record it
+  for (const std::string& path : paths)
+    readDatasetFile(
+        path, [&](const DatasetRow& row) { aggregate.add(row); }, diagnostics,
+        [&](const DatasetSource& source) {
+          aggregate.addSource(source);
+          if (std::string line = droppedRows(path, source); !line.empty()) dropped.push_back(std::move(line));
+        });
+  for (size_t i = 0; i < dropped.size() && i < maxWarnings; ++i) warn(dropped[i]);
+  if (dropped.size() > maxWarnings)
+    warn("... and " + std::to_string(dropped.size() - maxWarnings) + " more outputs with rows dropped");
+  size_t shown = 0;
+  for (const DatasetDiagnostic& d : diagnostics) {
+    if (shown++ == maxWarnings) {
+      warn("... and " + std::to_string(diagnostics.size() - maxWarnings) + " more lines skipped");
+      break;
+    }
+    warn(d.source + ":" + std::to_string(d.line) + ": " + d.message + "; line skipped");
+  }
+  if (aggregate.rowsRead == 0)
+    throw std::runtime_error("no sweep dataset rows in " + std::string(paths.size() == 1 ? paths[0] : "the inputs") +
+                             " (railtune sweep parse writes them)");
+  return aggregate;
+}
+
+}  // namespace railtune::sweep

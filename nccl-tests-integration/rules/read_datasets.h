@@ -1,0 +1,19 @@
+// The datasets `railtune sweep rules` and `sweep compare` read, gathered for the rules (aggregate.h), with every
+// line skipped and every output whose rows `sweep parse` dropped told as a warning naming file:line.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nccl-tests-integration/rules/aggregate.h"
+
+namespace railtune::sweep {
+
+// warn: one warning line (without a prefix); at most maxWarnings of each kind, then one "... and N more" line.
+// Throws std::runtime_error naming a file that cannot be read, or (after the warnings) when no row could be read.
+Aggregate readDatasets(const std::vector<std::string>& paths, size_t maxWarnings,
+                       const std::function<void(std::string_view)>& warn);
+
+}  // namespace railtune::sweep
