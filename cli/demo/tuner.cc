@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/tuner/compute.h"
-#include "cli/tuner/format.h"
+#include "emulator/tuner_decisions/render.h"
 
 namespace railtune::cli {
 namespace {
@@ -69,7 +69,7 @@ int writeDemoTuner(const fs::path& dir, const fs::path& tunerPlugin) {
     request.comm = CommunicatorRequest{"gb300-nvl72", c.nodes, c.ranks, c.mnnvl};
     request.pluginPath = tunerPlugin.string();
     const DecisionsReport report = computeDecisions(request);
-    writeFile(out / c.file, formatDecisions(report, DecisionsFormat::Table));
+    writeFile(out / c.file, emu::formatDecisions(report, emu::DecisionsFormat::Table));
     mismatches += static_cast<int>(report.mismatches());
     rules = report.rulesPath;
     std::printf(

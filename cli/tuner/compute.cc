@@ -279,24 +279,6 @@ std::vector<uint64_t> requestSizes(uint64_t minBytes, uint64_t maxBytes) {
   return sizes;
 }
 
-size_t DecisionsReport::mismatches() const {
-  size_t n = 0;
-  for (const DecisionRow& row : rows) n += row.reason.kind == DecisionReason::Kind::Mismatch ? 1 : 0;
-  return n;
-}
-
-DecisionsReport::Changed DecisionsReport::changed() const {
-  Changed c;
-  for (const DecisionRow& row : rows) {
-    if (row.nccl == row.railtune) continue;
-    ++c.rows;
-    c.byRules += row.reason.kind == DecisionReason::Kind::Rule ? 1 : 0;
-    c.byModel += row.reason.kind == DecisionReason::Kind::Model ? 1 : 0;
-    c.mismatched += row.reason.kind == DecisionReason::Kind::Mismatch ? 1 : 0;
-  }
-  return c;
-}
-
 // Without a rail map the model takes the hardware profile's NICs (gb300-nvl72: 4 ConnectX-8 of 800 Gb/s per
 // tray), not the model's built-in GB200 figure (400 Gb/s). The model counts one NIC per GPU, so a profile
 // with another ratio is given the NIC bandwidth each GPU's share comes to.

@@ -14,11 +14,21 @@
 #include <string>
 #include <vector>
 
-#include "cli/tuner/rows.h"
 #include "emulator/loader.h"
 #include "emulator/nccl_model/nccl_model.h"
+#include "emulator/tuner_decisions/report.h"
 
 namespace railtune::cli {
+
+// The report's types live with the emulator that computes NCCL's side of it (emulator/tuner_decisions/).
+using emu::CellChoice;
+using emu::Communicator;
+using emu::CommunicatorRequest;
+using emu::DecisionReason;
+using emu::DecisionRow;
+using emu::DecisionsReport;
+using emu::describeCommunicator;
+using emu::resolveCommunicator;
 
 struct DecisionsRequest {
   CommunicatorRequest comm;

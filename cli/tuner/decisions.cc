@@ -13,9 +13,9 @@
 
 #include "cli/plugin_files.h"
 #include "cli/tuner/compute.h"
-#include "cli/tuner/format.h"
 #include "cli/tuner/tuner.h"
 #include "common/byte_size.h"
+#include "emulator/tuner_decisions/render.h"
 #include "formats/tuner_rules/rule.h"
 
 namespace railtune::cli {
@@ -87,17 +87,18 @@ DecisionsRequest buildRequest(const DecisionsOptions& opts) {
 }
 
 int runDecisions(const DecisionsOptions& opts) {
-  const std::optional<DecisionsFormat> format = parseDecisionsFormat(opts.format);
+  const std::optional<emu::DecisionsFormat> format = emu::parseDecisionsFormat(opts.format);
   if (!format) throw std::invalid_argument("--format must be table, csv or json, not '" + opts.format + "'");
   const DecisionsRequest request = buildRequest(opts);
   // The plugin reads its configuration from the environment, as it does inside NCCL.
   if (!opts.config.empty()) setenv("RAILTUNE_TUNER_CONFIG", opts.config.c_str(), 1);
   if (!opts.railMap.empty()) setenv("RAILTUNE_RAIL_MAP", opts.railMap.c_str(), 1);
   const DecisionsReport report = computeDecisions(request);
-  // Each warning once: the table and the JSON carry them (tuner_format.cc), the CSV has no place for them.
-  if (*format == DecisionsFormat::Csv)
+  // Each warning once: the table and the JSON carry them (emulator/tuner_decisions/render.cc), the CSV has no place for
+  // them.
+  if (*format == emu::DecisionsFormat::Csv)
     for (const std::string& warning : report.warnings) std::cerr << "railtune: warning: " << warning << "\n";
-  std::cout << formatDecisions(report, *format) << std::flush;
+  std::cout << emu::formatDecisions(report, *format) << std::flush;
   if (!std::cout) return 1;
   if (!report.rulesPath.empty() && !report.rulesUsable) {
     std::cerr << "railtune: error: the tuner's rules " << report.rulesPath

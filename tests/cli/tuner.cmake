@@ -121,7 +121,7 @@ add_test(NAME cli.tuner_decisions_strict_bad_config
 set_tests_properties(cli.tuner_decisions_strict_bad_config PROPERTIES ENVIRONMENT_MODIFICATION
                      "${_tuner_env};RAILTUNE_STRICT=set:1")
 
-# The computation and formats called directly (cli/tuner/compute.h, cli/tuner/format.h).
+# The computation and formats called directly (cli/tuner/compute.h, emulator/tuner_decisions/render.h).
 add_executable(tuner_decisions_tests ${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_test.cc)
 target_link_libraries(tuner_decisions_tests PRIVATE railtune_cli_tuner GTest::gtest_main)
 target_compile_definitions(tuner_decisions_tests PRIVATE

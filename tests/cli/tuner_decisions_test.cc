@@ -8,11 +8,14 @@
 #include <string>
 
 #include "cli/tuner/compute.h"
-#include "cli/tuner/format.h"
+#include "emulator/tuner_decisions/render.h"
 
 namespace railtune::cli {
 namespace {
 
+using emu::DecisionsFormat;
+using emu::formatDecisions;
+using emu::shortBytes;
 using formats::Algorithm;
 using formats::Collective;
 using formats::Protocol;

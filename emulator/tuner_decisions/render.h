@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "cli/tuner/rows.h"
+#include "emulator/tuner_decisions/report.h"
 #include "formats/schemas.h"
 
-namespace railtune::cli {
+namespace railtune::emu {
 
 enum class DecisionsFormat { Table, Csv, Json };
 
@@ -19,4 +19,4 @@ std::string formatDecisions(const DecisionsReport& report, DecisionsFormat forma
 // "8", "4K", "16G": a power-of-two byte count with a binary suffix (other counts are written in full).
 std::string shortBytes(uint64_t n);
 
-}  // namespace railtune::cli
+}  // namespace railtune::emu

@@ -8,7 +8,7 @@
 
 #include "emulator/nccl_model/nccl_model.h"
 
-namespace railtune::cli {
+namespace railtune::emu {
 
 struct CommunicatorRequest {
   std::string profile = "gb300-nvl72";  // a built-in hardware profile (fabric/profiles/)
@@ -36,4 +36,4 @@ Communicator resolveCommunicator(const CommunicatorRequest& request);
 // "72 ranks on 1 node (MNNVL on: 1 NVLink domain of 72 ranks)"
 std::string describeCommunicator(const Communicator& comm);
 
-}  // namespace railtune::cli
+}  // namespace railtune::emu

@@ -1,11 +1,11 @@
-#include "cli/tuner/format.h"
+#include "emulator/tuner_decisions/render.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
-namespace railtune::cli {
+namespace railtune::emu {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -241,4 +241,4 @@ std::string formatDecisions(const DecisionsReport& report, DecisionsFormat forma
   return formatTable(report);
 }
 
-}  // namespace railtune::cli
+}  // namespace railtune::emu

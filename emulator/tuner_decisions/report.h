@@ -1,5 +1,5 @@
 // One row of `railtune tuner decisions` per collective and size, and the report around the rows. The
-// writers (format.h) take their columns from kDecisionColumns, so a new column is one field here
+// writers (render.h) take their columns from kDecisionColumns, so a new column is one field here
 // and one entry there.
 #pragma once
 
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/tuner/shape.h"
+#include "emulator/tuner_decisions/communicator.h"
 #include "formats/nccl_enums.h"
 
-namespace railtune::cli {
+namespace railtune::emu {
 
 // What NCCL runs: the cell it picks from the cost table and the channels it then uses.
 struct CellChoice {
@@ -68,4 +68,4 @@ struct DecisionsReport {
   Changed changed() const;
 };
 
-}  // namespace railtune::cli
+}  // namespace railtune::emu

@@ -1,10 +1,10 @@
-#include "cli/tuner/shape.h"
+#include "emulator/tuner_decisions/communicator.h"
 
 #include <stdexcept>
 
 #include "fabric/profiles.h"
 
-namespace railtune::cli {
+namespace railtune::emu {
 namespace {
 
 std::string plural(int n, const char* word) {
@@ -54,4 +54,4 @@ std::string describeCommunicator(const Communicator& comm) {
          plural(comm.ranksPerNode, "rank") + ")";
 }
 
-}  // namespace railtune::cli
+}  // namespace railtune::emu

@@ -1,0 +1,24 @@
+// The counts a decisions report gives of its rows (report.h).
+#include "emulator/tuner_decisions/report.h"
+
+namespace railtune::emu {
+
+size_t DecisionsReport::mismatches() const {
+  size_t n = 0;
+  for (const DecisionRow& row : rows) n += row.reason.kind == DecisionReason::Kind::Mismatch ? 1 : 0;
+  return n;
+}
+
+DecisionsReport::Changed DecisionsReport::changed() const {
+  Changed c;
+  for (const DecisionRow& row : rows) {
+    if (row.nccl == row.railtune) continue;
+    ++c.rows;
+    c.byRules += row.reason.kind == DecisionReason::Kind::Rule ? 1 : 0;
+    c.byModel += row.reason.kind == DecisionReason::Kind::Model ? 1 : 0;
+    c.mismatched += row.reason.kind == DecisionReason::Kind::Mismatch ? 1 : 0;
+  }
+  return c;
+}
+
+}  // namespace railtune::emu
