@@ -88,12 +88,12 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
   printWarnings(summary.diagnostics, summary.moreDiagnostics, opts.maxWarnings);
   printSummary(summary, opts.output);
   if (summary.rows == 0 && summary.jobs == 0) {
-    std::cerr << "railtune: error: no run of the sweep gave an output to read: " << summary.rejected + summary.failed
-              << " runs failed or were rejected (listed above)\n";
+    std::cerr << "railtune sweep parse: no run of the sweep gave an output to read: "
+              << summary.rejected + summary.failed << " runs failed or were rejected (listed above)\n";
     return 1;
   }
   if (summary.rows == 0) {
-    std::cerr << "railtune: error: no nccl-tests result rows in the inputs\n";
+    std::cerr << "railtune sweep parse: no nccl-tests result rows in the inputs\n";
     return 1;
   }
   return 0;

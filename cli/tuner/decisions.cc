@@ -101,12 +101,12 @@ int runDecisions(const DecisionsOptions& opts) {
   std::cout << emu::formatDecisions(report, *format) << std::flush;
   if (!std::cout) return 1;
   if (!report.rulesPath.empty() && !report.rulesUsable) {
-    std::cerr << "railtune: error: the tuner's rules " << report.rulesPath
+    std::cerr << "railtune tuner decisions: the tuner's rules " << report.rulesPath
               << " cannot be used (see the warnings), so the plugin left every decision to NCCL\n";
     return 1;
   }
   if (const size_t n = report.mismatches()) {
-    std::cerr << "railtune: MISMATCH: the plugin's result differs from what the rules say in " << n
+    std::cerr << "railtune tuner decisions: MISMATCH: the plugin's result differs from what the rules say in " << n
               << " decision(s); see the reason column\n";
     return 1;
   }

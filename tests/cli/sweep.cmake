@@ -55,7 +55,7 @@ set_tests_properties(cli.sweep_parse_long_output PROPERTIES TIMEOUT 300 ENVIRONM
 file(WRITE ${_sweep_work}/not-a-table.txt "hello\nthis is not nccl-tests output\n")
 file(WRITE ${_sweep_work}/not-a-dataset.jsonl "{\"schema\":\"railtune.path_log.v1\"}\nnot json\n")
 file(MAKE_DIRECTORY ${_sweep_work}/empty)
-sweep_expect(parse_no_rows 1 "not-a-table\\.txt: no nccl-tests result rows" "error: no nccl-tests result rows in the inputs"
+sweep_expect(parse_no_rows 1 "not-a-table\\.txt: no nccl-tests result rows" "^railtune sweep parse: no nccl-tests result rows in the inputs"
              "^nothing written: 0 rows"
              -- ${_railtune} sweep parse ${_sweep_work}/not-a-table.txt -o ${_sweep_work}/none.jsonl)
 sweep_expect(parse_empty_folder 2 "^railtune sweep parse: no nccl-tests output files among the inputs"

@@ -233,7 +233,7 @@ def case_failed_runs(railtune, work):
          r"\(runs/allreduce\.ring-ll128\.r0\.txt\)", out)
     must(r"allreduce\.nvls-ll\.r0 \(nvls/ll\): rejected by NCCL, exit 3: .*; no rows", out)
     must(r"^nothing written: 0 rows .*; 1 runs NCCL rejected; 2 runs failed", out)
-    must(r"error: no run of the sweep gave an output to read: 3 runs failed or were rejected", out)
+    must(r"^railtune sweep parse: no run of the sweep gave an output to read: 3 runs failed or were rejected", out)
     if os.path.exists(os.path.join(work, "none.jsonl")):
         fail("an empty dataset was left behind")
 

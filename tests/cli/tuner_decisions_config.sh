@@ -19,7 +19,7 @@ for file in "$bad" "$work/no-such-rules.csv"; do
     echo "== --config $file --format $format: exit status $rc"
     cat "$work/out" "$work/err"
     [ $rc -eq 1 ] || fail "$file, $format: exit status $rc, expected 1"
-    grep -q "error: the tuner's rules $file cannot be used" "$work/err" || fail "$file, $format: no error naming $file"
+    grep -q "^railtune tuner decisions: the tuner's rules $file cannot be used" "$work/err" || fail "$file, $format: no error naming $file"
     case $format in
       table) grep '^warning: ' "$work/out" >"$work/warnings" ;;
       csv) sed -n 's/^railtune: warning: /warning: /p' "$work/err" >"$work/warnings" ;;
