@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <initializer_list>
+#include <string>
 
 namespace railtune::cli {
 
@@ -11,6 +13,12 @@ struct Command {
   CLI::App* app;             // the subcommand, owned by the parent app
   std::function<int()> run;  // what main() runs when it was chosen
 };
+
+// A group of subcommands (`railtune topo`, `paths`, `profile`, `sweep`, `tuner`, `emu`): it requires one of
+// MEMBERS, each added by its function, and runs the one chosen (cli/command_group.cc).
+using AddCommand = Command (*)(CLI::App& group);
+Command addCommandGroup(CLI::App& parent, const std::string& name, const std::string& description,
+                        std::initializer_list<AddCommand> members);
 
 Command addDemoCommand(CLI::App& parent);          // cli/demo/demo.cc
 Command addConfigCommand(CLI::App& parent);        // cli/config.cc

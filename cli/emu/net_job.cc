@@ -187,14 +187,7 @@ Command addNetJobCommand(CLI::App& emu) {
 }  // namespace
 
 Command addEmuCommand(CLI::App& parent) {
-  CLI::App* group = parent.add_subcommand("emu", "emulated NCCL jobs over the real railtune plugins");
-  group->require_subcommand(1);
-  auto subcommands = std::make_shared<std::vector<Command>>(std::vector<Command>{addNetJobCommand(*group)});
-  return {group, [subcommands] {
-            for (const Command& sub : *subcommands)
-              if (sub.app->parsed()) return sub.run();
-            return 1;  // unreachable: CLI11 requires one subcommand
-          }};
+  return addCommandGroup(parent, "emu", "emulated NCCL jobs over the real railtune plugins", {addNetJobCommand});
 }
 
 }  // namespace railtune::cli

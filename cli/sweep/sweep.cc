@@ -1,8 +1,6 @@
 // `railtune sweep <subcommand>`: nccl-tests sweeps → dataset → tuner rules → tuned-vs-default report. Each
 // subcommand lives in its own file and is registered here, one line each.
 #include <iostream>
-#include <memory>
-#include <vector>
 
 #include "cli/commands.h"
 #include "cli/sweep/sweep.h"
@@ -14,21 +12,10 @@ void printWarning(std::string_view what) {
 }
 
 Command addSweepCommand(CLI::App& parent) {
-  CLI::App* sweep = parent.add_subcommand(
-      "sweep",
-      "nccl-tests sweeps: run them, parse them into a dataset, derive tuner rules, compare tuned with default");
-  sweep->require_subcommand(1);
-  auto subcommands = std::make_shared<std::vector<Command>>(std::vector<Command>{
-      addSweepRunCommand(*sweep),
-      addSweepParseCommand(*sweep),
-      addSweepRulesCommand(*sweep),
-      addSweepCompareCommand(*sweep),
-  });
-  return {sweep, [subcommands]() {
-            for (const Command& command : *subcommands)
-              if (command.app->parsed()) return command.run();
-            return 2;
-          }};
+  return addCommandGroup(
+      parent, "sweep",
+      "nccl-tests sweeps: run them, parse them into a dataset, derive tuner rules, compare tuned with default",
+      {addSweepRunCommand, addSweepParseCommand, addSweepRulesCommand, addSweepCompareCommand});
 }
 
 }  // namespace railtune::cli

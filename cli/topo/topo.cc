@@ -45,27 +45,10 @@ int writeOutput(const std::string& text, const std::string& outPath) {
 }
 
 Command addTopoCommand(CLI::App& parent) {
-  CLI::App* topo =
-      parent.add_subcommand("topo", "cluster topology: check a description, emit what NCCL and schedulers read");
-  topo->require_subcommand(1);
-  auto subcommands = std::make_shared<std::vector<Command>>(std::vector<Command>{
-      addTopoDiscoverCommand(*topo),
-      addTopoMergeCommand(*topo),
-      addTopoExpandCommand(*topo),
-      addTopoCheckCommand(*topo),
-      addTopoLabelsCommand(*topo),
-      addTopoHyperNodesCommand(*topo),
-      addTopoKueueCommand(*topo),
-      addTopoSlurmCommand(*topo),
-      addTopoEnvCommand(*topo),
-      addTopoNcclXmlCommand(*topo),
-      addTopoRailMapCommand(*topo),
-  });
-  return {topo, [subcommands] {
-            for (const Command& sub : *subcommands)
-              if (sub.app->parsed()) return sub.run();
-            return 1;  // unreachable: CLI11 requires one subcommand
-          }};
+  return addCommandGroup(parent, "topo", "cluster topology: check a description, emit what NCCL and schedulers read",
+                         {addTopoDiscoverCommand, addTopoMergeCommand, addTopoExpandCommand, addTopoCheckCommand,
+                          addTopoLabelsCommand, addTopoHyperNodesCommand, addTopoKueueCommand, addTopoSlurmCommand,
+                          addTopoEnvCommand, addTopoNcclXmlCommand, addTopoRailMapCommand});
 }
 
 }  // namespace railtune::cli

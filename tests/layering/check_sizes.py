@@ -93,6 +93,18 @@ def is_function_header(header):
                      r"(?:->[^;{}]*|:[^;]*)?$", header) is not None
 
 
+def ends_as_initialiser(header):
+    """True when the `{` after HEADER opens a braced initialiser: HEADER ends in a name or `=`, `,`, `(`, `[`,
+    and not in a parameter list's qualifiers (`) const`) or a trailing return type (`) -> Type`)."""
+    text = header.rstrip()
+    if not re.search(r"(?:[\w>\]]|[=,(\[])$", text):
+        return False
+    after = text[text.rfind(")") + 1:] if ")" in text else None
+    if after is None:
+        return True
+    return not (re.fullmatch(r"(?:\s|const|noexcept|override|final|mutable|&)*", after) or "->" in after)
+
+
 def function_lengths(code):
     """(first line, length in lines, name) of each function body in CODE (blanked of literals)."""
     found, stack, header_start = [], [], 0
@@ -106,11 +118,12 @@ def function_lengths(code):
     for i, ch in enumerate(code):
         if ch == "{":
             header = code[header_start:i]
-            initialiser = re.search(r"(?:[\w>\]]|[=,(\[]\s*)$", header.rstrip()) and not re.search(r"\)\s*$", header)
             if in_function:
                 kind = "block"
-            elif initialiser and not is_function_header(header):
-                kind = "init"  # a braced initialiser inside a header: the header goes on after it
+            elif NOT_FUNCTION_KEYWORDS.match(" ".join(re.sub(r"#[^\n]*", " ", header).split())):
+                kind = "scope"  # a namespace, class, struct, union, enum or extern "C" block
+            elif ends_as_initialiser(header):
+                kind = "init"  # a braced initialiser (`b_{x}`, `= {`): the header goes on after it
             elif is_function_header(header):
                 kind = "function"
                 in_function += 1
