@@ -116,23 +116,17 @@ int localRankFromEnvironment() {
 
 int runExec(const ExecOptions& options) {
   const fabric::Fabric model = loadFabricOption(options.fabricPath);
-  topo::EnvVars vars;
-  try {
-    topo::LauncherEnvOptions env = resolveLauncherOptions(options.launcher);
-    if (env.host.empty()) env.host = hostFromEnvironment();
-    if (env.localRank < 0) env.localRank = localRankFromEnvironment();
-    env.env = processEnv;  // RAILTUNE_NET_QPS and the user's NCCL_IB_* feed the QP policy
-    vars = topo::launcherEnv(model, env);
-    for (const std::string& warning : topo::launcherQpPolicy(model, env).warnings)
-      std::cerr << "railtune exec: warning: " << warning << "\n";
-    for (const std::string& warning : launcherFileWarnings(vars))
-      std::cerr << "railtune exec: warning: " << warning << "\n";
-    if (!options.captureDir.empty())
-      for (auto& var : captureEnv(options.captureDir)) vars.push_back(std::move(var));
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "railtune exec: " << e.what() << "\n";
-    return 2;
-  }
+  topo::LauncherEnvOptions env = resolveLauncherOptions(options.launcher);
+  if (env.host.empty()) env.host = hostFromEnvironment();
+  if (env.localRank < 0) env.localRank = localRankFromEnvironment();
+  env.env = processEnv;  // RAILTUNE_NET_QPS and the user's NCCL_IB_* feed the QP policy
+  topo::EnvVars vars = topo::launcherEnv(model, env);
+  for (const std::string& warning : topo::launcherQpPolicy(model, env).warnings)
+    std::cerr << "railtune exec: warning: " << warning << "\n";
+  for (const std::string& warning : launcherFileWarnings(vars))
+    std::cerr << "railtune exec: warning: " << warning << "\n";
+  if (!options.captureDir.empty())
+    for (auto& var : captureEnv(options.captureDir)) vars.push_back(std::move(var));
   for (const auto& [name, value] : vars) setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> argv;
   for (const std::string& arg : options.command) argv.push_back(const_cast<char*>(arg.c_str()));

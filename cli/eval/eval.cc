@@ -96,14 +96,7 @@ Command addEvalCommand(CLI::App& parent) {
   app->add_flag("--keep", args->keep, "keep each scenario's scratch folder (logs, the analysis' output)");
   app->add_flag("--list", args->list, "list the suites and their kinds");
   app->add_flag("--progress", args->progress, "a line per scenario on stderr");
-  return {app, [args]() {
-            try {
-              return runEval(*args);
-            } catch (const std::exception& e) {
-              std::fprintf(stderr, "railtune eval: %s\n", e.what());
-              return 2;
-            }
-          }};
+  return {app, [args]() { return runEval(*args); }};
 }
 
 }  // namespace railtune::cli

@@ -21,7 +21,7 @@ namespace {
 
 namespace rp = analysis::paths;
 
-constexpr int kClean = 0, kViolations = 1, kUnusable = 2, kRailsUnknown = 3;
+constexpr int kClean = 0, kViolations = 1, kRailsUnknown = 3;  // 2: what main makes of a throw
 
 struct CheckArgs {
   std::string logDir;
@@ -29,18 +29,6 @@ struct CheckArgs {
   std::string job;
   bool json = false;
 };
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::optional<formats::RailMap> loadRailMap(const CheckArgs& args) {
-  try {
-    return formats::readChosenRailMap(args.railMap);
-  } catch (const std::exception& e) {  // names the file and the field, or the variable
-    throw UsageError(e.what());
-  }
-}
 
 std::string nothingFound(const CheckArgs& args, const rp::LoadedPaths& loaded) {
   std::string text =
@@ -53,22 +41,18 @@ std::string nothingFound(const CheckArgs& args, const rp::LoadedPaths& loaded) {
 }
 
 int runCheck(const CheckArgs& args) {
-  if (args.logDir.empty()) throw UsageError("LOGDIR is required: the folder the job's path logs were written to");
-  const std::optional<formats::RailMap> railMap = loadRailMap(args);
+  if (args.logDir.empty())
+    throw std::runtime_error("LOGDIR is required: the folder the job's path logs were written to");
+  const std::optional<formats::RailMap> railMap = formats::readChosenRailMap(args.railMap);
   rp::LoadOptions options;
   if (!args.job.empty()) options.job = options.ncclJob = args.job;  // NCCL logs in the folder are that job's
   options.railMap = railMap ? &*railMap : nullptr;
-  rp::LoadedPaths loaded;
-  try {
-    loaded = rp::loadPathLogs(args.logDir, options);
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
+  const rp::LoadedPaths loaded = rp::loadPathLogs(args.logDir, options);
   std::vector<rp::CheckedJob> jobs;
   for (const rp::JobPaths& job : loaded.jobs)
     jobs.push_back(rp::CheckedJob{&job, rp::checkPaths(job, railMap ? &*railMap : nullptr)});
   std::fputs(rp::renderDiagnostics(jobs, loaded.diagnostics).c_str(), stderr);
-  if (jobs.empty()) throw UsageError(nothingFound(args, loaded));
+  if (jobs.empty()) throw std::runtime_error(nothingFound(args, loaded));
   std::fputs(args.json ? rp::renderCheckJson(jobs, loaded.diagnostics).c_str() : rp::renderCheckTable(jobs).c_str(),
              stdout);
   int unchecked = 0;
@@ -93,15 +77,8 @@ Command addPathsCheckCommand(CLI::App& parent) {
                   "rail map to check against: recomputes each NIC's and GPU's rail (default: RAILTUNE_RAIL_MAP)");
   app->add_option("--job", args->job, "only this job's logs (default: every job found, each checked on its own)");
   app->add_flag("--json", args->json, "one JSON document (schema railtune.paths_check.v1) instead of the table");
-  return {app, [args]() {
-            try {
-              return runCheck(*args);
-            } catch (const std::exception& e) {
-              // Exit status 1 means "violations found": anything that stopped the check is a 2.
-              std::fprintf(stderr, "railtune paths check: %s\n", e.what());
-              return kUnusable;
-            }
-          }};
+  // What stops the check (an unreadable folder or rail map, no path log) reaches main's handler: status 2.
+  return {app, [args]() { return runCheck(*args); }};
 }
 
 }  // namespace railtune::cli

@@ -101,14 +101,7 @@ Command addPathsRenderCommand(CLI::App& paths) {
   app->add_option("--max-hosts", args->maxHosts, "above this many hosts, aggregate by rack")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  return {app, [args]() {
-            try {
-              return runRender(*args);
-            } catch (const std::exception& e) {
-              std::fprintf(stderr, "railtune paths render: %s\n", e.what());
-              return 2;
-            }
-          }};
+  return {app, [args]() { return runRender(*args); }};
 }
 
 }  // namespace railtune::cli

@@ -115,22 +115,16 @@ Command addTopoEnvCommand(CLI::App& topo) {
                 "value and source, also where NCCL's default is kept (docs/qp-policy.md)");
   return {app, [=] {
             const fabric::Fabric model = loadFabricOption(common->fabricPath);
-            topo::LauncherEnvOptions env;
-            try {
-              env = resolveLauncherOptions(*options);
-              if (env.host.empty() && !model.hosts.empty()) env.host = model.hosts.front().name;
-              env.env = processEnv;
-              const topo::EnvVars vars = topo::launcherEnv(model, env);
-              const qp::QpPolicy policy = topo::launcherQpPolicy(model, env);
-              for (const std::string& warning : policy.warnings)
-                std::cerr << "railtune topo env: warning: " << warning << "\n";
-              for (const std::string& warning : launcherFileWarnings(vars))
-                std::cerr << "railtune topo env: warning: " << warning << "\n";
-              return writeOutput((*why ? qpPolicyComments(policy) : "") + topo::exportLines(vars), common->outPath);
-            } catch (const std::invalid_argument& e) {
-              std::cerr << "railtune topo env: " << e.what() << "\n";
-              return 2;
-            }
+            topo::LauncherEnvOptions env = resolveLauncherOptions(*options);
+            if (env.host.empty() && !model.hosts.empty()) env.host = model.hosts.front().name;
+            env.env = processEnv;
+            const topo::EnvVars vars = topo::launcherEnv(model, env);
+            const qp::QpPolicy policy = topo::launcherQpPolicy(model, env);
+            for (const std::string& warning : policy.warnings)
+              std::cerr << "railtune topo env: warning: " << warning << "\n";
+            for (const std::string& warning : launcherFileWarnings(vars))
+              std::cerr << "railtune topo env: warning: " << warning << "\n";
+            return writeOutput((*why ? qpPolicyComments(policy) : "") + topo::exportLines(vars), common->outPath);
           }};
 }
 
