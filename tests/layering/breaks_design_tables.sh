@@ -36,16 +36,9 @@ make_tree() {  # the Layout rows, one per line
   done
 }
 
-expect_fail() {  # WHAT EXPECTED_TEXT
-  local out rc=0
-  out=$(python3 "$check" "$work/tree" 2>&1) || rc=$?
-  if [ "$rc" -ne 1 ] || ! grep -qF -- "$2" <<<"$out"; then
-    echo "FAIL: $1: expected exit 1 and '$2', got exit $rc:"
-    echo "$out"
-    exit 1
-  fi
-  echo "ok: $1"
-}
+# expect_pass and expect_fail WHAT EXPECTED_TEXT on "$work/tree".
+# shellcheck source=tests/layering/expect_check.sh
+source "$(dirname "$0")/expect_check.sh"
 
 make_tree
 python3 "$check" "$work/tree" >/dev/null || { echo "FAIL: the matching tree was refused"; python3 "$check" "$work/tree"; exit 1; }

@@ -35,25 +35,9 @@ make_tree() {
   printf '#include "cli/a.h"\n#include "net_plugin/a.h"\n' >"$work/tree/tests/b.h"
 }
 
-expect_pass() {
-  if ! out=$(python3 "$check" "$work/tree" 2>&1); then
-    echo "FAIL: the clean tree was refused:"
-    echo "$out"
-    exit 1
-  fi
-}
-
-# expect_fail WHAT EXPECTED_TEXT: the check exits 1 and says EXPECTED_TEXT.
-expect_fail() {
-  local what=$1 expected=$2 out rc=0
-  out=$(python3 "$check" "$work/tree" 2>&1) || rc=$?
-  if [ "$rc" -ne 1 ] || ! grep -qF -- "$expected" <<<"$out"; then
-    echo "FAIL: $what: expected exit 1 and '$expected', got exit $rc:"
-    echo "$out"
-    exit 1
-  fi
-  echo "ok: $what"
-}
+# expect_pass and expect_fail WHAT EXPECTED_TEXT on "$work/tree".
+# shellcheck source=tests/layering/expect_check.sh
+source "$(dirname "$0")/expect_check.sh"
 
 make_tree
 expect_pass
