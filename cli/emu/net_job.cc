@@ -110,7 +110,7 @@ void printProfileCount(const std::string& dir) {
   try {
     std::fputs(nj::formatProfileCount(nj::readProfile(dir), dir).c_str(), stdout);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "profile: %s\n", e.what());
+    std::fprintf(stderr, "railtune emu net-job: profile: %s\n", e.what());
   }
 }
 
