@@ -65,7 +65,7 @@ uint64_t fnv(const uint8_t* p, size_t n) {
   return h;
 }
 
-int respond(const VerbsTable& v, const char* device) {
+IbvContext* openNamed(const VerbsTable& v, const char* device) {
   int n = 0;
   IbvDevice** list = v.getDeviceList(&n);
   IbvContext* ctx = nullptr;
@@ -73,32 +73,16 @@ int respond(const VerbsTable& v, const char* device) {
     if (std::strcmp(v.getDeviceName(list[i]), device) == 0) ctx = v.openDevice(list[i]);
   }
   v.freeDeviceList(list);
-  if (ctx == nullptr) return 1;
-  std::vector<uint8_t> buf(1 << 20);
-  for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<uint8_t>(i * 13 + 5);
-  IbvPd* pd = v.allocPd(ctx);
-  IbvMr* mr = v.regMr(pd, buf.data(), buf.size(), kIbvAccessLocalWrite | kIbvAccessRemoteWrite | kIbvAccessRemoteRead);
-  IbvCq* cq = v.createCq(ctx, 64, nullptr, nullptr, 0);
-  IbvQpInitAttr init{};
-  init.sendCq = cq;
-  init.recvCq = cq;
-  init.cap = {16, 16, 1, 1, 0};
-  init.qpType = kIbvQptRc;
-  IbvQp* qp = v.createQp(pd, &init);
-  if (qp == nullptr) return 1;
-  IbvPortAttr port{};
-  v.queryPort(ctx, 1, &port);
-  std::printf("info %u %u %" PRIu64 " %u\n", qp->qpNum, port.lid,
-              static_cast<uint64_t>(reinterpret_cast<uintptr_t>(buf.data())), mr->rkey);
-  std::fflush(stdout);
-  std::string word;
-  uint32_t peerQpn = 0, peerLid = 0;
-  std::cin >> word >> peerQpn >> peerLid;
+  return ctx;
+}
+
+// INIT, RTR towards the peer's QP and LID, RTS: false when a step is refused.
+bool connectQp(const VerbsTable& v, IbvQp* qp, uint32_t peerQpn, uint32_t peerLid) {
   IbvQpAttr a{};
   a.qpState = kIbvQpsInit;
   a.portNum = 1;
   a.qpAccessFlags = kIbvAccessRemoteWrite | kIbvAccessRemoteRead;
-  if (v.modifyQp(qp, &a, kIbvQpState | kIbvQpPkeyIndex | kIbvQpPort | kIbvQpAccessFlags) != 0) return 1;
+  if (v.modifyQp(qp, &a, kIbvQpState | kIbvQpPkeyIndex | kIbvQpPort | kIbvQpAccessFlags) != 0) return false;
   a = {};
   a.qpState = kIbvQpsRtr;
   a.pathMtu = kIbvMtu4096;
@@ -110,7 +94,7 @@ int respond(const VerbsTable& v, const char* device) {
   if (v.modifyQp(qp, &a,
                  kIbvQpState | kIbvQpAv | kIbvQpPathMtu | kIbvQpDestQpn | kIbvQpRqPsn | kIbvQpMaxDestRdAtomic |
                      kIbvQpMinRnrTimer) != 0) {
-    return 1;
+    return false;
   }
   a = {};
   a.qpState = kIbvQpsRts;
@@ -118,19 +102,14 @@ int respond(const VerbsTable& v, const char* device) {
   a.retryCnt = 7;
   a.rnrRetry = 7;
   a.maxRdAtomic = 1;
-  if (v.modifyQp(qp, &a,
-                 kIbvQpState | kIbvQpTimeout | kIbvQpRetryCnt | kIbvQpRnrRetry | kIbvQpSqPsn | kIbvQpMaxQpRdAtomic) !=
-      0) {
-    return 1;
-  }
-  for (int i = 0; i < 16; ++i) {
-    IbvRecvWr r{};
-    r.wrId = static_cast<uint64_t>(i);
-    IbvRecvWr* bad = nullptr;
-    qp->context->ops.postRecv(qp, &r, &bad);
-  }
-  std::printf("ready\n");
-  std::fflush(stdout);
+  return v.modifyQp(
+             qp, &a,
+             kIbvQpState | kIbvQpTimeout | kIbvQpRetryCnt | kIbvQpRnrRetry | kIbvQpSqPsn | kIbvQpMaxQpRdAtomic) == 0;
+}
+
+// The commands of the protocol above until `exit` or the end of stdin.
+void serve(const VerbsTable& v, IbvContext* ctx, IbvCq* cq, const std::vector<uint8_t>& buf) {
+  std::string word;
   while (std::cin >> word) {
     if (word == "poll") {
       IbvWc wc{};
@@ -159,6 +138,41 @@ int respond(const VerbsTable& v, const char* device) {
     }
     std::fflush(stdout);
   }
+}
+
+int respond(const VerbsTable& v, const char* device) {
+  IbvContext* ctx = openNamed(v, device);
+  if (ctx == nullptr) return 1;
+  std::vector<uint8_t> buf(1 << 20);
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<uint8_t>(i * 13 + 5);
+  IbvPd* pd = v.allocPd(ctx);
+  IbvMr* mr = v.regMr(pd, buf.data(), buf.size(), kIbvAccessLocalWrite | kIbvAccessRemoteWrite | kIbvAccessRemoteRead);
+  IbvCq* cq = v.createCq(ctx, 64, nullptr, nullptr, 0);
+  IbvQpInitAttr init{};
+  init.sendCq = cq;
+  init.recvCq = cq;
+  init.cap = {16, 16, 1, 1, 0};
+  init.qpType = kIbvQptRc;
+  IbvQp* qp = v.createQp(pd, &init);
+  if (qp == nullptr) return 1;
+  IbvPortAttr port{};
+  v.queryPort(ctx, 1, &port);
+  std::printf("info %u %u %" PRIu64 " %u\n", qp->qpNum, port.lid,
+              static_cast<uint64_t>(reinterpret_cast<uintptr_t>(buf.data())), mr->rkey);
+  std::fflush(stdout);
+  std::string word;
+  uint32_t peerQpn = 0, peerLid = 0;
+  std::cin >> word >> peerQpn >> peerLid;
+  if (!connectQp(v, qp, peerQpn, peerLid)) return 1;
+  for (int i = 0; i < 16; ++i) {
+    IbvRecvWr r{};
+    r.wrId = static_cast<uint64_t>(i);
+    IbvRecvWr* bad = nullptr;
+    qp->context->ops.postRecv(qp, &r, &bad);
+  }
+  std::printf("ready\n");
+  std::fflush(stdout);
+  serve(v, ctx, cq, buf);
   v.destroyQp(qp);
   v.destroyCq(cq);
   v.deregMr(mr);

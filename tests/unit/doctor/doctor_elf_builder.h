@@ -30,12 +30,31 @@ class ElfBuilder {
   explicit ElfBuilder(const ElfSpec& spec) {
     bytes_.assign(64, '\0');
     const uint64_t strOff = bytes_.size();
-    std::string strtab(1, '\0');
-    auto str = [&](const std::string& s) {
-      const auto at = static_cast<uint32_t>(strtab.size());
-      strtab += s + '\0';
-      return at;
-    };
+    const std::string dynsym = dynsymOf(spec), dynamic = dynamicOf(spec), verneed = verneedOf(spec);
+    bytes_ += strtab_;  // every name the three tables added
+    const uint64_t symOff = align();
+    bytes_ += dynsym;
+    const uint64_t dynOff = align();
+    bytes_ += dynamic;
+    const uint64_t verOff = align();
+    bytes_ += verneed;
+    const uint64_t shOff = align();
+    section(0, 0, 0, 0, 0, 0);
+    section(3, strOff, strtab_.size(), 0, 0, 0);                                  // 1: .dynstr (STRTAB)
+    section(11, symOff, dynsym.size(), 1, 1, 24);                                 // 2: .dynsym
+    section(6, dynOff, dynamic.size(), 1, 0, 16);                                 // 3: .dynamic
+    section(0x6ffffffe, verOff, verneed.size(), 1, spec.versionNeeds.size(), 0);  // 4: .gnu.version_r
+    header(spec, shOff, 5);
+  }
+
+  // NAME's offset in .dynstr, added there.
+  uint32_t str(const std::string& name) {
+    const auto at = static_cast<uint32_t>(strtab_.size());
+    strtab_ += name + '\0';
+    return at;
+  }
+
+  std::string dynsymOf(const ElfSpec& spec) {
     std::string dynsym(24, '\0');
     auto symbol = [&](const std::string& name, uint8_t info, uint8_t other, uint16_t shndx) {
       std::string e(24, '\0');
@@ -48,6 +67,10 @@ class ElfBuilder {
     for (const std::string& s : spec.symbols) symbol(s, 0x11, 0, 7);  // GLOBAL OBJECT, default, section 7
     for (const std::string& s : spec.hiddenSymbols) symbol(s, 0x11, 2, 7);
     for (const std::string& s : spec.undefinedSymbols) symbol(s, 0x12, 0, 0);
+    return dynsym;
+  }
+
+  std::string dynamicOf(const ElfSpec& spec) {
     std::string dynamic;
     auto dyn = [&](uint64_t tag, uint64_t value) {
       std::string e(16, '\0');
@@ -58,6 +81,10 @@ class ElfBuilder {
     for (const std::string& n : spec.needed) dyn(1, str(n));
     if (!spec.soname.empty()) dyn(14, str(spec.soname));
     dyn(0, 0);
+    return dynamic;
+  }
+
+  std::string verneedOf(const ElfSpec& spec) {
     std::string verneed;
     for (size_t f = 0; f < spec.versionNeeds.size(); ++f) {
       const auto& [file, versions] = spec.versionNeeds[f];
@@ -76,20 +103,7 @@ class ElfBuilder {
         verneed += aux;
       }
     }
-    bytes_ += strtab;
-    const uint64_t symOff = align();
-    bytes_ += dynsym;
-    const uint64_t dynOff = align();
-    bytes_ += dynamic;
-    const uint64_t verOff = align();
-    bytes_ += verneed;
-    const uint64_t shOff = align();
-    section(0, 0, 0, 0, 0, 0);
-    section(3, strOff, strtab.size(), 0, 0, 0);                                   // 1: .dynstr (STRTAB)
-    section(11, symOff, dynsym.size(), 1, 1, 24);                                 // 2: .dynsym
-    section(6, dynOff, dynamic.size(), 1, 0, 16);                                 // 3: .dynamic
-    section(0x6ffffffe, verOff, verneed.size(), 1, spec.versionNeeds.size(), 0);  // 4: .gnu.version_r
-    header(spec, shOff, 5);
+    return verneed;
   }
 
   static void put(std::string& at, size_t offset, uint64_t value, int width) {
@@ -122,6 +136,7 @@ class ElfBuilder {
   }
 
   std::string bytes_;
+  std::string strtab_ = std::string(1, '\0');  // .dynstr: starts with the empty name
 };
 
 }  // namespace railtune::test
