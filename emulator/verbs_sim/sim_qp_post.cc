@@ -133,16 +133,21 @@ int postOneSend(Sim& s, Qp* qp, const ib::IbvSendWr& wr) {
   }
   return 0;
 }
+// The live QP QP_ABI names; nullptr, with the whole chain WR refused (*BAD_WR), for one destroyed or unknown.
+template <class Wr>
+Qp* liveQpOrRefuse(Sim& s, ib::IbvQp* qpAbi, Wr* wr, Wr** badWr) {
+  Qp* qp = live<Qp>(s.qps, qpAbi);
+  if (qp == nullptr && badWr != nullptr) *badWr = wr;
+  return qp;
+}
+
 }  // namespace
 
 int postSend(ib::IbvQp* qpAbi, ib::IbvSendWr* wr, ib::IbvSendWr** badWr) {
   Sim& s = sim();
   std::lock_guard lock(s.mu);
-  Qp* qp = live<Qp>(s.qps, qpAbi);
-  if (qp == nullptr) {
-    if (badWr != nullptr) *badWr = wr;
-    return EINVAL;
-  }
+  Qp* qp = liveQpOrRefuse(s, qpAbi, wr, badWr);
+  if (qp == nullptr) return EINVAL;
   int rc = 0;
   bool posted = false;
   for (ib::IbvSendWr* w = wr; w != nullptr; w = w->next) {
@@ -160,11 +165,8 @@ int postSend(ib::IbvQp* qpAbi, ib::IbvSendWr* wr, ib::IbvSendWr** badWr) {
 int postRecv(ib::IbvQp* qpAbi, ib::IbvRecvWr* wr, ib::IbvRecvWr** badWr) {
   Sim& s = sim();
   std::lock_guard lock(s.mu);
-  Qp* qp = live<Qp>(s.qps, qpAbi);
-  if (qp == nullptr) {
-    if (badWr != nullptr) *badWr = wr;
-    return EINVAL;
-  }
+  Qp* qp = liveQpOrRefuse(s, qpAbi, wr, badWr);
+  if (qp == nullptr) return EINVAL;
   for (ib::IbvRecvWr* w = wr; w != nullptr; w = w->next) {
     int rc = 0;
     if (qp->state == ib::kIbvQpsReset) {

@@ -16,7 +16,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_floors import FLOORS, report, source_files  # noqa: E402  (one list of floors, one list of files)
+from check_floors import FLOORS, report, source_files, source_root_argument  # noqa: E402  (one list of floors, one list of files)
 
 DESIGN = "docs/design.md"
 TICKED = re.compile(r"`([^`]+)`")
@@ -102,10 +102,9 @@ def check_floors_table(rows):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().split("\n\n")[-1], file=sys.stderr)
+    root = source_root_argument(__doc__)
+    if root is None:
         return 2
-    root = sys.argv[1]
     path = os.path.join(root, DESIGN)
     if not os.path.exists(path):
         print(f"{DESIGN}: missing")

@@ -177,6 +177,14 @@ def check_readme_layout(root, files):
     return problems
 
 
+def source_root_argument(doc):
+    """The one argument, SOURCE_ROOT; None, with the usage of DOC (its last paragraph) printed, otherwise."""
+    if len(sys.argv) != 2:
+        print(doc.strip().split("\n\n")[-1], file=sys.stderr)
+        return None
+    return sys.argv[1]
+
+
 def report(problems, failure, success):
     """Prints each problem and, on stderr, `failure` (a format with {count}); else `success`. The exit status."""
     for problem in problems:
@@ -189,10 +197,9 @@ def report(problems, failure, success):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().split("\n\n")[-1], file=sys.stderr)
+    root = source_root_argument(__doc__)
+    if root is None:
         return 2
-    root = sys.argv[1]
     files = source_files(root)
     problems = check_includes(root, files) + check_readme_layout(root, files)
     return report(problems, "{count} layering problem(s); the floors are in docs/design.md",

@@ -19,7 +19,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_floors import FLOORS, report, source_files  # noqa: E402
+from check_floors import FLOORS, report, source_files, source_root_argument  # noqa: E402
 
 MAX_FILE_LINES = 450
 MAX_FUNCTION_LINES = 60
@@ -164,10 +164,9 @@ def check(root, files):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().split("\n\n")[-1], file=sys.stderr)
+    root = source_root_argument(__doc__)
+    if root is None:
         return 2
-    root = sys.argv[1]
     files = source_files(root)
     problems = check(root, files)
     return report(problems, "{count} size problem(s); the limits are in docs/design.md, \"Sizes\"",
