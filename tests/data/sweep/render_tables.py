@@ -4,7 +4,7 @@
 Each file is what nccl-tests v2.19.6 (NCCL 2.28.7) prints for `all_reduce_perf -b 256K -e 256M -f 2` on one
 set of GB300 NVL72 trays with one forced choice: the version line, the nThread line, the device lines, the
 table (float sum, out-of-place and in-place) and the footer, byte for byte in the format of
-nccl-tests/src/util.cu@v2.19.6 (docs: /work/notes/nccl-tests-formats.md). busbw is the published figure; the
+nccl-tests/src/util.cu@v2.19.6 (docs/sweep.md, "Every format in the wild"). busbw is the published figure; the
 in-place half is 0.2 % above it; algbw = busbw / (2(n-1)/n) and time(us) = size / algbw / 1e3, as
 all_reduce.cu's AllReduceGetBw computes them backwards.
 
