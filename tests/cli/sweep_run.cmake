@@ -53,7 +53,16 @@ add_test(NAME cli.sweep_run_unknown_test
 add_test(NAME cli.sweep_run_bad_json_value
          COMMAND ${_expect} 2 "--json: maybe not in \\{auto,on,off\\}|--json.*maybe" --
                  ${_railtune} sweep run -o ${_sweep_out}/bad --json maybe -- ${_sweep_standin} -g 8)
+add_test(NAME cli.sweep_run_env_forced_variable
+         COMMAND ${_expect} 2 "railtune sweep run: --env NCCL_PROTO=LL,Simple: NCCL_PROTO: the sweep forces it per run \\(--protos\\)" --
+                 ${_railtune} sweep run --dry-run -o ${_sweep_out}/bad --env NCCL_PROTO=LL,Simple -- ${_sweep_standin} -g 8)
+add_test(NAME cli.sweep_run_env_over_the_cap
+         COMMAND ${_expect} 2 "railtune sweep run: --env: the matrix has more than 64 combinations" --
+                 ${_railtune} sweep run --dry-run -o ${_sweep_out}/bad --env NCCL_IB_QPS_PER_CONNECTION=1,2,4,8,16
+                 --env NCCL_IB_AR_THRESHOLD=0,1,2,3 --env NCCL_CROSS_NIC=0,1,2,3 -- ${_sweep_standin} -g 8)
 add_test(NAME cli.format_golden_sweep_manifest
          COMMAND ${_validate} ${_formats}/sweep-manifest.schema.json ${_formats}/sweep-manifest.example.jsonl --min-records 5)
+add_test(NAME cli.format_golden_sweep_manifest_env
+         COMMAND ${_validate} ${_formats}/sweep-manifest.schema.json ${_formats}/sweep-manifest-env.example.jsonl --min-records 5)
 add_test(NAME cli.format_golden_sweep_running
          COMMAND ${_validate} ${_formats}/sweep-running.schema.json ${_formats}/sweep-running.example.json --min-records 1)
