@@ -56,7 +56,10 @@ std::vector<size_t> sizes() {
 }
 
 // Every cell of the model and of the cost table, for one communicator and one set of constants.
-void expectSame(const ShapeModel& sm, const TunedModel& tuned, const CostModelConstants& c, const std::string& what) {
+// Pipelined calls (numPipeOps 13) change only latCount, which does not depend on the constants: checked at
+// NCCL's constants only, which halves the time under TSan and qemu.
+void expectSame(const ShapeModel& sm, const TunedModel& tuned, const CostModelConstants& c, bool pipelined,
+                const std::string& what) {
   for (int ci = 0; ci < kNumCollectives; ci++) {
     const auto coll = static_cast<Collective>(ci);
     for (int a = 0; a < kNumAlgorithms; a++) {
@@ -71,6 +74,7 @@ void expectSame(const ShapeModel& sm, const TunedModel& tuned, const CostModelCo
     }
     for (size_t n : sizes()) {
       for (int pipeOps : {1, 13}) {
+        if (pipeOps != 1 && !pipelined) continue;
         const CostTable want = computeCostTable(tuned, CollRequest{coll, n, pipeOps});
         const CostTable got = sm.costTable(c, coll, n, pipeOps);
         for (int a = 0; a < kNumAlgorithms; a++)
@@ -107,9 +111,10 @@ void expectLinearViewsAgree(const ShapeModel& sm, const CostModelConstants& c, c
 void expectCommunicatorMatches(NcclVersion v, const CommShape& shape, const TopologyFacts& topo, const NcclKnobs& knobs,
                                const std::string& what) {
   const ShapeModel sm(v, shape, topo, knobs);
-  for (const CostModelConstants& c : constantSets(v)) {
+  const std::vector<CostModelConstants> sets = constantSets(v);
+  for (const CostModelConstants& c : sets) {
     const TunedModel tuned = tuneModel(v, shape, topo, c, knobs);
-    expectSame(sm, tuned, c, what);
+    expectSame(sm, tuned, c, &c == &sets.front(), what);
     expectLinearViewsAgree(sm, c, what);
     if (::testing::Test::HasFatalFailure()) return;
   }
