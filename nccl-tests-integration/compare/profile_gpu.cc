@@ -3,18 +3,10 @@
 
 #include <set>
 
+#include "emulator/nccl_model/terms.h"
+
 namespace railtune::sweep {
 namespace {
-
-// The built-in profiles (emulator/data/graphs/, fabric/profiles/) and the GPU model that nccl-tests' device lines
-// name on each system. The superchips report "NVIDIA GB300" and "NVIDIA GB200", not the B300 or B200 die that
-// fabric/profiles/*.yaml names; DGX H100 reports "NVIDIA H100 80GB HBM3", DGX B200 "NVIDIA B200". A profile
-// added to the emulator without a line here is asked as named and never warned about.
-struct ProfileGpu {
-  std::string_view profile, model;
-};
-constexpr ProfileGpu kProfileGpus[] = {
-    {"gb300-nvl72", "GB300"}, {"gb200-nvl72", "GB200"}, {"dgx-h100", "H100"}, {"dgx-b200", "B200"}};
 
 std::string countedGroups(size_t n) {
   return std::to_string(n) + (n == 1 ? " group" : " groups");
@@ -32,15 +24,15 @@ std::string pickedProfile(const GpuGroups& groups, std::string& how) {
           " several GPU models";
     return "";
   }
-  std::set<std::string_view> profiles;
+  std::set<std::string> profiles;
   std::string gpus;
   for (const auto& [gpu, n] : groups.byGpu) {
-    const std::string_view profile = profileOfGpuModel(gpuModelOf(gpu));
-    if (profile.empty()) {
+    const std::optional<std::string> profile = ncclmodel::profileForGpu(gpu);
+    if (!profile) {
       how = "the default; no built-in profile models " + gpu;
       return "";
     }
-    profiles.insert(profile);
+    profiles.insert(*profile);
     gpus += (gpus.empty() ? "" : ", ") + gpu;
   }
   if (profiles.size() != 1) {
@@ -49,46 +41,26 @@ std::string pickedProfile(const GpuGroups& groups, std::string& how) {
     return "";
   }
   how = "picked from the data: every group is " + gpus;
-  return std::string(*profiles.begin());
+  return *profiles.begin();
 }
 
 // One warning per GPU of the data that the profile does not model, naming the profile that does.
 std::vector<std::string> mismatches(const std::string& profile, const GpuGroups& groups) {
   std::vector<std::string> out;
-  const std::string_view model = profileGpuModel(profile);
-  if (model.empty()) return out;  // a profile of no known GPU: nothing to compare with
+  const std::optional<std::string> model = ncclmodel::gpuForProfile(profile);
+  if (!model) return out;  // a profile of no known GPU: nothing to compare with
   for (const auto& [gpu, n] : groups.byGpu) {
-    const std::string dataModel = gpuModelOf(gpu);
-    if (dataModel == model) continue;
-    const std::string_view other = profileOfGpuModel(dataModel);
-    out.push_back("--model: profile " + profile + " models NVIDIA " + std::string(model) + "; " + countedGroups(n) +
+    const std::optional<std::string> other = ncclmodel::profileForGpu(gpu);
+    if (other == profile) continue;
+    out.push_back("--model: profile " + profile + " models " + *model + "; " + countedGroups(n) +
                   (n == 1 ? " is " : " are ") + gpu +
-                  (other.empty() ? " (no built-in profile models it: the regret is the " + profile + " model's)"
-                                 : " (pass --profile " + std::string(other) + ")"));
+                  (!other ? " (no built-in profile models it: the regret is the " + profile + " model's)"
+                          : " (pass --profile " + *other + ")"));
   }
   return out;
 }
 
 }  // namespace
-
-std::string gpuModelOf(std::string_view deviceName) {
-  while (!deviceName.empty() && deviceName.front() == ' ') deviceName.remove_prefix(1);
-  if (deviceName.starts_with("NVIDIA ")) deviceName.remove_prefix(7);
-  while (!deviceName.empty() && deviceName.front() == ' ') deviceName.remove_prefix(1);
-  return std::string(deviceName.substr(0, deviceName.find_first_of(" -")));
-}
-
-std::string_view profileGpuModel(std::string_view profile) {
-  for (const ProfileGpu& p : kProfileGpus)
-    if (p.profile == profile) return p.model;
-  return {};
-}
-
-std::string_view profileOfGpuModel(std::string_view model) {
-  for (const ProfileGpu& p : kProfileGpus)
-    if (p.model == model) return p.profile;
-  return {};
-}
 
 GpuGroups gpuGroupsOf(const Aggregate& aggregate) {
   GpuGroups out;

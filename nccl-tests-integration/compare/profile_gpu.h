@@ -7,20 +7,14 @@
 #include <cstddef>
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "nccl-tests-integration/rules/aggregate.h"
 
 namespace railtune::sweep {
 
-// The model in a device line's GPU name: "NVIDIA H100 80GB HBM3" -> "H100", "NVIDIA GB200" -> "GB200",
-// "A100-SXM4-40GB" -> "A100" (the first word after the vendor, up to a blank or a dash).
-std::string gpuModelOf(std::string_view deviceName);
-// The GPU model a built-in profile stands for ("gb300-nvl72" -> "GB300"); "" for a profile the table lacks.
-std::string_view profileGpuModel(std::string_view profile);
-// The built-in profile of a GPU model ("GB200" -> "gb200-nvl72"); "" when no profile models it.
-std::string_view profileOfGpuModel(std::string_view model);
+// Which profile models which GPU is the emulator's table (ncclmodel::profileForGpu, gpuForProfile): exact
+// device-line names, so an H100 PCIe card is not taken for a DGX H100.
 
 // The GPUs the groups of a sweep name: how many groups name each GPU alone, and how many name none or several
 // (rows of several GPU models pooled into one shape).

@@ -388,16 +388,6 @@ Aggregate ofGpus(const std::vector<std::pair<const char*, const char*>>& collect
   return a;
 }
 
-TEST(SweepCompareProfile, TheDeviceLinesModelAndItsProfile) {
-  EXPECT_EQ(gpuModelOf("NVIDIA H100 80GB HBM3"), "H100");
-  EXPECT_EQ(gpuModelOf("NVIDIA GB200"), "GB200");
-  EXPECT_EQ(gpuModelOf("A100-SXM4-40GB"), "A100");
-  EXPECT_EQ(profileOfGpuModel("GB200"), "gb200-nvl72");
-  EXPECT_EQ(profileOfGpuModel("H200"), "");
-  EXPECT_EQ(profileGpuModel("gb300-nvl72"), "GB300");
-  EXPECT_EQ(profileGpuModel("my-cluster"), "");
-}
-
 TEST(SweepCompareProfile, AProfileOfAnotherGpuIsSaidOncePerGpu) {
   const GpuGroups groups = gpuGroupsOf(ofGpus({{"allreduce", "NVIDIA GB200"},
                                                {"allgather", "NVIDIA GB200"},
@@ -415,11 +405,15 @@ TEST(SweepCompareProfile, AProfileOfAnotherGpuIsSaidOncePerGpu) {
   EXPECT_EQ(mixed.warnings.size(), 1u);
   // A GPU no profile models is said too, and the profile is kept.
   const ProfileChoice h200 = chooseProfile("dgx-h100", gpuGroupsOf(ofGpus({{"allreduce", "NVIDIA H200"}})), "x");
-  EXPECT_EQ(h200.warnings, (std::vector<std::string>{"--model: profile dgx-h100 models NVIDIA H100; 1 group is NVIDIA "
-                                                     "H200 (no built-in profile models it: the regret is the dgx-h100 "
-                                                     "model's)"}));
+  EXPECT_EQ(h200.warnings,
+            (std::vector<std::string>{"--model: profile dgx-h100 models NVIDIA H100 80GB HBM3; 1 group is NVIDIA "
+                                      "H200 (no built-in profile models it: the regret is the dgx-h100 "
+                                      "model's)"}));
   EXPECT_TRUE(
       chooseProfile("dgx-h100", gpuGroupsOf(ofGpus({{"allreduce", "NVIDIA H100 80GB HBM3"}})), "x").warnings.empty());
+  // Names are exact: an H100 PCIe card has no NVSwitch, so the DGX H100 profile does not model it.
+  EXPECT_EQ(chooseProfile("dgx-h100", gpuGroupsOf(ofGpus({{"allreduce", "NVIDIA H100 PCIe"}})), "x").warnings.size(),
+            1u);
 }
 
 TEST(SweepCompareProfile, WithoutProfileTheDataPicksIt) {
