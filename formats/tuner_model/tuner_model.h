@@ -198,6 +198,12 @@ double ncclDefaultHwLatency(NcclRelease r, HwLink l, Algorithm a, Protocol p);
 double ncclDefaultLlMaxBw(NcclRelease r, Generation g, Scale s, std::optional<CpuRow> cpu);
 double ncclDefaultPerChannelMax(NcclRelease r, Generation g, CapArray c, Scale s);
 
+// Writes every constant the fit identified (those with a value) into `constants`, a v5/v6-shaped table (NCCL's
+// ncclTunerConstants_v5_t): latencies at their cell, caps at the fit's generation row, llMaxBws on one node at the
+// generation row and across nodes at the CPU row the file names. Everything else is left as it was. Whether the fit
+// applies (GPU, fabric, release, the scale's verdict) is the caller's to decide first.
+void applyFittedConstants(const Fit& fit, CostModelConstants* constants);
+
 // The correction (or table transform) for one call: the collective's own entry, else the "*" entry, else null.
 template <typename Entry>
 const Entry* cellEntry(const std::vector<Entry>& entries, Collective c, Algorithm a, Protocol p, Scale s) {

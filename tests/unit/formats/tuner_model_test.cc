@@ -111,6 +111,34 @@ TEST(TunerModelFile, ACollectivesOwnEntryWinsOverTheWildcard) {
             nullptr);
 }
 
+// Exactly the constants with a value move, each to the row NCCL reads for it; the others stay NCCL's.
+TEST(TunerModelFile, OnlyIdentifiedConstantsAreWrittenAtNcclsRows) {
+  TunerModel model = sampleModel();
+  Fit& fit = model.fits[0];
+  LlConstant amd;
+  static_cast<Constant&>(amd) = testing::fitted(19.0, 17.0);
+  amd.cpu = CpuRow::AmdOrMixed;
+  fit.constants.llMaxBwGbps[2] = amd;
+  const CostModelConstants defaults = ncclDefaultConstants(NcclRelease::V2_30);
+  CostModelConstants c = defaults;
+  applyFittedConstants(fit, &c);
+  const auto* before = reinterpret_cast<const double*>(&defaults);
+  const auto* after = reinterpret_cast<const double*>(&c);
+  size_t changed = 0;
+  for (size_t i = 0; i < sizeof c / sizeof(double); ++i) changed += before[i] != after[i];
+  EXPECT_EQ(changed, 9u) << "2 base and 4 NVLink latencies, 2 llMaxBws and 1 cap have values";
+  const int ring = static_cast<int>(Algorithm::Ring), nvls = static_cast<int>(Algorithm::Nvls);
+  EXPECT_EQ(c.baseLatencies[ring][1], 9.5);
+  EXPECT_EQ(c.baseLatencies[ring][0], 6.6) << "no value: NCCL's";
+  EXPECT_EQ(c.hwLatencies[0][nvls][2], 17.5);
+  EXPECT_EQ(c.hwLatencies[2][ring][2], 14.0);
+  EXPECT_EQ(c.llMaxBws[3][0], 250.0) << "one node: the Blackwell row";
+  EXPECT_EQ(c.llMaxBws[1][2], 17.0) << "4 nodes: the AMD row, not Blackwell's";
+  EXPECT_EQ(c.llMaxBws[3][2], defaults.llMaxBws[3][2]);
+  EXPECT_EQ(c.perChMaxRingLL128Bws[3][0], 28.0);
+  EXPECT_EQ(c.perChMaxRingLL128Bws[2][0], defaults.perChMaxRingLL128Bws[2][0]) << "Hopper's row untouched";
+}
+
 TEST(TunerModelFile, NamesAndScalesAreNccls) {
   EXPECT_EQ(scaleOfNodes(1), Scale::OneNode);
   EXPECT_EQ(scaleOfNodes(2), Scale::TwoNodes);
