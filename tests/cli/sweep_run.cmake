@@ -17,6 +17,12 @@ endforeach()
 if(RAILTUNE_SANITIZED)
   set_property(TEST cli.sweep_run_flood APPEND PROPERTY ENVIRONMENT_MODIFICATION "RAILTUNE_SANITIZED=set:1")
 endif()
+# --env: a matrix of NCCL's IB settings over the 144-GPU shape, run -> parse (net_env on every row, the published
+# x1.70 of adaptive routing with split data) -> rules of one setting, and a resume with another matrix refused.
+add_test(NAME cli.sweep_run_env_matrix
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_env_matrix.py ${_railtune} ${_sweep_data} ${_sweep_out}/env_matrix)
+set_tests_properties(cli.sweep_run_env_matrix PROPERTIES TIMEOUT 120 ENVIRONMENT_MODIFICATION
+  "NCCL_ALGO=unset:;NCCL_PROTO=unset:;NCCL_DEBUG=unset:;NCCL_DEBUG_SUBSYS=unset:;NCCL_MIN_NCHANNELS=unset:;NCCL_MAX_NCHANNELS=unset:;NCCL_TUNER_PLUGIN=unset:;RAILTUNE_TUNER_CONFIG=unset:;RAILTUNE_FAKE_FAIL_RUNS=unset:;RAILTUNE_FAKE_HANG_RUNS=unset:;NCCL_IB_ADAPTIVE_ROUTING=unset:;NCCL_IB_SPLIT_DATA_ON_QPS=unset:;NCCL_IB_QPS_PER_CONNECTION=unset:;NCCL_IB_AR_THRESHOLD=unset:")
 # The stand-in itself answers as NCCL 2.28 and nccl-tests do when a forced choice is refused.
 add_test(NAME cli.sweep_run_standin_rejects
          COMMAND ${_expect} 3 "enqueue.cc:1859 NCCL WARN Error : no algorithm/protocol available for function AllReduce"
