@@ -10,6 +10,7 @@
 
 #include "cli/sweep/sweep.h"
 #include "common/atomic_file.h"
+#include "nccl-tests-integration/rules/net_env_rows.h"
 #include "nccl-tests-integration/rules/read_datasets.h"
 #include "nccl-tests-integration/rules/write.h"
 
@@ -21,6 +22,7 @@ struct RulesOptions {
   std::string output;
   std::string format;  // "railtune-json", "nccl-csv", "" = from the output's extension
   std::string minGain = "5";
+  std::string netEnvRows;  // --net-env-rows NAME=V,...: "" = the rows measured under no --env setting
   size_t maxWarnings = 20;
 };
 
@@ -43,7 +45,12 @@ double parsePercent(const std::string& text) {
 int runRules(const RulesOptions& opts) {
   sweep::RulesOptions options;
   options.minGain = parsePercent(opts.minGain);
-  const sweep::Aggregate aggregate = sweep::readDatasets(opts.datasets, opts.maxWarnings, printWarning);
+  const sweep::NetEnv setting = sweep::parseNetEnvRows(opts.netEnvRows);
+  sweep::Aggregate aggregate = sweep::readDatasets(opts.datasets, opts.maxWarnings, printWarning);
+  const size_t otherSettings = sweep::keepNetEnvRows(aggregate, setting);
+  if (!setting.empty()) std::cout << "rules from the rows measured under " << sweep::netEnvLabel(setting) << "\n";
+  if (otherSettings > 0)
+    std::cout << otherSettings << " rows of other --env settings left out (--net-env-rows picks the setting)\n";
   const sweep::DerivedRules derived = sweep::deriveRules(aggregate, options);
   const sweep::RulesFile file =
       sweep::rulesFile(derived, sweep::RulesProvenance{opts.datasets, options.minGain}, opts.format, opts.output);
@@ -82,6 +89,9 @@ Command addSweepRulesCommand(CLI::App& sweepGroup) {
             return std::string();
           },
           "PERCENT"));
+  sub->add_option("--net-env-rows", opts->netEnvRows,
+                  "NAME=V,...: make the rules from the rows measured under this `sweep run --env` setting (default: "
+                  "the rows measured under none)");
   sub->add_option("--max-warnings", opts->maxWarnings, "warnings printed before the rest are counted")
       ->capture_default_str();
   return Command{sub, [opts] { return runRules(*opts); }};

@@ -23,6 +23,20 @@ void appendMeasurement(std::string& out, const char* key, const Measurement& m) 
   json.endObject();
 }
 
+// ,"net_env":{...} (names and values escaped: they are the user's), written raw between two keys of the line's
+// appender, which puts the comma before the next key; nothing without a setting.
+void appendNetEnv(const NetEnv& env, std::string& out) {
+  if (env.empty()) return;
+  out += ",\"net_env\":{";
+  for (size_t i = 0; const auto& [name, value] : env) {
+    if (i++ > 0) out.push_back(',');
+    formats::appendJsonString(&out, name);
+    out.push_back(':');
+    formats::appendJsonString(&out, value);
+  }
+  out.push_back('}');
+}
+
 }  // namespace
 
 const char* forcedByName(ForcedBy f) {
@@ -88,6 +102,7 @@ DatasetLineParts datasetLineParts(const DatasetRow& run) {
       formats::appendJsonString(&parts.afterRoot, v);
     }
     json.endObject();
+    appendNetEnv(run.netEnv, parts.afterRoot);
     json.key("shape");
     json.beginObject();
     json.key("ranks").integer(run.shape.ranks);

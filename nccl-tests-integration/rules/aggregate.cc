@@ -33,7 +33,8 @@ void Aggregate::add(const DatasetRow& row) {
     return;
   }
   ++rowsUsed;
-  const auto group = groups.try_emplace(GroupKey{row.collective, row.shape}).first;
+  ++rowsOfNetEnv[row.netEnv];
+  const auto group = groups.try_emplace(GroupKey{row.collective, row.shape, row.netEnv}).first;
   if (!row.gpu.empty()) {
     std::set<std::string>& gpus = gpusOfGroup[group->first];
     if (gpus.size() < 8) gpus.insert(row.gpu);
