@@ -21,7 +21,7 @@ namespace railtune::sweep {
 namespace {
 
 constexpr uint64_t MiB = uint64_t{1} << 20;
-const Shape kEight{8, 2, 1, 1, 8};
+const Shape kEight{8, 2, 1, 1, 8, {}, {}, {}};
 
 Choice forced(const char* algorithm, const char* protocol) {
   Choice c;
@@ -107,10 +107,10 @@ TEST(SweepRules, RowsThatCannotBeUsedAreCountedAndTheGapsReported) {
   a.add(row(forced("ring", "simple"), 512 * MiB, 800, 800));  // no default at 512 MiB
   a.add(row(Choice{}, 1 * MiB, 100, 100, kEight, "alltoall"));
   DatasetRow h100 = row(Choice{}, 1 * MiB, 100, 100);
-  h100.gpu = "NVIDIA H100 80GB HBM3";
+  h100.shape.gpu = "NVIDIA H100 80GB HBM3";  // another cluster: its own group (sweep_cluster_test.cc)
   a.add(h100);
   DatasetRow h200 = row(Choice{}, 1 * MiB, 100, 100);
-  h200.gpu = "NVIDIA H200";
+  h200.shape.gpu = "NVIDIA H200";
   a.add(h200);
   EXPECT_EQ(a.rowsWrong, 1u);
   EXPECT_EQ(a.rowsUnusable, 1u);
@@ -120,7 +120,7 @@ TEST(SweepRules, RowsThatCannotBeUsedAreCountedAndTheGapsReported) {
   for (const char* expected :
        {"no NCCL default measured at 512 MiB", "NCCL does not ask a tuner about alltoall",
         "no data for allgather, reducescatter, broadcast, reduce", "1 rows not used: a non-zero #wrong",
-        "every other communicator shape", "rows of 2 GPU models (NVIDIA H100 80GB HBM3, NVIDIA H200) pooled"})
+        "every other communicator shape", "8 ranks, 1 node, 1 NVLink domain of 8; NVIDIA H200: only NCCL's default"})
     EXPECT_NE(coverage.find(expected), std::string::npos) << expected << " not in:\n" << coverage;
 }
 
@@ -196,9 +196,9 @@ TEST(SweepRules, TheRulesFileIsReadBackAndAskedAsTheTunerWould) {
   const GroupKey group{"allreduce", kEight};
   EXPECT_EQ(ruleChoice(set, group, 8 * MiB), std::optional<Choice>(forced("ring", "ll128")));
   EXPECT_EQ(ruleChoice(set, group, 128 * MiB), std::optional<Choice>(forced("ring", "simple")));
-  EXPECT_EQ(ruleChoice(set, group, 2 * MiB), std::nullopt);                                 // NCCL decides there
-  EXPECT_EQ(ruleChoice(set, {"allreduce", Shape{16, 2, 2, 2, 8}}, 8 * MiB), std::nullopt);  // another shape
-  EXPECT_EQ(ruleChoice(set, {"alltoall", kEight}, 8 * MiB), std::nullopt);                  // not the tuner's
+  EXPECT_EQ(ruleChoice(set, group, 2 * MiB), std::nullopt);  // NCCL decides there
+  EXPECT_EQ(ruleChoice(set, {"allreduce", Shape{16, 2, 2, 2, 8, {}, {}, {}}}, 8 * MiB), std::nullopt);  // another shape
+  EXPECT_EQ(ruleChoice(set, {"alltoall", kEight}, 8 * MiB), std::nullopt);  // not the tuner's
 
   try {
     parseTunerRules("allreduce,0,1,ring,lll,-1,-1,-1,-1\n", "bad.csv");
