@@ -36,6 +36,19 @@ void appendFabric(formats::JsonAppender& json, const FabricId& f) {
   json.endObject();
 }
 
+void appendShape(formats::JsonAppender& json, const Shape& shape) {
+  json.key("shape");
+  json.beginObject();
+  json.key("ranks").integer(shape.ranks);
+  json.key("hosts").integer(shape.hosts);
+  json.key("nodes").integer(shape.nodes);
+  json.key("nvl_domains").integer(shape.nvlDomains);
+  json.key("ranks_per_domain").integer(shape.ranksPerDomain);
+  appendFabric(json, shape.fabric);
+  json.key("source").string(shapeSourceName(shape.source));
+  json.endObject();
+}
+
 }  // namespace
 
 const char* forcedByName(ForcedBy f) {
@@ -79,8 +92,8 @@ std::optional<ShapeSource> shapeSourceFromName(std::string_view name) {
 
 std::string FabricId::label() const {
   if (transport == "nvlink") return "";
-  std::string out = transport.empty() ? (linkLayer.empty() ? "" : "network") : transport;
-  if (!linkLayer.empty() && linkLayer != transport) out += "/" + linkLayer;
+  std::string out = transport;
+  if (!linkLayer.empty() && linkLayer != transport) out += (out.empty() ? "" : "/") + linkLayer;
   if (nicGbps > 0) out += (out.empty() ? "" : " ") + std::to_string(nicGbps) + "G NICs";
   return out;
 }
@@ -144,16 +157,7 @@ DatasetLineParts datasetLineParts(const DatasetRow& run) {
       formats::appendJsonString(&parts.afterRoot, v);
     }
     json.endObject();
-    json.key("shape");
-    json.beginObject();
-    json.key("ranks").integer(run.shape.ranks);
-    json.key("hosts").integer(run.shape.hosts);
-    json.key("nodes").integer(run.shape.nodes);
-    json.key("nvl_domains").integer(run.shape.nvlDomains);
-    json.key("ranks_per_domain").integer(run.shape.ranksPerDomain);
-    appendFabric(json, run.shape.fabric);
-    json.key("source").string(shapeSourceName(run.shape.source));
-    json.endObject();
+    appendShape(json, run.shape);
   }
   {
     parts.tail = ",";

@@ -15,12 +15,10 @@ std::string lower(std::string text) {
   return text;
 }
 
+// "NVIDIA H200, IB/RoCE 400G NICs", with what is unknown said.
 std::string clusterText(const Shape& shape) {
-  const std::string gpu = shape.gpu.empty() ? "an unknown GPU" : shape.gpu;
-  const std::string transport = shape.fabric.transport.empty() ? "an unknown network" : shape.fabric.transport;
-  std::string network = shape.fabric.label();
-  if (network.empty() || shape.fabric.transport.empty()) network = transport + (network.empty() ? "" : " " + network);
-  return gpu + ", " + network;
+  const std::string network = shape.fabric.label();
+  return (shape.gpu.empty() ? "an unknown GPU" : shape.gpu) + ", " + (network.empty() ? "an unknown network" : network);
 }
 
 }  // namespace
