@@ -131,3 +131,8 @@ sweep_expect(run_rail_map_and_fabric 2 "^railtune sweep run: --rail-map and --fa
              -- ${_railtune} sweep run --dry-run -o ${_sweep_work}/both --rail-map a.json --fabric b.yaml -- all_reduce_perf)
 sweep_expect(run_rail_map_unreadable 2 "^railtune sweep run: .*no-such-map\\.json"
              -- ${_railtune} sweep run --dry-run -o ${_sweep_work}/nomap --rail-map ${_sweep_work}/no-such-map.json -- all_reduce_perf)
+# The probe run and a recorded rail map, end to end (sweep_probe.sh).
+add_test(NAME cli.sweep_probe_and_rail_map
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_probe.sh ${_railtune} ${_sweep_cluster} ${_sweep_work}/probe
+                 ${_validate} ${_formats}/sweep-manifest.schema.json)
+set_tests_properties(cli.sweep_probe_and_rail_map PROPERTIES TIMEOUT 120 ENVIRONMENT_MODIFICATION "${_sweep_env}")
