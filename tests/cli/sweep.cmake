@@ -136,3 +136,15 @@ add_test(NAME cli.sweep_probe_and_rail_map
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_probe.sh ${_railtune} ${_sweep_cluster} ${_sweep_work}/probe
                  ${_validate} ${_formats}/sweep-manifest.schema.json)
 set_tests_properties(cli.sweep_probe_and_rail_map PROPERTIES TIMEOUT 120 ENVIRONMENT_MODIFICATION "${_sweep_env}")
+# Two trays of GB300 parsed without MNNVL information (env.jsonl above): rules and compare repeat the warning for
+# the group, with how to fix it.
+foreach(_step rules compare)
+  set(_out ${_sweep_work}/nvl72-${_step}.json)
+  if(_step STREQUAL compare)
+    set(_out ${_sweep_work}/nvl72-compare.txt)
+  endif()
+  sweep_expect(${_step}_repeats_the_nvl72_warning ok
+               "^railtune: warning: allreduce, 8 ranks, 2 nodes, 2 NVLink domains of 4: 2 hosts of 4 NVIDIA GB300 GPUs counted as 2 nodes.*parse with --nvl-domains N, --rail-map FILE or --fabric FILE, or rerun with NCCL_DEBUG=INFO"
+               -- ${_railtune} sweep ${_step} ${_sweep_work}/env.jsonl -o ${_out})
+  set_tests_properties(cli.sweep_${_step}_repeats_the_nvl72_warning PROPERTIES DEPENDS cli.sweep_parse_env_per_file)
+endforeach()
