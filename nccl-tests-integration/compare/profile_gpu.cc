@@ -19,11 +19,6 @@ std::string pickedProfile(const GpuGroups& groups, std::string& how) {
           " no GPU";
     return "";
   }
-  if (groups.pooled > 0) {
-    how = "the default; " + countedGroups(groups.pooled) + " of the data " + (groups.pooled == 1 ? "pools" : "pool") +
-          " several GPU models";
-    return "";
-  }
   std::set<std::string> profiles;
   std::string gpus;
   for (const auto& [gpu, n] : groups.byGpu) {
@@ -64,15 +59,12 @@ std::vector<std::string> mismatches(const std::string& profile, const GpuGroups&
 
 GpuGroups gpuGroupsOf(const Aggregate& aggregate) {
   GpuGroups out;
+  // The GPU is part of a group's shape (dataset.h), so a group is of one GPU or of rows that name none.
   for (const auto& [key, table] : aggregate.groups) {
-    // The GPU names of the group's rows (rules/aggregate.h). Once the GPU is part of the shape, this is the key's.
-    const auto gpus = aggregate.gpusOfGroup.find(key);
-    if (gpus == aggregate.gpusOfGroup.end() || gpus->second.empty())
+    if (key.shape.gpu.empty())
       ++out.unnamed;
-    else if (gpus->second.size() > 1)
-      ++out.pooled;
     else
-      ++out.byGpu[*gpus->second.begin()];
+      ++out.byGpu[key.shape.gpu];
   }
   return out;
 }

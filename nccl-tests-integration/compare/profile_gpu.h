@@ -16,11 +16,10 @@ namespace railtune::sweep {
 // Which profile models which GPU is the emulator's table (ncclmodel::profileForGpu, gpuForProfile): exact
 // device-line names, so an H100 PCIe card is not taken for a DGX H100.
 
-// The GPUs the groups of a sweep name: how many groups name each GPU alone, and how many name none or several
-// (rows of several GPU models pooled into one shape).
+// The GPUs the groups of a sweep name: how many groups name each GPU, and how many name none.
 struct GpuGroups {
-  std::map<std::string, size_t> byGpu;  // the device line's name -> groups of that GPU alone
-  size_t unnamed = 0, pooled = 0;
+  std::map<std::string, size_t> byGpu;  // the device line's name -> groups of that GPU
+  size_t unnamed = 0;
 };
 GpuGroups gpuGroupsOf(const Aggregate& aggregate);
 

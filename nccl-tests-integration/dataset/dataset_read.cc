@@ -124,6 +124,23 @@ void readChoice(od::value value, Choice& c) {
   if (!c.protocol.empty() && !protocolFromNccl(c.protocol)) throw BadField{"unknown protocol \"" + c.protocol + "\""};
 }
 
+void readFabric(od::value value, FabricId& f) {
+  eachField(object(value, "fabric"), [&](std::string_view name, od::value fv) {
+    if (name == "transport")
+      f.transport = str(fv, name) == "unknown" ? "" : str(fv, name);
+    else if (name == "link_layer")
+      f.linkLayer = str(fv, name);
+    else if (name == "nic_gbps")
+      f.nicGbps = integer(fv, name, 0);
+    else if (name == "nics_per_gpu")
+      f.nicsPerGpu = integer(fv, name, 0);
+    else if (name == "name")
+      f.name = str(fv, name);
+    else
+      throw BadField{"unknown key \"" + std::string(name) + "\" in \"fabric\""};
+  });
+}
+
 void readShape(od::value value, Shape& s) {
   eachField(object(value, "shape"), [&](std::string_view name, od::value fv) {
     if (name == "ranks")
@@ -136,8 +153,14 @@ void readShape(od::value value, Shape& s) {
       s.nvlDomains = integer(fv, name, 0);
     else if (name == "ranks_per_domain")
       s.ranksPerDomain = integer(fv, name, 0);
-    else
+    else if (name == "fabric")
+      readFabric(fv, s.fabric);
+    else if (name != "source")
       throw BadField{"unknown key \"" + std::string(name) + "\" in \"shape\""};
+    else if (const std::optional<ShapeSource> from = shapeSourceFromName(str(fv, name)))
+      s.source = *from;
+    else
+      throw BadField{"\"shape\".\"source\" must be rail-map, fabric, option, manifest, nccl-log or assumed"};
   });
 }
 
@@ -185,7 +208,7 @@ bool readRunField(std::string_view name, od::value& v, DatasetRow& row) {
   else if (name == "tests_version")
     row.testsVersion = str(v, name);
   else if (name == "gpu")
-    row.gpu = str(v, name);
+    row.shape.gpu = row.gpu = str(v, name);
   else
     return false;
   return true;

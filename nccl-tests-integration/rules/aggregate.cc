@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <utility>
 
+#include "nccl-tests-integration/dataset/shape_of.h"
 #include "nccl-tests-integration/parse/row_bounds.h"
 
 namespace railtune::sweep {
@@ -35,10 +37,9 @@ void Aggregate::add(const DatasetRow& row) {
   ++rowsUsed;
   ++rowsOfNetEnv[row.netEnv];
   const auto group = groups.try_emplace(GroupKey{row.collective, row.shape, row.netEnv}).first;
-  if (!row.gpu.empty()) {
-    std::set<std::string>& gpus = gpusOfGroup[group->first];
-    if (gpus.size() < 8) gpus.insert(row.gpu);
-  }
+  if (row.shape.source == ShapeSource::Assumed && !unsureDomains.contains(group->first))
+    if (std::string warning = unsureDomainsWarning(row.shape); !warning.empty())
+      unsureDomains.emplace(group->first, std::move(warning));
   Samples& samples = group->second[row.size][row.choice];
   if (out) samples.busbw.push_back(*row.outOfPlace.busbwGBps);
   if (in) samples.busbw.push_back(*row.inPlace.busbwGBps);

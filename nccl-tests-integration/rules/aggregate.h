@@ -44,8 +44,9 @@ using SizeTable = std::map<uint64_t, std::map<Choice, Samples>>;
 
 struct Aggregate {
   std::map<GroupKey, SizeTable> groups;
-  // The GPU names of each group's rows: samples of one shape from different clusters are pooled, and said so.
-  std::map<GroupKey, std::set<std::string>> gpusOfGroup;
+  // Groups with rows whose NVLink domains were only assumed on trays that may share NVL72 racks, with the warning
+  // (dataset/shape_of.h unsureDomainsWarning). The GPU and the fabric are in the key: clusters never pool.
+  std::map<GroupKey, std::string> unsureDomains;
   size_t rowsRead = 0, rowsUsed = 0;
   std::map<NetEnv, size_t> rowsOfNetEnv;  // rows used, by the network setting they were measured under
   size_t rowsWrong = 0;                   // a non-zero #wrong

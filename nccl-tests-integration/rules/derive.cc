@@ -119,14 +119,6 @@ void noteGroupCoverage(const Aggregate& aggregate, const GroupKey& key, const Gr
     coverage.push_back({key.collective, shape, "no NCCL default measured at " + noDefault + ": NCCL decides there"});
   if (!onlyDefault.empty())
     coverage.push_back({key.collective, shape, "only NCCL's default measured at " + onlyDefault});
-  if (const auto gpus = aggregate.gpusOfGroup.find(key);
-      gpus != aggregate.gpusOfGroup.end() && gpus->second.size() > 1) {
-    std::string names;
-    for (const std::string& g : gpus->second) names += (names.empty() ? "" : ", ") + g;
-    coverage.push_back({key.collective, shape,
-                        "rows of " + std::to_string(gpus->second.size()) + " GPU models (" + names +
-                            ") pooled: is this one cluster? Parse each cluster's outputs into its own dataset"});
-  }
   if (!tunerCollective(key.collective))
     coverage.push_back({key.collective, shape, "NCCL does not ask a tuner about " + key.collective + ": no rules"});
 }

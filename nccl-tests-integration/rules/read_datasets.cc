@@ -19,13 +19,21 @@ std::string droppedRows(const std::string& path, const DatasetSource& source) {
 }  // namespace
 
 Aggregate readDatasets(const std::vector<std::string>& paths, size_t maxWarnings,
-                       const std::function<void(std::string_view)>& warn) {
+                       const std::function<void(std::string_view)>& warn,
+                       const std::function<bool(const DatasetRow&)>& keep, size_t* left) {
   Aggregate aggregate;
   std::vector<DatasetDiagnostic> diagnostics;
   std::vector<std::string> dropped;  // what sweep parse could not use, as the datasets record it
   for (const std::string& path : paths)
     readDatasetFile(
-        path, [&](const DatasetRow& row) { aggregate.add(row); }, diagnostics,
+        path,
+        [&](const DatasetRow& row) {
+          if (!keep || keep(row))
+            aggregate.add(row);
+          else if (left != nullptr)
+            ++*left;
+        },
+        diagnostics,
         [&](const DatasetSource& source) {
           aggregate.addSource(source);
           if (std::string line = droppedRows(path, source); !line.empty()) dropped.push_back(std::move(line));
@@ -41,7 +49,9 @@ Aggregate readDatasets(const std::vector<std::string>& paths, size_t maxWarnings
     }
     warn(d.source + ":" + std::to_string(d.line) + ": " + d.message + "; line skipped");
   }
-  if (aggregate.rowsRead == 0)
+  for (const auto& [key, warning] : aggregate.unsureDomains)
+    warn(key.collective + ", " + key.shape.counts() + ": " + warning);
+  if (aggregate.rowsRead == 0 && (left == nullptr || *left == 0))
     throw std::runtime_error("no sweep dataset rows in " + std::string(paths.size() == 1 ? paths[0] : "the inputs") +
                              " (railtune sweep parse writes them)");
   return aggregate;

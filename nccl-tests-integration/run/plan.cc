@@ -53,7 +53,12 @@ void completeRun(const SweepSpec& spec, const std::string& collective, PlannedRu
   }
   for (const auto& [name, value] : run.netEnv) run.env[name] = value;
   run.env["RAILTUNE_SWEEP_RUN_ID"] = run.id;
-  if (spec.setNcclDebug) run.env["NCCL_DEBUG"] = "WARN";
+  if (spec.setNcclDebug && spec.probe && isProbeRun(c, run.repeat)) {
+    run.env["NCCL_DEBUG"] = "INFO";  // WARN lines still print: a rejection is still told
+    run.env["NCCL_DEBUG_SUBSYS"] = "INIT,ENV";
+  } else if (spec.setNcclDebug) {
+    run.env["NCCL_DEBUG"] = "WARN";
+  }
   run.output = "runs/" + run.id + ".txt";
   if (spec.json) run.json = "runs/" + run.id + ".json";
 
@@ -176,6 +181,10 @@ std::string tunerRulesText(std::string_view collective, const Choice& choice) {
   appendRuleChoice(json, choice);
   json.endObject();
   return tunerRulesDocument("railtune sweep run: forces " + choice.label(), {rule}, RulesLayout::kOneLine);
+}
+
+bool isProbeRun(const Choice& c, int repeat) {
+  return repeat == 0 && c.algorithm.empty() && c.protocol.empty() && c.channels == 0 && c.chunkSize == 0;
 }
 
 bool launcherNeedsExport(const std::vector<std::string>& launcher) {

@@ -17,6 +17,7 @@
 #include "nccl-tests-integration/dataset/choice.h"
 #include "nccl-tests-integration/dataset/from_output.h"
 #include "nccl-tests-integration/run/env_matrix.h"
+#include "nccl-tests-integration/run/manifest.h"
 
 namespace railtune::sweep {
 
@@ -36,9 +37,17 @@ struct SweepSpec {
   bool json = false;         // add -J DIR/runs/<id>.json
   std::string tunerPlugin;   // libnccl-tuner-railtune.so, for chunk sizes
   bool setNcclDebug = true;  // NCCL_DEBUG=WARN (the user has not set NCCL_DEBUG)
-  int nvlDomains = 0;        // --nvl-domains, recorded in the manifest
-  std::string mnnvl;         // --mnnvl on|off, recorded in the manifest
+  // The probe: the first default run (repeat 0) gets NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV instead, so that
+  // NCCL's own lines tell `sweep parse` nNodes, MNNVL and the network (init.cc:1422, :486@v2.30.7). Only when the
+  // user set neither variable.
+  bool probe = true;
+  int nvlDomains = 0;                    // --nvl-domains, recorded in the manifest
+  std::string mnnvl;                     // --mnnvl on|off, recorded in the manifest
+  std::optional<ManifestFabric> fabric;  // --rail-map / --fabric, recorded in the manifest
 };
+
+// Whether a run is the sweep's probe (SweepSpec::probe): NCCL's own choice, nothing forced, repeat 0.
+bool isProbeRun(const Choice& choice, int repeat);
 
 struct PlannedRun {
   std::string id;  // "allreduce.ring-ll128.r0", "allreduce.default.ar1-split1.r0"

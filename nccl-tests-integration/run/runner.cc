@@ -154,6 +154,7 @@ ManifestEntry entryOf(const PlannedRun& run, const Plan& plan, const SweepSpec& 
   entry.json = run.notRun.empty() ? run.json : "";
   entry.nvlDomains = spec.nvlDomains;
   entry.mnnvl = spec.mnnvl;
+  entry.fabric = spec.fabric;
   return entry;
 }
 

@@ -197,6 +197,8 @@ SweepSpec makeSpec(const SweepRequest& r, std::vector<std::string>& notes) {
   spec.nvlDomains = r.nvlDomains;
   spec.mnnvl = r.mnnvl;
   spec.setNcclDebug = std::getenv("NCCL_DEBUG") == nullptr;
+  spec.probe = spec.setNcclDebug && std::getenv("NCCL_DEBUG_SUBSYS") == nullptr;
+  spec.fabric = r.fabric;
   if (!spec.chunkSizes.empty()) {
     spec.tunerPlugin = r.tunerPlugin.empty() ? r.defaultTunerPlugin : r.tunerPlugin;
     if (!fs::exists(spec.tunerPlugin)) {

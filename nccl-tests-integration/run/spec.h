@@ -4,6 +4,7 @@
 // and the environment: it is what the command does before its first run, callable without the command line.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct SweepRequest {
   int repeats = 1;
   int nvlDomains = 0;
   std::string mnnvl;
+  std::optional<ManifestFabric> fabric;  // --rail-map / --fabric, read by the caller
   double timeout = 0;
   std::string json = "auto";  // auto, on, off
   std::string tunerPlugin;    // for --chunk-sizes; "" = defaultTunerPlugin

@@ -11,7 +11,7 @@ foreach(_scenario matrix failing timeout launcher interrupt chunk dry_run orphan
                    ${_validate} ${_formats}/sweep-manifest.schema.json)
   # The user's own forcing and fault switches would change what the scenarios expect.
   set_tests_properties(cli.sweep_run_${_scenario} PROPERTIES ENVIRONMENT_MODIFICATION
-    "NCCL_ALGO=unset:;NCCL_PROTO=unset:;NCCL_DEBUG=unset:;NCCL_MIN_NCHANNELS=unset:;NCCL_MAX_NCHANNELS=unset:;NCCL_TUNER_PLUGIN=unset:;RAILTUNE_TUNER_CONFIG=unset:;RAILTUNE_FAKE_FAIL_RUNS=unset:;RAILTUNE_FAKE_HANG_RUNS=unset:;PATH=path_list_prepend:${_sweep_data}")
+    "NCCL_ALGO=unset:;NCCL_PROTO=unset:;NCCL_DEBUG=unset:;NCCL_DEBUG_SUBSYS=unset:;NCCL_MIN_NCHANNELS=unset:;NCCL_MAX_NCHANNELS=unset:;NCCL_TUNER_PLUGIN=unset:;RAILTUNE_TUNER_CONFIG=unset:;RAILTUNE_FAKE_FAIL_RUNS=unset:;RAILTUNE_FAKE_HANG_RUNS=unset:;PATH=path_list_prepend:${_sweep_data}")
 endforeach()
 # flood's address-space limit cannot hold under a sanitizer (it reserves terabytes of address space).
 if(RAILTUNE_SANITIZED)

@@ -25,7 +25,7 @@ namespace {
 constexpr uint64_t kMiB = 1 << 20;
 
 Shape oneTray() {
-  return Shape{8, 1, 1, 1, 8};
+  return Shape{8, 1, 1, 1, 8, {}, {}, {}};
 }
 
 Series series(const std::string& label, std::vector<SeriesPoint> points) {
@@ -492,7 +492,7 @@ TEST(SweepRenderSvg, ManySeriesGrowThePicture) {
 TEST(SweepRenderHtml, SectionsTablesAndPlots) {
   CompareGroup two = allreduce();
   two.collective = "allgather";
-  two.shape = Shape{16, 2, 1, 1, 16};
+  two.shape = Shape{16, 2, 1, 1, 16, {}, {}, {}};
   const std::string html = renderCompareHtml(reportOf({allreduce(), two}));
   expectWellFormed(html, "report.html");
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);

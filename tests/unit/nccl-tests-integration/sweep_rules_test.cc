@@ -23,7 +23,7 @@ namespace railtune::sweep {
 namespace {
 
 constexpr uint64_t MiB = uint64_t{1} << 20;
-const Shape kEight{8, 2, 1, 1, 8};
+const Shape kEight{8, 2, 1, 1, 8, {}, {}, {}};
 
 Choice forced(const char* algorithm, const char* protocol) {
   Choice c;
@@ -199,10 +199,10 @@ TEST(SweepRules, RowsThatCannotBeUsedAreCountedAndTheGapsReported) {
   a.add(row(forced("ring", "simple"), 512 * MiB, 800, 800));  // no default at 512 MiB
   a.add(row(Choice{}, 1 * MiB, 100, 100, kEight, "alltoall"));
   DatasetRow h100 = row(Choice{}, 1 * MiB, 100, 100);
-  h100.gpu = "NVIDIA H100 80GB HBM3";
+  h100.shape.gpu = "NVIDIA H100 80GB HBM3";  // another cluster: its own group (sweep_cluster_test.cc)
   a.add(h100);
   DatasetRow h200 = row(Choice{}, 1 * MiB, 100, 100);
-  h200.gpu = "NVIDIA H200";
+  h200.shape.gpu = "NVIDIA H200";
   a.add(h200);
   EXPECT_EQ(a.rowsWrong, 1u);
   EXPECT_EQ(a.rowsUnusable, 1u);
@@ -212,7 +212,7 @@ TEST(SweepRules, RowsThatCannotBeUsedAreCountedAndTheGapsReported) {
   for (const char* expected :
        {"no NCCL default measured at 512 MiB", "NCCL does not ask a tuner about alltoall",
         "no data for allgather, reducescatter, broadcast, reduce", "1 rows not used: a non-zero #wrong",
-        "every other communicator shape", "rows of 2 GPU models (NVIDIA H100 80GB HBM3, NVIDIA H200) pooled"})
+        "every other communicator shape", "8 ranks, 1 node, 1 NVLink domain of 8; NVIDIA H200: only NCCL's default"})
     EXPECT_NE(coverage.find(expected), std::string::npos) << expected << " not in:\n" << coverage;
 }
 
@@ -288,9 +288,9 @@ TEST(SweepRules, TheRulesFileIsReadBackAndAskedAsTheTunerWould) {
   const GroupKey group{"allreduce", kEight};
   EXPECT_EQ(ruleChoice(set, group, 8 * MiB), std::optional<Choice>(forced("ring", "ll128")));
   EXPECT_EQ(ruleChoice(set, group, 128 * MiB), std::optional<Choice>(forced("ring", "simple")));
-  EXPECT_EQ(ruleChoice(set, group, 2 * MiB), std::nullopt);                                 // NCCL decides there
-  EXPECT_EQ(ruleChoice(set, {"allreduce", Shape{16, 2, 2, 2, 8}}, 8 * MiB), std::nullopt);  // another shape
-  EXPECT_EQ(ruleChoice(set, {"alltoall", kEight}, 8 * MiB), std::nullopt);                  // not the tuner's
+  EXPECT_EQ(ruleChoice(set, group, 2 * MiB), std::nullopt);  // NCCL decides there
+  EXPECT_EQ(ruleChoice(set, {"allreduce", Shape{16, 2, 2, 2, 8, {}, {}, {}}}, 8 * MiB), std::nullopt);  // another shape
+  EXPECT_EQ(ruleChoice(set, {"alltoall", kEight}, 8 * MiB), std::nullopt);  // not the tuner's
 
   try {
     parseTunerRules("allreduce,0,1,ring,lll,-1,-1,-1,-1\n", "bad.csv");
@@ -382,7 +382,7 @@ Aggregate ofGpus(const std::vector<std::pair<const char*, const char*>>& collect
   Aggregate a;
   for (const auto& [collective, gpu] : collectiveGpus) {
     DatasetRow r = row(Choice{}, 8 * MiB, 100, 100, kEight, collective);
-    r.gpu = gpu;
+    r.gpu = r.shape.gpu = gpu;
     a.add(r);
   }
   return a;
@@ -422,7 +422,7 @@ TEST(SweepCompareProfile, WithoutProfileTheDataPicksIt) {
   EXPECT_EQ(gb200.profile, "gb200-nvl72");
   EXPECT_EQ(gb200.how, "picked from the data: every group is NVIDIA GB200");
   EXPECT_TRUE(gb200.warnings.empty());
-  // A group without a GPU name, or of pooled GPUs, picks nothing.
+  // A group without a GPU name picks nothing; two GPUs of one shape are two groups (dataset.h), each warned of.
   Aggregate unnamed = ofGpus({{"allreduce", "NVIDIA GB200"}});
   unnamed.add(row(Choice{}, 8 * MiB, 100, 100, kEight, "allgather"));
   const ProfileChoice fallback = chooseProfile("", gpuGroupsOf(unnamed), "gb300-nvl72");
@@ -430,7 +430,7 @@ TEST(SweepCompareProfile, WithoutProfileTheDataPicksIt) {
   EXPECT_EQ(fallback.how, "the default; 1 group of the data names no GPU");
   EXPECT_EQ(fallback.warnings.size(), 1u);
   const GpuGroups pooled = gpuGroupsOf(ofGpus({{"allreduce", "NVIDIA GB200"}, {"allreduce", "NVIDIA GB300"}}));
-  EXPECT_EQ(pooled.pooled, 1u);
+  EXPECT_EQ(pooled.byGpu.size(), 2u);
   EXPECT_EQ(chooseProfile("", pooled, "gb300-nvl72").profile, "gb300-nvl72");
 }
 
