@@ -100,6 +100,7 @@ const std::map<std::string, Reader>& readers() {
        [](const std::string& path) { return formats::profile::parseNetRecords(exampleText(path), path).error; }},
       {"sweep-dataset.example.jsonl", sweepDatasetProblems},
       {"sweep-manifest.example.jsonl", sweepManifestProblems},
+      {"sweep-manifest-env.example.jsonl", sweepManifestProblems},
       {"sweep-running.example.json",
        [](const std::string& path) {
          std::string problem;
