@@ -21,8 +21,16 @@ endif()
 # x1.70 of adaptive routing with split data) -> rules of one setting, and a resume with another matrix refused.
 add_test(NAME cli.sweep_run_env_matrix
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_env_matrix.py ${_railtune} ${_sweep_data} ${_sweep_out}/env_matrix)
-set_tests_properties(cli.sweep_run_env_matrix PROPERTIES TIMEOUT 120 ENVIRONMENT_MODIFICATION
+set_tests_properties(cli.sweep_run_env_matrix PROPERTIES TIMEOUT 120 FIXTURES_SETUP sweep_env_matrix ENVIRONMENT_MODIFICATION
   "NCCL_ALGO=unset:;NCCL_PROTO=unset:;NCCL_DEBUG=unset:;NCCL_DEBUG_SUBSYS=unset:;NCCL_MIN_NCHANNELS=unset:;NCCL_MAX_NCHANNELS=unset:;NCCL_TUNER_PLUGIN=unset:;RAILTUNE_TUNER_CONFIG=unset:;RAILTUNE_FAKE_FAIL_RUNS=unset:;RAILTUNE_FAKE_HANG_RUNS=unset:;NCCL_IB_ADAPTIVE_ROUTING=unset:;NCCL_IB_SPLIT_DATA_ON_QPS=unset:;NCCL_IB_QPS_PER_CONNECTION=unset:;NCCL_IB_AR_THRESHOLD=unset:")
+add_test(NAME cli.sweep_run_env_matrix_manifest_schema
+         COMMAND ${_validate} ${_formats}/sweep-manifest.schema.json ${_sweep_out}/env_matrix/run/manifest.jsonl
+                 --min-records 4)
+add_test(NAME cli.sweep_run_env_matrix_dataset_schema
+         COMMAND ${_validate} ${_formats}/sweep-dataset.schema.json ${_sweep_out}/env_matrix/run/dataset.jsonl
+                 --min-records 24)
+set_tests_properties(cli.sweep_run_env_matrix_manifest_schema cli.sweep_run_env_matrix_dataset_schema
+                     PROPERTIES FIXTURES_REQUIRED sweep_env_matrix)
 # The stand-in itself answers as NCCL 2.28 and nccl-tests do when a forced choice is refused.
 add_test(NAME cli.sweep_run_standin_rejects
          COMMAND ${_expect} 3 "enqueue.cc:1859 NCCL WARN Error : no algorithm/protocol available for function AllReduce"
