@@ -1,0 +1,46 @@
+// What the fit pools and what it fits for, in one place. A group is one collective on one communicator shape of
+// one GPU model: rows of an H100 cluster and an H200 cluster of the same "16 ranks, 2 nodes" never share a point.
+// A fit key is what one fitted set of constants covers: every group of one GPU model (and, once the dataset's
+// shape carries it, one fabric). When the dataset's Shape gains the GPU and the fabric, FitGroupKey becomes
+// GroupKey and fitKeyOf reads both from the shape: these few lines are the whole switch.
+#pragma once
+
+#include <compare>
+#include <string>
+
+#include "nccl-tests-integration/rules/aggregate.h"
+
+namespace railtune::sweep {
+
+struct FitGroupKey {
+  GroupKey group;   // collective and shape, as `sweep rules` pools them
+  std::string gpu;  // the device line's name ("NVIDIA GB300"), "" when the output named none
+  auto operator<=>(const FitGroupKey&) const = default;
+  bool operator==(const FitGroupKey&) const = default;
+  // "allreduce, 8 ranks, 1 node, 1 NVLink domain of 8, NVIDIA GB300"
+  std::string label() const {
+    return group.collective + ", " + group.shape.label() + ", " + (gpu.empty() ? "GPU unnamed" : gpu);
+  }
+};
+
+inline FitGroupKey fitGroupOf(const DatasetRow& row) {
+  return FitGroupKey{GroupKey{row.collective, row.shape}, row.gpu};
+}
+
+// Whether a row belongs to a group, without building its key (the rows of one run arrive together).
+inline bool inFitGroup(const DatasetRow& row, const FitGroupKey& key) {
+  return row.shape == key.group.shape && row.gpu == key.gpu && row.collective == key.group.collective;
+}
+
+struct FitKey {
+  std::string gpu;
+  auto operator<=>(const FitKey&) const = default;
+  bool operator==(const FitKey&) const = default;
+  std::string label() const { return gpu.empty() ? "GPU unnamed" : gpu; }
+};
+
+inline FitKey fitKeyOf(const FitGroupKey& group) {
+  return FitKey{group.gpu};
+}
+
+}  // namespace railtune::sweep
