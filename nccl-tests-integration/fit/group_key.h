@@ -43,4 +43,12 @@ inline FitKey fitKeyOf(const FitGroupKey& group) {
   return FitKey{group.gpu};
 }
 
+// NCCL's scale bucket of the constants' caps, which the fit's verdict follows: 1 node 0, 2 nodes 1, 3 or more 2
+// (index2, src/graph/tuning.cc:267@v2.30.7; the model file's Scale). NCCL's nNodes counts an MNNVL domain of
+// several hosts as one node, as Shape::nodes does.
+inline constexpr int kScaleBuckets = 3;
+inline int scaleBucketOf(const Shape& shape) {
+  return shape.nodes <= 1 ? 0 : shape.nodes == 2 ? 1 : 2;
+}
+
 }  // namespace railtune::sweep

@@ -1,9 +1,9 @@
-// Stage 0 of the fit (docs/sweep.md, "Fitting NCCL's model"): the datasets streamed into points. A point is one
-// size of one group (fit/group_key.h) with, per cell of NCCL's cost table (an algorithm and a protocol, both
-// forced, channels and chunk left to NCCL), the median time and busbw of its samples and the number of distinct
-// runs behind them, and NCCL default's median busbw beside. Only rows `sweep rules` would use enter (rowUse),
-// and of those only NCCL's default and forced cells: NCCL's model does not cover forced channels or chunk sizes,
-// and a forcing of the algorithm or the protocol alone is no cell. Every row left out is counted by why.
+// Stage 0 of `sweep fit` (issue 30): the datasets streamed into points. A point is one size of one group
+// (fit/group_key.h) with, per cell of NCCL's cost table (an algorithm and a protocol, both forced, channels and
+// chunk left to NCCL), the median time and busbw of its samples and the number of distinct runs behind them, and
+// NCCL default's median busbw beside. Only rows `sweep rules` would use enter (rowUse), and of those only NCCL's
+// default and forced cells: NCCL's model does not cover forced channels or chunk sizes, and a forcing of the
+// algorithm or the protocol alone is no cell. Every row left out is counted by why.
 //
 // Memory: while reading, two doubles per measured half (busbw and time) and one hash per distinct run of each
 // (group, size, choice); the points keep only medians. A million rows stay in tens of megabytes.

@@ -114,15 +114,24 @@ ValidationScore runSplits(const FitPoints& points, const std::vector<Split>& spl
       [&](size_t i) {
         if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) return;
         const TimePredictor predict = refit(splits[i]);
-        out.splits[i].score = scoreRegret(points, splits[i].scored, predict);
-        out.splits[i].ran = true;
+        std::array<std::vector<PointRef>, kScaleBuckets> byScale;
+        for (const PointRef ref : splits[i].scored)
+          byScale[scaleBucketOf(points.groups[ref.group].key.group.shape)].push_back(ref);
+        SplitOutcome& outcome = out.splits[i];
+        for (int b = 0; b < kScaleBuckets; ++b) {
+          outcome.byScale[b] = scoreRegret(points, byScale[b], predict);
+          outcome.score.merge(outcome.byScale[b]);
+        }
+        outcome.ran = true;
       },
       options.threads);
   for (const SplitOutcome& split : out.splits) {  // in the splits' order, whatever order they ran in
-    if (split.ran)
-      out.merged.merge(split.score);
-    else
+    if (!split.ran) {
       ++out.notRun;
+      continue;
+    }
+    out.merged.merge(split.score);
+    for (int b = 0; b < kScaleBuckets; ++b) out.byScale[b].merge(split.byScale[b]);
   }
   return out;
 }

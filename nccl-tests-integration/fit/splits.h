@@ -1,4 +1,4 @@
-// The fit's validation splits (docs/sweep.md, "Fitting NCCL's model"), per fit key (one GPU model and fabric):
+// The validation splits of `sweep fit` (issue 30), per fit key (one GPU model and fabric):
 //
 // - leave one size out: for each size measured strictly inside some group's range (not its smallest or largest
 //   measured size), that size is dropped from every group of the key; the refit predicts the pick at that size
@@ -12,6 +12,7 @@
 // the predictions on the held-out points (regret.h).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -51,13 +52,15 @@ struct SplitRunOptions {
 
 struct SplitOutcome {
   bool ran = false;
-  RegretScore score;
+  RegretScore score;                               // every held-out point
+  std::array<RegretScore, kScaleBuckets> byScale;  // the same points by their group's scale bucket
 };
 
 struct ValidationScore {
-  RegretScore merged;                // every held-out point of the splits that ran
-  std::vector<SplitOutcome> splits;  // as given
-  size_t notRun = 0;                 // splits left at the deadline
+  RegretScore merged;                              // every held-out point of the splits that ran
+  std::array<RegretScore, kScaleBuckets> byScale;  // the same by scale bucket: the verdict is per bucket
+  std::vector<SplitOutcome> splits;                // as given
+  size_t notRun = 0;                               // splits left at the deadline
   bool truncated() const { return notRun > 0; }
 };
 

@@ -116,6 +116,29 @@ TEST(SweepFitSplits, RefitsSeeOnlyTheirTrainingPointsAndAreScored) {
   EXPECT_DOUBLE_EQ(score.merged.ncclDefault.worst, 40.0 / 35 - 1);  // the default, beside it
 }
 
+TEST(SweepFitSplits, HeldOutShapesAreScoredInTheirScaleBucket) {
+  FitPoints racks;
+  racks.groups.push_back(measured(domains(1, 72), 4));
+  racks.groups.push_back(measured(domains(2, 72), 4));
+  racks.groups.push_back(measured(domains(4, 72), 4));
+  const std::vector<Split> splits = leaveOneShapeOutSplits(racks, indices(3));
+  // A model that picks ring/ll128 (30 GB/s against ring/simple's 40: regret 1/3) only on 4 domains.
+  const Refit refit = [&](const Split&) -> TimePredictor {
+    return [&](size_t group, uint64_t, Cell c) -> std::optional<double> {
+      const bool wrong = racks.groups[group].key.group.shape.nodes == 4;
+      return (c.protocol == kLL128) == wrong ? 1.0 : 2.0;
+    };
+  };
+  const ValidationScore score = runSplits(racks, splits, refit);
+  EXPECT_EQ(score.byScale[0].model.points, 0u);  // one domain is never held out
+  EXPECT_EQ(score.byScale[1].model.points, 4u);
+  EXPECT_EQ(score.byScale[1].model.worst, 0);
+  EXPECT_EQ(score.byScale[2].model.points, 4u);
+  EXPECT_DOUBLE_EQ(score.byScale[2].model.worst, 40.0 / 30 - 1);
+  EXPECT_DOUBLE_EQ(score.merged.model.mean, (40.0 / 30 - 1) / 2);
+  EXPECT_EQ(scaleBucketOf(domains(3, 72)), 2);  // 3 nodes share the 4-node bucket
+}
+
 TEST(SweepFitSplits, TheDeadlineTruncatesAndAFailingRefitStopsTheRun) {
   FitPoints points;
   points.groups.push_back(measured(oneDomain(4), 6));
