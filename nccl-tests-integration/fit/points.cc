@@ -117,6 +117,10 @@ void PointsBuilder::add(const DatasetRow& row) {
       return;
     }
   }
+  if (cell && !row.outOfPlace.timeUs && !row.inPlace.timeUs) {  // a cell is fitted on its time
+    ++counts_.rowsNoTime;
+    return;
+  }
   ++counts_.rowsUsed;
   if (last_ == nullptr || !inFitGroup(row, last_->first)) last_ = &*groups_.try_emplace(fitGroupOf(row)).first;
   SizeSamples& size = last_->second[row.size];
@@ -142,7 +146,6 @@ FitPoints PointsBuilder::finish() {
       if (!samples.ncclDefault.busbw.empty()) size.defaultBusbw = medianInPlace(samples.ncclDefault.busbw);
       size.defaultRuns = static_cast<uint32_t>(samples.ncclDefault.runs.size());
       for (auto& [cell, s] : samples.cells) {
-        if (s.busbw.empty() || s.timeUs.empty()) continue;  // a time without a busbw is no measurement of both
         size.cells.push_back({cell, medianInPlace(s.timeUs), medianInPlace(s.busbw),
                               static_cast<uint32_t>(s.busbw.size()), static_cast<uint32_t>(s.runs.size())});
       }

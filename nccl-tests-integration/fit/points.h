@@ -65,6 +65,7 @@ struct PointCounts {
   size_t rowsForcedChannelsOrChunk = 0;                   // NCCL's model has no term for them
   size_t rowsPartialChoice = 0;                           // the algorithm or the protocol forced alone
   size_t rowsNotModelled = 0;                             // a CollNet cell
+  size_t rowsNoTime = 0;                                  // a cell with a busbw but no time in either half
   size_t rowsBadInOutputs = 0, rowsSkippedInOutputs = 0;  // as the datasets' source lines record them
 };
 

@@ -90,12 +90,17 @@ TEST(SweepFitPoints, RowsNcclsModelDoesNotCoverAreCountedNeverUsed) {
   DatasetRow noShape = row("ring", "simple", 1024, 10, 10, 40);
   noShape.shape = Shape{};
   builder.add(noShape);
+  DatasetRow noTime = row("ring", "simple", 1024, 10, 10, 40);
+  noTime.outOfPlace.timeUs.reset();
+  noTime.inPlace.timeUs.reset();
+  builder.add(noTime);
   DatasetRow alltoall = row("", "", 1024, 10, 10, 40);
   alltoall.collective = "alltoall";
   builder.add(alltoall);
   const FitPoints points = builder.finish();
   const PointCounts& c = points.counts;
-  EXPECT_EQ(c.rowsRead, 7u);
+  EXPECT_EQ(c.rowsRead, 8u);
+  EXPECT_EQ(c.rowsNoTime, 1u);
   EXPECT_EQ(c.rowsForcedChannelsOrChunk, 1u);
   EXPECT_EQ(c.rowsPartialChoice, 1u);
   EXPECT_EQ(c.rowsNotModelled, 1u);

@@ -124,12 +124,13 @@ TEST(SweepFitRefine, TheDeadlineAndBadBoundsAreTold) {
   const std::vector<PointRef> at = allPoints(points);
   RefineOptions late;
   late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-  const RefineResult r = refine(points, at, {{"ll latency", 30, 0.1, 100, {}}}, latencies, late);
+  const RefineParameter simple{"simple latency", 10, 0.1, 100, {}};
+  const RefineResult r = refine(points, at, {{"ll latency", 30, 0.1, 100, {}}, simple}, latencies, late);
   EXPECT_TRUE(r.truncated);
   EXPECT_FALSE(r.moved);
-  EXPECT_EQ(r.values, std::vector<double>{30});
-  EXPECT_THROW(refine(points, at, {{"ll latency", 0, 0, 100, {}}}, latencies), std::invalid_argument);
-  EXPECT_THROW(refine(points, at, {{"ll latency", 300, 1, 100, {}}}, latencies), std::invalid_argument);
+  EXPECT_EQ(r.values, (std::vector<double>{30, 10}));
+  EXPECT_THROW(refine(points, at, {{"ll latency", 0, 0, 100, {}}, simple}, latencies), std::invalid_argument);
+  EXPECT_THROW(refine(points, at, {{"ll latency", 300, 1, 100, {}}, simple}, latencies), std::invalid_argument);
 }
 
 }  // namespace
