@@ -23,8 +23,10 @@ std::map<uint64_t, Samples> tunedSamples(const Aggregate* tuned, const GroupKey&
   const auto group = tuned->groups.find(key);
   if (group == tuned->groups.end()) return out;
   for (const auto& [size, choices] : group->second)
-    for (const auto& [choice, samples] : choices)
+    for (const auto& [choice, samples] : choices) {
       out[size].busbw.insert(out[size].busbw.end(), samples.busbw.begin(), samples.busbw.end());
+      out[size].addRuns(samples);
+    }
   return out;
 }
 
@@ -62,6 +64,7 @@ void scorePoint(const std::map<Choice, Samples>& choices, const std::optional<Ch
                 ComparePoint& p) {
   for (const auto& [choice, samples] : choices) {
     const ChoiceStats stats = statsOf(samples);
+    if (stats.samples > 0) ++p.measuredChoices;
     if (stats.samples > 0 && (!p.bestBusbw || stats.median > *p.bestBusbw)) {
       p.bestBusbw = stats.median;
       p.best = choice.label();
@@ -69,6 +72,7 @@ void scorePoint(const std::map<Choice, Samples>& choices, const std::optional<Ch
   }
   if (!withModel) return;
   p.modelPick = modelPick ? modelPick->label() : "default";
+  if (p.measuredChoices < 2) return;  // one choice alone: no regret, nothing was ranked
   const std::optional<double> pickBusbw = medianOf(choices, modelPick.value_or(Choice{}));
   if (pickBusbw && p.bestBusbw) p.modelRegret = regretOf(*p.bestBusbw, *pickBusbw);
   if (p.defaultBusbw && p.bestBusbw) p.defaultRegret = regretOf(*p.bestBusbw, *p.defaultBusbw);

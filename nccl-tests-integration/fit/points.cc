@@ -2,7 +2,6 @@
 #include "nccl-tests-integration/fit/points.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "formats/tuner_rules/rule.h"
 #include "nccl-tests-integration/rules/read_datasets.h"
@@ -19,14 +18,6 @@ double medianInPlace(std::vector<double>& values) {
   std::nth_element(values.begin(), mid, values.end());
   if (values.size() % 2 == 1) return *mid;
   return (*std::max_element(values.begin(), mid) + *mid) / 2;
-}
-
-// One run of one output: the pair of halves of its rows are two samples of it, not two runs.
-uint64_t runHash(const DatasetRow& row) {
-  uint64_t h = std::hash<std::string>{}(row.source);
-  for (const uint64_t part : {static_cast<uint64_t>(row.run), static_cast<uint64_t>(row.repeat)})
-    h = (h ^ part) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
-  return h;
 }
 
 }  // namespace
@@ -71,13 +62,12 @@ PointMask PointMask::none(const FitPoints& points) {
   return mask;
 }
 
-void PointsBuilder::addSamples(const DatasetRow& row, Samples& samples) {
+void PointsBuilder::addSamples(const DatasetRow& row, TimedSamples& timed) {
   for (const Measurement* half : {&row.outOfPlace, &row.inPlace}) {
-    if (half->busbwGBps) samples.busbw.push_back(*half->busbwGBps);
-    if (half->timeUs) samples.timeUs.push_back(*half->timeUs);
+    if (half->busbwGBps) timed.samples.busbw.push_back(*half->busbwGBps);
+    if (half->timeUs) timed.timeUs.push_back(*half->timeUs);
   }
-  const uint64_t run = runHash(row);
-  if (std::find(samples.runs.begin(), samples.runs.end(), run) == samples.runs.end()) samples.runs.push_back(run);
+  timed.samples.addRun(runOf(row));
 }
 
 void PointsBuilder::add(const DatasetRow& row) {
@@ -143,10 +133,12 @@ FitPoints PointsBuilder::finish() {
     for (auto& [bytes, samples] : it->second) {
       SizePoint& size = group.sizes.emplace_back();
       size.bytes = bytes;
-      if (!samples.ncclDefault.busbw.empty()) size.defaultBusbw = medianInPlace(samples.ncclDefault.busbw);
-      size.defaultRuns = static_cast<uint32_t>(samples.ncclDefault.runs.size());
-      for (auto& [cell, s] : samples.cells) {
-        size.cells.push_back({cell, medianInPlace(s.timeUs), medianInPlace(s.busbw),
+      Samples& def = samples.ncclDefault.samples;
+      if (!def.busbw.empty()) size.defaultBusbw = medianInPlace(def.busbw);
+      size.defaultRuns = static_cast<uint32_t>(def.runs.size());
+      for (auto& [cell, timed] : samples.cells) {
+        Samples& s = timed.samples;
+        size.cells.push_back({cell, medianInPlace(timed.timeUs), medianInPlace(s.busbw),
                               static_cast<uint32_t>(s.busbw.size()), static_cast<uint32_t>(s.runs.size())});
       }
     }

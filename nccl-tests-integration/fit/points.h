@@ -92,16 +92,16 @@ class PointsBuilder {
   FitPoints finish();  // the medians; the builder is empty afterwards
 
  private:
-  struct Samples {
-    std::vector<double> busbw, timeUs;
-    std::vector<uint64_t> runs;  // distinct (source, run, repeat) hashes
+  struct TimedSamples {
+    Samples samples;  // busbw and the distinct runs, as the rules keep them
+    std::vector<double> timeUs;
   };
   struct SizeSamples {
-    Samples ncclDefault;
-    std::map<Cell, Samples> cells;
+    TimedSamples ncclDefault;
+    std::map<Cell, TimedSamples> cells;
   };
   using Group = std::map<uint64_t, SizeSamples>;
-  static void addSamples(const DatasetRow& row, Samples& samples);
+  static void addSamples(const DatasetRow& row, TimedSamples& samples);
   std::map<FitGroupKey, Group> groups_;
   std::pair<const FitGroupKey, Group>* last_ = nullptr;  // the group of the previous row
   PointCounts counts_;

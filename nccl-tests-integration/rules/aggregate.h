@@ -1,6 +1,7 @@
 // A dataset gathered for the rules: busbw samples per collective × communicator shape × size × choice. Each
-// valid row gives up to two samples (out-of-place and in-place busbw); rows flagged for #wrong, rows whose
-// forcing names no single choice, and rows of unknown shape are counted, never used.
+// valid row gives up to two samples (out-of-place and in-place busbw), both of one run: the runs behind the
+// samples are counted apart (Samples::runs), so that one run's two halves never pass for two repeats. Rows
+// flagged for #wrong, rows whose forcing names no single choice, and rows of unknown shape are counted, never used.
 #pragma once
 
 #include <cstdint>
@@ -25,10 +26,16 @@ struct GroupKey {
 enum class RowUse { Usable, Impossible, Wrong, Unusable, NoShape, NoMeasurement };
 RowUse rowUse(const DatasetRow& row);
 
-// The samples of one choice at one size.
+// The samples of one choice at one size, and the distinct runs they came from: a hash of (source, run,
+// repeat) each, sorted. A row's out-of-place and in-place busbw are two samples of one run.
 struct Samples {
   std::vector<double> busbw;
+  std::vector<uint64_t> runs;
+  void addRun(uint64_t run);           // keeps runs sorted and distinct
+  void addRuns(const Samples& other);  // every run of other
 };
+// The run a row belongs to: its output file, the run in it and the manifest's repeat.
+uint64_t runOf(const DatasetRow& row);
 
 // size -> choice -> samples
 using SizeTable = std::map<uint64_t, std::map<Choice, Samples>>;
@@ -56,10 +63,11 @@ struct Aggregate {
 };
 
 // The median busbw of some samples and their spread: (max - min) / median, the run-to-run noise the rules
-// must beat. samples: how many.
+// must beat. samples: how many; runs: the distinct runs they came from (one run gives two samples).
 struct ChoiceStats {
   double median = 0, spread = 0;
   int samples = 0;
+  int runs = 0;
 };
 ChoiceStats statsOf(const Samples& samples);
 

@@ -92,6 +92,24 @@ sweep_expect(compare_refused_rules fail "the tuner would refuse .*tuner_decision
              -- ${_railtune} sweep compare ${_sweep_work}/env.jsonl --rules ${PROJECT_SOURCE_DIR}/tests/cli/tuner_decisions_bad_rules.csv
                 -o ${_sweep_work}/report.html)
 
+# `compare --model` on GB200 data (one tray, one run of each choice): a GB300 profile is warned about once, naming
+# the profile to pass, and the comparison still ends well; without --profile the data's GPU picks gb200-nvl72.
+file(WRITE ${_sweep_work}/gb200.jsonl [=[
+{"schema":"railtune.sweep-dataset/1","source":"gb200/allreduce.default.r0.txt","line":40,"run":0,"test":"all_reduce_perf","collective":"allreduce","size":8388608,"count":2097152,"type":"float","redop":"sum","root":-1,"choice":{},"forced_by":"manifest","env":{},"shape":{"ranks":4,"hosts":1,"nodes":1,"nvl_domains":1,"ranks_per_domain":4},"out_of_place":{"time_us":40.0,"algbw":209.7,"busbw":314.6,"wrong":0.0},"in_place":{"time_us":40.2,"algbw":208.7,"busbw":313.0,"wrong":0.0},"valid":true,"repeat":0,"gpu":"NVIDIA GB200"}
+{"schema":"railtune.sweep-dataset/1","source":"gb200/allreduce.ring-ll128.r0.txt","line":40,"run":0,"test":"all_reduce_perf","collective":"allreduce","size":8388608,"count":2097152,"type":"float","redop":"sum","root":-1,"choice":{"algorithm":"ring","protocol":"ll128"},"forced_by":"manifest","env":{"NCCL_ALGO":"Ring","NCCL_PROTO":"LL128"},"shape":{"ranks":4,"hosts":1,"nodes":1,"nvl_domains":1,"ranks_per_domain":4},"out_of_place":{"time_us":36.0,"algbw":233.0,"busbw":349.5,"wrong":0.0},"in_place":{"time_us":36.1,"algbw":232.4,"busbw":348.6,"wrong":0.0},"valid":true,"repeat":0,"gpu":"NVIDIA GB200"}
+]=])
+sweep_expect(compare_model_profile_of_another_gpu ok
+             "^railtune: warning: --model: profile gb300-nvl72 models NVIDIA GB300; 1 group is NVIDIA GB200 \\(pass --profile gb200-nvl72\\)$"
+             "^model: .*hardware profile gb300-nvl72, emulated NCCL"
+             -- ${_railtune} sweep compare ${_sweep_work}/gb200.jsonl --model --profile gb300-nvl72)
+sweep_expect(compare_model_profile_from_the_data ok
+             "^model: .*hardware profile gb200-nvl72 \\(picked from the data: every group is NVIDIA GB200\\)"
+             -- ${_railtune} sweep compare ${_sweep_work}/gb200.jsonl --model)
+# One run of each: a --min-gain under the one-run noise is not the bar, and the why says what is.
+sweep_expect(rules_one_run_evidence ok "ring/ll128 \\+11\\.2 % > one-run noise 5\\.0 % \\(1 run each\\)"
+             "^wrote .*gb200-rules\\.json: 1 rule from 2 rows"
+             -- ${_railtune} sweep rules ${_sweep_work}/gb200.jsonl --min-gain 2 -o ${_sweep_work}/gb200-rules.json)
+
 # Hostile input (issue 28; docs/sweep.md#impossible-values): impossible values and a row glued to an INFO line in a
 # table, a hand-edited dataset (1e308, 2^63, a negative size, a key twice) for rules and compare, a sweep folder
 # whose every run failed, and the memory of a 40 MB parse (streamed, not held).

@@ -4,15 +4,22 @@
 Each file is what nccl-tests v2.19.6 (NCCL 2.28.7) prints for `all_reduce_perf -b 256K -e 256M -f 2` on one
 set of GB300 NVL72 trays with one forced choice: the version line, the nThread line, the device lines, the
 table (float sum, out-of-place and in-place) and the footer, byte for byte in the format of
-nccl-tests/src/util.cu@v2.19.6 (docs: /work/notes/nccl-tests-formats.md). busbw is the published figure; the
+nccl-tests/src/util.cu@v2.19.6 (docs/sweep.md, "Every format in the wild"). busbw is the published figure; the
 in-place half is 0.2 % above it; algbw = busbw / (2(n-1)/n) and time(us) = size / algbw / 1e3, as
 all_reduce.cu's AllReduceGetBw computes them backwards.
+
+Shapes: 4, 8 and 16 GPUs are trays of one NVLink domain (NCCL's nNodes 1); 144 GPUs are two NVLink domains of 72
+(two racks, nNodes 2 under MNNVL), over the network, for `-b 512M -e 16G`, NCCL's own choice only (no forced choice
+of that shape is published). A multi-node shape also has tables per published effect of NCCL's IB settings
+(net_settings.py): recorded/g<N>/<effect id>/<choice>.txt, e.g. recorded/g144/ar1-split1/default.txt.
 
 tests/data/sweep/fake_all_reduce_perf (the stand-in `railtune sweep run` drives in tests) reads these files and
 prints them again with rendering functions of this module, restricted to -b..-e and with a small jitter.
 
-usage: render_tables.py          write recorded/g{4,8,16}/<choice>.txt
+usage: render_tables.py          write recorded/g{4,8,16,144}/[<effect id>/]<choice>.txt
        render_tables.py --check  exit 1 when a recorded file differs from what this script renders
+       render_tables.py --explain GPUS [NAME=VALUE ...]
+                                 which table NCCL's own choice prints on GPUS under those settings, and why
 """
 import argparse
 import hashlib
@@ -20,11 +27,18 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import net_settings  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "recorded")
 
 VERSION_LINE = "# nccl-tests version 2.19.6 nccl-headers=22807 nccl-library=22807"
 SIZES = [256 << 10 << i for i in range(11)]  # 256K .. 256M
+SIZES_TWO_RACKS = [512 << 20 << i for i in range(6)]  # 512M .. 16G, the published rows
+# NVLink domains of each shape: NCCL's nNodes under MNNVL (one node per domain).
+DOMAINS = {4: 1, 8: 1, 16: 1, 144: 2}
 GPUS_PER_TRAY = 4
 GPU_NAME = "NVIDIA GB300"
 # The four GPUs of a Grace Blackwell compute tray, as domain:bus:device.
@@ -86,7 +100,29 @@ def _figures():
         "tree/simple": _scaled(d16, 0.70),
         "nvls/simple": _wobble(d16),
     }
+    # 144 GPUs: 2 racks (NVLink domains) of 18 trays. NCCL's own choice under NCCL's IB defaults: the "ar1-split1"
+    # table below divided by the one published ratio of that effect (x1.70, net_settings.EFFECTS).
+    ratio = net_settings.ratio_of("ar1-split1")
+    sets[144] = {
+        "hosts": ["gb300-r%02d-t%02d" % (rack, tray) for rack in (1, 2) for tray in range(1, 19)],
+        "default": [(round(oop / ratio, 2), round(ip / ratio, 2)) for oop, ip in TWO_RACKS_PUBLISHED],
+    }
     return sets
+
+
+# The only published all-reduce table of two NVLink domains of 72 joined by a network that we know of:
+# github.com/coreweave/nccl-tests README.md @cb86553 (2026-05-27), "Expected Performance > GB200 > 2 Racks": GB200
+# NVL72, NCCL 2.26.2, all_reduce_perf -b 16M -e 16G -f 2 -g 1, rows from 512 MiB only; busbw out-of-place, in-place
+# (GB/s). Its fabric is InfiniBand, where NCCL's adaptive routing is on by default (net_ib.cc:797@v2.28.7-1): traffic
+# already spread over the paths, the state PR #287 reached on RoCE with NCCL_IB_ADAPTIVE_ROUTING=1 and
+# NCCL_IB_SPLIT_DATA_ON_QPS=1. So these figures are that effect's table, and NCCL's RoCE defaults (the stand-in's
+# NICs) get them divided by its ratio. The absolute GB/s are GB200's on InfiniBand, not a measurement of GB300 on
+# RoCE: only the ratio between the two tables is published for this effect. (The published busbw/algbw is
+# all-reduce's factor for 128 ranks; busbw is taken as published and algbw recomputed for 144.)
+TWO_RACKS_PUBLISHED = [(493.94, 508.83), (596.10, 597.59), (680.30, 680.91), (743.09, 745.36), (793.06, 791.88),
+                       (810.41, 820.36)]
+# (GPUs, effect id) -> {choice: figures}: the tables of a published effect of NCCL's IB settings.
+NET_FIGURES = {(144, "ar1-split1"): {"default": TWO_RACKS_PUBLISHED}}
 
 
 FIGURES = _figures()
@@ -96,8 +132,20 @@ def file_name(choice):
     return choice.replace("/", "-") + ".txt"
 
 
-def recorded_path(gpus, choice):
-    return os.path.join(RECORDED, "g%d" % gpus, file_name(choice))
+def recorded_path(gpus, choice, effect=None):
+    return os.path.join(RECORDED, "g%d" % gpus, effect or "", file_name(choice))
+
+
+def sizes_of(gpus):
+    return SIZES_TWO_RACKS if gpus == 144 else SIZES
+
+
+def table_for(gpus, choice, env):
+    """(recorded path, why) of the table a run of CHOICE on GPUS prints under the environment ENV."""
+    effect, why = net_settings.variant(env, DOMAINS[gpus])
+    if effect and (gpus, effect) in NET_FIGURES:
+        return recorded_path(gpus, choice, effect), why
+    return recorded_path(gpus, choice), why
 
 
 def pids(gpus):
@@ -226,9 +274,13 @@ def render_json(gpus, rows, args, env, min_bytes, max_bytes, step_factor, start_
              ",".join(results), num(average), string(end_time)))
 
 
-def recorded_rows(gpus, choice):
-    figures = FIGURES[gpus][choice]
-    return [(size, float(b), round(b * 1.002, 2)) for size, b in zip(SIZES, figures)]
+def recorded_rows(gpus, choice, effect=None):
+    figures = NET_FIGURES[(gpus, effect)][choice] if effect else FIGURES[gpus][choice]
+    rows = []
+    for size, busbw in zip(sizes_of(gpus), figures):
+        oop, ip = busbw if isinstance(busbw, tuple) else (float(busbw), round(busbw * 1.002, 2))
+        rows.append((size, oop, ip))
+    return rows
 
 
 def read_recorded_rows(path):
@@ -250,8 +302,14 @@ def choices(gpus):
 def expected_files():
     files = {}
     for gpus in sorted(FIGURES):
+        sizes = sizes_of(gpus)
         for choice in choices(gpus):
-            files[recorded_path(gpus, choice)] = render_text(gpus, recorded_rows(gpus, choice), SIZES[0], SIZES[-1], 2)
+            files[recorded_path(gpus, choice)] = render_text(gpus, recorded_rows(gpus, choice), sizes[0], sizes[-1], 2)
+    for (gpus, effect), figures in sorted(NET_FIGURES.items()):
+        sizes = sizes_of(gpus)
+        for choice in figures:
+            files[recorded_path(gpus, choice, effect)] = render_text(gpus, recorded_rows(gpus, choice, effect),
+                                                                     sizes[0], sizes[-1], 2)
     return files
 
 
@@ -261,10 +319,29 @@ def jitter(seed, size, half):
     return 1.0 + (int.from_bytes(digest[:4], "big") / 0xFFFFFFFF * 2.0 - 1.0) * 0.01
 
 
+def explain(words):
+    """Prints the table NCCL's own choice prints on a shape under NCCL_IB_* settings, and why."""
+    try:
+        gpus = int(words[0])
+        env = dict(word.split("=", 1) for word in words[1:])
+    except ValueError:
+        print("usage: render_tables.py --explain GPUS [NAME=VALUE ...]")
+        return 2
+    if gpus not in FIGURES:
+        print("no recorded table for %d GPUs (%s)" % (gpus, ", ".join(str(g) for g in sorted(FIGURES))))
+        return 2
+    path, why = table_for(gpus, "default", env)
+    print("%s: %s" % (os.path.relpath(path, HERE), why))
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
+    parser.add_argument("--explain", nargs="+", metavar="ARG", help="GPUS [NAME=VALUE ...]")
     args = parser.parse_args()
+    if args.explain:
+        return explain(args.explain)
     stale = []
     for path, text in expected_files().items():
         if args.check:

@@ -14,6 +14,7 @@
 #include "formats/path_log.h"
 #include "formats/profile_logs.h"
 #include "formats/rail_map.h"
+#include "formats/tuner_model/tuner_model.h"
 #include "formats/tuner_rules/rules_file.h"
 #include "nccl-tests-integration/dataset/dataset.h"
 #include "nccl-tests-integration/run/manifest.h"
@@ -80,6 +81,15 @@ const std::map<std::string, Reader>& readers() {
   static const std::map<std::string, Reader> kReaders = {
       {"fabric.example.yaml", fabricProblems},
       {"rail-map.example.json", railMapProblems},
+      {"tuner-model.example.json",
+       [](const std::string& path) {
+         try {
+           formats::tuner_model::readTunerModelFile(path);
+         } catch (const formats::tuner_model::TunerModelError& e) {
+           return std::string(e.what());
+         }
+         return std::string();
+       }},
       {"tuner-rules.example.json",
        [](const std::string& path) { return formats::tuner_rules::readRulesFile(path).describeErrors(); }},
       {"path-log.example.jsonl",

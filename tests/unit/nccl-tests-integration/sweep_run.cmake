@@ -14,3 +14,6 @@ gtest_discover_tests(sweep_run_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVER
 # The recorded tables are what tests/data/sweep/render_tables.py renders from the published figures.
 add_test(NAME unit.sweep_run_recorded_tables_current
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/data/sweep/render_tables.py --check)
+# The stand-in's network settings, second shape and NCCL INFO lines behave as tests/data/sweep/net_settings.py says.
+add_test(NAME unit.sweep_standin_net_settings
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/data/sweep/standin_check.py)
