@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "nccl-tests-integration/compare/regret.h"
+
 namespace railtune::sweep {
 namespace {
 
@@ -72,8 +74,8 @@ void scorePoint(const std::map<Choice, Samples>& choices, const std::optional<Ch
   p.modelPick = modelPick ? modelPick->label() : "default";
   if (p.measuredChoices < 2) return;  // one choice alone: no regret, nothing was ranked
   const std::optional<double> pickBusbw = medianOf(choices, modelPick.value_or(Choice{}));
-  if (pickBusbw && *pickBusbw > 0 && p.bestBusbw) p.modelRegret = *p.bestBusbw / *pickBusbw - 1;
-  if (p.defaultBusbw && *p.defaultBusbw > 0 && p.bestBusbw) p.defaultRegret = *p.bestBusbw / *p.defaultBusbw - 1;
+  if (pickBusbw && p.bestBusbw) p.modelRegret = regretOf(*p.bestBusbw, *pickBusbw);
+  if (p.defaultBusbw && p.bestBusbw) p.defaultRegret = regretOf(*p.bestBusbw, *p.defaultBusbw);
 }
 
 // One point per measured size of the group.

@@ -11,29 +11,38 @@
 
 namespace railtune::sweep {
 
+RowUse rowUse(const DatasetRow& row) {
+  if (!rowProblem(row.size, row.count, row.outOfPlace, row.inPlace, false).empty()) return RowUse::Impossible;
+  if (!row.valid) return RowUse::Wrong;
+  if (!row.choice.unusable.empty()) return RowUse::Unusable;
+  if (row.shape.ranks <= 0) return RowUse::NoShape;
+  const bool out = row.outOfPlace.busbwGBps.has_value(), in = row.inPlace.busbwGBps.has_value();
+  if (row.size == 0 || (!out && !in)) return RowUse::NoMeasurement;
+  return RowUse::Usable;
+}
+
 void Aggregate::add(const DatasetRow& row) {
   ++rowsRead;
-  if (!rowProblem(row.size, row.count, row.outOfPlace, row.inPlace, false).empty()) {
-    ++rowsImpossible;
-    return;
-  }
-  if (!row.valid) {
-    ++rowsWrong;
-    return;
-  }
-  if (!row.choice.unusable.empty()) {
-    ++rowsUnusable;
-    return;
-  }
-  if (row.shape.ranks <= 0) {
-    ++rowsNoShape;
-    return;
+  switch (rowUse(row)) {
+    case RowUse::Impossible:
+      ++rowsImpossible;
+      return;
+    case RowUse::Wrong:
+      ++rowsWrong;
+      return;
+    case RowUse::Unusable:
+      ++rowsUnusable;
+      return;
+    case RowUse::NoShape:
+      ++rowsNoShape;
+      return;
+    case RowUse::NoMeasurement:
+      ++rowsNoMeasurement;
+      return;
+    case RowUse::Usable:
+      break;
   }
   const bool out = row.outOfPlace.busbwGBps.has_value(), in = row.inPlace.busbwGBps.has_value();
-  if (row.size == 0 || (!out && !in)) {
-    ++rowsNoMeasurement;
-    return;
-  }
   ++rowsUsed;
   ++rowsOfNetEnv[row.netEnv];
   const auto group = groups.try_emplace(GroupKey{row.collective, row.shape, row.netEnv}).first;

@@ -28,6 +28,11 @@ struct GroupKey {
   bool operator==(const GroupKey&) const = default;
 };
 
+// Whether a row gives samples, and if not why: the one filter of the rules, the report and the fit
+// (fit/points.h). Usable: valid, its forcing names one choice, its shape known, a size and a busbw measured.
+enum class RowUse { Usable, Impossible, Wrong, Unusable, NoShape, NoMeasurement };
+RowUse rowUse(const DatasetRow& row);
+
 // The samples of one choice at one size, and the distinct runs they came from: a hash of (source, run,
 // repeat) each, sorted. A row's out-of-place and in-place busbw are two samples of one run.
 struct Samples {

@@ -19,4 +19,10 @@ Aggregate readDatasets(const std::vector<std::string>& paths, size_t maxWarnings
                        const std::function<void(std::string_view)>& warn,
                        const std::function<bool(const DatasetRow&)>& keep = nullptr, size_t* left = nullptr);
 
+// The same reading with the rows and the source lines handed to the caller (`sweep fit` gathers its own
+// points, fit/points.h): the same warnings; throws the same way when no row could be read.
+void readDatasetRows(const std::vector<std::string>& paths, size_t maxWarnings,
+                     const std::function<void(std::string_view)>& warn, const DatasetSink& rows,
+                     const DatasetSourceSink& sources);
+
 }  // namespace railtune::sweep
