@@ -87,7 +87,8 @@ void forcingOf(const OutputContext& context, const TestRun& run, DatasetRow& bas
                const std::function<void(std::string)>& note) {
   base.env = context.env;
   base.forcedBy = context.env.empty() ? ForcedBy::None : context.envFrom;
-  base.netEnv = context.envFrom == ForcedBy::Manifest ? context.netEnv : netEnvOfOption(context.env);
+  base.netEnv =
+      context.envFrom == ForcedBy::Manifest ? netEnvAsNcclReadsIt(context.netEnv) : netEnvOfOption(context.env);
   if (context.envFrom == ForcedBy::Manifest || run.forced.empty()) return;
   for (const auto& [key, value] : run.forced) {
     const auto given = context.env.find(key);

@@ -2,6 +2,8 @@
 #include "nccl-tests-integration/dataset/net_env.h"
 
 #include <array>
+#include <cerrno>
+#include <cstdlib>
 #include <utility>
 
 namespace railtune::sweep {
@@ -90,10 +92,24 @@ std::string netEnvLabel(const NetEnv& env) {
   return label;
 }
 
+std::string netEnvValue(std::string_view name, const std::string& value) {
+  if (!isKnownNetSetting(name) || value.empty()) return value;
+  // NCCL_PARAM's read: strtoll(str, nullptr, 0), the value kept unless errno is set (param.cc:94-100@v2.30.7).
+  errno = 0;
+  const long long number = std::strtoll(value.c_str(), nullptr, 0);
+  return errno != 0 ? value : std::to_string(number);
+}
+
 NetEnv netEnvOfOption(const std::map<std::string, std::string>& env) {
   NetEnv out;
   for (const auto& [name, value] : env)
-    if (whyNotANetSetting(name).empty()) out[name] = value;
+    if (whyNotANetSetting(name).empty()) out[name] = netEnvValue(name, value);
+  return out;
+}
+
+NetEnv netEnvAsNcclReadsIt(const NetEnv& env) {
+  NetEnv out;
+  for (const auto& [name, value] : env) out[name] = netEnvValue(name, value);
   return out;
 }
 

@@ -36,7 +36,13 @@ std::string netEnvTag(const NetEnv& env);
 // "NCCL_IB_ADAPTIVE_ROUTING=1 NCCL_IB_SPLIT_DATA_ON_QPS=1"; "" for none.
 std::string netEnvLabel(const NetEnv& env);
 
-// The settings among variables that forced a run (`sweep parse --env`): every name whyNotANetSetting accepts.
+// A known setting's value as NCCL reads it (strtoll, base 0): "0x4" and "04" are "4", as NCCL's own "set by
+// environment to 4." line says, so one setting spelled two ways is one measurement. Other names, and values NCCL
+// would reject, stay as given.
+std::string netEnvValue(std::string_view name, const std::string& value);
+NetEnv netEnvAsNcclReadsIt(const NetEnv& env);
+// The settings among variables that forced a run (`sweep parse --env`): every name whyNotANetSetting accepts,
+// values as NCCL reads them.
 NetEnv netEnvOfOption(const std::map<std::string, std::string>& env);
 // The settings among NCCL's "NAME set by environment to V." lines (src/misc/param.cc:100@v2.30.7,
 // :89@v2.28.9): the known ones only (isKnownNetSetting).

@@ -86,6 +86,27 @@ TEST(SweepNetEnv, FromParseEnvBelowNcclsWordAndFromTheManifestAlone) {
   EXPECT_TRUE(netEnvRows(manifest)[0].netEnv.empty());
 }
 
+TEST(SweepNetEnv, OneSettingSpelledTwoWaysIsOneMeasurement) {
+  // NCCL reads its integer settings with strtoll base 0 and prints the number it read (param.cc:94-100@v2.30.7).
+  EXPECT_EQ(netEnvValue("NCCL_IB_QPS_PER_CONNECTION", "0x4"), "4");
+  EXPECT_EQ(netEnvValue("NCCL_IB_QPS_PER_CONNECTION", "04"), "4");  // octal, as NCCL reads it
+  EXPECT_EQ(netEnvValue("NCCL_IB_AR_THRESHOLD", " 8192"), "8192");
+  EXPECT_EQ(netEnvValue("NCCL_IB_ADAPTIVE_ROUTING", "99999999999999999999"), "99999999999999999999");  // ERANGE
+  EXPECT_EQ(netEnvValue("NCCL_SOCKET_NTHREADS", "0x4"), "0x4");  // not a setting railtune knows: as given
+  OutputContext manifest;
+  manifest.source = "info.txt";
+  manifest.envFrom = ForcedBy::Manifest;
+  manifest.netEnv = {{"NCCL_IB_QPS_PER_CONNECTION", "0x8"}};
+  EXPECT_EQ(netEnvRows(manifest)[0].netEnv, (NetEnv{{"NCCL_IB_QPS_PER_CONNECTION", "8"}}));
+  OutputContext option;
+  option.source = "info.txt";
+  option.env = {{"NCCL_IB_QPS_PER_CONNECTION", "010"}};
+  option.envFrom = ForcedBy::Option;
+  EXPECT_EQ(netEnvRows(option)[0].netEnv.at("NCCL_IB_QPS_PER_CONNECTION"), "4");  // NCCL's line over --env
+  option.env = {{"NCCL_CROSS_NIC", "0x1"}};
+  EXPECT_EQ(netEnvRows(option)[0].netEnv.at("NCCL_CROSS_NIC"), "1");
+}
+
 TEST(SweepNetEnv, WrittenBetweenEnvAndShapeAndReadBack) {
   DatasetRow row;
   row.source = "runs/allreduce.default.ar1-split1.r0.txt";
