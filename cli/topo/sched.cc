@@ -14,7 +14,7 @@
 #include "topo_gen/kueue.h"
 #include "topo_gen/labels.h"
 #include "topo_gen/launcher_env.h"
-#include "topo_gen/measured_net.h"
+#include "topo_gen/measured_net.h"  // measuredNcclDecisions, for --why
 #include "topo_gen/slurm.h"
 
 namespace railtune::cli {
@@ -112,11 +112,6 @@ Command addTopoEnvCommand(CLI::App& topo) {
   addCommonOptions(*app, *common);
   app->add_option("--host", options->env.host, "the host; default: the first host of the fabric");
   addLauncherOptions(*app, *options);
-  auto measured = std::make_shared<std::string>();
-  app->add_option("--measured", *measured,
-                  "network settings measured by `railtune sweep` (railtune.net-env/1): the entry for this cluster's "
-                  "GPU and fabric wins over the QP policy's defaults (docs/qp-policy.md)")
-      ->check(CLI::ExistingFile);
   auto why = std::make_shared<bool>(false);
   app->add_flag("--why", *why,
                 "before the exports, a comment line per QP-policy variable (NCCL_IB_QPS_PER_CONNECTION...): its "
@@ -126,11 +121,7 @@ Command addTopoEnvCommand(CLI::App& topo) {
             topo::LauncherEnvOptions env = resolveLauncherOptions(*options);
             if (env.host.empty() && !model.hosts.empty()) env.host = model.hosts.front().name;
             env.env = processEnv;
-            if (!measured->empty()) {
-              const formats::NetEnvChoice choice = topo::measuredForHost(model, env.host, *measured);
-              for (const std::string& note : choice.notes) std::cerr << "railtune topo env: note: " << note << "\n";
-              env.measured = choice.measured;
-            }
+            applyMeasured(*options, model, env, "topo env");
             const topo::EnvVars vars = topo::launcherEnv(model, env);
             const qp::QpPolicy policy = topo::launcherQpPolicy(model, env);
             for (const std::string& warning : policy.warnings)

@@ -58,6 +58,9 @@ add_test(NAME topo_gen.env_measured_other_fabric
                         [ \"$(printf '%s\\n' \"$out\" | grep -c 'note: gb300-roce-800.json: no entry is for this cluster')\" = 1 ] &&
                         ! printf '%s\\n' \"$out\" | grep -q measured: && printf '%s\\n' \"$out\" | grep -q '^export NCCL_CROSS_NIC=0$'"
                  env_measured ${RAILTUNE_CLI} ${_net_env}/gb300-roce-800.json)
+add_test(NAME topo_gen.exec_measured
+         COMMAND ${_expect} ok "^NCCL_IB_QPS_PER_CONNECTION=8$" "^NCCL_CROSS_NIC=1$"
+                 -- ${RAILTUNE_CLI} exec --host rack00-tray00 --measured ${_net_env}/gb300-ib-800.json -- env)
 add_test(NAME topo_gen.env_measured_malformed
          COMMAND ${_expect} 2 "^railtune topo env: .*net-env.schema.json:[0-9]+:[0-9]+: unknown field"
                  "net-env.schema.json:2:3: unknown field '\\$schema'" "net-env.schema.json:1:1: missing field 'schema'"
