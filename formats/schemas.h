@@ -23,6 +23,8 @@ inline constexpr std::string_view kNetFamily = "railtune.profile.net.";
 // Inputs a user writes or generates (RAILTUNE_RAIL_MAP, RAILTUNE_TUNER_CONFIG).
 inline constexpr const char* kRailMapSchema = "railtune.rail_map.v1";
 inline constexpr const char* kTunerRulesSchema = "railtune.tuner-rules/1";
+// Written by `railtune sweep fit`, read by the tuner (RAILTUNE_TUNER_MODEL_FILE) and `sweep compare --fitted`.
+inline constexpr const char* kTunerModelSchema = "railtune.tuner-model/1";
 
 // The CLI's JSON outputs.
 inline constexpr const char* kPathsCheckSchema = "railtune.paths_check.v1";

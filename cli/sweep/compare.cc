@@ -3,7 +3,8 @@
 // second run made with the rules loaded (--tuned: measured gain), as a table on stdout and an HTML page (an
 // SVG plot and the table per collective and shape), an SVG or a text file. --model scores the tuner's cost
 // model (RAILTUNE_TUNER_MODEL=advise, through the real plugin as `tuner decisions` runs it): its regret at
-// each size beside NCCL default's.
+// each size beside NCCL default's, with the hardware profile of the data's GPU (picked from the data without
+// --profile; a profile of another GPU is warned about, compare/profile_gpu.h).
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -18,6 +19,7 @@
 #include "common/atomic_file.h"
 #include "formats/tuner_rules/rule.h"
 #include "nccl-tests-integration/compare/group_advice.h"
+#include "nccl-tests-integration/compare/profile_gpu.h"
 #include "nccl-tests-integration/compare/report.h"
 #include "nccl-tests-integration/rules/read_datasets.h"
 #include "nccl-tests-integration/rules/rules_choice.h"
@@ -25,13 +27,15 @@
 namespace railtune::cli {
 namespace {
 
+constexpr const char* kDefaultProfile = "gb300-nvl72";
+
 struct CompareOptions {
   std::vector<std::string> datasets;
   std::string rules;
   std::string tuned;
   std::string output;
   bool model = false;
-  std::string profile = "gb300-nvl72";
+  std::string profile;  // "": from the data's GPU, else kDefaultProfile
   std::string nccl = "2.30";
   std::string plugin;
   size_t maxWarnings = 20;
@@ -47,13 +51,13 @@ std::optional<sweep::Choice> choiceOf(const std::optional<CellChoice>& cell) {
 
 // The cost model's advice for a group of the sweep at every power of two, through the real plugin as `tuner
 // decisions` runs it; a group it cannot be asked about is a note.
-sweep::AdviceBySize modelAdvice(const CompareOptions& opts, const sweep::GroupKey& key,
+sweep::AdviceBySize modelAdvice(const CompareOptions& opts, const std::string& profile, const sweep::GroupKey& key,
                                 std::vector<std::string>& notes) {
   sweep::AdviceBySize out;
   formats::Collective collective{};
   if (!formats::tuner_rules::collectiveFromRuleName(key.collective, &collective)) return out;
   DecisionsRequest request;
-  request.comm.profile = opts.profile;
+  request.comm.profile = profile;
   request.comm.nodes = key.shape.nodes;
   request.comm.ranks = key.shape.ranks;
   request.comm.mnnvl = key.shape.hosts > key.shape.nodes ? "on" : "off";
@@ -89,7 +93,12 @@ int runCompare(const CompareOptions& opts) {
     request.rules = [&](const sweep::GroupKey& key, uint64_t size) { return sweep::ruleChoice(*rules, key, size); };
   }
   std::vector<std::string> notes;
-  sweep::GroupAdvice advice([&](const sweep::GroupKey& key) { return modelAdvice(opts, key, notes); });
+  sweep::ProfileChoice profile;
+  if (opts.model) {
+    profile = sweep::chooseProfile(opts.profile, sweep::gpuGroupsOf(aggregate), kDefaultProfile);
+    for (const std::string& w : profile.warnings) printWarning(w);
+  }
+  sweep::GroupAdvice advice([&](const sweep::GroupKey& key) { return modelAdvice(opts, profile.profile, key, notes); });
   if (opts.model) {
     // The model advises as it does inside NCCL with RAILTUNE_TUNER_MODEL=advise; rules do not steer it.
     setenv("RAILTUNE_TUNER_MODEL", "advise", 1);
@@ -102,7 +111,8 @@ int runCompare(const CompareOptions& opts) {
   report.rulesSource = opts.rules;
   if (opts.model)
     report.modelNote = "the railtune tuner's cost model (RAILTUNE_TUNER_MODEL=advise), hardware profile " +
-                       opts.profile + ", emulated NCCL " + opts.nccl;
+                       profile.profile + (profile.how.empty() ? "" : " (" + profile.how + ")") + ", emulated NCCL " +
+                       opts.nccl;
   for (const std::string& n : notes) printWarning(n);
   std::cout << sweep::renderCompareTable(report);
   if (opts.output.empty()) return 0;
@@ -126,7 +136,10 @@ Command addSweepCompareCommand(CLI::App& sweepGroup) {
   sub->add_option("--tuned", opts->tuned, "a dataset of a run made with the rules loaded: measured, not expected, gain")
       ->check(CLI::ExistingFile);
   sub->add_flag("--model", opts->model, "score the tuner's cost model: its regret per size beside NCCL default's");
-  sub->add_option("--profile", opts->profile, "hardware profile the model assumes (--model)")->capture_default_str();
+  sub->add_option(
+      "--profile", opts->profile,
+      std::string("hardware profile the model assumes (--model; default: the one of the data's GPU, else ") +
+          kDefaultProfile + ")");
   sub->add_option("--nccl", opts->nccl, "NCCL behaviour emulated for the model: 2.28|2.30")->capture_default_str();
   sub->add_option("--plugin", opts->plugin, "tuner library (default: <bin>/../lib/libnccl-tuner-railtune.so)");
   sub->add_option("-o,--output", opts->output, "REPORT.html, REPORT.svg (one collective and shape) or REPORT.txt");

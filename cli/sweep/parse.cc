@@ -77,10 +77,9 @@ void printSummary(const sweep::ParseSummary& s, const std::string& output) {
 int runParse(const ParseOptions& opts, const CLI::App& app) {
   if (opts.output.empty()) throw std::invalid_argument("-o DATASET.jsonl is required");
   sweep::ParseRequest request;
+  static_cast<sweep::DomainFacts&>(request.base) = opts.shape.facts();
   request.base.collective = opts.collective;
-  request.base.domainOfHost = opts.shape.domainOfHost();
-  request.base.nvlDomains = opts.shape.nvlDomains;
-  request.base.mnnvl = opts.shape.mnnvl;
+  request.readCluster = clusterFacts;
   request.inputs = inputsWithEnv(opts, app);
   request.output = opts.output;
   request.keepDiagnostics = opts.maxWarnings + 1;

@@ -1,17 +1,20 @@
 // `railtune sweep run -o DIR [--launcher L] [--algos ...] [--protos ...] [--channels ...] [--chunk-sizes ...]
-// [--repeats N] [--timeout S] [--json auto|on|off] [--dry-run] [--restart] -- BINARY ARGS...`: an nccl-tests
-// binary run over a matrix of NCCL choices, NCCL's own first (nccl-tests-integration/run/; docs/sweep.md,
-// "Running a sweep"). Exit status: 0 every run ok or rejected by NCCL, 1 a run failed, 2 bad usage or an
-// unusable folder, 128+N stopped by signal N (130 for Ctrl-C).
+// [--env NAME=V1,V2]... [--repeats N] [--timeout S] [--json auto|on|off] [--dry-run] [--restart] -- BINARY
+// ARGS...`: an nccl-tests binary run over a matrix of NCCL choices (under each setting of --env), NCCL's own
+// first (nccl-tests-integration/run/; docs/sweep.md, "Running a sweep"). Exit status: 0 every run ok or rejected by
+// NCCL, 1 a run failed, 2 bad usage or an unusable folder, 128+N stopped by signal N (130 for Ctrl-C).
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli/plugin_files.h"
+#include "cli/sweep/shape_options.h"
 #include "cli/sweep/sweep.h"
 #include "common/shell_quote.h"
 #include "nccl-tests-integration/run/manifest.h"
@@ -64,6 +67,19 @@ void printSummary(const sweep::SweepResult& r, const sweep::SweepSpec& spec) {
               shellQuote(spec.dir).c_str());
 }
 
+// --rail-map FILE / --fabric FILE read now (a bad file is refused before any run) and recorded in the manifest.
+std::optional<sweep::ManifestFabric> clusterOption(const std::string& railMap, const std::string& fabric) {
+  if (!railMap.empty() && !fabric.empty()) throw std::invalid_argument("--rail-map and --fabric: give one of them");
+  if (railMap.empty() && fabric.empty()) return std::nullopt;
+  const bool fromFabric = !fabric.empty();
+  const std::string path = std::filesystem::absolute(fromFabric ? fabric : railMap).string();
+  sweep::ManifestFabric out;
+  out.from = fromFabric ? sweep::ShapeSource::Fabric : sweep::ShapeSource::RailMap;
+  out.file = path;
+  out.fabric = clusterFacts(path, fromFabric).fabric;
+  return out;
+}
+
 int runSweepCommand(const sweep::SweepRequest& request) {
   const sweep::PreparedSweep sweep = sweep::prepareSweep(request);
   for (const std::string& note : sweep.notes) std::fprintf(stderr, "railtune sweep run: %s\n", note.c_str());
@@ -110,6 +126,15 @@ Command addSweepRunCommand(CLI::App& sweep) {
       ->check(CLI::Range(0, 1000000));
   app->add_option("--mnnvl", o->mnnvl, "whether NCCL runs with MNNVL (on|off), recorded for `sweep parse`")
       ->check(CLI::IsMember({"on", "off"}));
+  app->add_option("--env", o->env,
+                  "NAME=V1,V2,...: NCCL variable to measure under each value (repeatable: every combination, at most "
+                  "64), each with NCCL's own choice and every forced one")
+      ->allow_extra_args(false);
+  auto cluster = std::make_shared<std::pair<std::string, std::string>>();
+  app->add_option("--rail-map", cluster->first,
+                  "rail map of the hosts: recorded for `sweep parse` (each host's NVLink domain, the network)");
+  app->add_option("--fabric", cluster->second,
+                  "cluster description (railtune topo): recorded for `sweep parse` (domains, the network)");
   app->add_option("--timeout", o->timeout, "seconds one run may take before it is killed (default: no limit)");
   app->add_option("--json", o->json, "-J JSON output: auto (when `BINARY -h` lists -J), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
@@ -121,7 +146,8 @@ Command addSweepRunCommand(CLI::App& sweep) {
   app->add_flag("--restart", o->restart,
                 "forget the runs an earlier sweep in the folder recorded (the manifest is emptied)");
   app->add_option("command", o->command, "the nccl-tests binary and its arguments, after --")->required();
-  return {app, [o]() {
+  return {app, [o, cluster]() {
+            o->fabric = sweep_run_cli::clusterOption(cluster->first, cluster->second);
             o->defaultTunerPlugin = (defaultPluginDir() / "libnccl-tuner-railtune.so").string();
             return sweep_run_cli::runSweepCommand(*o);
           }};

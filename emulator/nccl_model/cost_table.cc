@@ -21,38 +21,8 @@ constexpr float kTreeCorrection[kNumProtocols][24] = {
 // NCCL_MAX_DEV_WORK_BATCH_COLLS: 1024 / sizeof(ncclDevWorkColl) = 1024 / 96.
 constexpr int kMaxDevWorkBatchColls = 10;
 
-float algoTime(const TunedModel& m, const CollRequest& r, int a, int p) {
-  const int c = static_cast<int>(r.collective);
-  float bw = m.bandwidths[c][a][p];
-  float lat = m.latencies[c][a][p];
-  if (bw == 0) return kIgnore;
-  const int logSize = log2i(static_cast<long>(r.nBytes >> 6));
-  const bool allReduce = r.collective == Collective::AllReduce;
-  if (a == static_cast<int>(Algorithm::Tree) && allReduce && logSize >= 0 && logSize < 23)
-    bw *= kTreeCorrection[p][logSize];
-  if (m.version == NcclVersion::V2_30 && a == static_cast<int>(Algorithm::NvlsTree) && allReduce && logSize >= 0 &&
-      logSize < 24 && m.topo.minCompCap >= 100 && m.topo.cpuArch == CpuArch::X86)
-    bw *= kTreeCorrection[p][logSize];
-  const long perChannelRank = static_cast<long>(m.topo.nChannels) * m.shape.nRanks;
-  if (a == static_cast<int>(Algorithm::Ring) && p == static_cast<int>(Protocol::Simple) && m.shape.nNodes > 1 &&
-      allReduce && perChannelRank > 0 && static_cast<long>(r.nBytes) / perChannelRank >= 64)
-    lat *= m.topo.minCompCap < 80 ? 1.9f : 1.4f;  // the ring's plateau
-  // Tree pipelining saves latency when operations are aggregated.
-  const int latCount = a == static_cast<int>(Algorithm::Ring)
-                           ? r.numPipeOps
-                           : (r.numPipeOps + kMaxDevWorkBatchColls - 1) / kMaxDevWorkBatchColls;
-  return lat * static_cast<float>(latCount) + static_cast<float>(r.nBytes) / (1000.0f * bw);
-}
-
-// Algorithms updateCollCostTable leaves out before asking for a time.
-bool algorithmOffered(const TunedModel& m, Collective c, Algorithm a) {
-  const int localRanks = m.shape.nRanks / m.shape.nNodes;
-  if (a == Algorithm::CollNetDirect || a == Algorithm::CollNetChain) return false;  // no CollNet support
-  if ((a == Algorithm::Nvls || a == Algorithm::NvlsTree) &&
-      (!m.topo.nvlsSupport || (c != Collective::AllReduce && localRanks > 32)))  // NCCL_MAX_NVLS_ARITY
-    return false;
-  if (a == Algorithm::Nvls && m.shape.nNodes > 1) return false;  // multi-node NVLS needs CollNet
-  return true;
+AlgoTimeFacts algoTimeFacts(const TunedModel& m) {
+  return AlgoTimeFacts{m.version, m.shape.nRanks, m.shape.nNodes, m.topo.nChannels, m.topo.minCompCap, m.topo.cpuArch};
 }
 
 }  // namespace
@@ -60,6 +30,44 @@ bool algorithmOffered(const TunedModel& m, Collective c, Algorithm a) {
 CostModelConstants defaultCostModelConstants(NcclVersion v) {
   return formats::ncclDefaultConstants(v == NcclVersion::V2_28 ? formats::NcclRelease::V2_28
                                                                : formats::NcclRelease::V2_30);
+}
+
+bool algorithmOffered(const CommShape& shape, const TopologyFacts& topo, Collective c, Algorithm a) {
+  const int localRanks = shape.nRanks / shape.nNodes;
+  if (a == Algorithm::CollNetDirect || a == Algorithm::CollNetChain) return false;  // no CollNet support
+  if ((a == Algorithm::Nvls || a == Algorithm::NvlsTree) &&
+      (!topo.nvlsSupport || (c != Collective::AllReduce && localRanks > 32)))  // NCCL_MAX_NVLS_ARITY
+    return false;
+  if (a == Algorithm::Nvls && shape.nNodes > 1) return false;  // multi-node NVLS needs CollNet
+  return true;
+}
+
+PerCallFactors perCallFactors(const AlgoTimeFacts& f, const CollRequest& r, int a, int p) {
+  PerCallFactors k;
+  const int logSize = log2i(static_cast<long>(r.nBytes >> 6));
+  const bool allReduce = r.collective == Collective::AllReduce;
+  if (a == static_cast<int>(Algorithm::Tree) && allReduce && logSize >= 0 && logSize < 23)
+    k.bandwidthFactor = kTreeCorrection[p][logSize];
+  if (f.version == NcclVersion::V2_30 && a == static_cast<int>(Algorithm::NvlsTree) && allReduce && logSize >= 0 &&
+      logSize < 24 && f.minCompCap >= 100 && f.cpuArch == CpuArch::X86)
+    k.bandwidthFactor = kTreeCorrection[p][logSize];
+  const long perChannelRank = static_cast<long>(f.nChannels) * f.nRanks;
+  if (a == static_cast<int>(Algorithm::Ring) && p == static_cast<int>(Protocol::Simple) && f.nNodes > 1 && allReduce &&
+      perChannelRank > 0 && static_cast<long>(r.nBytes) / perChannelRank >= 64)
+    k.latencyFactor = f.minCompCap < 80 ? 1.9f : 1.4f;  // the ring's plateau
+  // Tree pipelining saves latency when operations are aggregated.
+  k.latCount = a == static_cast<int>(Algorithm::Ring)
+                   ? r.numPipeOps
+                   : (r.numPipeOps + kMaxDevWorkBatchColls - 1) / kMaxDevWorkBatchColls;
+  return k;
+}
+
+float algoTime(float bw, float lat, const AlgoTimeFacts& f, const CollRequest& r, int a, int p) {
+  if (bw == 0) return kIgnore;
+  const PerCallFactors k = perCallFactors(f, r, a, p);
+  bw *= k.bandwidthFactor;  // factors of 1 leave the value bitwise unchanged
+  lat *= k.latencyFactor;
+  return lat * static_cast<float>(k.latCount) + static_cast<float>(r.nBytes) / (1000.0f * bw);
 }
 
 CostTable computeCostTable(const TunedModel& m, const CollRequest& r) {
@@ -70,8 +78,10 @@ CostTable computeCostTable(const TunedModel& m, const CollRequest& r) {
     return table;
   }
   for (int a = 0; a < kNumAlgorithms; a++) {
-    if (!algorithmOffered(m, r.collective, static_cast<Algorithm>(a))) continue;
-    for (int p = 0; p < kNumProtocols; p++) table[a][p] = algoTime(m, r, a, p);
+    if (!algorithmOffered(m.shape, m.topo, r.collective, static_cast<Algorithm>(a))) continue;
+    const int c = static_cast<int>(r.collective);
+    for (int p = 0; p < kNumProtocols; p++)
+      table[a][p] = algoTime(m.bandwidths[c][a][p], m.latencies[c][a][p], algoTimeFacts(m), r, a, p);
   }
   return table;
 }

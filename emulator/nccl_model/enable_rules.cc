@@ -39,7 +39,7 @@ bool algorithmDisabled(const ModelContext& m, Algorithm a) {
 
 }  // namespace
 
-void applyEnableRules(const ModelContext& m, TunedModel& model) {
+void enabledCells(const ModelContext& m, CellMask& enabled) {
   int protoEnable[kNumCollectives * kNumProtocols];
   int algoEnable[kNumCollectives * kNumAlgorithms];
   for (int f = 0; f < kNumCollectives; f++) {
@@ -58,28 +58,41 @@ void applyEnableRules(const ModelContext& m, TunedModel& model) {
         int pEnable = protoEnable[c * kNumProtocols + p];
         if (pEnable == 2 && p == static_cast<int>(Protocol::LL128))
           pEnable = ll128ByDefault(m, static_cast<Algorithm>(a)) ? 1 : 0;
-        if (pEnable == 0 || algoEnable[c * kNumAlgorithms + a] == 0) model.bandwidths[c][a][p] = 0;
+        enabled[c][a][p] = pEnable != 0 && algoEnable[c * kNumAlgorithms + a] != 0;
       }
     }
   }
 }
 
-TunedModel tuneModel(NcclVersion v, const CommShape& shape, const TopologyFacts& topo,
-                     const CostModelConstants& constants, const NcclKnobs& knobs) {
+void applyEnableRules(const ModelContext& m, TunedModel& model) {
+  CellMask enabled;
+  enabledCells(m, enabled);
+  for (int c = 0; c < kNumCollectives; c++)
+    for (int a = 0; a < kNumAlgorithms; a++)
+      for (int p = 0; p < kNumProtocols; p++)
+        if (!enabled[c][a][p]) model.bandwidths[c][a][p] = 0;
+}
+
+void checkCommunicator(const CommShape& shape, const TopologyFacts& topo) {
   if (shape.nRanks < 1 || shape.nNodes < 1 || shape.nNodes > shape.nRanks)
     throw std::invalid_argument("NCCL model: need 1 <= nNodes <= nRanks (got nRanks " + std::to_string(shape.nRanks) +
                                 ", nNodes " + std::to_string(shape.nNodes) + ")");
   if (shape.nRanks > 1 && (topo.nChannels < 1 || topo.nvlsChannels < 0))
     throw std::invalid_argument("NCCL model: a communicator needs at least 1 collective channel (got " +
                                 std::to_string(topo.nChannels) + ")");
+}
+
+TunedModel tuneModel(NcclVersion v, const CommShape& shape, const TopologyFacts& topo,
+                     const CostModelConstants& constants, const NcclKnobs& knobs) {
+  checkCommunicator(shape, topo);
   TunedModel model;
   model.version = v;
   model.shape = shape;
   model.topo = topo;
   fillThreads(model);
   if (shape.nRanks <= 1) return model;  // NCCL stops here: one rank only ever runs Ring/Simple
-  const ModelContext m(v, model.shape, model.topo, constants, knobs);
-  fillModelledCells(m, model);
+  const ModelContext m(v, model.shape, model.topo, knobs);
+  fillModelledCells(m, constants, model);
   applyEnableRules(m, model);
   return model;
 }

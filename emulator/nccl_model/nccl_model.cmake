@@ -1,5 +1,6 @@
 # railtune_nccl_model: NCCL's own tuning model, emulated (the "emulated NCCL" column of
-# `railtune tuner decisions`), the graph data per hardware profile and NCCL's TUNING log reader.
+# `railtune tuner decisions`), the graph data per hardware profile, NCCL's TUNING log reader, and the
+# model's decomposition into the tuner constants (terms.h) for the fitter.
 # Static, CLI and test side; plugins never link it.
 find_package(nlohmann_json 3 REQUIRED)
 
@@ -27,6 +28,10 @@ add_library(railtune_nccl_model STATIC
   nccl_model/cost_table.cc
   nccl_model/graph_data.cc
   nccl_model/tuning_log.cc
-  nccl_model/emulated_nccl.cc)
+  nccl_model/emulated_nccl.cc
+  nccl_model/const_ids.cc
+  nccl_model/terms.cc
+  nccl_model/shape_model.cc
+  nccl_model/gpu_profiles.cc)
 target_link_libraries(railtune_nccl_model PUBLIC railtune_emulator PRIVATE nlohmann_json::nlohmann_json railtune_common)
 target_include_directories(railtune_nccl_model PRIVATE ${CMAKE_BINARY_DIR}/generated)  # emulator/nccl_graphs.h

@@ -32,7 +32,11 @@ class PositionedSax {
     if (n != nullptr) n->unsignedValue = v;
     return n != nullptr;
   }
-  bool number_float(json::number_float_t, const json::string_t&) { return scalar(PosNode::Kind::Float); }
+  bool number_float(json::number_float_t v, const json::string_t&) {
+    PosNode* n = add(PosNode::Kind::Float);
+    if (n != nullptr) n->real = v;
+    return n != nullptr;
+  }
   bool string(json::string_t& v) {
     PosNode* n = add(PosNode::Kind::String);
     if (n != nullptr) n->text = std::move(v);

@@ -18,6 +18,7 @@ struct PosNode {
   bool boolean = false;
   int64_t integer = 0;             // Kind::Integer (negative numbers)
   uint64_t unsignedValue = 0;      // Kind::Unsigned (non-negative integers)
+  double real = 0;                 // Kind::Float
   std::string text;                // Kind::String
   std::vector<PosNode> items;      // array elements, or object members' values
   std::vector<std::string> keys;   // object members' keys, parallel to items

@@ -54,9 +54,13 @@ std::string gainSummary(const CompareGroup& group) {
 
 // The cost model's regret beside NCCL default's, over the sizes where both were measured.
 std::string regretSummary(const CompareGroup& group) {
-  size_t both = 0, unmeasuredPicks = 0;
+  size_t both = 0, unmeasuredPicks = 0, alone = 0;
   double modelSum = 0, modelMax = 0, defaultSum = 0, defaultMax = 0;
   for (const ComparePoint& p : group.points) {
+    if (p.measuredChoices == 1) {
+      ++alone;  // nothing ranked there: neither regret has a value
+      continue;
+    }
     if (!p.modelPick.empty() && !p.modelRegret) ++unmeasuredPicks;
     if (!p.modelRegret || !p.defaultRegret) continue;
     ++both;
@@ -74,6 +78,7 @@ std::string regretSummary(const CompareGroup& group) {
           regretText(defaultSum / n) + " (max " + regretText(defaultMax) + ") over " + sizes(both);
   }
   if (unmeasuredPicks > 0) out += "; the model's pick was not measured at " + sizes(unmeasuredPicks);
+  if (alone > 0) out += "; one choice alone was measured at " + sizes(alone) + ", nothing to rank there";
   return out;
 }
 
@@ -95,8 +100,9 @@ std::string tunedCell(const ComparePoint& p) {
 std::string gainCell(const ComparePoint& p) {
   return gainText(p.gain());
 }
+// A choice is best only beside another: "only default measured" where it alone was.
 std::string bestCell(const ComparePoint& p) {
-  return orDash(p.best);
+  return p.measuredChoices == 1 && !p.best.empty() ? "only " + p.best + " measured" : orDash(p.best);
 }
 std::string bestBusbwCell(const ComparePoint& p) {
   return busbwText(p.bestBusbw);
@@ -133,7 +139,7 @@ std::string regretText(const std::optional<double>& fraction) {
 std::vector<Column> compareColumns(const CompareGroup& group, bool withModel) {
   std::vector<Column> columns = {
       {"size", "size", true, sizeCell},
-      {"default GB/s", "default-busbw", true, defaultCell},
+      {kDefaultBusbwHeader, "default-busbw", true, defaultCell},
       {"chosen", "chosen", false, chosenCell},
       {"chosen GB/s", "chosen-busbw", true, chosenBusbwCell},
   };
@@ -152,7 +158,8 @@ std::vector<Column> compareColumns(const CompareGroup& group, bool withModel) {
 }
 
 std::string groupTitle(const CompareGroup& group) {
-  return group.collective + ", " + group.shape.label();
+  const std::string title = group.collective + ", " + group.shape.label();
+  return group.netEnv.empty() ? title : title + ", under " + netEnvLabel(group.netEnv);
 }
 
 bool ruled(const ComparePoint& point) {
@@ -169,6 +176,7 @@ std::vector<SourceLine> sourceLines(const CompareReport& report) {
   std::vector<SourceLine> lines;
   lines.push_back({"inputs", report.inputs.empty() ? "-" : joined(report.inputs)});
   lines.push_back({"choices", report.rulesSource.empty() ? "the dataset's own winners" : report.rulesSource});
+  lines.push_back({"busbw", kBusbwMeaning});
   if (report.withModel) lines.push_back({"model", report.modelNote.empty() ? "-" : report.modelNote});
   return lines;
 }

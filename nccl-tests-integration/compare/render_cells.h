@@ -40,10 +40,18 @@ std::vector<std::string> summaryLines(const CompareGroup& group, bool withModel)
 
 // The label, name and text of each line above the groups: inputs, where the choices come from, the model.
 struct SourceLine {
-  const char* name;  // "inputs", "choices", "model"
+  const char* name;  // "inputs", "choices", "busbw", "model"
   std::string text;
 };
 std::vector<SourceLine> sourceLines(const CompareReport& report);
+
+// Which samples a GB/s figure is (rules/aggregate.cc): every valid row gives two, its out-of-place and in-place
+// busbw, and each figure is the median of them all. Said in the default's column header, the source lines and
+// the plot's legend.
+inline constexpr const char* kDefaultBusbwHeader = "default GB/s (median, in- and out-of-place)";
+inline constexpr const char* kBusbwMeaning =
+    "every GB/s is the median of the runs' out-of-place and in-place busbw, pooled";
+inline constexpr const char* kBusbwLegend[] = {"each point: median busbw over", "all runs, out-of-place and in-place"};
 
 // What a report without groups says.
 inline constexpr const char* kNothingToCompare = "no valid measurement in the dataset: nothing to compare";

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <string>
@@ -155,7 +156,8 @@ class Plot {
   explicit Plot(const CompareGroup& group)
       : group_(group), x_(xAxisOf(group)), y_(yAxisOf(group)), strokes_(strokesOf(group.series)) {
     // Many series: the legend grows downwards and the picture with it.
-    const double legendBottom = kPlotTop + kLegendRow * static_cast<double>(group.series.size() + 2) + 24;
+    const double legendBottom =
+        kPlotTop + kLegendRow * static_cast<double>(group.series.size() + 2 + std::size(render::kBusbwLegend)) + 24;
     height_ = std::max(kMinHeight, static_cast<int>(std::ceil(legendBottom)));
     bottom_ = height_ - kBottomMargin;
   }
@@ -291,7 +293,13 @@ class Plot {
            attr("cx", px(kLegendX + 13)) + attr("cy", px(y)) + " r=\"6\" fill=\"none\" stroke-width=\"2\"" +
            attr("stroke", kDefaultColour) + "/><text" + attr("x", px(kLegendX + 34)) + attr("y", px(y + 4)) +
            ">chosen at that size</text></g>\n";
-    return out;
+    // Which samples a point is: NCCL's default and every choice alike (render_cells.h).
+    out += "<g class=\"samples\" font-size=\"11\"" + attr("fill", kAxisColour) + ">";
+    for (const char* line : render::kBusbwLegend) {
+      y += kLegendRow;
+      out += "<text" + attr("x", px(kLegendX)) + attr("y", px(y + 4)) + ">" + markup(line) + "</text>";
+    }
+    return out + "</g>\n";
   }
 
   const CompareGroup& group_;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "nccl-tests-integration/compare/regret.h"
+
 namespace railtune::sweep {
 namespace {
 
@@ -21,8 +23,10 @@ std::map<uint64_t, Samples> tunedSamples(const Aggregate* tuned, const GroupKey&
   const auto group = tuned->groups.find(key);
   if (group == tuned->groups.end()) return out;
   for (const auto& [size, choices] : group->second)
-    for (const auto& [choice, samples] : choices)
+    for (const auto& [choice, samples] : choices) {
       out[size].busbw.insert(out[size].busbw.end(), samples.busbw.begin(), samples.busbw.end());
+      out[size].addRuns(samples);
+    }
   return out;
 }
 
@@ -60,6 +64,7 @@ void scorePoint(const std::map<Choice, Samples>& choices, const std::optional<Ch
                 ComparePoint& p) {
   for (const auto& [choice, samples] : choices) {
     const ChoiceStats stats = statsOf(samples);
+    if (stats.samples > 0) ++p.measuredChoices;
     if (stats.samples > 0 && (!p.bestBusbw || stats.median > *p.bestBusbw)) {
       p.bestBusbw = stats.median;
       p.best = choice.label();
@@ -67,9 +72,10 @@ void scorePoint(const std::map<Choice, Samples>& choices, const std::optional<Ch
   }
   if (!withModel) return;
   p.modelPick = modelPick ? modelPick->label() : "default";
+  if (p.measuredChoices < 2) return;  // one choice alone: no regret, nothing was ranked
   const std::optional<double> pickBusbw = medianOf(choices, modelPick.value_or(Choice{}));
-  if (pickBusbw && *pickBusbw > 0 && p.bestBusbw) p.modelRegret = *p.bestBusbw / *pickBusbw - 1;
-  if (p.defaultBusbw && *p.defaultBusbw > 0 && p.bestBusbw) p.defaultRegret = *p.bestBusbw / *p.defaultBusbw - 1;
+  if (pickBusbw && p.bestBusbw) p.modelRegret = regretOf(*p.bestBusbw, *pickBusbw);
+  if (p.defaultBusbw && p.bestBusbw) p.defaultRegret = regretOf(*p.bestBusbw, *p.defaultBusbw);
 }
 
 // One point per measured size of the group.
@@ -115,6 +121,7 @@ CompareReport buildCompareReport(const CompareRequest& request) {
     CompareGroup group;
     group.collective = key.collective;
     group.shape = key.shape;
+    group.netEnv = key.netEnv;
     const GroupDecisions* decisions = nullptr;
     for (; ownGroup < own.groups.size(); ++ownGroup)
       if (own.groups[ownGroup].key == key) {

@@ -40,6 +40,9 @@ struct ComparePoint {
   std::optional<double> tunedBusbw;    // measured with the rules loaded (a "tuned" dataset), when given
   std::string best;                    // the label of the best measured choice at this size
   std::optional<double> bestBusbw;
+  // The choices measured at this size, NCCL's default among them. With one alone, nothing was ranked: the best
+  // column says "only default measured", and neither regret has a value.
+  int measuredChoices = 0;
   // With --model: the cost model's pick at this size and its regret (best busbw / pick busbw - 1), and NCCL
   // default's regret beside it. No value where the pick was not measured.
   std::string modelPick;
@@ -51,6 +54,7 @@ struct ComparePoint {
 struct CompareGroup {
   std::string collective;  // "allreduce"
   Shape shape;
+  NetEnv netEnv;                     // the network setting of its rows (sweep run --env); empty: none
   std::vector<Series> series;        // default first, tuned (when given) second, then by label
   std::vector<ComparePoint> points;  // by size
 };

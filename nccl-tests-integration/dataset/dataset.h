@@ -10,24 +10,63 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "nccl-tests-integration/dataset/choice.h"
+#include "nccl-tests-integration/dataset/net_env.h"
 #include "nccl-tests-integration/parse/nccl_tests_text.h"
 
 namespace railtune::sweep {
 
 inline constexpr std::string_view kDatasetSchema = "railtune.sweep-dataset/1";
 
+// The network between the communicator's nodes, as far as it is known. transport: NCCL's network ("Using network
+// %s": "IB", "Socket", a net plugin's name such as "AWS Libfabric"), "nvlink" when the communicator is one node
+// (no network in its way), "" unknown (written "unknown"). linkLayer: NCCL's word for the IB devices' link ("IB",
+// "RoCE"; a rail map's or fabric's InfiniBand / Ethernet in the same words). nicGbps and nicsPerGpu: from a rail map
+// or fabric (per port: the slowest; NICs of one GPU). name: the cluster's name, informational. Equality is on
+// transport, link layer and NIC speed only, so that two sweeps of one cluster pool whatever else they knew.
+struct FabricId {
+  std::string transport, linkLayer;
+  int nicGbps = 0, nicsPerGpu = 0;
+  std::string name;
+  bool operator==(const FabricId& o) const {
+    return std::tie(transport, linkLayer, nicGbps) == std::tie(o.transport, o.linkLayer, o.nicGbps);
+  }
+  auto operator<=>(const FabricId& o) const {
+    return std::tie(transport, linkLayer, nicGbps) <=> std::tie(o.transport, o.linkLayer, o.nicGbps);
+  }
+  bool known() const { return !transport.empty() || !linkLayer.empty() || nicGbps > 0; }
+  std::string label() const;  // "IB/RoCE 400G", "Socket", "" when unknown or nvlink
+};
+
+// Where a shape's nodes and NVLink domains came from, best first: a rail map or a fabric (each host's domain), an
+// option of `sweep parse` (--nvl-domains, --mnnvl), `sweep run`'s manifest, NCCL's own "comm ... nNodes %d ...
+// MNNVL %d" line, else assumed (every host its own domain: on an NVL72 rack that is wrong, and said).
+enum class ShapeSource { Assumed, NcclLog, Manifest, Option, Fabric, RailMap };
+const char* shapeSourceName(ShapeSource s);  // "assumed", "nccl-log", "manifest", "option", "fabric", "rail-map"
+std::optional<ShapeSource> shapeSourceFromName(std::string_view name);
+
 // The communicator as the tuner rules match it (docs/formats/tuner-rules.schema.json): nRanks, NCCL's nNodes
 // (with MNNVL an NVLink domain of several hosts is one node), NVLink domains and ranks in each (0 when the
-// domains differ in size). hosts: the distinct host names of the device lines.
+// domains differ in size), with the GPU model (the device lines' name, "NVIDIA GB300", exact) and the fabric, so
+// that two clusters are never pooled into one group. hosts: the distinct host names of the device lines. source:
+// where nodes and domains came from, outside equality (the same communicator, however it was learnt).
 struct Shape {
   int ranks = 0, hosts = 0, nodes = 0, nvlDomains = 0, ranksPerDomain = 0;
-  bool operator==(const Shape&) const = default;
-  auto operator<=>(const Shape&) const = default;
-  std::string label() const;  // "8 ranks, 2 nodes, 1 NVLink domain of 8"
+  std::string gpu;
+  FabricId fabric;
+  ShapeSource source = ShapeSource::Assumed;
+  // The members equality compares (all but source).
+  auto tied() const { return std::tie(ranks, hosts, nodes, nvlDomains, ranksPerDomain, gpu, fabric); }
+  bool operator==(const Shape& o) const { return tied() == o.tied(); }
+  auto operator<=>(const Shape& o) const { return tied() <=> o.tied(); }
+  // "8 ranks, 2 nodes, 1 NVLink domain of 8", then "; NVIDIA GB300, IB/RoCE 400G" where known.
+  std::string label() const;
+  std::string counts() const;   // the first part only: what the tuner rules can tell apart
+  std::string cluster() const;  // "NVIDIA GB300, IB/RoCE 400G NICs", "" when neither is known
 };
 
 // Where a row's choice came from.
@@ -46,11 +85,13 @@ struct DatasetRow {
   Choice choice;
   ForcedBy forcedBy = ForcedBy::None;
   std::map<std::string, std::string> env;  // the NCCL_* / RAILTUNE_* variables that forced it
+  NetEnv netEnv;                           // the network setting it was measured under (net_env.h); may be empty
   Shape shape;
   Measurement outOfPlace, inPlace;
   bool valid = true;  // false: a non-zero #wrong in either half (flagged, never used for rules)
   int repeat = 0;     // the manifest's repeat index (0 otherwise)
-  std::string ncclVersion, testsVersion, gpu;
+  std::string ncclVersion, testsVersion;
+  std::string gpu;  // the device lines' GPU name: shape.gpu, kept here too for the readers of the row
 };
 
 // One JSON line, with its trailing newline, appended to out. Keys are written in one order; absent values

@@ -124,6 +124,23 @@ void readChoice(od::value value, Choice& c) {
   if (!c.protocol.empty() && !protocolFromNccl(c.protocol)) throw BadField{"unknown protocol \"" + c.protocol + "\""};
 }
 
+void readFabric(od::value value, FabricId& f) {
+  eachField(object(value, "fabric"), [&](std::string_view name, od::value fv) {
+    if (name == "transport")
+      f.transport = str(fv, name) == "unknown" ? "" : str(fv, name);
+    else if (name == "link_layer")
+      f.linkLayer = str(fv, name);
+    else if (name == "nic_gbps")
+      f.nicGbps = integer(fv, name, 0);
+    else if (name == "nics_per_gpu")
+      f.nicsPerGpu = integer(fv, name, 0);
+    else if (name == "name")
+      f.name = str(fv, name);
+    else
+      throw BadField{"unknown key \"" + std::string(name) + "\" in \"fabric\""};
+  });
+}
+
 void readShape(od::value value, Shape& s) {
   eachField(object(value, "shape"), [&](std::string_view name, od::value fv) {
     if (name == "ranks")
@@ -136,8 +153,23 @@ void readShape(od::value value, Shape& s) {
       s.nvlDomains = integer(fv, name, 0);
     else if (name == "ranks_per_domain")
       s.ranksPerDomain = integer(fv, name, 0);
-    else
+    else if (name == "fabric")
+      readFabric(fv, s.fabric);
+    else if (name != "source")
       throw BadField{"unknown key \"" + std::string(name) + "\" in \"shape\""};
+    else if (const std::optional<ShapeSource> from = shapeSourceFromName(str(fv, name)))
+      s.source = *from;
+    else
+      throw BadField{"\"shape\".\"source\" must be rail-map, fabric, option, manifest, nccl-log or assumed"};
+  });
+}
+
+// "net_env": NCCL variables with string values (a name that is not one is a bad line, not a setting).
+void readNetEnv(od::value value, NetEnv& out) {
+  eachField(object(value, "net_env"), [&](std::string_view key, od::value ev) {
+    if (!isNcclVariableName(key))
+      throw BadField{"\"net_env\" key \"" + std::string(key) + "\" is not an NCCL variable"};
+    out[std::string(key)] = str(ev, key);
   });
 }
 
@@ -165,6 +197,8 @@ bool readRunField(std::string_view name, od::value& v, DatasetRow& row) {
     row.forcedBy = *f;
   } else if (name == "env") {
     eachField(object(v, name), [&](std::string_view key, od::value ev) { row.env[std::string(key)] = str(ev, key); });
+  } else if (name == "net_env") {
+    readNetEnv(v, row.netEnv);
   } else if (name == "shape")
     readShape(v, row.shape);
   else if (name == "repeat")
@@ -174,7 +208,7 @@ bool readRunField(std::string_view name, od::value& v, DatasetRow& row) {
   else if (name == "tests_version")
     row.testsVersion = str(v, name);
   else if (name == "gpu")
-    row.gpu = str(v, name);
+    row.shape.gpu = row.gpu = str(v, name);
   else
     return false;
   return true;

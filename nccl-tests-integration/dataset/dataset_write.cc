@@ -23,6 +23,46 @@ void appendMeasurement(std::string& out, const char* key, const Measurement& m) 
   json.endObject();
 }
 
+// ,"net_env":{...} (names and values escaped: they are the user's), written raw between two keys of the line's
+// appender, which puts the comma before the next key; nothing without a setting.
+void appendNetEnv(const NetEnv& env, std::string& out) {
+  if (env.empty()) return;
+  out += ",\"net_env\":{";
+  for (size_t i = 0; const auto& [name, value] : env) {
+    if (i++ > 0) out.push_back(',');
+    formats::appendJsonString(&out, name);
+    out.push_back(':');
+    formats::appendJsonString(&out, value);
+  }
+  out.push_back('}');
+}
+
+// ,"fabric":{...} when anything of it is known.
+void appendFabric(formats::JsonAppender& json, const FabricId& f) {
+  if (!f.known() && f.name.empty()) return;
+  json.key("fabric");
+  json.beginObject();
+  json.key("transport").string(f.transport.empty() ? "unknown" : f.transport);
+  if (!f.linkLayer.empty()) json.key("link_layer").string(f.linkLayer);
+  if (f.nicGbps > 0) json.key("nic_gbps").integer(f.nicGbps);
+  if (f.nicsPerGpu > 0) json.key("nics_per_gpu").integer(f.nicsPerGpu);
+  if (!f.name.empty()) json.key("name").string(f.name);
+  json.endObject();
+}
+
+void appendShape(formats::JsonAppender& json, const Shape& shape) {
+  json.key("shape");
+  json.beginObject();
+  json.key("ranks").integer(shape.ranks);
+  json.key("hosts").integer(shape.hosts);
+  json.key("nodes").integer(shape.nodes);
+  json.key("nvl_domains").integer(shape.nvlDomains);
+  json.key("ranks_per_domain").integer(shape.ranksPerDomain);
+  appendFabric(json, shape.fabric);
+  json.key("source").string(shapeSourceName(shape.source));
+  json.endObject();
+}
+
 }  // namespace
 
 const char* forcedByName(ForcedBy f) {
@@ -39,12 +79,55 @@ const char* forcedByName(ForcedBy f) {
   return "none";
 }
 
-std::string Shape::label() const {
+const char* shapeSourceName(ShapeSource s) {
+  switch (s) {
+    case ShapeSource::Assumed:
+      return "assumed";
+    case ShapeSource::NcclLog:
+      return "nccl-log";
+    case ShapeSource::Manifest:
+      return "manifest";
+    case ShapeSource::Option:
+      return "option";
+    case ShapeSource::Fabric:
+      return "fabric";
+    case ShapeSource::RailMap:
+      return "rail-map";
+  }
+  return "assumed";
+}
+
+std::optional<ShapeSource> shapeSourceFromName(std::string_view name) {
+  for (ShapeSource s : {ShapeSource::Assumed, ShapeSource::NcclLog, ShapeSource::Manifest, ShapeSource::Option,
+                        ShapeSource::Fabric, ShapeSource::RailMap})
+    if (name == shapeSourceName(s)) return s;
+  return std::nullopt;
+}
+
+std::string FabricId::label() const {
+  if (transport == "nvlink") return "";
+  std::string out = transport;
+  if (!linkLayer.empty() && linkLayer != transport) out += (out.empty() ? "" : "/") + linkLayer;
+  if (nicGbps > 0) out += (out.empty() ? "" : " ") + std::to_string(nicGbps) + "G NICs";
+  return out;
+}
+
+std::string Shape::counts() const {
   std::string out = std::to_string(ranks) + (ranks == 1 ? " rank, " : " ranks, ") + std::to_string(nodes) +
                     (nodes == 1 ? " node, " : " nodes, ") + std::to_string(nvlDomains) +
                     (nvlDomains == 1 ? " NVLink domain" : " NVLink domains");
   if (ranksPerDomain > 0) out += " of " + std::to_string(ranksPerDomain);
   return out;
+}
+
+std::string Shape::cluster() const {
+  const std::string network = fabric.label();
+  return gpu + (!gpu.empty() && !network.empty() ? ", " : "") + network;
+}
+
+std::string Shape::label() const {
+  const std::string what = cluster();
+  return counts() + (what.empty() ? "" : "; " + what);
 }
 
 // The line is written in the run's parts and the row's fields between them, the same bytes a JsonAppender writes
@@ -88,14 +171,8 @@ DatasetLineParts datasetLineParts(const DatasetRow& run) {
       formats::appendJsonString(&parts.afterRoot, v);
     }
     json.endObject();
-    json.key("shape");
-    json.beginObject();
-    json.key("ranks").integer(run.shape.ranks);
-    json.key("hosts").integer(run.shape.hosts);
-    json.key("nodes").integer(run.shape.nodes);
-    json.key("nvl_domains").integer(run.shape.nvlDomains);
-    json.key("ranks_per_domain").integer(run.shape.ranksPerDomain);
-    json.endObject();
+    appendNetEnv(run.netEnv, parts.afterRoot);
+    appendShape(json, run.shape);
   }
   {
     parts.tail = ",";
@@ -103,7 +180,8 @@ DatasetLineParts datasetLineParts(const DatasetRow& run) {
     json.key("repeat").integer(run.repeat);
     if (!run.ncclVersion.empty()) json.key("nccl_version").string(run.ncclVersion);
     if (!run.testsVersion.empty()) json.key("tests_version").string(run.testsVersion);
-    if (!run.gpu.empty()) json.key("gpu").string(run.gpu);
+    const std::string& gpu = run.shape.gpu.empty() ? run.gpu : run.shape.gpu;
+    if (!gpu.empty()) json.key("gpu").string(gpu);
     parts.tail += "}\n";
   }
   return parts;

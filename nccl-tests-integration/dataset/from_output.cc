@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <utility>
 
@@ -67,83 +68,6 @@ int ranksOfAllReduceFactor(double factor) {
   return n < 1e5 ? static_cast<int>(std::lround(n)) : 0;
 }
 
-struct HostLayout {
-  int ranks = 0, hosts = 0;
-  bool complete = false;               // a device line for every rank
-  std::vector<std::string> hostOrder;  // first appearance
-  std::map<std::string, int> ranksOfHost;
-};
-
-HostLayout layoutOf(const TestRun& run) {
-  HostLayout layout;
-  std::set<int> ranks;
-  int maxRank = -1, maxDevice = -1;
-  for (const DeviceLine& d : run.devices) {
-    ranks.insert(d.rank);
-    maxRank = std::max(maxRank, d.rank);
-    maxDevice = std::max(maxDevice, d.device);
-    if (layout.ranksOfHost[d.host]++ == 0) layout.hostOrder.push_back(d.host);
-  }
-  layout.ranks = maxRank + 1;
-  layout.complete = !run.devices.empty() && static_cast<int>(ranks.size()) == layout.ranks;
-  if (layout.complete) {
-    layout.hosts = static_cast<int>(layout.hostOrder.size());
-  } else if (maxDevice >= 0 && layout.ranks % (maxDevice + 1) == 0) {
-    // A fragment (only the last device lines kept): as many ranks on every host as the highest device index says.
-    layout.hosts = layout.ranks / (maxDevice + 1);
-  }
-  return layout;
-}
-
-Shape shapeOf(const HostLayout& layout, const OutputContext& context, const std::string& where,
-              std::vector<DatasetDiagnostic>& diagnostics) {
-  Shape shape;
-  shape.ranks = layout.ranks;
-  shape.hosts = layout.hosts;
-  // Ranks of each NVLink domain.
-  std::map<std::string, int> ranksOfDomain;
-  bool severalHostsInADomain = false;
-  if (!context.domainOfHost.empty() && layout.complete) {
-    std::map<std::string, int> hostsOfDomain;
-    for (const auto& [host, ranks] : layout.ranksOfHost) {
-      const auto it = context.domainOfHost.find(host);
-      if (it == context.domainOfHost.end()) {
-        diagnostics.push_back(
-            {context.source, 0,
-             where + "host " + host + " is not in the rail map or fabric; " + "it counts as its own NVLink domain"});
-        ranksOfDomain["host:" + host] += ranks;
-        ++hostsOfDomain["host:" + host];
-        continue;
-      }
-      ranksOfDomain[it->second] += ranks;
-      ++hostsOfDomain[it->second];
-    }
-    for (const auto& [domain, hosts] : hostsOfDomain) severalHostsInADomain |= hosts > 1;
-    shape.nvlDomains = static_cast<int>(ranksOfDomain.size());
-  } else if (context.nvlDomains > 0) {
-    shape.nvlDomains = context.nvlDomains;
-    severalHostsInADomain = shape.hosts > context.nvlDomains;
-    if (shape.hosts > 0 && shape.hosts % context.nvlDomains != 0)
-      diagnostics.push_back({context.source, 0,
-                             where + std::to_string(shape.hosts) + " hosts do not split evenly into " +
-                                 std::to_string(context.nvlDomains) + " NVLink domains"});
-  } else {
-    shape.nvlDomains = shape.hosts;  // every host its own NVLink domain (no MNNVL)
-  }
-  if (!ranksOfDomain.empty()) {
-    const int first = ranksOfDomain.begin()->second;
-    const bool even =
-        std::all_of(ranksOfDomain.begin(), ranksOfDomain.end(), [&](const auto& d) { return d.second == first; });
-    shape.ranksPerDomain = even ? first : 0;
-  } else if (shape.nvlDomains > 0 && shape.ranks % shape.nvlDomains == 0 &&
-             (shape.hosts == 0 || shape.hosts % shape.nvlDomains == 0)) {
-    shape.ranksPerDomain = shape.ranks / shape.nvlDomains;
-  }
-  const bool mnnvl = context.mnnvl == "on" || (context.mnnvl.empty() && severalHostsInADomain);
-  shape.nodes = mnnvl ? shape.nvlDomains : shape.hosts;
-  return shape;
-}
-
 // A value that is not a finite number ("inf" where a time was 0) is no measurement: left out, as N/A is.
 Measurement finite(Measurement m) {
   for (std::optional<double>* v : {&m.timeUs, &m.algbwGBps, &m.busbwGBps, &m.wrong})
@@ -155,6 +79,24 @@ bool wrongOf(const Measurement& m, bool errorColumn) {
   if (!m.wrong) return false;
   // Before nccl-tests 2.13 the column was the largest error (2e-07 for a float sum is right); from 2.13 a count.
   return errorColumn ? std::fabs(*m.wrong) > 1e-2 : *m.wrong > 0;
+}
+
+// What forced a run (its variables, where they came from) and the network setting it ran under: the manifest's
+// alone; else --env, with NCCL's own "set by environment" lines over it, and a disagreement told.
+void forcingOf(const OutputContext& context, const TestRun& run, DatasetRow& base,
+               const std::function<void(std::string)>& note) {
+  base.env = context.env;
+  base.forcedBy = context.env.empty() ? ForcedBy::None : context.envFrom;
+  base.netEnv = context.envFrom == ForcedBy::Manifest ? context.netEnv : netEnvOfOption(context.env);
+  if (context.envFrom == ForcedBy::Manifest || run.forced.empty()) return;
+  for (const auto& [key, value] : run.forced) {
+    const auto given = context.env.find(key);
+    if (given != context.env.end() && lowerAscii(given->second) != lowerAscii(value))
+      note("--env " + key + "=" + given->second + " but NCCL says it was set to " + value + "; NCCL's word is kept");
+    base.env[key] = value;
+  }
+  for (auto& [name, value] : netEnvOfNcclLog(run.forced)) base.netEnv[name] = value;
+  base.forcedBy = ForcedBy::NcclLog;
 }
 
 }  // namespace
@@ -245,9 +187,9 @@ void OutputRowBuilder::settle(const TestRun& run) {
     note(run.firstLine, "device lines for only " + std::to_string(run.devices.size()) + " of " +
                             std::to_string(layout.ranks) + " ranks (a fragment): " + std::to_string(layout.hosts) +
                             " hosts assumed from the highest device index");
-  std::vector<DatasetDiagnostic> shapeNotes;
-  const Shape shape = shapeOf(layout, context_, "", shapeNotes);
-  for (DatasetDiagnostic& d : shapeNotes) note(0, std::move(d.message));
+  std::vector<std::string> shapeNotes;
+  const Shape shape = shapeOf(layout, context_, run, shapeNotes);
+  for (std::string& message : shapeNotes) note(0, std::move(message));
   if (collective == "allreduce" && factor && layout.ranks > 0) {
     const int implied = ranksOfAllReduceFactor(*factor);
     if (implied > 0 && implied != layout.ranks && std::fabs(2.0 * (layout.ranks - 1) / layout.ranks - *factor) > 2e-4) {
@@ -260,18 +202,7 @@ void OutputRowBuilder::settle(const TestRun& run) {
   }
   // What forced it.
   base_ = DatasetRow{};
-  base_.env = context_.env;
-  base_.forcedBy = context_.env.empty() ? ForcedBy::None : context_.envFrom;
-  if (context_.envFrom != ForcedBy::Manifest && !run.forced.empty()) {
-    for (const auto& [key, value] : run.forced) {
-      const auto given = context_.env.find(key);
-      if (given != context_.env.end() && lowerAscii(given->second) != lowerAscii(value))
-        note(run.firstLine,
-             "--env " + key + "=" + given->second + " but NCCL says it was set to " + value + "; NCCL's word is kept");
-      base_.env[key] = value;
-    }
-    base_.forcedBy = ForcedBy::NcclLog;
-  }
+  forcingOf(context_, run, base_, [&](std::string message) { note(run.firstLine, std::move(message)); });
   base_.source = context_.source;
   base_.run = static_cast<int>(runs);
   base_.test = test;
@@ -281,7 +212,7 @@ void OutputRowBuilder::settle(const TestRun& run) {
   base_.repeat = context_.repeat;
   base_.ncclVersion = ncclVersionText(run.ncclLibrary ? run.ncclLibrary : run.ncclHeaders);
   base_.testsVersion = run.testsVersion;
-  base_.gpu = run.devices.empty() ? "" : run.devices.back().gpu;
+  base_.gpu = shape.gpu;
   errorColumn_ = std::find(run.columns.begin(), run.columns.end(), "error") != run.columns.end();
   parts_ = datasetLineParts(base_);
 }

@@ -1,7 +1,7 @@
 // nccl-tests runs (parse/) turned into dataset rows: the collective (the program's name, else what the
 // caller says, else the file's name, else busbw/algbw), what forced the run (the manifest's environment,
 // else NCCL's "NCCL_ALGO set by environment to" lines, else --env), and the communicator's shape from the
-// device lines and what the caller knows of the NVLink domains (a rail map, a fabric, --nvl-domains).
+// device lines, NCCL's own INFO lines and what the caller knows of the NVLink domains (shape_of.h).
 #pragma once
 
 #include <cstdint>
@@ -15,22 +15,21 @@
 #include <vector>
 
 #include "nccl-tests-integration/dataset/dataset.h"
+#include "nccl-tests-integration/dataset/shape_of.h"
 #include "nccl-tests-integration/parse/nccl_tests_text.h"
 
 namespace railtune::sweep {
 
-struct OutputContext {
+// What is known of a file before reading it; its NVLink domains, MNNVL, fabric and probe facts: DomainFacts
+// (shape_of.h).
+struct OutputContext : DomainFacts {
   std::string source;                      // the file, as the rows name it
   std::map<std::string, std::string> env;  // what forced every run of the file (manifest, --env); may be empty
   ForcedBy envFrom = ForcedBy::None;       // Manifest or Option when env came from there
+  NetEnv netEnv;                           // the manifest's setting (net_env.h); else from env and NCCL's lines
   int repeat = 0;
   std::string test;        // the manifest's program ("all_reduce_perf"); "" = from the output
   std::string collective;  // --collective: for outputs that do not name their program
-  // NVLink domains: host -> domain (a rail map or a fabric), else --nvl-domains N (the hosts split evenly in
-  // the order they first appear), else every host its own domain.
-  std::map<std::string, std::string> domainOfHost;
-  int nvlDomains = 0;
-  std::string mnnvl;  // "on", "off", "" = on when a domain holds several hosts (NCCL then counts it one node)
 };
 
 // "all_reduce_perf", "all_reduce_perf_mpi", "./build/all_reduce_perf" -> "allreduce"; "" when unknown.

@@ -1,6 +1,7 @@
 // The jobs of `railtune sweep parse` (parse_jobs.h).
 #include "nccl-tests-integration/dataset/parse_jobs.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -24,27 +25,74 @@ ParseJob manifestJob(const std::string& dir, const ParseJob& base, const Manifes
   if (job.path == (fs::path(dir) / e.output).string()) job.byteLimit = e.outputBytes;
   job.context.env = e.env;
   job.context.envFrom = ForcedBy::Manifest;
+  job.context.netEnv = e.netEnv;
   job.context.repeat = e.repeat;
   job.context.test = e.test;
-  if (job.context.nvlDomains == 0 && job.context.domainOfHost.empty()) job.context.nvlDomains = e.nvlDomains;
-  if (job.context.mnnvl.empty()) job.context.mnnvl = e.mnnvl;
   return job;
 }
 
+// What `sweep run` was told of the hosts, where the command line told nothing: --nvl-domains and --mnnvl, and the
+// rail map or fabric (each host's domain read again from the file; its network summary when the file is gone).
+void manifestDomains(const ManifestEntry& e, const ClusterReader& readCluster, OutputContext& context,
+                     std::vector<DatasetDiagnostic>& notes, const std::string& manifest) {
+  if (!context.domainOfHost.empty() || context.nvlDomains > 0) return;
+  if (e.fabric) {
+    context.fabric = e.fabric->fabric;
+    try {
+      if (readCluster) {
+        const DomainFacts facts = readCluster(e.fabric->file, e.fabric->from == ShapeSource::Fabric);
+        context.domainOfHost = facts.domainOfHost;
+        context.fabric = facts.fabric;
+        context.from = e.fabric->from;
+      }
+    } catch (const std::exception& error) {
+      notes.push_back({manifest, 0,
+                       std::string("the ") + shapeSourceName(e.fabric->from) + " the sweep recorded cannot be read (" +
+                           error.what() + "): its NVLink domains are not used"});
+    }
+  }
+  if (context.domainOfHost.empty() && e.nvlDomains > 0) context.nvlDomains = e.nvlDomains;
+  if (context.mnnvl.empty()) context.mnnvl = e.mnnvl;
+  if (context.from == ShapeSource::Assumed && (context.nvlDomains > 0 || !context.mnnvl.empty()))
+    context.from = ShapeSource::Manifest;
+}
+
+// NCCL's own lines in the probe run's text output (NCCL_DEBUG=INFO), for every run of the sweep.
+NcclFacts probeFacts(const std::string& dir, const Manifest& manifest) {
+  NcclFacts facts;
+  for (const ManifestEntry& e : manifest.entries) {
+    const auto debug = e.env.find("NCCL_DEBUG");
+    if (e.status != RunStatus::Ok || debug == e.env.end() || debug->second != "INFO" || e.output.empty()) continue;
+    const RegularFile file = readRegularFile((fs::path(dir) / e.output).string(), kMaxInputFileBytes);
+    if (!file.ok()) continue;
+    const std::string_view text(file.bytes);
+    for (size_t at = text.find(" NCCL INFO "); at != std::string_view::npos; at = text.find(" NCCL INFO ", at + 1)) {
+      const size_t end = std::min(text.find('\n', at), text.size());
+      readNcclInfo(text.substr(at + 11, end - at - 11), facts);
+    }
+    if (facts.any()) break;
+  }
+  return facts;
+}
+
 // The jobs of a sweep folder: one per run its manifest says completed; the others are listed.
-void manifestJobs(const std::string& dir, const ParseJob& base, ParsePlan& plan) {
+void manifestJobs(const std::string& dir, const ParseJob& base, const ClusterReader& readCluster, ParsePlan& plan) {
   const std::string path = (fs::path(dir) / kManifestFileName).string();
   const RegularFile file = readRegularFile(path, kMaxInputFileBytes);
   if (!file.ok()) throw std::runtime_error(file.describe());
   const Manifest manifest = readManifestText(file.bytes);
   for (const ManifestDiagnostic& d : manifest.diagnostics) plan.notes.push_back({path, d.line, d.message});
+  ParseJob folder = base;
+  folder.context.probe = probeFacts(dir, manifest);
+  if (!manifest.entries.empty())
+    manifestDomains(manifest.entries.front(), readCluster, folder.context, plan.notes, path);
   for (const ManifestEntry& e : manifest.entries) {
     if (e.status != RunStatus::Ok) {
       ++(e.status == RunStatus::Rejected ? plan.rejected : plan.failed);
       plan.notes.push_back({path, 0, runWithoutRows(e)});
       continue;
     }
-    plan.jobs.push_back(manifestJob(dir, base, e));
+    plan.jobs.push_back(manifestJob(dir, folder, e));
   }
 }
 
@@ -72,7 +120,8 @@ std::string runWithoutRows(const ManifestEntry& e) {
   return out + "; no rows (" + (e.output.empty() ? std::string("no output file") : e.output) + ")";
 }
 
-ParsePlan planParseJobs(const std::vector<ParseInput>& inputs, const OutputContext& base) {
+ParsePlan planParseJobs(const std::vector<ParseInput>& inputs, const OutputContext& base,
+                        const ClusterReader& readCluster) {
   ParsePlan plan;
   for (const ParseInput& input : inputs) {
     ParseJob job;
@@ -84,7 +133,7 @@ ParsePlan planParseJobs(const std::vector<ParseInput>& inputs, const OutputConte
       if (fs::is_regular_file(fs::path(input.path) / kManifestFileName, ec)) {
         if (!input.env.empty())
           plan.notes.push_back({input.path, 0, "--env ignored: the manifest says what forced each run"});
-        manifestJobs(input.path, job, plan);
+        manifestJobs(input.path, job, readCluster, plan);
       } else {
         folderJobs(input.path, job, plan);
       }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,9 +38,17 @@ struct ParsePlan {
   size_t runsWithoutRows() const { return rejected + failed; }
 };
 
-// base: the context every job starts from (--collective, the NVLink domains). Throws std::runtime_error naming
-// a sweep folder's manifest that cannot be read, or when the inputs hold no output and no run.
-ParsePlan planParseJobs(const std::vector<ParseInput>& inputs, const OutputContext& base);
+// A rail map (fromFabric false) or fabric description read for its domains and network (the command line's
+// reader: cli/sweep/shape_options.h). Throws naming the file.
+using ClusterReader = std::function<DomainFacts(const std::string& path, bool fromFabric)>;
+
+// base: the context every job starts from (--collective, the NVLink domains). A sweep folder's manifest adds
+// what `sweep run` was told (--nvl-domains, --mnnvl, the rail map or fabric, read again by readCluster) where the
+// command line told nothing, and its probe run's NCCL lines (SweepSpec::probe) to every run of the folder.
+// Throws std::runtime_error naming a sweep folder's manifest that cannot be read, or when the inputs hold no
+// output and no run.
+ParsePlan planParseJobs(const std::vector<ParseInput>& inputs, const OutputContext& base,
+                        const ClusterReader& readCluster = nullptr);
 
 // "allreduce.ring-ll128.r0 (ring/ll128): failed, exit 3: <reason>; no rows (runs/allreduce.ring-ll128.r0.txt)"
 std::string runWithoutRows(const ManifestEntry& entry);

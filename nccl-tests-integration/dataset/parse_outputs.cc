@@ -13,7 +13,7 @@
 namespace railtune::sweep {
 
 ParseSummary parseOutputs(const ParseRequest& request) {
-  ParsePlan plan = planParseJobs(request.inputs, request.base);
+  ParsePlan plan = planParseJobs(request.inputs, request.base, request.readCluster);
   const std::vector<ParseJob>& jobs = plan.jobs;
 
   // Rows streamed to the dataset in input order; nothing is left behind when no row was read.

@@ -16,6 +16,7 @@ namespace railtune::sweep {
 struct ParseRequest {
   std::vector<ParseInput> inputs;
   OutputContext base;           // --collective and what is known of the NVLink domains
+  ClusterReader readCluster;    // reads the rail map or fabric a sweep's manifest names
   std::string output;           // the dataset to write
   size_t keepDiagnostics = 21;  // per file: kept (the rest counted)
 };

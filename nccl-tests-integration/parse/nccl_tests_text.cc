@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
+#include <utility>
 
 #include "nccl-tests-integration/parse/row_bounds.h"
 #include "nccl-tests-integration/parse/text_columns.h"
@@ -54,6 +55,7 @@ class TextLineReader {
     if (!run_) {
       run_ = TestRun{};
       run_->firstLine = number;
+      run_->nccl = std::exchange(earlyFacts_, NcclFacts{});
       rowsInRun_ = 0;
       ++columnsVersion_;
     }
@@ -89,6 +91,8 @@ class TextLineReader {
   }
 
   void ncclInfo(string_view message) {
+    // NCCL's lines before a run's first header line (another rank's init) belong to the run that follows.
+    if (readNcclInfo(message, run_ ? run_->nccl : earlyFacts_)) return;
     static constexpr string_view kSet = " set by environment to ";
     const size_t at = message.find(kSet);
     if (at == string_view::npos || !run_) return;
@@ -216,6 +220,7 @@ class TextLineReader {
       next.firstLine = number;
       next.testsVersion = run.testsVersion;
       next.devices = run.devices;
+      next.nccl = run.nccl;
       closeRun();
       run_ = std::move(next);
     }
@@ -352,6 +357,7 @@ class TextLineReader {
   Layout layout_;
   size_t columnsVersion_ = 0, layoutVersion_ = SIZE_MAX;  // the columns changed since the layout was worked out
   std::optional<TestRun> run_;
+  NcclFacts earlyFacts_;  // NCCL's lines read before any run began
   size_t rowsInRun_ = 0;
   bool pendingRow_ = false;
   Row pending_;

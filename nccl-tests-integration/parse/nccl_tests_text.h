@@ -3,7 +3,8 @@
 // "Collective test starting" (2.16.7+), the nThread parameters, the per-rank device lines (bus ids [0x01] and
 // [0000:04:00]), the table header of each era (per collective with an "error" column before 2.13; one layout
 // with redop, root and #wrong after), N/A values, rows split by interleaved NCCL INFO lines, the footer, NCCL's
-// "NCCL_ALGO set by environment to" lines and "Test NCCL failure" lines; several runs in one text. Columns come
+// "NCCL_ALGO set by environment to" lines, NCCL's INFO lines on nodes, MNNVL and the network (nccl_info.h) and
+// "Test NCCL failure" lines; several runs in one text. Columns come
 // from the header, so a table of any era is read by name. Part of issue 18 (`railtune sweep`): the dataset,
 // rules and reports build on it.
 #pragma once
@@ -15,6 +16,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "nccl-tests-integration/parse/nccl_info.h"
 
 namespace railtune::sweep {
 
@@ -50,6 +53,7 @@ struct TestRun {
   std::optional<double> averageBusbw;
   std::map<std::string, std::string> forced;  // NCCL_ALGO, NCCL_PROTO... from NCCL's "set by environment" lines
   std::vector<std::string> ncclFailures;      // "Test NCCL failure ..." lines
+  NcclFacts nccl;  // NCCL's INFO lines on the communicator and network (NCCL_DEBUG=INFO), of every rank
 };
 
 struct Diagnostic {

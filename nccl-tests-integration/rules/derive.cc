@@ -1,6 +1,7 @@
 // Deriving tuner rules from a sweep's samples (derive.h).
 #include "nccl-tests-integration/rules/derive.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -17,6 +18,42 @@ std::string plainPercent(double fraction) {
 // A choice a rule can carry: the rules need an algorithm and a protocol.
 bool ruleable(const Choice& c) {
   return !c.isDefault() && c.unusable.empty() && !c.algorithm.empty() && !c.protocol.empty();
+}
+
+// "1 run", "3 runs"
+std::string runsText(int runs) {
+  return std::to_string(runs) + (runs == 1 ? " run" : " runs");
+}
+
+// What NCCL's default at a size is, where it is the best choice measured: best only where a rival a rule could
+// carry was measured beside it.
+std::string defaultOnlyWhy(const std::map<Choice, Samples>& choices) {
+  bool rival = false, other = false;
+  for (const auto& [choice, samples] : choices) {
+    if (choice.isDefault() || samples.busbw.empty()) continue;
+    other = true;
+    rival = rival || ruleable(choice);
+  }
+  if (rival) return "NCCL's default is best";
+  return other ? "only NCCL's default measured among choices a rule can carry" : "only NCCL's default measured";
+}
+
+// The bar the best choice's gain must clear, and its name: the largest of --min-gain, the spread of either and,
+// when either rests on fewer than 2 runs, the one-run noise (ties name --min-gain, then the spread).
+void setThreshold(const RulesOptions& options, SizeDecision& d) {
+  const double spread = std::max(d.defaultStats.spread, d.bestStats.spread);
+  const bool oneRun = d.bestStats.runs < 2 || d.defaultStats.runs < 2;
+  const double noise = oneRun ? kOneRunNoise : 0;
+  d.threshold = std::max({options.minGain, spread, noise});
+  d.ruled = d.gain > d.threshold;
+  const char* which = "--min-gain";
+  if (d.threshold > options.minGain) which = spread >= noise ? "spread" : "one-run noise";
+  d.why = d.best.label() + " " + signedPercent(d.gain) + (d.ruled ? " > " : " <= ") + which + " " +
+          plainPercent(d.threshold);
+  if (!oneRun) return;
+  d.why += d.bestStats.runs == d.defaultStats.runs
+               ? " (" + runsText(d.bestStats.runs) + " each)"
+               : " (" + runsText(d.bestStats.runs) + " vs the default's " + std::to_string(d.defaultStats.runs) + ")";
 }
 
 SizeDecision decide(uint64_t size, const std::map<Choice, Samples>& choices, const RulesOptions& options) {
@@ -43,16 +80,12 @@ SizeDecision decide(uint64_t size, const std::map<Choice, Samples>& choices, con
     return d;
   }
   if (d.best.isDefault()) {
-    d.why = "NCCL's default is best";
+    d.why = defaultOnlyWhy(choices);
     return d;
   }
   d.gain = d.defaultStats.median > 0 ? d.bestStats.median / d.defaultStats.median - 1 : 0;
   if (!std::isfinite(d.gain)) d.gain = 0;  // a default of almost nothing: no gain a rule could stand on
-  d.threshold = std::max({options.minGain, d.defaultStats.spread, d.bestStats.spread});
-  d.ruled = d.gain > d.threshold;
-  const char* which = options.minGain >= std::max(d.defaultStats.spread, d.bestStats.spread) ? "--min-gain" : "spread";
-  d.why = d.best.label() + " " + signedPercent(d.gain) + (d.ruled ? " > " : " <= ") + std::string(which) + " " +
-          plainPercent(d.threshold);
+  setThreshold(options, d);
   return d;
 }
 
@@ -86,14 +119,6 @@ void noteGroupCoverage(const Aggregate& aggregate, const GroupKey& key, const Gr
     coverage.push_back({key.collective, shape, "no NCCL default measured at " + noDefault + ": NCCL decides there"});
   if (!onlyDefault.empty())
     coverage.push_back({key.collective, shape, "only NCCL's default measured at " + onlyDefault});
-  if (const auto gpus = aggregate.gpusOfGroup.find(key);
-      gpus != aggregate.gpusOfGroup.end() && gpus->second.size() > 1) {
-    std::string names;
-    for (const std::string& g : gpus->second) names += (names.empty() ? "" : ", ") + g;
-    coverage.push_back({key.collective, shape,
-                        "rows of " + std::to_string(gpus->second.size()) + " GPU models (" + names +
-                            ") pooled: is this one cluster? Parse each cluster's outputs into its own dataset"});
-  }
   if (!tunerCollective(key.collective))
     coverage.push_back({key.collective, shape, "NCCL does not ask a tuner about " + key.collective + ": no rules"});
 }
@@ -112,6 +137,8 @@ void appendRules(const GroupKey& key, const GroupDecisions& group, std::vector<D
     rule.minBytes = first.low;
     rule.minGain = first.gain;
     rule.maxGain = first.gain;
+    rule.runs = first.bestStats.runs;
+    rule.defaultRuns = first.defaultStats.runs;
     size_t j = i;
     for (; j < group.sizes.size() && group.sizes[j].ruled && group.sizes[j].best == first.best; ++j) {
       const SizeDecision& d = group.sizes[j];
@@ -121,6 +148,8 @@ void appendRules(const GroupKey& key, const GroupDecisions& group, std::vector<D
       rule.maxGain = std::max(rule.maxGain, d.gain);
       rule.samples += d.bestStats.samples;
       rule.defaultSamples += d.defaultStats.samples;
+      rule.runs = std::min(rule.runs, d.bestStats.runs);
+      rule.defaultRuns = std::min(rule.defaultRuns, d.defaultStats.runs);
       rule.maxSpread = std::max({rule.maxSpread, d.bestStats.spread, d.defaultStats.spread});
     }
     rules.push_back(std::move(rule));

@@ -1,6 +1,7 @@
 // Tuner rules from a sweep (`railtune sweep rules`): at each measured size of each collective × shape, the
 // choice with the highest median busbw wins only when it beats NCCL's default by more than the noise: the
-// larger of --min-gain (5 %) and the run-to-run spread of both (statsOf). Sizes between two measured ones
+// larger of --min-gain (5 %) and the run-to-run spread of both (statsOf), and at least kOneRunNoise when either
+// rests on fewer than 2 runs (a run's out-of-place and in-place halves are one run). Sizes between two measured ones
 // go to the nearer (the boundary is their midpoint); adjacent sizes with the same winner become one range;
 // sizes outside the measured ones, and every size where the default holds, get no rule: NCCL decides there.
 #pragma once
@@ -12,6 +13,12 @@
 #include "nccl-tests-integration/rules/aggregate.h"
 
 namespace railtune::sweep {
+
+// The least a gain must exceed when the winner or the default rests on fewer than 2 runs, whose spread says
+// nothing of run-to-run noise. No published figure for nccl-tests' run-to-run busbw spread was found
+// (docs/sweep.md#one-run-evidence): this is --min-gain's default, so that a lower --min-gain never lets one
+// run's luck make a rule.
+inline constexpr double kOneRunNoise = 0.05;
 
 struct RulesOptions {
   double minGain = 0.05;  // a winner must beat the default by more than this fraction (and the spread)
@@ -27,7 +34,10 @@ struct SizeDecision {
   bool ruled = false;    // best beat the default by more than the threshold: a rule covers this size
   double gain = 0;       // best / default - 1 (0 without a default)
   double threshold = 0;  // what the gain had to exceed
-  std::string why;       // "ring/ll128 +20.1 % > 5.0 %", "default is best", "+3.2 % <= spread 4.1 %", "no default"
+  // "ring/ll128 +20.1 % > --min-gain 5.0 %", "ring/ll128 +3.2 % <= spread 4.1 %", "ring/ll128 +4.0 % <= one-run
+  // noise 5.0 % (1 run each)", "NCCL's default is best" (only where a rival was measured), "only NCCL's default
+  // measured", "no NCCL default measured"
+  std::string why;
 };
 
 struct GroupDecisions {
@@ -44,7 +54,8 @@ struct DerivedRule {
   double minGain = 0, maxGain = 0;
   int samples = 0;  // the winner's samples, all sizes together
   int defaultSamples = 0;
-  double maxSpread = 0;  // the largest spread of winner or default at its sizes
+  int runs = 0, defaultRuns = 0;  // the fewest distinct runs behind the winner, and the default, at any of its sizes
+  double maxSpread = 0;           // the largest spread of winner or default at its sizes
 };
 
 struct CoverageNote {

@@ -18,16 +18,22 @@ std::string droppedRows(const std::string& path, const DatasetSource& source) {
 
 }  // namespace
 
-Aggregate readDatasets(const std::vector<std::string>& paths, size_t maxWarnings,
-                       const std::function<void(std::string_view)>& warn) {
-  Aggregate aggregate;
+void readDatasetRows(const std::vector<std::string>& paths, size_t maxWarnings,
+                     const std::function<void(std::string_view)>& warn, const DatasetSink& rows,
+                     const DatasetSourceSink& sources) {
+  size_t rowsRead = 0;
   std::vector<DatasetDiagnostic> diagnostics;
   std::vector<std::string> dropped;  // what sweep parse could not use, as the datasets record it
   for (const std::string& path : paths)
     readDatasetFile(
-        path, [&](const DatasetRow& row) { aggregate.add(row); }, diagnostics,
+        path,
+        [&](const DatasetRow& row) {
+          ++rowsRead;
+          rows(row);
+        },
+        diagnostics,
         [&](const DatasetSource& source) {
-          aggregate.addSource(source);
+          if (sources) sources(source);
           if (std::string line = droppedRows(path, source); !line.empty()) dropped.push_back(std::move(line));
         });
   for (size_t i = 0; i < dropped.size() && i < maxWarnings; ++i) warn(dropped[i]);
@@ -41,9 +47,26 @@ Aggregate readDatasets(const std::vector<std::string>& paths, size_t maxWarnings
     }
     warn(d.source + ":" + std::to_string(d.line) + ": " + d.message + "; line skipped");
   }
-  if (aggregate.rowsRead == 0)
+  if (rowsRead == 0)
     throw std::runtime_error("no sweep dataset rows in " + std::string(paths.size() == 1 ? paths[0] : "the inputs") +
                              " (railtune sweep parse writes them)");
+}
+
+Aggregate readDatasets(const std::vector<std::string>& paths, size_t maxWarnings,
+                       const std::function<void(std::string_view)>& warn,
+                       const std::function<bool(const DatasetRow&)>& keep, size_t* left) {
+  Aggregate aggregate;
+  readDatasetRows(
+      paths, maxWarnings, warn,
+      [&](const DatasetRow& row) {
+        if (!keep || keep(row))
+          aggregate.add(row);
+        else if (left != nullptr)
+          ++*left;
+      },
+      [&](const DatasetSource& source) { aggregate.addSource(source); });
+  for (const auto& [key, warning] : aggregate.unsureDomains)
+    warn(key.collective + ", " + key.shape.counts() + ": " + warning);
   return aggregate;
 }
 

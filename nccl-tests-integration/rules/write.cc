@@ -10,6 +10,13 @@
 namespace railtune::sweep {
 namespace {
 
+// "1 run each", "2 runs vs the default's 1": the fewest runs behind the winner and the default at any of the
+// rule's sizes (a run's out-of-place and in-place halves are two samples of one run).
+std::string runsEvidence(const DerivedRule& r) {
+  const std::string winner = std::to_string(r.runs) + (r.runs == 1 ? " run" : " runs");
+  return r.runs == r.defaultRuns ? winner + " each" : winner + " vs the default's " + std::to_string(r.defaultRuns);
+}
+
 std::string evidenceText(const DerivedRule& r) {
   std::string sizes = sizeText(r.sizes.front());
   if (r.sizes.size() > 1) sizes += " to " + sizeText(r.sizes.back());
@@ -17,7 +24,7 @@ std::string evidenceText(const DerivedRule& r) {
       r.minGain == r.maxGain ? signedPercent(r.minGain) : signedPercent(r.minGain) + " to " + signedPercent(r.maxGain);
   return "sweep: " + r.choice.label() + " beats NCCL's default by " + gain + " at " + sizes + " (" +
          std::to_string(r.sizes.size()) + (r.sizes.size() == 1 ? " size, " : " sizes, ") + std::to_string(r.samples) +
-         " samples; " + r.key.shape.label() + ")";
+         " samples, " + runsEvidence(r) + "; " + r.key.shape.label() + ")";
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -53,6 +60,8 @@ std::string ruleJson(const DerivedRule& r) {
   json.key("max_gain").number(r.maxGain);
   json.key("samples").integer(r.samples);
   json.key("default_samples").integer(r.defaultSamples);
+  json.key("runs").integer(r.runs);
+  json.key("default_runs").integer(r.defaultRuns);
   json.key("max_spread").number(r.maxSpread);
   json.endObject();
   json.endObject();
@@ -66,7 +75,8 @@ std::string rulesJson(const DerivedRules& rules, const RulesProvenance& provenan
   std::snprintf(gain, sizeof gain, "%.1f %%", provenance.minGain * 100);
   const std::string description = "Written by railtune sweep rules from " + joined(provenance.datasets) +
                                   "; a choice beats NCCL's default by more than " + gain +
-                                  " and the run-to-run spread. Sizes and shapes without a rule: NCCL decides.";
+                                  " and the run-to-run spread (and the one-run noise where either rests on one run)."
+                                  " Sizes and shapes without a rule: NCCL decides.";
   std::vector<std::string> objects;
   for (const DerivedRule& r : rules.rules) objects.push_back(ruleJson(r));
   return tunerRulesDocument(description, objects, RulesLayout::kOneRulePerLine);
@@ -97,10 +107,10 @@ std::string rulesReport(const DerivedRules& rules) {
   for (const GroupDecisions& g : rules.groups) {
     out += g.key.collective + ", " + g.key.shape.label() + ":\n";
     for (const SizeDecision& d : g.sizes) {
-      char line[256];
-      std::snprintf(line, sizeof line, "  %10s  %-24s %s\n", sizeText(d.size).c_str(),
-                    d.ruled ? d.best.label().c_str() : "NCCL decides", d.why.c_str());
-      out += line;
+      // Aligned as "  %10s  %-24s %s", without a buffer that a long label or reason would cut short.
+      const std::string size = sizeText(d.size), choice = d.ruled ? d.best.label() : "NCCL decides";
+      out += "  " + std::string(size.size() < 10 ? 10 - size.size() : 0, ' ') + size + "  " + choice +
+             std::string(choice.size() < 24 ? 24 - choice.size() : 0, ' ') + " " + d.why + "\n";
     }
   }
   if (!rules.coverage.empty()) out += "coverage:\n";

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "nccl-tests-integration/dataset/net_env.h"
+
 namespace railtune::sweep {
 namespace {
 
@@ -47,6 +49,42 @@ int64_t manifestInteger(const ManifestJson& object, const char* key, bool requir
   return number;
 }
 
+// "net_env": NCCL variables (NCCL_[A-Z0-9_]+) with string values.
+void readNetEnv(const ManifestJson& object, std::map<std::string, std::string>& out) {
+  if (!object.is_object()) throw FieldError{"\"net_env\" is not an object"};
+  for (const auto& [name, value] : object.items()) {
+    if (!isNcclVariableName(name)) throw FieldError{"\"net_env\"." + name + " is not an NCCL variable"};
+    if (!value.is_string()) throw FieldError{"\"net_env\"." + name + " is not a string"};
+    out[name] = value.get<std::string>();
+  }
+}
+
+ManifestFabric fabricFromJson(const ManifestJson& object) {
+  if (!object.is_object()) throw FieldError{"\"fabric\" is not an object"};
+  ManifestFabric out;
+  const std::string from = manifestString(object, "from", true);
+  if (from != "rail-map" && from != "fabric")
+    throw FieldError{"\"fabric\".\"from\" is \"" + from + "\", expected rail-map or fabric"};
+  out.from = from == "fabric" ? ShapeSource::Fabric : ShapeSource::RailMap;
+  out.file = manifestString(object, "file", true);
+  out.fabric.name = manifestString(object, "name", false);
+  out.fabric.linkLayer = manifestString(object, "link_layer", false);
+  out.fabric.nicGbps = static_cast<int>(manifestInteger(object, "nic_gbps", false, 0, 100000000));
+  out.fabric.nicsPerGpu = static_cast<int>(manifestInteger(object, "nics_per_gpu", false, 0, 1024));
+  return out;
+}
+
+nlohmann::ordered_json fabricJson(const ManifestFabric& f) {
+  nlohmann::ordered_json out;
+  out["from"] = shapeSourceName(f.from);
+  out["file"] = f.file;
+  if (!f.fabric.name.empty()) out["name"] = f.fabric.name;
+  if (!f.fabric.linkLayer.empty()) out["link_layer"] = f.fabric.linkLayer;
+  if (f.fabric.nicGbps > 0) out["nic_gbps"] = f.fabric.nicGbps;
+  if (f.fabric.nicsPerGpu > 0) out["nics_per_gpu"] = f.fabric.nicsPerGpu;
+  return out;
+}
+
 ManifestEntry entryFromJson(const ManifestJson& object) {
   if (!object.is_object()) throw FieldError{"not a JSON object"};
   const std::string schema = manifestString(object, "schema", true);
@@ -82,6 +120,7 @@ ManifestEntry entryFromJson(const ManifestJson& object) {
       entry.env[name] = value.get<std::string>();
     }
   }
+  if (const ManifestJson* netEnv = manifestField(object, "net_env", false)) readNetEnv(*netEnv, entry.netEnv);
   entry.output = manifestString(object, "output", true);
   entry.json = manifestString(object, "json", false);
   if (const ManifestJson* bytes = manifestField(object, "output_bytes", false)) {
@@ -100,6 +139,7 @@ ManifestEntry entryFromJson(const ManifestJson& object) {
   entry.mnnvl = manifestString(object, "mnnvl", false);
   if (!entry.mnnvl.empty() && entry.mnnvl != "on" && entry.mnnvl != "off")
     throw FieldError{"\"mnnvl\" is \"" + entry.mnnvl + "\", expected on or off"};
+  if (const ManifestJson* fabric = manifestField(object, "fabric", false)) entry.fabric = fabricFromJson(*fabric);
   return entry;
 }
 
@@ -140,6 +180,7 @@ std::string manifestLine(const ManifestEntry& entry) {
   nlohmann::ordered_json env = nlohmann::ordered_json::object();
   for (const auto& [name, value] : entry.env) env[name] = value;
   line["env"] = std::move(env);
+  if (!entry.netEnv.empty()) line["net_env"] = entry.netEnv;
   line["output"] = entry.output;
   if (entry.outputBytes) line["output_bytes"] = *entry.outputBytes;
   if (!entry.json.empty()) line["json"] = entry.json;
@@ -150,6 +191,7 @@ std::string manifestLine(const ManifestEntry& entry) {
   line["end"] = entry.end;
   if (entry.nvlDomains > 0) line["nvl_domains"] = entry.nvlDomains;
   if (!entry.mnnvl.empty()) line["mnnvl"] = entry.mnnvl;
+  if (entry.fabric) line["fabric"] = fabricJson(*entry.fabric);
   // Invalid UTF-8 (a reason cut from a binary's output) is replaced, never thrown.
   return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }

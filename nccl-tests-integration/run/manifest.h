@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nccl-tests-integration/dataset/choice.h"
+#include "nccl-tests-integration/dataset/dataset.h"
 
 namespace railtune::sweep {
 
@@ -26,6 +27,14 @@ enum class RunStatus {
 const char* runStatusName(RunStatus s);  // "ok", "rejected", "failed"
 std::optional<RunStatus> runStatusFromName(std::string_view name);
 
+// The rail map or fabric `sweep run --rail-map|--fabric` was given: the file (absolute), which `sweep parse`
+// reads again for each host's NVLink domain, and what it says of the network (transport unknown: NCCL says it).
+struct ManifestFabric {
+  ShapeSource from = ShapeSource::RailMap;  // RailMap or Fabric
+  std::string file;
+  FabricId fabric;
+};
+
 struct ManifestEntry {
   std::string id;    // "allreduce.ring-ll128.r0": collective, choice, repeat; unique within a sweep
   std::string test;  // "all_reduce_perf"
@@ -33,8 +42,11 @@ struct ManifestEntry {
   int repeat = 0;
   std::vector<std::string> command;        // argv as run (launcher words first)
   std::map<std::string, std::string> env;  // what the sweep set for this run (NCCL_ALGO, NCCL_PROTO, ...)
-  std::string output;                      // the captured stdout+stderr, relative to the manifest's folder
-  std::string json;                        // the -J file, relative to the manifest's folder ("" when text only)
+  // The --env matrix's combination the run had (also in env); part of the run's identity when a sweep resumes.
+  // Empty without a matrix, and in lines of sweeps before it was recorded.
+  std::map<std::string, std::string> netEnv;
+  std::string output;  // the captured stdout+stderr, relative to the manifest's folder
+  std::string json;    // the -J file, relative to the manifest's folder ("" when text only)
   // The output's length when the run ended: what `sweep parse` reads of it (a process that escaped the run's
   // group may write on). Absent in lines of earlier sweeps and for a choice not run.
   std::optional<uint64_t> outputBytes;
@@ -43,8 +55,9 @@ struct ManifestEntry {
   std::string reason;      // rejected / failed: the line that says why
   std::string start, end;  // UTC, ISO 8601 with milliseconds
   // What `sweep run` was told of the communicator (0: not told; `sweep parse` then counts from the output).
-  int nvlDomains = 0;  // --nvl-domains
-  std::string mnnvl;   // --mnnvl on|off ("" = not told)
+  int nvlDomains = 0;                    // --nvl-domains
+  std::string mnnvl;                     // --mnnvl on|off ("" = not told)
+  std::optional<ManifestFabric> fabric;  // --rail-map / --fabric
 };
 
 std::string manifestLine(const ManifestEntry& entry);  // one JSON line with its newline

@@ -4,6 +4,7 @@
 // and the environment: it is what the command does before its first run, callable without the command line.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,11 +21,13 @@ struct SweepRequest {
   int repeats = 1;
   int nvlDomains = 0;
   std::string mnnvl;
+  std::optional<ManifestFabric> fabric;  // --rail-map / --fabric, read by the caller
   double timeout = 0;
   std::string json = "auto";  // auto, on, off
   std::string tunerPlugin;    // for --chunk-sizes; "" = defaultTunerPlugin
   std::string defaultTunerPlugin;
-  std::string test;  // --test, when the binary's name does not say
+  std::string test;              // --test, when the binary's name does not say
+  std::vector<std::string> env;  // --env NAME=V1,V2,..., one per variable of the matrix
   bool dryRun = false;
   bool restart = false;
   std::vector<std::string> command;  // the nccl-tests binary and its arguments

@@ -5,7 +5,7 @@
 set(_sweep_work ${CMAKE_CURRENT_BINARY_DIR}/sweep)
 set(_sweep_loop ${_sweep_work}/loop)
 file(MAKE_DIRECTORY ${_sweep_work})
-set(_sweep_env "NCCL_ALGO=unset:;NCCL_PROTO=unset:;NCCL_DEBUG=unset:;NCCL_MIN_NCHANNELS=unset:;NCCL_MAX_NCHANNELS=unset:;NCCL_TUNER_PLUGIN=unset:;RAILTUNE_TUNER_CONFIG=unset:;NCCL_TUNER_CONFIG_FILE=unset:;RAILTUNE_RAIL_MAP=unset:;RAILTUNE_TUNER_MODEL=unset:;RAILTUNE_FAKE_FAIL_RUNS=unset:;RAILTUNE_FAKE_HANG_RUNS=unset:")
+set(_sweep_env "NCCL_ALGO=unset:;NCCL_PROTO=unset:;NCCL_DEBUG=unset:;NCCL_DEBUG_SUBSYS=unset:;NCCL_MIN_NCHANNELS=unset:;NCCL_MAX_NCHANNELS=unset:;NCCL_TUNER_PLUGIN=unset:;RAILTUNE_TUNER_CONFIG=unset:;NCCL_TUNER_CONFIG_FILE=unset:;RAILTUNE_RAIL_MAP=unset:;RAILTUNE_TUNER_MODEL=unset:;RAILTUNE_FAKE_FAIL_RUNS=unset:;RAILTUNE_FAKE_HANG_RUNS=unset:")
 
 add_test(NAME cli.sweep_loop COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_loop.py ${_railtune} ${_sweep_loop}
                                      ${PROJECT_SOURCE_DIR}/tests/data/sweep)
@@ -92,6 +92,24 @@ sweep_expect(compare_refused_rules fail "the tuner would refuse .*tuner_decision
              -- ${_railtune} sweep compare ${_sweep_work}/env.jsonl --rules ${PROJECT_SOURCE_DIR}/tests/cli/tuner_decisions_bad_rules.csv
                 -o ${_sweep_work}/report.html)
 
+# `compare --model` on GB200 data (one tray, one run of each choice): a GB300 profile is warned about once, naming
+# the profile to pass, and the comparison still ends well; without --profile the data's GPU picks gb200-nvl72.
+file(WRITE ${_sweep_work}/gb200.jsonl [=[
+{"schema":"railtune.sweep-dataset/1","source":"gb200/allreduce.default.r0.txt","line":40,"run":0,"test":"all_reduce_perf","collective":"allreduce","size":8388608,"count":2097152,"type":"float","redop":"sum","root":-1,"choice":{},"forced_by":"manifest","env":{},"shape":{"ranks":4,"hosts":1,"nodes":1,"nvl_domains":1,"ranks_per_domain":4},"out_of_place":{"time_us":40.0,"algbw":209.7,"busbw":314.6,"wrong":0.0},"in_place":{"time_us":40.2,"algbw":208.7,"busbw":313.0,"wrong":0.0},"valid":true,"repeat":0,"gpu":"NVIDIA GB200"}
+{"schema":"railtune.sweep-dataset/1","source":"gb200/allreduce.ring-ll128.r0.txt","line":40,"run":0,"test":"all_reduce_perf","collective":"allreduce","size":8388608,"count":2097152,"type":"float","redop":"sum","root":-1,"choice":{"algorithm":"ring","protocol":"ll128"},"forced_by":"manifest","env":{"NCCL_ALGO":"Ring","NCCL_PROTO":"LL128"},"shape":{"ranks":4,"hosts":1,"nodes":1,"nvl_domains":1,"ranks_per_domain":4},"out_of_place":{"time_us":36.0,"algbw":233.0,"busbw":349.5,"wrong":0.0},"in_place":{"time_us":36.1,"algbw":232.4,"busbw":348.6,"wrong":0.0},"valid":true,"repeat":0,"gpu":"NVIDIA GB200"}
+]=])
+sweep_expect(compare_model_profile_of_another_gpu ok
+             "^railtune: warning: --model: profile gb300-nvl72 models NVIDIA GB300; 1 group is NVIDIA GB200 \\(pass --profile gb200-nvl72\\)$"
+             "^model: .*hardware profile gb300-nvl72, emulated NCCL"
+             -- ${_railtune} sweep compare ${_sweep_work}/gb200.jsonl --model --profile gb300-nvl72)
+sweep_expect(compare_model_profile_from_the_data ok
+             "^model: .*hardware profile gb200-nvl72 \\(picked from the data: every group is NVIDIA GB200\\)"
+             -- ${_railtune} sweep compare ${_sweep_work}/gb200.jsonl --model)
+# One run of each: a --min-gain under the one-run noise is not the bar, and the why says what is.
+sweep_expect(rules_one_run_evidence ok "ring/ll128 \\+11\\.2 % > one-run noise 5\\.0 % \\(1 run each\\)"
+             "^wrote .*gb200-rules\\.json: 1 rule from 2 rows"
+             -- ${_railtune} sweep rules ${_sweep_work}/gb200.jsonl --min-gain 2 -o ${_sweep_work}/gb200-rules.json)
+
 # Hostile input (issue 28; docs/sweep.md#impossible-values): impossible values and a row glued to an INFO line in a
 # table, a hand-edited dataset (1e308, 2^63, a negative size, a key twice) for rules and compare, a sweep folder
 # whose every run failed, and the memory of a 40 MB parse (streamed, not held).
@@ -105,3 +123,46 @@ if(RAILTUNE_SANITIZED)
 endif()
 add_test(NAME cli.sweep_dataset_schema_accepts_example
          COMMAND ${_validate} ${_formats}/sweep-dataset.schema.json ${_formats}/sweep-dataset.example.jsonl --min-records 4)
+
+# Two clusters of one shape (issue 30): an H100 sweep over a TCPXO net plugin and an H200 InfiniBand sweep, both 16
+# ranks on 2 nodes, parsed with NCCL's INFO lines (tests/data/sweep_cluster). They are two groups; one rules file
+# cannot hold both (the tuner's key has no GPU or network), so `sweep rules` refuses and --gpu / --fabric picks one.
+set(_sweep_cluster ${PROJECT_SOURCE_DIR}/tests/data/sweep_cluster)
+sweep_expect(parse_two_clusters ok "^wrote .*two-clusters\\.jsonl: 6 rows from 2 of 2 files"
+             -- ${_railtune} sweep parse ${_sweep_cluster}/h100-tcpxo.txt ${_sweep_cluster}/h200-ib.txt
+                -o ${_sweep_work}/two-clusters.jsonl)
+sweep_expect(rules_refuse_two_clusters 2
+             "^railtune sweep rules: rules for NVIDIA H100 80GB HBM3, TCPXO and NVIDIA H200, IB would share the tuner key \"allreduce, 16 ranks, 2 nodes, 2 NVLink domains of 8\": .*pass --gpu NAME or --fabric TRANSPORT"
+             -- ${_railtune} sweep rules ${_sweep_work}/two-clusters.jsonl -o ${_sweep_work}/two-clusters-rules.json)
+sweep_expect(rules_pick_one_cluster ok "^3 rows of other GPUs or fabrics left out" "^allreduce, 16 ranks, 2 nodes, 2 NVLink domains of 8; NVIDIA H200, IB:"
+             -- ${_railtune} sweep rules ${_sweep_work}/two-clusters.jsonl --gpu h200 -o ${_sweep_work}/h200-rules.json)
+sweep_expect(rules_pick_by_fabric ok "^3 rows of other GPUs or fabrics left out" "NVIDIA H100 80GB HBM3, TCPXO:"
+             -- ${_railtune} sweep rules ${_sweep_work}/two-clusters.jsonl --fabric tcpxo -o ${_sweep_work}/tcpxo-rules.json)
+sweep_expect(rules_pick_nothing 2 "^railtune sweep rules: no row of the datasets is of --gpu B200"
+             -- ${_railtune} sweep rules ${_sweep_work}/two-clusters.jsonl --gpu B200 -o ${_sweep_work}/none.json)
+set_tests_properties(cli.sweep_rules_refuse_two_clusters cli.sweep_rules_pick_one_cluster cli.sweep_rules_pick_by_fabric
+                     cli.sweep_rules_pick_nothing PROPERTIES DEPENDS cli.sweep_parse_two_clusters)
+add_test(NAME cli.sweep_dataset_schema_accepts_cluster_rows
+         COMMAND ${_validate} ${_formats}/sweep-dataset.schema.json ${_sweep_work}/two-clusters.jsonl --min-records 6)
+set_tests_properties(cli.sweep_dataset_schema_accepts_cluster_rows PROPERTIES DEPENDS cli.sweep_parse_two_clusters)
+sweep_expect(run_rail_map_and_fabric 2 "^railtune sweep run: --rail-map and --fabric: give one of them"
+             -- ${_railtune} sweep run --dry-run -o ${_sweep_work}/both --rail-map a.json --fabric b.yaml -- all_reduce_perf)
+sweep_expect(run_rail_map_unreadable 2 "^railtune sweep run: .*no-such-map\\.json"
+             -- ${_railtune} sweep run --dry-run -o ${_sweep_work}/nomap --rail-map ${_sweep_work}/no-such-map.json -- all_reduce_perf)
+# The probe run and a recorded rail map, end to end (sweep_probe.sh).
+add_test(NAME cli.sweep_probe_and_rail_map
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_probe.sh ${_railtune} ${_sweep_cluster} ${_sweep_work}/probe
+                 ${_validate} ${_formats}/sweep-manifest.schema.json)
+set_tests_properties(cli.sweep_probe_and_rail_map PROPERTIES TIMEOUT 120 ENVIRONMENT_MODIFICATION "${_sweep_env}")
+# Two trays of GB300 parsed without MNNVL information (env.jsonl above): rules and compare repeat the warning for
+# the group, with how to fix it.
+foreach(_step rules compare)
+  set(_out ${_sweep_work}/nvl72-${_step}.json)
+  if(_step STREQUAL compare)
+    set(_out ${_sweep_work}/nvl72-compare.txt)
+  endif()
+  sweep_expect(${_step}_repeats_the_nvl72_warning ok
+               "^railtune: warning: allreduce, 8 ranks, 2 nodes, 2 NVLink domains of 4: 2 hosts of 4 NVIDIA GB300 GPUs counted as 2 nodes.*parse with --nvl-domains N, --rail-map FILE or --fabric FILE, or rerun with NCCL_DEBUG=INFO"
+               -- ${_railtune} sweep ${_step} ${_sweep_work}/env.jsonl -o ${_out})
+  set_tests_properties(cli.sweep_${_step}_repeats_the_nvl72_warning PROPERTIES DEPENDS cli.sweep_parse_env_per_file)
+endforeach()

@@ -117,7 +117,8 @@ launcher)
   # The binary is put as given after the launcher's words: the launcher finds it where the ranks run.
   expect_count 2 '^argv: --ntasks 2 fake_all_reduce_perf -b 1M -e 4M -f 2 -g 4$' "$FAKE_LAUNCHER_LOG"
   expect_count 1 '^env: NCCL_ALGO=Ring NCCL_PROTO=LL128 NCCL_DEBUG=WARN RAILTUNE_SWEEP_RUN_ID=allreduce.ring-ll128.r0$' "$FAKE_LAUNCHER_LOG"
-  expect_count 1 '^env: NCCL_ALGO= NCCL_PROTO= NCCL_DEBUG=WARN RAILTUNE_SWEEP_RUN_ID=allreduce.default.r0$' "$FAKE_LAUNCHER_LOG"
+  # The first default run is the probe: NCCL's INFO lines for `sweep parse` (NCCL_DEBUG_SUBSYS=INIT,ENV).
+  expect_count 1 '^env: NCCL_ALGO= NCCL_PROTO= NCCL_DEBUG=INFO RAILTUNE_SWEEP_RUN_ID=allreduce.default.r0$' "$FAKE_LAUNCHER_LOG"
   expect_count 2 '"status":"ok"' "$dir/manifest.jsonl"
   # Open MPI's mpirun passes a variable to the ranks only when named with -x (the stand-in mpirun clears the rest):
   # the rejected CollNet run shows NCCL_ALGO arrived.
@@ -126,7 +127,7 @@ launcher)
     --json off -- fake_all_reduce_perf -b 1M -e 4M -f 2 -g 4
   [ $rc -eq 0 ] || fail "mpirun: exit status $rc, expected 0"
   expect_count 2 '^mpirun -x: NCCL_ALGO NCCL_DEBUG NCCL_PROTO RAILTUNE_SWEEP_RUN_ID$' "$FAKE_LAUNCHER_LOG"
-  expect_count 1 '^mpirun -x: NCCL_DEBUG RAILTUNE_SWEEP_RUN_ID$' "$FAKE_LAUNCHER_LOG"
+  expect_count 1 '^mpirun -x: NCCL_DEBUG NCCL_DEBUG_SUBSYS RAILTUNE_SWEEP_RUN_ID$' "$FAKE_LAUNCHER_LOG"
   expect_count 1 '"id":"allreduce.collnet_direct-simple.r0".*"status":"rejected"' "$dir-mpi/manifest.jsonl"
   expect_count 2 '"command":\[".*/mpirun","-np","2","-x","NCCL_ALGO","-x","NCCL_DEBUG","-x","NCCL_PROTO","-x","RAILTUNE_SWEEP_RUN_ID","fake_all_reduce_perf",' "$dir-mpi/manifest.jsonl"
   ;;
@@ -166,7 +167,8 @@ dry_run)
   [ ! -e "$dir" ] || fail "a dry run created $dir"
   has "^sweep plan: all_reduce_perf \\(allreduce\\), 10 runs \\(4 not run: NCCL never offers them\\), text output, folder $dir$"
   has '^# --json auto: -J is added when .* -h` lists it \(not probed in a dry run\)$'
-  has "^allreduce\\.default\\.r0: NCCL_DEBUG=WARN RAILTUNE_SWEEP_RUN_ID=allreduce\\.default\\.r0 $standin -b 1M -e 4M -f 2 -g 8$"
+  has "^allreduce\\.default\\.r0: NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV RAILTUNE_SWEEP_RUN_ID=allreduce\\.default\\.r0 $standin -b 1M -e 4M -f 2 -g 8$"
+  has "^allreduce\\.default\\.r1: NCCL_DEBUG=WARN RAILTUNE_SWEEP_RUN_ID=allreduce\\.default\\.r1 $standin -b 1M -e 4M -f 2 -g 8$"
   has "^allreduce\\.ring-simple-ch16\\.r1: NCCL_ALGO=Ring NCCL_DEBUG=WARN NCCL_MAX_NCHANNELS=16 NCCL_MIN_NCHANNELS=16 NCCL_PROTO=Simple RAILTUNE_SWEEP_RUN_ID=allreduce\\.ring-simple-ch16\\.r1 $standin "
   has '^allreduce\.pat-simple\.r0: not run: NCCL never runs AllReduce with PAT \(src/graph/tuning\.cc:298@v2\.30\.7\)$'
   [ "$(grep -c '^allreduce\.' <<<"$out")" -eq 14 ] || fail "expected 14 plan lines"

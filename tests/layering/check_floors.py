@@ -33,7 +33,8 @@ PLUGINS = {"tuner_plugin", "net_plugin", "profiler_plugin"}
 #  analyses and the emulator they score; the doctor checks plugins against the emulator's NCCL loader rules
 #  (plugin names, symbol versions per release) and opens them with it in its probe child.
 SAME_FLOOR = {("topo_gen", "fabric"), ("common", "nccl"), ("nccl-tests-integration", "analysis"),
-              ("eval", "analysis"), ("eval", "emulator"), ("doctor", "emulator")}
+              ("eval", "analysis"), ("eval", "emulator"), ("doctor", "emulator"),
+              ("nccl-tests-integration", "emulator")}
 # Floor 3 meets the plugins the way NCCL does: the emulator loads the .so files through the NCCL ABI
 # (nccl/), the analyses and the sweep tools read the files they write (formats/), the doctor reads their ELF
 # files and loads them in a child. None includes a plugin's code.

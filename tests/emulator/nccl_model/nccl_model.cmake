@@ -1,5 +1,6 @@
 # NCCL's own model, emulated (emulator/nccl_model): constants, hand-computed tables, algorithm conditions,
-# published figures, the graph data files and their schema, NCCL's TUNING log reader.
+# published figures, the graph data files and their schema, NCCL's TUNING log reader, the decomposition
+# for the fitter (terms.h).
 add_executable(nccl_model_tests
   ${CMAKE_CURRENT_LIST_DIR}/nccl_model_constants_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_model_table_test.cc
@@ -7,7 +8,9 @@ add_executable(nccl_model_tests
   ${CMAKE_CURRENT_LIST_DIR}/nccl_model_figures_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_model_graph_data_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_model_tuning_log_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/nccl_model_emulated_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_model_emulated_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_model_terms_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_model_terms_formula_test.cc)
 target_compile_definitions(nccl_model_tests PRIVATE RAILTUNE_NCCL_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data/tuner/nccl")
 target_link_libraries(nccl_model_tests PRIVATE railtune_nccl_model GTest::gtest_main)
 gtest_discover_tests(nccl_model_tests TEST_PREFIX "emulator." NO_PRETTY_VALUES)

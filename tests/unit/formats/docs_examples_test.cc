@@ -15,6 +15,7 @@
 #include "formats/path_log.h"
 #include "formats/profile_logs.h"
 #include "formats/rail_map.h"
+#include "formats/tuner_model/tuner_model.h"
 #include "formats/tuner_rules/rules_file.h"
 #include "nccl-tests-integration/dataset/dataset.h"
 #include "nccl-tests-integration/run/manifest.h"
@@ -81,6 +82,15 @@ const std::map<std::string, Reader>& readers() {
   static const std::map<std::string, Reader> kReaders = {
       {"fabric.example.yaml", fabricProblems},
       {"rail-map.example.json", railMapProblems},
+      {"tuner-model.example.json",
+       [](const std::string& path) {
+         try {
+           formats::tuner_model::readTunerModelFile(path);
+         } catch (const formats::tuner_model::TunerModelError& e) {
+           return std::string(e.what());
+         }
+         return std::string();
+       }},
       {"net-env.example.json",
        [](const std::string& path) {
          try {
@@ -99,6 +109,7 @@ const std::map<std::string, Reader>& readers() {
        [](const std::string& path) { return formats::profile::parseNetRecords(exampleText(path), path).error; }},
       {"sweep-dataset.example.jsonl", sweepDatasetProblems},
       {"sweep-manifest.example.jsonl", sweepManifestProblems},
+      {"sweep-manifest-env.example.jsonl", sweepManifestProblems},
       {"sweep-running.example.json",
        [](const std::string& path) {
          std::string problem;

@@ -81,6 +81,57 @@ TEST_F(SweepParseOutputs, ASweepFoldersManifestGivesOneJobPerCompletedRunAndList
             "allreduce.tree.r0 (default): failed, exit 3: Test failure; no rows (runs/allreduce.tree.r0.txt)");
 }
 
+// The probe run's NCCL lines (NCCL_DEBUG=INFO) reach every run of the sweep, and the rail map `sweep run` recorded
+// is read again for the hosts' domains (through the caller's reader), or its summary kept when it cannot be read.
+TEST_F(SweepParseOutputs, TheProbesNcclLinesAndTheRecordedRailMapReachEveryRun) {
+  ManifestEntry probe = entry("allreduce.default.r0", RunStatus::Ok, "runs/allreduce.default.r0.txt");
+  probe.env = {{"NCCL_DEBUG", "INFO"}, {"NCCL_DEBUG_SUBSYS", "INIT,ENV"}};
+  probe.nvlDomains = 0;
+  probe.mnnvl = "";
+  probe.fabric =
+      ManifestFabric{ShapeSource::RailMap, (dir_ / "map.json").string(), FabricId{"", "RoCE", 400, 1, "oci"}};
+  ManifestEntry ring = probe;
+  ring.id = "allreduce.ring.r0";
+  ring.output = "runs/allreduce.ring.r0.txt";
+  ring.env = {{"NCCL_ALGO", "Ring"}, {"NCCL_DEBUG", "WARN"}};
+  write(dir_ / "sweep" / "manifest.jsonl", manifestLine(probe) + manifestLine(ring));
+  // NCCL's lines as src/init.cc:1422 and :486@v2.30.7-1 print them, behind NCCL's prefix.
+  write(dir_ / "sweep" / "runs" / "allreduce.default.r0.txt",
+        "h0:1:1 [0] NCCL INFO Using network IB\n"
+        "h0:1:1 [0] NCCL INFO comm 0x5581a86a1830 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 1\n");
+  write(dir_ / "sweep" / "runs" / "allreduce.ring.r0.txt", "x\n");
+
+  const auto reader = [&](const std::string& path, bool fromFabric) {
+    EXPECT_EQ(path, (dir_ / "map.json").string());
+    EXPECT_FALSE(fromFabric);
+    DomainFacts facts;
+    facts.domainOfHost = {{"h0", "rack1"}, {"h1", "rack1"}};
+    facts.fabric = FabricId{"", "RoCE", 400, 1, "oci"};
+    facts.from = ShapeSource::RailMap;
+    return facts;
+  };
+  ParsePlan plan = planParseJobs({{(dir_ / "sweep").string(), {}}}, OutputContext{}, reader);
+  ASSERT_EQ(plan.jobs.size(), 2u);
+  for (const ParseJob& job : plan.jobs) {
+    EXPECT_EQ(job.context.probe.nNodes, 1) << job.path;
+    EXPECT_EQ(job.context.probe.mnnvl, 1) << job.path;
+    EXPECT_EQ(job.context.probe.network, "IB") << job.path;
+    EXPECT_EQ(job.context.domainOfHost.size(), 2u) << job.path;
+    EXPECT_EQ(job.context.from, ShapeSource::RailMap) << job.path;
+    EXPECT_EQ(job.context.fabric.nicGbps, 400) << job.path;
+  }
+  // The map is gone: its summary is kept and the loss said.
+  const auto gone = [](const std::string& path, bool) -> DomainFacts {
+    throw std::runtime_error(path + ": cannot open");
+  };
+  plan = planParseJobs({{(dir_ / "sweep").string(), {}}}, OutputContext{}, gone);
+  ASSERT_EQ(plan.jobs.size(), 2u);
+  EXPECT_TRUE(plan.jobs[1].context.domainOfHost.empty());
+  EXPECT_EQ(plan.jobs[1].context.fabric.linkLayer, "RoCE");
+  ASSERT_FALSE(plan.notes.empty());
+  EXPECT_NE(plan.notes[0].message.find("the rail-map the sweep recorded cannot be read"), std::string::npos);
+}
+
 TEST_F(SweepParseOutputs, APlainFolderGivesEveryFileButHiddenOnesAndDatasets) {
   write(dir_ / "a.txt", "x\n");
   write(dir_ / "sub" / "b.log", "x\n");

@@ -25,7 +25,7 @@ namespace {
 constexpr uint64_t kMiB = 1 << 20;
 
 Shape oneTray() {
-  return Shape{8, 1, 1, 1, 8};
+  return Shape{8, 1, 1, 1, 8, {}, {}, {}};
 }
 
 Series series(const std::string& label, std::vector<SeriesPoint> points) {
@@ -212,7 +212,11 @@ TEST(SweepRenderTable, TitleColumnsAndValues) {
   EXPECT_NE(text.find("inputs: sweep.jsonl, rules.json\n"), std::string::npos) << text;
   EXPECT_NE(text.find("choices: rules.json\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nallreduce, 8 ranks, 1 node, 1 NVLink domain of 8\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("  size  default GB/s  chosen       chosen GB/s     gain  best        best GB/s\n"),
+  EXPECT_NE(text.find("busbw: every GB/s is the median of the runs' out-of-place and in-place busbw, pooled\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  size  default GB/s (median, in- and out-of-place)  chosen       chosen GB/s     gain  best    "
+                      "    best GB/s\n"),
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("tuned GB/s"), std::string::npos) << "no tuned run, no tuned column\n" << text;
@@ -230,7 +234,9 @@ TEST(SweepRenderTable, ColumnsAlignNumbersRightLabelsLeft) {
   const std::vector<std::string> lines = linesOf(renderCompareTable(reportOf({allreduce()})));
   std::vector<std::string> table;
   for (const std::string& line : lines)
-    if (line.find("GB/s") != std::string::npos || line.find(" MiB ") != std::string::npos) table.push_back(line);
+    if (!line.starts_with("busbw: ") &&
+        (line.find("GB/s") != std::string::npos || line.find(" MiB ") != std::string::npos))
+      table.push_back(line);
   ASSERT_EQ(table.size(), 4u);
   // The last column is right-aligned: every line of the table ends at the same column.
   for (const std::string& line : table) EXPECT_EQ(line.size(), table[0].size()) << line;
@@ -486,7 +492,7 @@ TEST(SweepRenderSvg, ManySeriesGrowThePicture) {
 TEST(SweepRenderHtml, SectionsTablesAndPlots) {
   CompareGroup two = allreduce();
   two.collective = "allgather";
-  two.shape = Shape{16, 2, 1, 1, 16};
+  two.shape = Shape{16, 2, 1, 1, 16, {}, {}, {}};
   const std::string html = renderCompareHtml(reportOf({allreduce(), two}));
   expectWellFormed(html, "report.html");
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
@@ -506,6 +512,33 @@ TEST(SweepRenderHtml, SectionsTablesAndPlots) {
   EXPECT_NE(html.find("<td class=\"gain num\">+20.0 %</td>"), std::string::npos) << html;
   EXPECT_NE(html.find("<td class=\"gain num loss\">-5.0 %</td>"), std::string::npos) << html;
   EXPECT_NE(html.find("<p class=\"summary\">the rules choose at 2 of 3 sizes"), std::string::npos);
+}
+
+TEST(SweepRenderHtml, EveryLabelSaysWhichSamplesAGbpsIs) {
+  // The page's header cell, its source line and the plot's legend: the median of both halves of every run.
+  const std::string html = renderCompareHtml(reportOf({allreduce()}));
+  EXPECT_NE(html.find("<th class=\"default-busbw num\">default GB/s (median, in- and out-of-place)</th>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<dt>busbw</dt><dd class=\"busbw\">every GB/s is the median of the runs&#39; out-of-place "
+                      "and in-place busbw, pooled</dd>"),
+            std::string::npos)
+      << html;
+  const std::string svg = renderCompareSvg(allreduce());
+  expectWellFormed(svg, "plot.svg");
+  EXPECT_NE(svg.find(">each point: median busbw over</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">all runs, out-of-place and in-place</text>"), std::string::npos) << svg;
+}
+
+TEST(SweepRenderTable, OneChoiceAloneIsNotCalledBest) {
+  CompareGroup g = allreduce();
+  g.points[1].measuredChoices = 1;  // 4 MiB: the default alone
+  g.points[2].measuredChoices = 3;
+  const std::string text = renderCompareTable(reportOf({g}));
+  EXPECT_EQ(rowOf(text, "4 MiB"),
+            (std::vector<std::string>{"4 MiB", "150.0", "default", "150.0", "-", "only default measured", "150.0"}));
+  EXPECT_EQ(rowOf(text, "16 MiB").back(), "180.0");
+  EXPECT_EQ(rowOf(text, "16 MiB")[5], "default");
 }
 
 TEST(SweepRenderHtml, SelfContainedAndEscaped) {

@@ -33,6 +33,7 @@ ManifestEntry fullEntry() {
   e.end = "2026-07-10T09:25:02.456Z";
   e.nvlDomains = 1;
   e.mnnvl = "on";
+  e.fabric = ManifestFabric{ShapeSource::RailMap, "/etc/railtune/rail-map.json", FabricId{"", "RoCE", 400, 1, "oci"}};
   return e;
 }
 
@@ -53,6 +54,27 @@ void expectSame(const ManifestEntry& a, const ManifestEntry& b) {
   EXPECT_EQ(a.end, b.end);
   EXPECT_EQ(a.nvlDomains, b.nvlDomains);
   EXPECT_EQ(a.mnnvl, b.mnnvl);
+  ASSERT_EQ(a.fabric.has_value(), b.fabric.has_value());
+  if (!a.fabric) return;
+  EXPECT_EQ(a.fabric->from, b.fabric->from);
+  EXPECT_EQ(a.fabric->file, b.fabric->file);
+  EXPECT_EQ(a.fabric->fabric, b.fabric->fabric);
+  EXPECT_EQ(a.fabric->fabric.name, b.fabric->fabric.name);
+  EXPECT_EQ(a.fabric->fabric.nicsPerGpu, b.fabric->fabric.nicsPerGpu);
+}
+
+// A fabric recorded by another writer must say where it came from: a rail map or a fabric.
+TEST(SweepRunManifest, AFabricOfUnknownOriginIsABadLine) {
+  std::string line = manifestLine(fullEntry());
+  EXPECT_NE(line.find(R"("fabric":{"from":"rail-map","file":"/etc/railtune/rail-map.json","name":"oci",)"
+                      R"("link_layer":"RoCE","nic_gbps":400,"nics_per_gpu":1})"),
+            std::string::npos)
+      << line;
+  line.replace(line.find("\"rail-map\""), 10, "\"guess\"");
+  const Manifest read = readManifestText(line);
+  EXPECT_TRUE(read.entries.empty());
+  ASSERT_EQ(read.diagnostics.size(), 1u);
+  EXPECT_NE(read.diagnostics[0].message.find("expected rail-map or fabric"), std::string::npos);
 }
 
 TEST(SweepRunManifest, RoundTripKeepsEveryField) {

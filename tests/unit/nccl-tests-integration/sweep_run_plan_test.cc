@@ -83,6 +83,29 @@ TEST(SweepRunPlan, UserNcclDebugIsKept) {
   for (const PlannedRun& run : makePlan(spec).runs) EXPECT_EQ(run.env.count("NCCL_DEBUG"), 0u) << run.id;
 }
 
+// The probe: the first default run only asks NCCL for its INIT and ENV lines (nNodes, MNNVL, the network), so that
+// `sweep parse` learns them; every other run stays at WARN, and a user's NCCL_DEBUG or NCCL_DEBUG_SUBSYS is kept.
+TEST(SweepRunPlan, TheFirstDefaultRunIsTheProbe) {
+  SweepSpec spec = allReduceSpec();
+  spec.algorithms = {"ring"};
+  spec.protocols = {"simple"};
+  spec.repeats = 2;
+  Plan plan = makePlan(spec);
+  const PlannedRun& probe = runWithId(plan, "allreduce.default.r0");
+  EXPECT_EQ(probe.env.at("NCCL_DEBUG"), "INFO");
+  EXPECT_EQ(probe.env.at("NCCL_DEBUG_SUBSYS"), "INIT,ENV");
+  for (const char* id : {"allreduce.default.r1", "allreduce.ring-simple.r0", "allreduce.ring-simple.r1"}) {
+    EXPECT_EQ(runWithId(plan, id).env.at("NCCL_DEBUG"), "WARN") << id;
+    EXPECT_EQ(runWithId(plan, id).env.count("NCCL_DEBUG_SUBSYS"), 0u) << id;
+  }
+  spec.probe = false;  // the user set NCCL_DEBUG_SUBSYS
+  plan = makePlan(spec);
+  EXPECT_EQ(runWithId(plan, "allreduce.default.r0").env.at("NCCL_DEBUG"), "WARN");
+  EXPECT_EQ(runWithId(plan, "allreduce.default.r0").env.count("NCCL_DEBUG_SUBSYS"), 0u);
+  EXPECT_TRUE(isProbeRun(Choice{}, 0));
+  EXPECT_FALSE(isProbeRun(Choice{}, 1));
+}
+
 TEST(SweepRunPlan, ChannelsForceMinAndMaxAlike) {
   SweepSpec spec = allReduceSpec();
   spec.algorithms = {"ring"};

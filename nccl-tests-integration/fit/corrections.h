@@ -1,0 +1,50 @@
+// Stage C of `sweep fit`: corrections where NCCL's constants cannot express what was measured (Ring/Simple and
+// NVLS bandwidth have no constant; a cap only lowers a bandwidth). Per cell and scale bucket (and, optionally,
+// per collective) an affine map of the stage-B model's time, t' = k·t + c, fitted like a measured line
+// (lines.h: relative weights, Huber passes) of measured against predicted time. A correction is kept only when
+// it lowers the in-sample regret of the points it touches by more than minRegretGain (the run-to-run noise the
+// rules use); otherwise the cell stays as stage B has it (k = 1, c = 0).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "nccl-tests-integration/fit/lines.h"
+#include "nccl-tests-integration/fit/regret.h"
+
+namespace railtune::sweep {
+
+struct CorrectionKey {
+  Cell cell;
+  int scale = 0;                                  // scaleBucketOf
+  std::optional<formats::Collective> collective;  // nullopt: every collective
+  auto operator<=>(const CorrectionKey&) const = default;
+  bool operator==(const CorrectionKey&) const = default;
+};
+
+struct Correction {
+  CorrectionKey key;
+  double timeScale = 1, timeAddUs = 0;       // k, c
+  size_t points = 0;                         // cell points it was fitted on
+  double maxRelResidual = 0;                 // of the corrected times against the measured ones
+  double regretBefore = 0, regretAfter = 0;  // mean in-sample regret of the points it touches
+};
+
+struct CorrectionOptions {
+  bool perCollective = false;
+  double minRegretGain = 0;  // the regret (a fraction) a correction must save to be kept
+  int minPoints = 3;         // fewer cell points make no correction
+  LineOptions line;
+};
+
+// The corrections kept, by key. mask: the points stage C may use (all when null); base: the stage-B model.
+std::vector<Correction> fitCorrections(const FitPoints& points, const PointMask* mask, const TimePredictor& base,
+                                       const CorrectionOptions& options = {});
+
+// base with the corrections applied (k·t + c on the cells they key); the points give each group's scale and
+// collective, and must outlive the predictor.
+TimePredictor corrected(const FitPoints& points, const TimePredictor& base, const std::vector<Correction>& corrections,
+                        bool perCollective = false);
+
+}  // namespace railtune::sweep

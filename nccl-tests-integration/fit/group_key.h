@@ -1,0 +1,54 @@
+// What the fit pools and what it fits for, in one place. A group is one collective on one communicator shape of
+// one GPU model: rows of an H100 cluster and an H200 cluster of the same "16 ranks, 2 nodes" never share a point.
+// A fit key is what one fitted set of constants covers: every group of one GPU model (and, once the dataset's
+// shape carries it, one fabric). When the dataset's Shape gains the GPU and the fabric, FitGroupKey becomes
+// GroupKey and fitKeyOf reads both from the shape: these few lines are the whole switch.
+#pragma once
+
+#include <compare>
+#include <string>
+
+#include "nccl-tests-integration/rules/aggregate.h"
+
+namespace railtune::sweep {
+
+struct FitGroupKey {
+  GroupKey group;   // collective and shape, as `sweep rules` pools them
+  std::string gpu;  // the device line's name ("NVIDIA GB300"), "" when the output named none
+  auto operator<=>(const FitGroupKey&) const = default;
+  bool operator==(const FitGroupKey&) const = default;
+  // "allreduce, 8 ranks, 1 node, 1 NVLink domain of 8, NVIDIA GB300"
+  std::string label() const {
+    return group.collective + ", " + group.shape.label() + ", " + (gpu.empty() ? "GPU unnamed" : gpu);
+  }
+};
+
+inline FitGroupKey fitGroupOf(const DatasetRow& row) {
+  return FitGroupKey{GroupKey{row.collective, row.shape}, row.gpu};
+}
+
+// Whether a row belongs to a group, without building its key (the rows of one run arrive together).
+inline bool inFitGroup(const DatasetRow& row, const FitGroupKey& key) {
+  return row.shape == key.group.shape && row.gpu == key.gpu && row.collective == key.group.collective;
+}
+
+struct FitKey {
+  std::string gpu;
+  auto operator<=>(const FitKey&) const = default;
+  bool operator==(const FitKey&) const = default;
+  std::string label() const { return gpu.empty() ? "GPU unnamed" : gpu; }
+};
+
+inline FitKey fitKeyOf(const FitGroupKey& group) {
+  return FitKey{group.gpu};
+}
+
+// NCCL's scale bucket of the constants' caps, which the fit's verdict follows: 1 node 0, 2 nodes 1, 3 or more 2
+// (index2, src/graph/tuning.cc:267@v2.30.7; the model file's Scale). NCCL's nNodes counts an MNNVL domain of
+// several hosts as one node, as Shape::nodes does.
+inline constexpr int kScaleBuckets = 3;
+inline int scaleBucketOf(const Shape& shape) {
+  return shape.nodes <= 1 ? 0 : shape.nodes == 2 ? 1 : 2;
+}
+
+}  // namespace railtune::sweep

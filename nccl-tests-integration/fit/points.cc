@@ -1,0 +1,160 @@
+// Datasets into fit points (points.h).
+#include "nccl-tests-integration/fit/points.h"
+
+#include <algorithm>
+
+#include "formats/tuner_rules/rule.h"
+#include "nccl-tests-integration/rules/read_datasets.h"
+
+namespace railtune::sweep {
+namespace {
+
+namespace rules = formats::tuner_rules;
+
+// The median as statsOf (rules/aggregate.h) takes it (the mean of the two middle values of an even count),
+// reordering the samples in place instead of copying them.
+double medianInPlace(std::vector<double>& values) {
+  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  if (values.size() % 2 == 1) return *mid;
+  return (*std::max_element(values.begin(), mid) + *mid) / 2;
+}
+
+}  // namespace
+
+std::string cellLabel(Cell cell) {
+  return std::string(rules::algorithmRuleName(cell.algorithm)) + "/" + rules::protocolRuleName(cell.protocol);
+}
+
+std::optional<Cell> cellOf(const Choice& choice) {
+  if (!choice.unusable.empty() || choice.channels != 0 || choice.chunkSize != 0) return std::nullopt;
+  Cell cell;
+  if (!rules::algorithmFromRuleName(choice.algorithm, &cell.algorithm)) return std::nullopt;
+  if (!rules::protocolFromRuleName(choice.protocol, &cell.protocol)) return std::nullopt;
+  return cell;
+}
+
+bool modelledCell(Cell cell) {
+  return cell.algorithm != formats::Algorithm::CollNetDirect && cell.algorithm != formats::Algorithm::CollNetChain;
+}
+
+const CellPoint* SizePoint::find(Cell cell) const {
+  const auto it =
+      std::lower_bound(cells.begin(), cells.end(), cell, [](const CellPoint& p, const Cell& c) { return p.cell < c; });
+  return it != cells.end() && it->cell == cell ? &*it : nullptr;
+}
+
+std::map<FitKey, std::vector<size_t>> FitPoints::groupsByFitKey() const {
+  std::map<FitKey, std::vector<size_t>> out;
+  for (size_t g = 0; g < groups.size(); ++g) out[fitKeyOf(groups[g].key)].push_back(g);
+  return out;
+}
+
+PointMask PointMask::all(const FitPoints& points) {
+  PointMask mask;
+  for (const GroupPoints& group : points.groups) mask.keep.emplace_back(group.sizes.size(), 1);
+  return mask;
+}
+
+PointMask PointMask::none(const FitPoints& points) {
+  PointMask mask;
+  for (const GroupPoints& group : points.groups) mask.keep.emplace_back(group.sizes.size(), 0);
+  return mask;
+}
+
+void PointsBuilder::addSamples(const DatasetRow& row, TimedSamples& timed) {
+  for (const Measurement* half : {&row.outOfPlace, &row.inPlace}) {
+    if (half->busbwGBps) timed.samples.busbw.push_back(*half->busbwGBps);
+    if (half->timeUs) timed.timeUs.push_back(*half->timeUs);
+  }
+  timed.samples.addRun(runOf(row));
+}
+
+void PointsBuilder::add(const DatasetRow& row) {
+  ++counts_.rowsRead;
+  switch (rowUse(row)) {
+    case RowUse::Impossible:
+      ++counts_.rowsImpossible;
+      return;
+    case RowUse::Wrong:
+      ++counts_.rowsWrong;
+      return;
+    case RowUse::Unusable:
+      ++counts_.rowsUnusable;
+      return;
+    case RowUse::NoShape:
+      ++counts_.rowsNoShape;
+      return;
+    case RowUse::NoMeasurement:
+      ++counts_.rowsNoMeasurement;
+      return;
+    case RowUse::Usable:
+      break;
+  }
+  if (row.choice.channels != 0 || row.choice.chunkSize != 0) {
+    ++counts_.rowsForcedChannelsOrChunk;
+    return;
+  }
+  std::optional<Cell> cell;
+  if (!row.choice.isDefault()) {
+    cell = cellOf(row.choice);
+    if (!cell) {
+      ++counts_.rowsPartialChoice;
+      return;
+    }
+    if (!modelledCell(*cell)) {
+      ++counts_.rowsNotModelled;
+      return;
+    }
+  }
+  if (cell && !row.outOfPlace.timeUs && !row.inPlace.timeUs) {  // a cell is fitted on its time
+    ++counts_.rowsNoTime;
+    return;
+  }
+  ++counts_.rowsUsed;
+  if (last_ == nullptr || !inFitGroup(row, last_->first)) last_ = &*groups_.try_emplace(fitGroupOf(row)).first;
+  SizeSamples& size = last_->second[row.size];
+  addSamples(row, cell ? size.cells[*cell] : size.ncclDefault);
+}
+
+void PointsBuilder::addSource(const DatasetSource& source) {
+  counts_.rowsBadInOutputs += source.badRows;
+  counts_.rowsSkippedInOutputs += source.skippedRows;
+}
+
+FitPoints PointsBuilder::finish() {
+  FitPoints points;
+  last_ = nullptr;
+  for (auto it = groups_.begin(); it != groups_.end(); it = groups_.erase(it)) {
+    GroupPoints& group = points.groups.emplace_back();
+    group.key = it->first;
+    formats::Collective collective;
+    if (rules::collectiveFromRuleName(group.key.group.collective, &collective)) group.collective = collective;
+    for (auto& [bytes, samples] : it->second) {
+      SizePoint& size = group.sizes.emplace_back();
+      size.bytes = bytes;
+      Samples& def = samples.ncclDefault.samples;
+      if (!def.busbw.empty()) size.defaultBusbw = medianInPlace(def.busbw);
+      size.defaultRuns = static_cast<uint32_t>(def.runs.size());
+      for (auto& [cell, timed] : samples.cells) {
+        Samples& s = timed.samples;
+        size.cells.push_back({cell, medianInPlace(timed.timeUs), medianInPlace(s.busbw),
+                              static_cast<uint32_t>(s.busbw.size()), static_cast<uint32_t>(s.runs.size())});
+      }
+    }
+  }
+  points.counts = counts_;
+  counts_ = {};
+  return points;
+}
+
+FitPoints readFitPoints(const std::vector<std::string>& paths, size_t maxWarnings,
+                        const std::function<void(std::string_view)>& warn) {
+  PointsBuilder builder;
+  readDatasetRows(
+      paths, maxWarnings, warn, [&](const DatasetRow& row) { builder.add(row); },
+      [&](const DatasetSource& source) { builder.addSource(source); });
+  return builder.finish();
+}
+
+}  // namespace railtune::sweep
