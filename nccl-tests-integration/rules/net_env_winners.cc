@@ -197,11 +197,14 @@ void decideGroup(const SettingsGroup& g, const NetEnvOptions& options, NetEnvWin
   if (g.shape.nodes < 1 || g.shape.nvlDomains < 1)  // the file's shapes need both; the dataset may not know them
     return undecided("the number of nodes or NVLink domains is unknown, so whether the network was used is too");
   const std::optional<NetEnv> baseline = baselineOf(g.settings, g.shape.fabric.linkLayer);
-  if (!baseline)
+  if (!baseline) {
+    std::string measured;
+    for (const auto& entry : g.settings) measured += (measured.empty() ? "" : "; ") + netEnvLabel(entry.first);
     return undecided(
         "no baseline: neither rows measured under no setting nor a setting whose every variable holds "
         "NCCL's default on " +
-        shape.fabric.linkLayer + " link layer (docs/sweep.md)");
+        shape.fabric.linkLayer + " link layer (docs/sweep.md); measured: " + measured);
+  }
   const std::string baselineName =
       baseline->empty() ? "no setting" : "NCCL's defaults (" + netEnvLabel(*baseline) + ")";
   verdict.settings.push_back("baseline: " + baselineName);
