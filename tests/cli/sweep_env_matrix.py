@@ -11,7 +11,11 @@
      "NAME set by environment to V." lines (the known network settings only).
   4. sweep rules: without --net-env-rows no row of a setting makes an algorithm rule (and it says why); with
      --net-env-rows the rows of that one setting are used.
-  5. The same sweep resumed with another matrix stops, naming the run.
+  5. sweep rules --net-env: the winners of the matrix (AR=1 with SPLIT=1, +70 % over NCCL's defaults on RoCE,
+     AR=0 SPLIT=0, with "1 run" evidence), beside a one-NVLink-domain sweep of the same matrix (one node: "not
+     network-bound", never a winner); then railtune topo env --measured on a GB300 RoCE fabric exports them with the
+     source word "measured" in --why. The file is left in WORKDIR/net-env.json for the schema check.
+  6. The same sweep resumed with another matrix stops, naming the run.
 
     sweep_env_matrix.py RAILTUNE SWEEP_DATA WORKDIR
 Exit status: 0 passed, 1 failed.
@@ -115,6 +119,73 @@ def rules_use_one_setting(railtune, dataset, work):
           "sweep rules --net-env-rows does not count the others: %s" % chosen.stdout)
 
 
+# A GB300 cluster of two NVL72 racks on four 800 Gb/s RoCE rails (the stand-in's NICs, net_settings.py LINK_LAYER).
+FABRIC = """cluster: oci-gb300
+profile: gb300-nvl72
+domains: 2
+rails: 4
+linkLayer: Ethernet
+"""
+
+
+def one_domain_dataset(railtune, standin, work):
+    out = os.path.join(work, "one-domain")
+    run([railtune, "sweep", "run", "-o", out, "--algos", "any", "--protos", "any", "--nvl-domains", "1", "--mnnvl",
+         "on", "--env", AR + "=0,1", "--env", SPLIT + "=0,1", "--", standin, "-b", "64M", "-e", "256M", "-f", "2",
+         "-g", "8"])
+    dataset = os.path.join(out, "dataset.jsonl")
+    run([railtune, "sweep", "parse", out, "-o", dataset])
+    return dataset
+
+
+def check_net_env_file(path):
+    with open(path) as f:
+        doc = json.load(f)
+    entries, undecided = doc.get("entries", []), doc.get("not_decided", [])
+    check(len(entries) == 1, "net-env entries: %d, expected 1 (the 144-GPU shape)" % len(entries))
+    check([u["shape"]["nodes"] for u in undecided] == [1], "net-env not_decided: %s, expected the one-node shape" %
+          undecided)
+    check(all("not network-bound" in u["why"] for u in undecided), "one-node why: %s" % undecided)
+    if not entries:
+        return
+    e = entries[0]
+    check(e["env"] == {AR: "1", SPLIT: "1"}, "winner %s, expected AR=1 SPLIT=1" % e["env"])
+    check((e["shape"]["ranks"], e["shape"]["nodes"], e["shape"]["fabric"]["link_layer"]) == (144, 2, "RoCE"),
+          "winner's shape %s" % e["shape"])
+    ev = e["evidence"]
+    check(abs(ev["median_gain"] / (PUBLISHED - 1) - 1) <= 0.05, "median gain %s, expected +70 %%" % ev["median_gain"])
+    check(ev["runs"] == 1 and ev["baseline_runs"] == 1, "runs %s / %s, expected 1 / 1" % (ev["runs"],
+                                                                                        ev["baseline_runs"]))
+    check(len(ev["sizes"]) == 6, "judged sizes %s, expected 512M..16G" % ev["sizes"])
+    check("1 run against 1" in e["description"], "description lacks '1 run': %s" % e["description"])
+
+
+def net_env_winners(railtune, standin, dataset, work):
+    net_env = os.path.join(work, "net-env.json")
+    neither = run([railtune, "sweep", "rules", dataset], expect=2)
+    check("give -o RULES.json, --net-env NET-ENV.json or both" in neither.stderr, "sweep rules with neither -o nor "
+          "--net-env: %s" % neither.stderr.strip())
+    other = one_domain_dataset(railtune, standin, work)
+    done = run([railtune, "sweep", "rules", dataset, other, "--net-env", net_env])
+    check("won: NCCL_IB_ADAPTIVE_ROUTING=1 NCCL_IB_SPLIT_DATA_ON_QPS=1" in done.stdout, "--net-env stdout lacks the "
+          "winner: %s" % done.stdout)
+    check("not decided: not network-bound" in done.stdout, "--net-env stdout lacks the one-node shape: %s" % done.stdout)
+    check("baseline: NCCL's defaults (NCCL_IB_ADAPTIVE_ROUTING=0 NCCL_IB_SPLIT_DATA_ON_QPS=0)" in done.stdout,
+          "--net-env baseline: %s" % done.stdout)
+    if not os.path.exists(net_env):
+        return
+    check_net_env_file(net_env)
+    fabric = os.path.join(work, "oci-gb300.yaml")
+    with open(fabric, "w") as f:
+        f.write(FABRIC)
+    env = run([railtune, "topo", "env", "--fabric", fabric, "--measured", net_env, "--why"])
+    lines = env.stdout.splitlines()
+    for name in (AR, SPLIT):
+        check("export %s=1" % name in lines, "topo env --measured does not export %s=1:\n%s" % (name, env.stdout))
+        check(any(line.startswith("# %s=1: measured: net-env.json, allreduce on 144 ranks" % name) for line in lines),
+              "topo env --why does not name %s=1 measured:\n%s%s" % (name, env.stdout, env.stderr))
+
+
 def main():
     railtune, data, work = sys.argv[1:4]
     standin = os.path.join(data, "fake_all_reduce_perf")
@@ -125,6 +196,7 @@ def main():
     dataset = parsed_ratios(railtune, out)
     parsed_from_nccl_lines(railtune, standin, work)
     rules_use_one_setting(railtune, dataset, work)
+    net_env_winners(railtune, standin, dataset, work)
     other = [a if a != AR + "=0,1" else "NCCL_IB_QPS_PER_CONNECTION=1,4" for a in args]
     resumed = run(other, expect=2)
     check("allreduce.default.ar0-split0.r0 run with NCCL_IB_ADAPTIVE_ROUTING=0" in resumed.stderr and

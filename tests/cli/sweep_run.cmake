@@ -18,7 +18,8 @@ if(RAILTUNE_SANITIZED)
   set_property(TEST cli.sweep_run_flood APPEND PROPERTY ENVIRONMENT_MODIFICATION "RAILTUNE_SANITIZED=set:1")
 endif()
 # --env: a matrix of NCCL's IB settings over the 144-GPU shape, run -> parse (net_env on every row, the published
-# x1.70 of adaptive routing with split data) -> rules of one setting, and a resume with another matrix refused.
+# x1.70 of adaptive routing with split data) -> rules of one setting -> the winners (--net-env) -> topo env --measured,
+# and a resume with another matrix refused; the winners' file held to its schema.
 add_test(NAME cli.sweep_run_env_matrix
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_env_matrix.py ${_railtune} ${_sweep_data} ${_sweep_out}/env_matrix)
 set_tests_properties(cli.sweep_run_env_matrix PROPERTIES TIMEOUT 120 FIXTURES_SETUP sweep_env_matrix ENVIRONMENT_MODIFICATION
@@ -29,8 +30,10 @@ add_test(NAME cli.sweep_run_env_matrix_manifest_schema
 add_test(NAME cli.sweep_run_env_matrix_dataset_schema
          COMMAND ${_validate} ${_formats}/sweep-dataset.schema.json ${_sweep_out}/env_matrix/run/dataset.jsonl
                  --min-records 24)
+add_test(NAME cli.sweep_run_env_matrix_net_env_schema
+         COMMAND ${_validate} ${_formats}/net-env.schema.json ${_sweep_out}/env_matrix/net-env.json --document)
 set_tests_properties(cli.sweep_run_env_matrix_manifest_schema cli.sweep_run_env_matrix_dataset_schema
-                     PROPERTIES FIXTURES_REQUIRED sweep_env_matrix)
+                     cli.sweep_run_env_matrix_net_env_schema PROPERTIES FIXTURES_REQUIRED sweep_env_matrix)
 # The stand-in itself answers as NCCL 2.28 and nccl-tests do when a forced choice is refused.
 add_test(NAME cli.sweep_run_standin_rejects
          COMMAND ${_expect} 3 "enqueue.cc:1859 NCCL WARN Error : no algorithm/protocol available for function AllReduce"
