@@ -27,6 +27,14 @@ std::string filteredOut(const FitKey& key, const FitOptions& options) {
   return "";
 }
 
+// A key whose outputs name no GPU, fitted with --profile: the file names the profile's GPU, and a note says so.
+FitKey namedKey(FitKey key, const KeyShapes& shapes, std::vector<std::string>& notes) {
+  if (!key.gpu.empty()) return key;
+  key.gpu = ncclmodel::gpuForProfile(shapes.profile).value_or(shapes.profile);
+  notes.push_back("the outputs name no GPU: fitted as " + key.gpu + ", the GPU of --profile " + shapes.profile);
+  return key;
+}
+
 KeyFitReport fitOneKey(const FitPoints& points, const FitKey& key, std::shared_ptr<const KeyShapes> shapes,
                        const FitOptions& options, std::chrono::steady_clock::time_point deadline) {
   KeyFitReport report{key, shapes, {}, {}, {}};
@@ -58,9 +66,9 @@ FitResult fitPoints(const FitPoints& points, const FitOptions& options) {
     auto shapes = std::make_shared<const KeyShapes>(buildKeyShapes(points, groups, options.nccl, options.profile));
     result.skipped.insert(result.skipped.end(), shapes->skipped.begin(), shapes->skipped.end());
     if (shapes->groups.empty()) continue;
-    KeyFitReport report = fitOneKey(points, key, shapes, options, deadline);
-    KeyFitRecord record{
-        key, shapes.get(), &report.fit, &report.validation, report.verdicts, options.sizeTarget, options.shapeTarget};
+    KeyFitReport report = fitOneKey(points, namedKey(key, *shapes, result.skipped), shapes, options, deadline);
+    KeyFitRecord record{report.key,      shapes.get(),       &report.fit,        &report.validation,
+                        report.verdicts, options.sizeTarget, options.shapeTarget};
     result.model.fits.push_back(toFileFit(points, record));
     result.keys.push_back(std::move(report));
   }

@@ -40,8 +40,11 @@ KeyShapes buildKeyShapes(const FitPoints& points, std::span<const size_t> groups
     const GroupPoints& group = points.groups[g];
     const std::optional<std::string> chosen = profile ? profile : ncclmodel::profileForGpu(group.key.gpu);
     if (!chosen) {
-      shapes.skipped.push_back(group.key.label() + ": no hardware profile models GPU '" + group.key.gpu +
-                               "' (pass --profile to use one): not fitted, NCCL decides");
+      shapes.skipped.push_back(group.key.label() +
+                               (group.key.gpu.empty() ? ": the outputs name no GPU (pass --profile to model one)"
+                                                      : ": no hardware profile models GPU '" + group.key.gpu +
+                                                            "' (pass --profile to use one)") +
+                               ": not fitted, NCCL decides");
       continue;
     }
     int cc = 0;

@@ -47,23 +47,25 @@ void recordDatasets(const RowsByFile& rows, FitResult& result, const FitPoints& 
 FitResult fitDatasets(const std::vector<std::string>& paths, const FitOptions& options) {
   PointsBuilder builder;
   RowsByFile rows;
-  uint64_t* last = nullptr;
-  std::string lastSource;
-  FitGroupKey lastKey;
-  readDatasetRows(
-      paths, options.maxWarnings, options.warn,
-      [&](const DatasetRow& row) {
-        const size_t before = builder.counts().rowsUsed;
-        builder.add(row);
-        if (builder.counts().rowsUsed == before) return;
-        if (last == nullptr || row.source != lastSource || !inFitGroup(row, lastKey)) {
-          lastSource = row.source;
-          lastKey = fitGroupOf(row);
-          last = &rows[lastSource][lastKey];
-        }
-        ++*last;
-      },
-      [&](const DatasetSource& source) { builder.addSource(source); });
+  // One dataset at a time, so that each fit can name the files it used (a row's source is the nccl-tests output).
+  for (const std::string& path : paths) {
+    std::map<FitGroupKey, uint64_t>& used = rows[path];
+    uint64_t* last = nullptr;
+    FitGroupKey lastKey;
+    readDatasetRows(
+        {path}, options.maxWarnings, options.warn,
+        [&](const DatasetRow& row) {
+          const size_t before = builder.counts().rowsUsed;
+          builder.add(row);
+          if (builder.counts().rowsUsed == before) return;
+          if (last == nullptr || !inFitGroup(row, lastKey)) {
+            lastKey = fitGroupOf(row);
+            last = &used[lastKey];
+          }
+          ++*last;
+        },
+        [&](const DatasetSource& source) { builder.addSource(source); });
+  }
   const FitPoints points = builder.finish();
   FitResult result = fitPoints(points, options);
   recordDatasets(rows, result, points);

@@ -44,9 +44,11 @@ std::string correctionsText(const KeyFitReport& key) {
 }
 
 std::string scoreLine(const char* name, const RegretScore& s, const std::string& note) {
-  if (s.model.points == 0) return format("    %-22s %7s  %s\n", name, "-", note.c_str());
-  return format("    %-22s %7zu %8.1f %% %8.1f %%  %8.1f %% %8.1f %%  %s\n", name, s.model.points, s.model.worst * 100,
-                s.model.mean * 100, s.ncclDefault.worst * 100, s.ncclDefault.mean * 100, note.c_str());
+  // The note goes after the formatted part: a list of held-out shapes is longer than format's buffer.
+  if (s.model.points == 0) return format("    %-22s %7s  ", name, "-") + note + "\n";
+  return format("    %-22s %7zu %8.1f %% %8.1f %%  %8.1f %% %8.1f %%  ", name, s.model.points, s.model.worst * 100,
+                s.model.mean * 100, s.ncclDefault.worst * 100, s.ncclDefault.mean * 100) +
+         note + "\n";
 }
 
 std::string validationText(const KeyFitReport& key) {
@@ -86,7 +88,7 @@ std::string renderFitReport(const FitResult& result) {
                     key.fit.refined.sweeps);
     out += validationText(key);
   }
-  for (const std::string& s : result.skipped) out += "not fitted: " + s + "\n";
+  for (const std::string& s : result.skipped) out += "note: " + s + "\n";
   return out;
 }
 
