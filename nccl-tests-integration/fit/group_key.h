@@ -17,8 +17,10 @@ struct FitGroupKey {
   auto operator<=>(const FitGroupKey&) const = default;
   bool operator==(const FitGroupKey&) const = default;
   // "allreduce, 8 ranks, 1 node, 1 NVLink domain of 8, NVIDIA GB300"
+  // (the shape's label names its GPU when the shape carries one; the GPU is added only where it does not)
   std::string label() const {
-    return group.collective + ", " + group.shape.label() + ", " + (gpu.empty() ? "GPU unnamed" : gpu);
+    const std::string shape = group.collective + ", " + group.shape.label();
+    return group.shape.gpu.empty() ? shape + ", " + (gpu.empty() ? "GPU unnamed" : gpu) : shape;
   }
 };
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <set>
 
 #include "nccl-tests-integration/fit/fit.h"
 #include "nccl-tests-integration/fit/report.h"
@@ -122,6 +123,32 @@ TEST(SweepFitTruth, NvlDomainsOneTwoFourReported) {
   EXPECT_TRUE(v.ran);
   EXPECT_GT(v.shapeOut.merged.model.points, 0u);
   EXPECT_EQ(r.model.fits.at(0).validation.heldOutShapes.size(), 2u);
+}
+
+// What `sweep compare --fitted` and the file's readers see (the written file's constants and corrections on NCCL's
+// model, predictPick) picks as the fit itself scored: the file carries the whole fitted model.
+TEST(SweepFitTruth, TheFilesPicksAreTheFitsOwn) {
+  const FitPoints points = render(perturbed(8), {{4, 1}, {8, 1}, {16, 1}});
+  const FitResult r = fitPoints(points, options());
+  ASSERT_EQ(r.model.fits.size(), 1u);
+  const formats::tuner_model::TunerModel read =
+      formats::tuner_model::parseTunerModel(formats::tuner_model::writeTunerModel(r.model), "fit");
+  const TimePredictor own = predictorOf(points, r.keys[0].fit.model);
+  size_t compared = 0;
+  for (const PointRef ref : allPoints(points)) {
+    const GroupPoints& g = points.groups[ref.group];
+    const ncclmodel::CommShape comm{g.key.group.shape.ranks, g.key.group.shape.nodes};
+    const ncclmodel::ShapeModel model(
+        ncclmodel::NcclVersion::V2_30, comm,
+        ncclmodel::builtinGraphData("gb300-nvl72").shapeFor(comm).factsFor(ncclmodel::NcclVersion::V2_30));
+    std::set<Cell> measured;
+    for (const CellPoint& c : g.sizes[ref.size].cells) measured.insert(c.cell);
+    const std::optional<Cell> fromFile =
+        predictPick(read.fits[0], model, formats::Collective::AllReduce, g.sizes[ref.size].bytes, measured);
+    EXPECT_EQ(fromFile, pickAt(points, ref, own).pick) << pointLabel(points, ref);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 33u);
 }
 
 }  // namespace
