@@ -45,7 +45,7 @@ int runFit(const FitCliOptions& opts) {
   std::cout << sweep::renderFitReport(result);
   if (result.model.fits.empty()) {
     std::cerr << "railtune sweep fit: nothing could be fitted (" << result.counts.rowsUsed
-              << " rows used; see 'not fitted' above): no file written\n";
+              << " rows used; see 'skipped' above): no file written\n";
     return 1;
   }
   writeFileAtomically(opts.output, formats::tuner_model::writeTunerModel(result.model));

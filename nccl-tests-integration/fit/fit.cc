@@ -35,6 +35,20 @@ FitKey namedKey(FitKey key, const KeyShapes& shapes, std::vector<std::string>& n
   return key;
 }
 
+// NCCL's constants are the communicator's: a fit made on some collectives moves the others too (plan risk 1).
+std::string sharedConstantsNote(const FitKey& key, const tm::Fit& fit) {
+  std::string others;
+  for (int c = 0; c < formats::kNumCollectives; ++c) {
+    const auto coll = static_cast<formats::Collective>(c);
+    if (std::find(fit.data.collectives.begin(), fit.data.collectives.end(), coll) != fit.data.collectives.end())
+      continue;
+    others += std::string(others.empty() ? "" : ", ") + formats::collectiveName(coll);
+  }
+  if (others.empty()) return "";
+  return key.label() + ": the fitted constants are shared by every collective of a communicator: " + others +
+         " had no data and move with them, unvalidated";
+}
+
 KeyFitReport fitOneKey(const FitPoints& points, const FitKey& key, std::shared_ptr<const KeyShapes> shapes,
                        const FitOptions& options, std::chrono::steady_clock::time_point deadline) {
   KeyFitReport report{key, shapes, {}, {}, {}};
@@ -66,13 +80,16 @@ FitResult fitPoints(const FitPoints& points, const FitOptions& options) {
     auto shapes = std::make_shared<const KeyShapes>(buildKeyShapes(points, groups, options.nccl, options.profile));
     result.skipped.insert(result.skipped.end(), shapes->skipped.begin(), shapes->skipped.end());
     if (shapes->groups.empty()) continue;
-    KeyFitReport report = fitOneKey(points, namedKey(key, *shapes, result.skipped), shapes, options, deadline);
+    KeyFitReport report = fitOneKey(points, namedKey(key, *shapes, result.notes), shapes, options, deadline);
     KeyFitRecord record{report.key,      shapes.get(),       &report.fit,        &report.validation,
                         report.verdicts, options.sizeTarget, options.shapeTarget};
     result.model.fits.push_back(toFileFit(points, record));
+    if (std::string note = sharedConstantsNote(report.key, result.model.fits.back()); !note.empty())
+      result.notes.push_back(std::move(note));
     result.keys.push_back(std::move(report));
   }
   result.model.notes = result.skipped;
+  result.model.notes.insert(result.model.notes.end(), result.notes.begin(), result.notes.end());
   return result;
 }
 

@@ -46,6 +46,7 @@ struct FitResult {
   formats::tuner_model::TunerModel model;  // one fit per key that could be fitted
   std::vector<KeyFitReport> keys;          // in the model's order
   std::vector<std::string> skipped;        // groups and keys not fitted, and why
+  std::vector<std::string> notes;          // what else a reader of the fit must know (shared constants, ...)
   PointCounts counts;
 };
 

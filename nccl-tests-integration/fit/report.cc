@@ -88,7 +88,8 @@ std::string renderFitReport(const FitResult& result) {
                     key.fit.refined.sweeps);
     out += validationText(key);
   }
-  for (const std::string& s : result.skipped) out += "note: " + s + "\n";
+  for (const std::string& s : result.skipped) out += "skipped: " + s + "\n";
+  for (const std::string& s : result.notes) out += "note: " + s + "\n";
   return out;
 }
 
