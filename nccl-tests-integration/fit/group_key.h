@@ -11,26 +11,26 @@
 
 namespace railtune::sweep {
 
+// The rules' GroupKey: its shape carries the GPU model and the fabric, so groups of two clusters never pool.
 struct FitGroupKey {
-  GroupKey group;   // collective and shape, as `sweep rules` pools them
-  std::string gpu;  // the device line's name ("NVIDIA GB300"), "" when the output named none
+  GroupKey group;  // collective and shape (with gpu and fabric), as `sweep rules` pools them
   auto operator<=>(const FitGroupKey&) const = default;
   bool operator==(const FitGroupKey&) const = default;
-  // "allreduce, 8 ranks, 1 node, 1 NVLink domain of 8, NVIDIA GB300"
-  // (the shape's label names its GPU when the shape carries one; the GPU is added only where it does not)
+  // the device line's name ("NVIDIA GB300"), "" when the output named none
+  const std::string& gpu() const { return group.shape.gpu; }
+  // "allreduce, 8 ranks, 1 node, 1 NVLink domain of 8; NVIDIA GB300", or "..., GPU unnamed"
   std::string label() const {
-    const std::string shape = group.collective + ", " + group.shape.label();
-    return group.shape.gpu.empty() ? shape + ", " + (gpu.empty() ? "GPU unnamed" : gpu) : shape;
+    return group.collective + ", " + group.shape.label() + (gpu().empty() ? ", GPU unnamed" : "");
   }
 };
 
 inline FitGroupKey fitGroupOf(const DatasetRow& row) {
-  return FitGroupKey{GroupKey{row.collective, row.shape}, row.gpu};
+  return FitGroupKey{GroupKey{row.collective, row.shape}};
 }
 
 // Whether a row belongs to a group, without building its key (the rows of one run arrive together).
 inline bool inFitGroup(const DatasetRow& row, const FitGroupKey& key) {
-  return row.shape == key.group.shape && row.gpu == key.gpu && row.collective == key.group.collective;
+  return row.shape == key.group.shape && row.collective == key.group.collective;
 }
 
 struct FitKey {
@@ -49,8 +49,8 @@ struct FitKey {
 // transport "nvlink" or none), so a fit on one-tray and two-rack sweeps of one cluster is one fit.
 inline FitKey fitKeyOf(const FitGroupKey& group) {
   const Shape& shape = group.group.shape;
-  if (shape.nodes <= 1) return FitKey{group.gpu, FabricId{}};
-  return FitKey{group.gpu, shape.fabric};
+  if (shape.nodes <= 1) return FitKey{group.gpu(), FabricId{}};
+  return FitKey{group.gpu(), shape.fabric};
 }
 
 // NCCL's scale bucket of the constants' caps, which the fit's verdict follows: 1 node 0, 2 nodes 1, 3 or more 2

@@ -38,12 +38,12 @@ KeyShapes buildKeyShapes(const FitPoints& points, std::span<const size_t> groups
   shapes.models.resize(points.groups.size());
   for (const size_t g : groups) {
     const GroupPoints& group = points.groups[g];
-    const std::optional<std::string> chosen = profile ? profile : ncclmodel::profileForGpu(group.key.gpu);
+    const std::optional<std::string> chosen = profile ? profile : ncclmodel::profileForGpu(group.key.gpu());
     if (!chosen) {
       shapes.skipped.push_back(group.key.label() +
-                               (group.key.gpu.empty() ? ": the outputs name no GPU (pass --profile to model one)"
-                                                      : ": no hardware profile models GPU '" + group.key.gpu +
-                                                            "' (pass --profile to use one)") +
+                               (group.key.gpu().empty() ? ": the outputs name no GPU (pass --profile to model one)"
+                                                        : ": no hardware profile models GPU '" + group.key.gpu() +
+                                                              "' (pass --profile to use one)") +
                                ": not fitted, NCCL decides");
       continue;
     }

@@ -50,7 +50,7 @@ std::map<FitKey, std::vector<size_t>> FitPoints::groupsByFitKey() const {
   // domains of one cluster make one fit; with none or several, they make a fit of their own.
   std::map<std::string, std::set<FabricId>> fabricsOfGpu;
   for (const GroupPoints& group : groups)
-    if (group.key.group.shape.nodes > 1) fabricsOfGpu[group.key.gpu].insert(group.key.group.shape.fabric);
+    if (group.key.group.shape.nodes > 1) fabricsOfGpu[group.key.gpu()].insert(group.key.group.shape.fabric);
   std::map<FitKey, std::vector<size_t>> out;
   for (size_t g = 0; g < groups.size(); ++g) {
     FitKey key = fitKeyOf(groups[g].key);

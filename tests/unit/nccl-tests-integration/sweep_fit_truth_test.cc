@@ -104,7 +104,6 @@ TEST(SweepFitTruth, NoValidateIsNotUsable) {
 TEST(SweepFitTruth, AGroupWithoutProfileOrGraphIsSkippedWithANote) {
   FitPoints points = render(perturbed(6), {{4, 1}, {8, 1}});
   GroupPoints h200 = points.groups[0];
-  h200.key.gpu = "NVIDIA H200";
   h200.key.group.shape.gpu = "NVIDIA H200";
   points.groups.push_back(h200);
   const FitResult r = fitPoints(points, options());
