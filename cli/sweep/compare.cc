@@ -4,7 +4,8 @@
 // SVG plot and the table per collective and shape), an SVG or a text file. --model scores the tuner's cost
 // model (RAILTUNE_TUNER_MODEL=advise, through the real plugin as `tuner decisions` runs it): its regret at
 // each size beside NCCL default's, with the hardware profile of the data's GPU (picked from the data without
-// --profile; a profile of another GPU is warned about, compare/profile_gpu.h).
+// --profile; a profile of another GPU is warned about, compare/profile_gpu.h). --fitted MODEL.json scores a model
+// file of `sweep fit` in the same columns (fit/fitted_choice.h).
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -21,6 +22,7 @@
 #include "nccl-tests-integration/compare/group_advice.h"
 #include "nccl-tests-integration/compare/profile_gpu.h"
 #include "nccl-tests-integration/compare/report.h"
+#include "nccl-tests-integration/fit/fitted_choice.h"
 #include "nccl-tests-integration/rules/read_datasets.h"
 #include "nccl-tests-integration/rules/rules_choice.h"
 
@@ -35,6 +37,7 @@ struct CompareOptions {
   std::string tuned;
   std::string output;
   bool model = false;
+  std::string fitted;   // a model file of `sweep fit`: its picks in the model columns
   std::string profile;  // "": from the data's GPU, else kDefaultProfile
   std::string nccl = "2.30";
   std::string plugin;
@@ -105,7 +108,20 @@ int runCompare(const CompareOptions& opts) {
     unsetenv("RAILTUNE_TUNER_CONFIG");
     request.model = [&](const sweep::GroupKey& key, uint64_t size) { return advice.pick(key, size); };
   }
+  std::optional<formats::tuner_model::TunerModel> fittedModel;
+  std::unique_ptr<sweep::FittedChooser> fitted;
+  if (!opts.fitted.empty()) {
+    if (opts.model) throw std::invalid_argument("--model and --fitted both fill the model columns: pass one");
+    fittedModel = formats::tuner_model::readTunerModelFile(opts.fitted);
+    fitted = std::make_unique<sweep::FittedChooser>(*fittedModel, aggregate);
+    request.model = [&](const sweep::GroupKey& key, uint64_t size) { return fitted->pick(key, size); };
+  }
   sweep::CompareReport report = sweep::buildCompareReport(request);
+  if (fitted) {
+    report.modelNote = "the fitted model " + opts.fitted +
+                       " (sweep fit): emulated NCCL's pick among the measured cells at its constants and corrections";
+    notes.insert(notes.end(), fitted->notes().begin(), fitted->notes().end());
+  }
   report.inputs = opts.datasets;
   if (!opts.tuned.empty()) report.inputs.push_back(opts.tuned + " (tuned)");
   report.rulesSource = opts.rules;
@@ -136,6 +152,9 @@ Command addSweepCompareCommand(CLI::App& sweepGroup) {
   sub->add_option("--tuned", opts->tuned, "a dataset of a run made with the rules loaded: measured, not expected, gain")
       ->check(CLI::ExistingFile);
   sub->add_flag("--model", opts->model, "score the tuner's cost model: its regret per size beside NCCL default's");
+  sub->add_option("--fitted", opts->fitted,
+                  "score a fitted model (sweep fit's MODEL.json): its pick and regret per size beside NCCL default's")
+      ->check(CLI::ExistingFile);
   sub->add_option(
       "--profile", opts->profile,
       std::string("hardware profile the model assumes (--model; default: the one of the data's GPU, else ") +

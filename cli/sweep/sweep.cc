@@ -14,8 +14,9 @@ void printWarning(std::string_view what) {
 Command addSweepCommand(CLI::App& parent) {
   return addCommandGroup(
       parent, "sweep",
-      "nccl-tests sweeps: run them, parse them into a dataset, derive tuner rules, compare tuned with default",
-      {addSweepRunCommand, addSweepParseCommand, addSweepRulesCommand, addSweepCompareCommand});
+      "nccl-tests sweeps: run them, parse them into a dataset, derive tuner rules, fit NCCL's model, compare tuned "
+      "with default",
+      {addSweepRunCommand, addSweepParseCommand, addSweepRulesCommand, addSweepFitCommand, addSweepCompareCommand});
 }
 
 }  // namespace railtune::cli

@@ -12,6 +12,7 @@ Command addSweepRunCommand(CLI::App& sweep);      // run.cc: `railtune sweep run
 Command addSweepParseCommand(CLI::App& sweep);    // parse.cc: `railtune sweep parse FILE... -o DATASET.jsonl`
 Command addSweepRulesCommand(CLI::App& sweep);    // rules.cc: `railtune sweep rules DATASET... -o RULES.json`
 Command addSweepCompareCommand(CLI::App& sweep);  // compare.cc: `railtune sweep compare DATASET... -o REPORT.html`
+Command addSweepFitCommand(CLI::App& sweep);      // fit.cc: `railtune sweep fit DATASET... -o MODEL.json`
 
 // "railtune: warning: <what>" on stderr: the warnings of the datasets `sweep rules` and `sweep compare` read.
 void printWarning(std::string_view what);

@@ -1,8 +1,7 @@
 // What the fit pools and what it fits for, in one place. A group is one collective on one communicator shape of
 // one GPU model: rows of an H100 cluster and an H200 cluster of the same "16 ranks, 2 nodes" never share a point.
-// A fit key is what one fitted set of constants covers: every group of one GPU model (and, once the dataset's
-// shape carries it, one fabric). When the dataset's Shape gains the GPU and the fabric, FitGroupKey becomes
-// GroupKey and fitKeyOf reads both from the shape: these few lines are the whole switch.
+// A fit key is what one fitted set of constants covers: every group of one GPU model on one fabric (the shape's
+// gpu and fabric, compared as FabricId compares: transport, link layer, NIC speed).
 #pragma once
 
 #include <compare>
@@ -12,35 +11,46 @@
 
 namespace railtune::sweep {
 
+// The rules' GroupKey: its shape carries the GPU model and the fabric, so groups of two clusters never pool.
 struct FitGroupKey {
-  GroupKey group;   // collective and shape, as `sweep rules` pools them
-  std::string gpu;  // the device line's name ("NVIDIA GB300"), "" when the output named none
+  GroupKey group;  // collective and shape (with gpu and fabric), as `sweep rules` pools them
   auto operator<=>(const FitGroupKey&) const = default;
   bool operator==(const FitGroupKey&) const = default;
-  // "allreduce, 8 ranks, 1 node, 1 NVLink domain of 8, NVIDIA GB300"
+  // the device line's name ("NVIDIA GB300"), "" when the output named none
+  const std::string& gpu() const { return group.shape.gpu; }
+  // "allreduce, 8 ranks, 1 node, 1 NVLink domain of 8; NVIDIA GB300", or "..., GPU unnamed"
   std::string label() const {
-    return group.collective + ", " + group.shape.label() + ", " + (gpu.empty() ? "GPU unnamed" : gpu);
+    return group.collective + ", " + group.shape.label() + (gpu().empty() ? ", GPU unnamed" : "");
   }
 };
 
 inline FitGroupKey fitGroupOf(const DatasetRow& row) {
-  return FitGroupKey{GroupKey{row.collective, row.shape}, row.gpu};
+  return FitGroupKey{GroupKey{row.collective, row.shape}};
 }
 
 // Whether a row belongs to a group, without building its key (the rows of one run arrive together).
 inline bool inFitGroup(const DatasetRow& row, const FitGroupKey& key) {
-  return row.shape == key.group.shape && row.gpu == key.gpu && row.collective == key.group.collective;
+  return row.shape == key.group.shape && row.collective == key.group.collective;
 }
 
 struct FitKey {
   std::string gpu;
+  FabricId fabric;  // a one-node shape's is "nvlink" or unknown: it pools with the multi-node shapes of its GPU
   auto operator<=>(const FitKey&) const = default;
   bool operator==(const FitKey&) const = default;
-  std::string label() const { return gpu.empty() ? "GPU unnamed" : gpu; }
+  // "NVIDIA GB300, IB/RoCE 400G"; "NVIDIA GB300" when the fabric is unknown or NVLink only
+  std::string label() const {
+    const std::string fabricLabel = fabric.label();
+    return (gpu.empty() ? "GPU unnamed" : gpu) + (fabricLabel.empty() ? "" : ", " + fabricLabel);
+  }
 };
 
+// One-node groups never touch the network: they join the key of their GPU whatever the fabric (nodes == 1 has
+// transport "nvlink" or none), so a fit on one-tray and two-rack sweeps of one cluster is one fit.
 inline FitKey fitKeyOf(const FitGroupKey& group) {
-  return FitKey{group.gpu};
+  const Shape& shape = group.group.shape;
+  if (shape.nodes <= 1) return FitKey{group.gpu(), FabricId{}};
+  return FitKey{group.gpu(), shape.fabric};
 }
 
 // NCCL's scale bucket of the constants' caps, which the fit's verdict follows: 1 node 0, 2 nodes 1, 3 or more 2

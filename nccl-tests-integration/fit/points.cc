@@ -2,6 +2,7 @@
 #include "nccl-tests-integration/fit/points.h"
 
 #include <algorithm>
+#include <set>
 
 #include "formats/tuner_rules/rule.h"
 #include "nccl-tests-integration/rules/read_datasets.h"
@@ -45,8 +46,19 @@ const CellPoint* SizePoint::find(Cell cell) const {
 }
 
 std::map<FitKey, std::vector<size_t>> FitPoints::groupsByFitKey() const {
+  // One-node groups join their GPU's multi-node fabric when the data has exactly one, so that 1, 2 and 4 NVLink
+  // domains of one cluster make one fit; with none or several, they make a fit of their own.
+  std::map<std::string, std::set<FabricId>> fabricsOfGpu;
+  for (const GroupPoints& group : groups)
+    if (group.key.group.shape.nodes > 1) fabricsOfGpu[group.key.gpu()].insert(group.key.group.shape.fabric);
   std::map<FitKey, std::vector<size_t>> out;
-  for (size_t g = 0; g < groups.size(); ++g) out[fitKeyOf(groups[g].key)].push_back(g);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    FitKey key = fitKeyOf(groups[g].key);
+    const auto fabrics = fabricsOfGpu.find(key.gpu);
+    if (groups[g].key.group.shape.nodes <= 1 && fabrics != fabricsOfGpu.end() && fabrics->second.size() == 1)
+      key.fabric = *fabrics->second.begin();
+    out[key].push_back(g);
+  }
   return out;
 }
 

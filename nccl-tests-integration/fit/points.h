@@ -89,7 +89,8 @@ class PointsBuilder {
  public:
   void add(const DatasetRow& row);
   void addSource(const DatasetSource& source);
-  FitPoints finish();  // the medians; the builder is empty afterwards
+  FitPoints finish();                                    // the medians; the builder is empty afterwards
+  const PointCounts& counts() const { return counts_; }  // so far
 
  private:
   struct TimedSamples {

@@ -54,6 +54,7 @@ expect 2 "^railtune profile stragglers: .*garbage.txt" -- profile stragglers emp
 expect 2 "^railtune sweep parse: no nccl-tests output files among the inputs" -- sweep parse empty --output d.jsonl
 expect 2 "^railtune sweep rules: " -- sweep rules garbage.txt --output rules.json
 expect 2 "^railtune sweep compare: " -- sweep compare garbage.txt
+expect 2 "^railtune sweep fit: " -- sweep fit garbage.txt --output model.json
 expect 2 "^railtune tuner decisions: " -- tuner decisions --nodes 2 --ranks 8 --plugin garbage.txt
 expect 2 "^railtune emu net-job: " -- emu net-job --ranks 8 --rail-map garbage.txt
 expect 2 "^railtune eval: no suite 'nope'" -- eval nope

@@ -15,6 +15,12 @@ add_test(NAME cli.sweep_compare_browser
                  ${_sweep_loop}/dataset.jsonl ${_sweep_loop}/rules.json)
 set_tests_properties(cli.sweep_compare_browser PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400 FIXTURES_REQUIRED sweep_loop
                      ENVIRONMENT_MODIFICATION "${_sweep_env}")
+# `sweep fit` and `compare --fitted` on the loop's dataset: the model file against its schema, the validation
+# table, --no-validate, exit statuses 1 and 2 (sweep_fit_cli.py).
+add_test(NAME cli.sweep_fit COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_fit_cli.py ${_railtune} ${_sweep_work}/fit
+                                    ${_sweep_loop}/dataset.jsonl ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.sweep_fit PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED sweep_loop
+                     ENVIRONMENT_MODIFICATION "${_sweep_env}")
 add_test(NAME cli.sweep_dataset_schema_accepts_loop_output
          COMMAND ${_validate} ${_formats}/sweep-dataset.schema.json ${_sweep_loop}/dataset.jsonl --min-records 100)
 set_tests_properties(cli.sweep_dataset_schema_accepts_loop_output PROPERTIES FIXTURES_REQUIRED sweep_loop)

@@ -54,7 +54,7 @@ TEST(SweepFitRegret, TheModelsPickIsScoredAgainstTheBestMeasured) {
   EXPECT_DOUBLE_EQ(score.ncclDefault.worst, 20.0 / 15 - 1);
   EXPECT_DOUBLE_EQ(score.ncclDefault.mean, (20.0 / 15 - 1) / 2);
   EXPECT_EQ(pointLabel(points, *score.model.worstAt),
-            "allreduce, 8 ranks, 1 node, 1 NVLink domain of 8, NVIDIA GB300 at 1K");
+            "allreduce, 8 ranks, 1 node, 1 NVLink domain of 8; NVIDIA GB300 at 1K");
 }
 
 TEST(SweepFitRegret, OnlyMeasuredCellsTheModelOffersAreCandidates) {

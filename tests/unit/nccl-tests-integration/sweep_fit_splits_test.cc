@@ -84,7 +84,7 @@ TEST(SweepFitSplits, SplitsStayWithinTheirFitKey) {
   points.groups.push_back(measured(oneDomain(8), 3));
   const auto byKey = points.groupsByFitKey();
   ASSERT_EQ(byKey.size(), 2u);
-  const std::vector<size_t>& gb300 = byKey.at(FitKey{"NVIDIA GB300"});
+  const std::vector<size_t>& gb300 = byKey.at(FitKey{"NVIDIA GB300", {}});
   EXPECT_EQ(gb300, (std::vector<size_t>{1, 2}));
   for (const Split& split : leaveOneSizeOutSplits(points, gb300))
     for (size_t s = 0; s < 3; ++s) EXPECT_FALSE(split.training.keeps(0, s));  // the GB200 group is another fit

@@ -16,16 +16,18 @@ inline constexpr formats::Protocol kLL = formats::Protocol::LL, kLL128 = formats
                                    kSimple = formats::Protocol::Simple;
 
 inline Shape oneDomain(int ranks) {
-  return Shape{ranks, (ranks + 3) / 4, 1, 1, ranks, {}, {}, {}};
+  return Shape{ranks, (ranks + 3) / 4, 1, 1, ranks, "NVIDIA GB300", {}, {}};
 }
 inline Shape domains(int count, int perDomain) {
-  return Shape{count * perDomain, count * perDomain / 4, count, count, perDomain, {}, {}, {}};
+  return Shape{count * perDomain, count * perDomain / 4, count, count, perDomain, "NVIDIA GB300", {}, {}};
 }
 
 inline GroupPoints group(const Shape& shape, const std::string& gpu = "NVIDIA GB300",
                          const std::string& collective = "allreduce") {
   GroupPoints g;
-  g.key = FitGroupKey{GroupKey{collective, shape}, gpu};
+  Shape withGpu = shape;
+  withGpu.gpu = gpu;
+  g.key = FitGroupKey{GroupKey{collective, withGpu}};
   g.collective = formats::Collective::AllReduce;
   return g;
 }

@@ -1,0 +1,35 @@
+// One fit of one key (fit/group_key.h) on the points a mask keeps: stage A's measured lines, stage B's constants,
+// stage C's corrections where the constants cannot reach, stage D's rank-aware refinement of both, checked on the
+// true regret. The full fit and every validation refit run this.
+#pragma once
+
+#include <memory>
+
+#include "nccl-tests-integration/fit/constants_ls.h"
+#include "nccl-tests-integration/fit/refine.h"
+
+namespace railtune::sweep {
+
+struct KeyFitOptions {
+  // The mean in-sample regret a correction must save on the points it touches. Slightly below 0: a correction that
+  // brings the times in line without changing an in-sample pick is kept, as the held-out sizes and shapes need it
+  // (a 10 % Ring/Simple error may decide no measured pick and still every pick between them); one that worsens a
+  // pick is not.
+  double minCorrectionGain = -1e-9;
+  bool refine = true;
+  RefineOptions refineOptions;
+};
+
+struct KeyFit {
+  std::shared_ptr<const KeyModel> model;  // the final constants and corrections
+  ConstantFit stageB;                     // what stage B identified, and why the rest stays NCCL's
+  std::vector<Correction> corrections;    // stage C's, with the refinement's scale
+  RefineResult refined;
+  size_t lines = 0, poorLines = 0;  // stage A's, of the key's groups
+};
+
+// mask: the training points (null: all). defaults: NCCL's constants for the key's NCCL version.
+KeyFit fitKey(const FitPoints& points, std::shared_ptr<const KeyShapes> shapes, const PointMask* mask,
+              const formats::CostModelConstants& defaults, const KeyFitOptions& options);
+
+}  // namespace railtune::sweep

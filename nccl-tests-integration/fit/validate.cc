@@ -1,0 +1,87 @@
+// Validation and verdicts of one key's fit (validate.h).
+#include "nccl-tests-integration/fit/validate.h"
+
+#include <cstdio>
+
+namespace railtune::sweep {
+namespace {
+
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %%", fraction * 100);
+  return text;
+}
+
+std::string worstText(const FitPoints& points, const RegretSummary& s) {
+  return percent(s.worst) + (s.worstAt ? " at " + pointLabel(points, *s.worstAt) : "");
+}
+
+void scoreInSample(const FitPoints& points, const KeyShapes& shapes, const TimePredictor& predict, KeyValidation& out) {
+  std::array<std::vector<PointRef>, kScaleBuckets> byScale;
+  for (const PointRef ref : keyPoints(points, shapes))
+    byScale[scaleBucketOf(points.groups[ref.group].key.group.shape)].push_back(ref);
+  for (int b = 0; b < kScaleBuckets; ++b) {
+    out.inSampleByScale[b] = scoreRegret(points, byScale[b], predict);
+    out.inSample.merge(out.inSampleByScale[b]);
+  }
+}
+
+}  // namespace
+
+const char* scaleBucketLabel(int bucket) {
+  return bucket == 0 ? "1 node" : bucket == 1 ? "2 nodes" : "4 or more nodes";
+}
+
+KeyValidation validateKey(const FitPoints& points, std::shared_ptr<const KeyShapes> shapes, const KeyFit& fit,
+                          const formats::CostModelConstants& defaults, const ValidateOptions& options) {
+  KeyValidation out;
+  scoreInSample(points, *shapes, predictorOf(points, fit.model), out);
+  if (!options.validate) return out;
+  const std::vector<Split> sizeSplits = leaveOneSizeOutSplits(points, shapes->groups);
+  const std::vector<Split> shapeSplits = leaveOneShapeOutSplits(points, shapes->groups);
+  out.sizeSplits = sizeSplits.size();
+  out.shapeSplits = shapeSplits.size();
+  for (const Split& s : shapeSplits) out.heldOutShapes.push_back(s.heldOut);
+  const Refit refit = [&](const Split& split) {
+    const KeyFit refitted = fitKey(points, shapes, &split.training, defaults, options.refit);
+    return predictorOf(points, refitted.model);
+  };
+  const SplitRunOptions run{options.threads, options.deadline};
+  out.sizeOut = runSplits(points, sizeSplits, refit, run);
+  out.shapeOut = runSplits(points, shapeSplits, refit, run);
+  out.ran = true;
+  out.truncated = out.sizeOut.truncated() || out.shapeOut.truncated();
+  return out;
+}
+
+std::array<BucketVerdict, kScaleBuckets> verdicts(const FitPoints& points, const KeyValidation& v,
+                                                  const ValidateOptions& options) {
+  std::array<BucketVerdict, kScaleBuckets> out;
+  for (int b = 0; b < kScaleBuckets; ++b) {
+    BucketVerdict& verdict = out[b];
+    const RegretSummary& sizes = v.sizeOut.byScale[b].model;
+    const RegretSummary& shapes = v.shapeOut.byScale[b].model;
+    if (v.inSampleByScale[b].model.points == 0) {
+      verdict.why = std::string("no data at ") + scaleBucketLabel(b);
+    } else if (!v.ran) {
+      verdict.why = "not validated (--no-validate)";
+    } else if (v.truncated) {
+      verdict.why = "validation truncated by the time budget (--max-seconds)";
+    } else if (sizes.points == 0) {
+      verdict.why = "no size could be held out (a group needs 3 measured sizes)";
+    } else if (sizes.worst > options.sizeTarget) {
+      verdict.why = "leave-one-size-out worst " + worstText(points, sizes) + " > " + percent(options.sizeTarget);
+    } else if (shapes.points > 0 && shapes.worst > options.shapeTarget) {
+      verdict.why = "leave-one-shape-out worst " + worstText(points, shapes) + " > " + percent(options.shapeTarget);
+    } else {
+      verdict.usable = true;
+      verdict.why = "leave-one-size-out worst " + percent(sizes.worst) + " <= " + percent(options.sizeTarget) +
+                    (shapes.points > 0 ? "; leave-one-shape-out worst " + percent(shapes.worst) +
+                                             " <= " + percent(options.shapeTarget)
+                                       : "; no shape could be held out at this scale");
+    }
+  }
+  return out;
+}
+
+}  // namespace railtune::sweep
