@@ -10,6 +10,7 @@
 #include "cli/sweep/sweep.h"
 #include "common/atomic_file.h"
 #include "nccl-tests-integration/fit/report.h"
+#include "nccl-tests-integration/rules/net_env_rows.h"
 
 namespace railtune::cli {
 namespace {
@@ -19,6 +20,7 @@ struct FitCliOptions {
   std::string output;
   std::string nccl = "2.30";
   std::string profile, gpu, fabric;
+  std::string netEnvRows;  // --net-env-rows NAME=V,...: "" = the rows measured under no --env setting
   double sizeTarget = 5, shapeTarget = 10, maxSeconds = 25;
   bool noValidate = false;
   unsigned threads = 0;
@@ -33,6 +35,7 @@ int runFit(const FitCliOptions& opts) {
   if (!opts.profile.empty()) options.profile = opts.profile;
   options.gpu = opts.gpu;
   options.fabric = opts.fabric;
+  options.netEnv = sweep::parseNetEnvRows(opts.netEnvRows);
   options.sizeTarget = opts.sizeTarget / 100;
   options.shapeTarget = opts.shapeTarget / 100;
   options.maxSeconds = opts.maxSeconds;
@@ -74,6 +77,8 @@ Command addSweepFitCommand(CLI::App& sweepGroup) {
   sub->add_option("--profile", opts->profile, "the emulator's hardware profile (default: the GPU's own)");
   sub->add_option("--gpu", opts->gpu, "only this GPU's groups (the device lines' name, \"NVIDIA GB300\")");
   sub->add_option("--fabric", opts->fabric, "only this fabric's fit: NCCL's transport (IB, Socket, ...) or nvlink");
+  sub->add_option("--net-env-rows", opts->netEnvRows,
+                  "fit the rows of this network setting (NAME=V,...; default: the rows of no --env setting)");
   sub->add_option("--size-target", opts->sizeTarget, "worst regret (%) allowed at held-out sizes")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1000.0));

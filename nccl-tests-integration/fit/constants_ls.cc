@@ -38,6 +38,12 @@ std::vector<UsableLine> usableLines(const FitPoints& points, const KeyShapes& sh
   return out;
 }
 
+// NCCL's symmetric kernels read this constant too (getGinLat, sym_kernels.cc:197@v2.30.7), beyond what the tuner's
+// table and the sweep measure, so the tuner never writes it (docs/tuning.md): it is never fitted either, so that
+// the validation scores the constants the tuner will write.
+const ConstId kSymmetricKernelsLatency =
+    ncclmodel::hwLatencyId(ncclmodel::HwLink::Net, formats::Algorithm::Ring, formats::Protocol::Simple);
+
 size_t column(std::map<uint16_t, size_t>& columns, std::vector<ConstId>& ids, ConstId id) {
   const auto [it, added] = columns.try_emplace(static_cast<uint16_t>(id), ids.size());
   if (added) ids.push_back(id);
@@ -60,8 +66,13 @@ void fitLatencies(const std::vector<UsableLine>& lines, const formats::CostModel
     const ncclmodel::PerCallFactors f = u.model->perCall(u.collective, c.algorithm, c.protocol, u.minBytes);
     const double scale = static_cast<double>(f.latencyFactor) * f.latCount;
     Row row{{}, alpha - terms.offset * scale, 1 / (alpha * alpha)};
-    for (uint8_t k = 0; k < terms.n; ++k)
-      row.coef.emplace_back(column(columns, ids, terms.terms[k].id), terms.terms[k].coef * scale);
+    for (uint8_t k = 0; k < terms.n; ++k) {
+      const double coef = terms.terms[k].coef * scale;
+      if (terms.terms[k].id == kSymmetricKernelsLatency)
+        row.b -= coef * ncclmodel::constValue(defaults, terms.terms[k].id);  // NCCL's, a known term
+      else
+        row.coef.emplace_back(column(columns, ids, terms.terms[k].id), coef);
+    }
     rows.push_back(std::move(row));
   }
   if (ids.empty()) return;

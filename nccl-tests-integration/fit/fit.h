@@ -23,6 +23,7 @@ struct FitOptions {
   std::optional<std::string> profile;  // else each GPU's built-in profile
   std::string gpu;                     // only this GPU's groups ("" every GPU)
   std::string fabric;                  // only this transport's fit keys ("" every fabric)
+  NetEnv netEnv;                       // the network setting whose rows are fitted (none: no --env setting)
   double sizeTarget = 0.05, shapeTarget = 0.10;
   double maxSeconds = 25;  // the whole fit's budget; validation splits not started by then are not run
   bool validate = true;

@@ -13,7 +13,7 @@ namespace railtune::sweep {
 
 // The rules' GroupKey: its shape carries the GPU model and the fabric, so groups of two clusters never pool.
 struct FitGroupKey {
-  GroupKey group;  // collective and shape (with gpu and fabric), as `sweep rules` pools them
+  GroupKey group;  // collective, shape (with gpu and fabric) and network setting, as `sweep rules` pools them
   auto operator<=>(const FitGroupKey&) const = default;
   bool operator==(const FitGroupKey&) const = default;
   // the device line's name ("NVIDIA GB300"), "" when the output named none
@@ -25,12 +25,12 @@ struct FitGroupKey {
 };
 
 inline FitGroupKey fitGroupOf(const DatasetRow& row) {
-  return FitGroupKey{GroupKey{row.collective, row.shape}};
+  return FitGroupKey{GroupKey{row.collective, row.shape, row.netEnv}};
 }
 
 // Whether a row belongs to a group, without building its key (the rows of one run arrive together).
 inline bool inFitGroup(const DatasetRow& row, const FitGroupKey& key) {
-  return row.shape == key.group.shape && row.collective == key.group.collective;
+  return row.shape == key.group.shape && row.collective == key.group.collective && row.netEnv == key.group.netEnv;
 }
 
 struct FitKey {

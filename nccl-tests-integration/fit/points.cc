@@ -103,6 +103,10 @@ void PointsBuilder::add(const DatasetRow& row) {
     case RowUse::Usable:
       break;
   }
+  if (row.netEnv != setting_) {
+    ++counts_.rowsOtherNetEnv;
+    return;
+  }
   if (row.choice.channels != 0 || row.choice.chunkSize != 0) {
     ++counts_.rowsForcedChannelsOrChunk;
     return;
@@ -160,9 +164,31 @@ FitPoints PointsBuilder::finish() {
   return points;
 }
 
+std::string pointCountsText(const PointCounts& c) {
+  const std::pair<size_t, const char*> reasons[] = {
+      {c.rowsOtherNetEnv, "of another network setting (--net-env-rows)"},
+      {c.rowsForcedChannelsOrChunk, "forced channels or chunk size (NCCL's model has no term for them)"},
+      {c.rowsPartialChoice, "the algorithm or the protocol forced alone"},
+      {c.rowsNotModelled, "CollNet (not emulated)"},
+      {c.rowsNoTime, "no time in either half"},
+      {c.rowsImpossible, "impossible values"},
+      {c.rowsWrong, "wrong results (#wrong > 0)"},
+      {c.rowsUnusable, "marked unusable"},
+      {c.rowsNoShape, "no communicator shape"},
+      {c.rowsNoMeasurement, "no measurement"},
+      {c.rowsBadInOutputs, "bad in their nccl-tests outputs (sweep parse)"},
+      {c.rowsSkippedInOutputs, "skipped in their nccl-tests outputs (sweep parse)"},
+  };
+  std::string out = std::to_string(c.rowsUsed) + " of " + std::to_string(c.rowsRead) + " rows used";
+  std::string left;
+  for (const auto& [n, why] : reasons)
+    if (n > 0) left += (left.empty() ? "" : ", ") + std::to_string(n) + " " + why;
+  return out + (left.empty() ? "" : "; left out: " + left);
+}
+
 FitPoints readFitPoints(const std::vector<std::string>& paths, size_t maxWarnings,
-                        const std::function<void(std::string_view)>& warn) {
-  PointsBuilder builder;
+                        const std::function<void(std::string_view)>& warn, const NetEnv& setting) {
+  PointsBuilder builder(setting);
   readDatasetRows(
       paths, maxWarnings, warn, [&](const DatasetRow& row) { builder.add(row); },
       [&](const DatasetSource& source) { builder.addSource(source); });

@@ -16,9 +16,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "formats/nccl_enums.h"
+#include "nccl-tests-integration/dataset/net_env.h"
 #include "nccl-tests-integration/fit/group_key.h"
 
 namespace railtune::sweep {
@@ -67,7 +69,10 @@ struct PointCounts {
   size_t rowsNotModelled = 0;                             // a CollNet cell
   size_t rowsNoTime = 0;                                  // a cell with a busbw but no time in either half
   size_t rowsBadInOutputs = 0, rowsSkippedInOutputs = 0;  // as the datasets' source lines record them
+  size_t rowsOtherNetEnv = 0;  // measured under another network setting than the one fitted (net_env.h)
 };
+// "N rows used; left out: 3 forced channels or chunk, ..." (only the nonzero reasons), for `sweep fit`'s report.
+std::string pointCountsText(const PointCounts& counts);
 
 struct FitPoints {
   std::vector<GroupPoints> groups;  // by key
@@ -87,6 +92,9 @@ struct PointMask {
 // Gathers rows into points.
 class PointsBuilder {
  public:
+  // setting: the network setting whose rows are fitted (none: the rows measured under no `sweep run --env`
+  // setting), as `sweep rules` makes algorithm rules from one setting's rows: NCCL's model has no term for them.
+  explicit PointsBuilder(NetEnv setting = {}) : setting_(std::move(setting)) {}
   void add(const DatasetRow& row);
   void addSource(const DatasetSource& source);
   FitPoints finish();                                    // the medians; the builder is empty afterwards
@@ -106,10 +114,11 @@ class PointsBuilder {
   std::map<FitGroupKey, Group> groups_;
   std::pair<const FitGroupKey, Group>* last_ = nullptr;  // the group of the previous row
   PointCounts counts_;
+  NetEnv setting_;
 };
 
 // The datasets read as `sweep rules` reads them (readDatasetRows: the same warnings and errors) into points.
 FitPoints readFitPoints(const std::vector<std::string>& paths, size_t maxWarnings,
-                        const std::function<void(std::string_view)>& warn);
+                        const std::function<void(std::string_view)>& warn, const NetEnv& setting = {});
 
 }  // namespace railtune::sweep

@@ -45,7 +45,7 @@ void recordDatasets(const RowsByFile& rows, FitResult& result, const FitPoints& 
 }  // namespace
 
 FitResult fitDatasets(const std::vector<std::string>& paths, const FitOptions& options) {
-  PointsBuilder builder;
+  PointsBuilder builder(options.netEnv);
   RowsByFile rows;
   // One dataset at a time, so that each fit can name the files it used (a row's source is the nccl-tests output).
   for (const std::string& path : paths) {

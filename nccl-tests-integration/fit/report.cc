@@ -88,6 +88,7 @@ std::string renderFitReport(const FitResult& result) {
                     key.fit.refined.sweeps);
     out += validationText(key);
   }
+  out += "rows: " + pointCountsText(result.counts) + "\n";
   for (const std::string& s : result.skipped) out += "skipped: " + s + "\n";
   for (const std::string& s : result.notes) out += "note: " + s + "\n";
   return out;

@@ -113,6 +113,29 @@ TEST(SweepFitPoints, RowsNcclsModelDoesNotCoverAreCountedNeverUsed) {
   EXPECT_FALSE(points.groups[0].collective.has_value());  // alltoall: NCCL's model does not cost it
 }
 
+TEST(SweepFitPoints, OneNetworkSettingIsFittedAndTheOthersCounted) {
+  const NetEnv arSplit = {{"NCCL_IB_ADAPTIVE_ROUTING", "1"}, {"NCCL_IB_SPLIT_DATA_ON_QPS", "1"}};
+  DatasetRow measured = row("ring", "simple", 1024, 10, 10, 40);
+  measured.netEnv = arSplit;
+  PointsBuilder none;  // by default the rows of no --env setting, as `sweep rules` makes its rules
+  none.add(row("ring", "simple", 1024, 10, 10, 40));
+  none.add(measured);
+  const FitPoints noSetting = none.finish();
+  EXPECT_EQ(noSetting.counts.rowsUsed, 1u);
+  EXPECT_EQ(noSetting.counts.rowsOtherNetEnv, 1u);
+  EXPECT_EQ(pointCountsText(noSetting.counts),
+            "1 of 2 rows used; left out: 1 of another network setting (--net-env-rows)");
+  PointsBuilder chosen(arSplit);
+  chosen.add(row("ring", "simple", 1024, 10, 10, 40));
+  chosen.add(measured);
+  const FitPoints setting = chosen.finish();
+  EXPECT_EQ(setting.counts.rowsUsed, 1u);
+  EXPECT_EQ(setting.counts.rowsOtherNetEnv, 1u);
+  ASSERT_EQ(setting.groups.size(), 1u);
+  EXPECT_EQ(setting.groups[0].key.group.netEnv, arSplit);
+  EXPECT_EQ(pointCountsText(PointCounts{}), "0 of 0 rows used");
+}
+
 TEST(SweepFitPoints, DatasetsAreReadAsTheRulesReadThem) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "sweep_fit_points";
   std::filesystem::create_directories(dir);

@@ -122,6 +122,18 @@ TEST(SweepFitTruth, NvlDomainsOneTwoFourReported) {
   EXPECT_TRUE(v.ran);
   EXPECT_GT(v.shapeOut.merged.model.points, 0u);
   EXPECT_EQ(r.model.fits.at(0).validation.heldOutShapes.size(), 2u);
+  // Across domains the network latencies enter, but never the one NCCL's symmetric kernels read too
+  // (sym_kernels.cc:197@v2.30.7): the tuner never writes it, so the fit keeps NCCL's value.
+  const ConstId symmetric =
+      ncclmodel::hwLatencyId(ncclmodel::HwLink::Net, formats::Algorithm::Ring, formats::Protocol::Simple);
+  bool anyNet = false;
+  for (const ConstantEntry& e : r.keys[0].fit.stageB.entries) {
+    EXPECT_NE(e.id, symmetric);
+    anyNet = anyNet || std::string(ncclmodel::constName(e.id)).find("[NET]") != std::string::npos;
+  }
+  EXPECT_TRUE(anyNet);
+  EXPECT_EQ(constantOf(r, symmetric),
+            ncclmodel::constValue(formats::ncclDefaultConstants(formats::NcclRelease::V2_30), symmetric));
 }
 
 // What `sweep compare --fitted` and the file's readers see (the written file's constants and corrections on NCCL's
