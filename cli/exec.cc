@@ -120,6 +120,7 @@ int runExec(const ExecOptions& options) {
   if (env.host.empty()) env.host = hostFromEnvironment();
   if (env.localRank < 0) env.localRank = localRankFromEnvironment();
   env.env = processEnv;  // RAILTUNE_NET_QPS and the user's NCCL_IB_* feed the QP policy
+  applyMeasured(options.launcher, model, env, "exec");
   topo::EnvVars vars = topo::launcherEnv(model, env);
   for (const std::string& warning : topo::launcherQpPolicy(model, env).warnings)
     std::cerr << "railtune exec: warning: " << warning << "\n";

@@ -5,9 +5,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 
 #include "cli/plugin_files.h"
+#include "topo_gen/measured_net.h"
 
 namespace railtune::cli {
 
@@ -22,6 +24,10 @@ void addLauncherOptions(CLI::App& app, LauncherCliOptions& options) {
   app.add_option("--rail-map", options.env.railMap, "RAILTUNE_RAIL_MAP: the rail map the plugins read");
   app.add_option("--plugin-dir", options.env.pluginDir,
                  "folder of the railtune plugin libraries; default: the one installed beside railtune");
+  app.add_option("--measured", options.measured,
+                 "network settings measured by `railtune sweep` (railtune.net-env/1): the entry for this cluster's "
+                 "GPU and fabric wins over the QP policy's defaults (docs/qp-policy.md)")
+      ->check(CLI::ExistingFile);
 }
 
 namespace {
@@ -69,6 +75,14 @@ topo::LauncherEnvOptions resolveLauncherOptions(const LauncherCliOptions& option
     if (std::filesystem::is_regular_file(installed / "libnccl-net-railtune.so", ec)) env.pluginDir = installed.string();
   }
   return env;
+}
+
+void applyMeasured(const LauncherCliOptions& options, const fabric::Fabric& model, topo::LauncherEnvOptions& env,
+                   const std::string& command) {
+  if (options.measured.empty()) return;
+  const formats::NetEnvChoice choice = topo::measuredForHost(model, env.host, options.measured);
+  for (const std::string& note : choice.notes) std::cerr << "railtune " << command << ": note: " << note << "\n";
+  env.measured = choice.measured;
 }
 
 }  // namespace railtune::cli

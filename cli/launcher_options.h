@@ -13,10 +13,11 @@ namespace railtune::cli {
 struct LauncherCliOptions {
   topo::LauncherEnvOptions env;
   std::string ncclVersion = "2.30";
+  std::string measured;  // --measured: a railtune.net-env/1 file; "" = none
 };
 
 // Adds --local-rank, --isolate-gpu, --one-hca-per-rank, --nccl-version, --topo-file, --rail-map,
-// --plugin-dir (not --host: its default differs between the two commands).
+// --plugin-dir, --measured (not --host: its default differs between the two commands).
 void addLauncherOptions(CLI::App& app, LauncherCliOptions& options);
 
 // Fills env.ncclMinor from --nccl-version ("2.28", "2.30"...) and, without --plugin-dir, points the
@@ -28,5 +29,11 @@ topo::LauncherEnvOptions resolveLauncherOptions(const LauncherCliOptions& option
 // cannot be read. NCCL itself then detects the topology and says so only at NCCL_DEBUG=INFO (2.28-2.30:
 // src/graph/xml.cc ncclTopoGetXmlFromFile), so the command says it; the variable is still set.
 std::vector<std::string> launcherFileWarnings(const topo::EnvVars& vars);
+
+// With --measured: the file's entry for env.host's GPU and fabric into env.measured (topo_gen/measured_net.h), its
+// notes (another fabric's file, entries that disagree) on stderr as "railtune <command>: note: ...". Throws
+// formats::NetEnvError for a file that cannot be used.
+void applyMeasured(const LauncherCliOptions& options, const fabric::Fabric& model, topo::LauncherEnvOptions& env,
+                   const std::string& command);
 
 }  // namespace railtune::cli

@@ -22,6 +22,15 @@ void applyNcclOverride(const ncclib::Setting& setting, const char* name, Choice&
   choice.source = std::string("set in the environment (") + name + "), which NCCL reads itself";
 }
 
+// A value measured on this fabric (FabricShape::measured) replaces the policy's own; the user's variables are
+// applied after it, so that they win.
+template <typename T>
+void applyMeasured(const std::optional<T>& value, const std::string& source, Choice& choice) {
+  if (!value) return;
+  choice.value = static_cast<int64_t>(*value);
+  choice.source = source.empty() ? std::string("measured") : source;
+}
+
 // The measurements each value stands on; docs/qp-policy.md quotes them.
 constexpr const char* kOciGb300 =
     "NVIDIA/cluster-readiness-engine PR #287 measured OCI GB300 (4 x 800 Gb/s RoCE rails, switches routing "
@@ -130,14 +139,20 @@ QpPolicy chooseQpPolicy(const FabricShape& shape, const ncclib::NcclIbEnv& env) 
   QpPolicy policy;
   const bool ib = shape.linkLayer == LinkLayer::InfiniBand;
 
+  const MeasuredNet& measured = shape.measured;
+
   Choice qps = chooseQps(shape);
+  applyMeasured(measured.qps, measured.source, qps);
   applyQpsOverrides(env, qps, policy.warnings);
   Choice split = chooseSplit(shape);
+  applyMeasured(measured.split, measured.source, split);
   applyNcclOverride(env.splitDataOnQps, "NCCL_IB_SPLIT_DATA_ON_QPS", split);
   Choice ar = chooseAdaptiveRouting(shape);
+  applyMeasured(measured.ar, measured.source, ar);
   applyNcclOverride(env.adaptiveRouting, "NCCL_IB_ADAPTIVE_ROUTING", ar);
   Choice arThreshold{static_cast<int64_t>(kNcclArThresholdBytes),
                      "NCCL's default (p2p.cc:14): 8192 bytes; no measurement"};
+  applyMeasured(measured.arThreshold, measured.source, arThreshold);
   applyNcclOverride(env.arThreshold, "NCCL_IB_AR_THRESHOLD", arThreshold);
   Choice gid = chooseGidIndex(shape);
   applyNcclOverride(env.gidIndex, "NCCL_IB_GID_INDEX", gid);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/nccl_ib_env.h"
@@ -19,6 +20,22 @@ namespace railtune::qp {
 
 enum class LinkLayer { InfiniBand, Ethernet };  // Ethernet = RoCE
 
+// Network settings measured on this fabric (a `railtune.net-env/1` entry, docs/formats.md): each one set wins
+// over the policy's own choice, and the user's variable wins over it. qps, split, ar and arThreshold feed the
+// policy; channelsPerNetPeer and crossNic are NCCL's alone (`railtune topo env` exports them), and `others` holds
+// the entry's other NCCL_* variables verbatim. source: one sentence naming the file and the evidence, "measured:
+// net-env.json, 144 ranks on 2 nodes, +68% median at 1 MiB-16 GiB, 3 runs"; empty when nothing was measured.
+struct MeasuredNet {
+  std::optional<int> qps;
+  std::optional<bool> split, ar;
+  std::optional<size_t> arThreshold;
+  std::optional<int> channelsPerNetPeer;
+  std::optional<int> crossNic;  // 0, 1 or 2, as NCCL_CROSS_NIC
+  std::vector<std::pair<std::string, std::string>> others;
+  std::string source;
+  bool any() const { return qps || split || ar || arThreshold || channelsPerNetPeer || crossNic || !others.empty(); }
+};
+
 struct FabricShape {
   LinkLayer linkLayer = LinkLayer::InfiniBand;
   int rails = 1;                             // rails of the fabric (distinct rail ids the host's NICs sit on)
@@ -27,6 +44,7 @@ struct FabricShape {
   std::optional<bool> adaptiveRouting;       // what the fabric description says its switches do; nullopt = unknown
   int gidIndex = -1;                         // the RoCE GID index the fabric model knows; -1 unknown
   int trafficClass = -1, serviceLevel = -1;  // from the fabric description if it has them; -1 unknown
+  MeasuredNet measured;                      // what a sweep measured on this fabric; nothing by default
 };
 
 // One line of "why": the NCCL variable a choice corresponds to, its value, where the value comes
@@ -55,10 +73,11 @@ struct QpPolicy {
   std::vector<std::string> warnings;  // the reader's (EnvLookup overload only), then the policy's own
 };
 
-// The policy for a fabric shape and NCCL's variables as read once (common/nccl_ib_env.h): RAILTUNE_NET_QPS
-// (1..128; 0 or unset = the policy's value) sets qpsPerConnection; an NCCL_IB_* variable the user set wins over
-// the policy for its field. A malformed or out-of-range value was the reader's warning and counts as unset; the
-// policy's own warnings (RAILTUNE_NET_QPS and NCCL_IB_QPS_PER_CONNECTION disagreeing) are in `warnings`.
+// The policy for a fabric shape and NCCL's variables as read once (common/nccl_ib_env.h): a value in
+// shape.measured replaces the policy's own; RAILTUNE_NET_QPS (1..128; 0 or unset = the policy's value) sets
+// qpsPerConnection; an NCCL_IB_* variable the user set wins over both for its field. A malformed or out-of-range value
+// was the reader's warning and counts as unset; the policy's own warnings (RAILTUNE_NET_QPS and
+// NCCL_IB_QPS_PER_CONNECTION disagreeing) are in `warnings`.
 QpPolicy chooseQpPolicy(const FabricShape& shape, const ncclib::NcclIbEnv& env);
 // The same, reading `env` first; `warnings` then holds the reader's warnings too. A null env reads no
 // environment (the fabric alone decides). Throws nothing.

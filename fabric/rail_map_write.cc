@@ -52,7 +52,7 @@ ordered hostRecord(const Host& host) {
 // written, so that a map of a fabric that states none reads byte for byte as before) when the fabric states
 // no switch setting, its rail NICs share no known GID index and they are all InfiniBand (the model's
 // default, which a reader that finds no `network` assumes as well).
-ordered networkRecord(const Fabric& fabric) {
+ordered networkRecord(const Fabric& fabric, const formats::MeasuredEnv& measured, const std::string& source) {
   std::set<std::string> linkLayers;
   std::set<int> gidIndexes;
   for (const Host& host : fabric.hosts)
@@ -64,7 +64,7 @@ ordered networkRecord(const Fabric& fabric) {
   const Network& net = fabric.network;
   const bool gidKnown = gidIndexes.size() == 1 && *gidIndexes.begin() >= 0;
   const bool stated = net.adaptiveRouting || net.trafficClass >= 0 || net.serviceLevel >= 0 || gidKnown ||
-                      linkLayers.count("Ethernet") != 0;
+                      linkLayers.count("Ethernet") != 0 || !measured.empty();
   ordered record = ordered::object();
   if (!stated) return record;
   if (linkLayers.size() == 1) record["link_layer"] = *linkLayers.begin();
@@ -72,6 +72,12 @@ ordered networkRecord(const Fabric& fabric) {
   if (net.trafficClass >= 0) record["traffic_class"] = net.trafficClass;
   if (net.serviceLevel >= 0) record["service_level"] = net.serviceLevel;
   if (gidKnown) record["gid_index"] = *gidIndexes.begin();
+  if (measured.empty()) return record;
+  formats::MeasuredEnv env = measured;
+  std::sort(env.begin(), env.end());  // byte order, as the reader returns them
+  ordered vars = ordered::object();
+  for (const auto& [name, value] : env) vars[name] = value;
+  record["measured"] = ordered{{"source", source}, {"env", std::move(vars)}};
   return record;
 }
 
@@ -94,14 +100,15 @@ std::string deviceName(const Fabric& fabric) {
 
 }  // namespace
 
-std::string writeRailMap(const Fabric& fabric) {
+std::string writeRailMap(const Fabric& fabric, const formats::MeasuredEnv& measured,
+                         const std::string& measuredSource) {
   ordered hosts = ordered::array();
   for (const Host& host : fabric.hosts) hosts.push_back(hostRecord(host));
   ordered doc{{"schema", formats::kRailMapSchema}, {"cluster", fabric.name}};
   if (const std::string gpu = deviceName(fabric); !gpu.empty()) doc["gpu"] = gpu;
   doc["rails"] = fabric.network.rails;
   doc["planes"] = fabric.network.planes;
-  ordered network = networkRecord(fabric);
+  ordered network = networkRecord(fabric, measured, measuredSource);
   if (!network.empty()) doc["network"] = std::move(network);
   doc["hosts"] = std::move(hosts);
   return doc.dump(2) + "\n";

@@ -60,6 +60,7 @@ class Parser {
   RailMapGpu gpu(const json& obj, const At& at);
   RailMapNic nic(const json& obj, const At& at);
   RailMapNetwork network(const json& obj, const At& at);
+  void measured(const json& obj, const At& at, RailMapNetwork& net);
   int optionalInteger(const json& obj, const At& at, const char* key, int min, int max);
 
   std::vector<Problem> problems_;
@@ -223,7 +224,7 @@ int Parser::optionalInteger(const json& obj, const At& at, const char* key, int 
 }
 
 RailMapNetwork Parser::network(const json& obj, const At& at) {
-  onlyKeys(obj, at, {"link_layer", "adaptive_routing", "traffic_class", "service_level", "gid_index"});
+  onlyKeys(obj, at, {"link_layer", "adaptive_routing", "traffic_class", "service_level", "gid_index", "measured"});
   RailMapNetwork net;
   if (const auto it = obj.find("link_layer"); it != obj.end()) {
     if (it->is_string() && *it == "InfiniBand")
@@ -242,7 +243,30 @@ RailMapNetwork Parser::network(const json& obj, const At& at) {
   net.trafficClass = optionalInteger(obj, at, "traffic_class", 0, 255);
   net.serviceLevel = optionalInteger(obj, at, "service_level", 0, 15);
   net.gidIndex = optionalInteger(obj, at, "gid_index", 0, 65535);
+  if (obj.contains("measured")) measured(obj["measured"], at.child("network measured", "measured"), net);
   return net;
+}
+
+// `network.measured`: {"source": "...", "env": {"NCCL_IB_QPS_PER_CONNECTION": "4", ...}}, the names and values
+// a net-env file allows (formats/measured_env.h), so that the plugin takes nothing a user could not have measured.
+void Parser::measured(const json& obj, const At& at, RailMapNetwork& net) {
+  onlyKeys(obj, at, {"source", "env"});
+  net.measuredSource = str(obj, at, "source");
+  if (net.measuredSource.empty()) problem(at, "field 'source' is empty", "source");
+  const json& env = field(obj, at, "env");
+  if (!env.is_object() || env.empty()) fail(at, "field 'env' must be an object naming at least one variable", "env");
+  const At envAt = at.child(at.label + " env", "env");
+  for (const auto& item : env.items()) {
+    const std::string name = printableName(item.key());
+    if (const std::string why = measuredNameProblem(item.key()); !why.empty())
+      problem(envAt, "'" + name + "' " + why, item.key().c_str(), true);
+    else if (!item.value().is_string())
+      problem(envAt, "'" + name + "' must be a string", item.key().c_str());
+    else if (const std::string bad = measuredValueProblem(item.key(), item.value().get<std::string>()); !bad.empty())
+      problem(envAt, "'" + name + "' " + bad, item.key().c_str());
+    else
+      net.measured.emplace_back(item.key(), item.value().get<std::string>());
+  }
 }
 
 RailMap Parser::parse(const json& doc) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/qp_policy.h"
+#include "formats/measured_env.h"
 #include "formats/schemas.h"
 
 namespace railtune::formats {
@@ -51,6 +52,11 @@ struct RailMapNetwork {
   int trafficClass = -1;                   // traffic_class, 0..255; -1 unknown
   int serviceLevel = -1;                   // service_level, 0..15; -1 unknown
   int gidIndex = -1;                       // gid_index, 0..65535: the one every rail NIC uses; -1 unknown
+  // measured: the network settings a sweep measured on this fabric (`railtune topo rail-map --measured`, from a
+  // railtune.net-env/1 entry): its NCCL variables (`env`, names and values as formats/measured_env.h allows) and
+  // their one-sentence source; both empty when the map has none.
+  MeasuredEnv measured;
+  std::string measuredSource;
 };
 
 struct RailMap {
@@ -91,9 +97,9 @@ RailMap readRailMapFile(const std::string& path);
 // The fabric shape the QP policy reads (common/qp_policy.h), from a rail map: one function for both of its
 // consumers, so that the net plugin's verbs transport (which reads the map) chooses what `railtune topo env`
 // (which reads the fabric model the map is written from) chooses. Link layer, adaptive routing, traffic class,
-// service level and GID index come from the map's `network`; rails (distinct rails), planes (the most on one
-// rail) and speed (the slowest port) from `host`'s NICs, or the map's `rails` and `planes` when `host` is null
-// or has no NIC. Every fact the map does not state keeps `unstated`'s value (the net plugin passes what its
+// service level, GID index and the measured settings come from the map's `network`; rails (distinct rails), planes (the
+// most on one rail) and speed (the slowest port) from `host`'s NICs, or the map's `rails` and `planes` when `host` is
+// null or has no NIC. Every fact the map does not state keeps `unstated`'s value (the net plugin passes what its
 // devices show; by default FabricShape's defaults: InfiniBand, AR unknown, speed, GID, TC and SL unknown).
 qp::FabricShape fabricShapeOf(const RailMap& map, const RailMapHost* host, const qp::FabricShape& unstated = {});
 

@@ -17,6 +17,7 @@ qp::FabricShape fabricShapeOf(const RailMap& map, const RailMapHost* host, const
   if (net.trafficClass >= 0) shape.trafficClass = net.trafficClass;
   if (net.serviceLevel >= 0) shape.serviceLevel = net.serviceLevel;
   if (net.gidIndex >= 0) shape.gidIndex = net.gidIndex;
+  if (!net.measured.empty()) shape.measured = measuredNetOf(net.measured, net.measuredSource);
 
   std::map<int, std::set<int>> planesByRail;
   int slowest = -1;

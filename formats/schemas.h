@@ -38,4 +38,9 @@ inline constexpr const char* kDoctorSchema = "railtune.doctor.v1";
 // The emulator's table of NCCL's graph search results (emulator/data/).
 inline constexpr const char* kNcclGraphDataSchema = "railtune.nccl-graph-data/1";
 
+// Measured network settings: from `railtune sweep run --env` results (`sweep rules --net-env`), read by `railtune topo
+// env | rail-map
+// --measured` (formats/net_env.h).
+inline constexpr const char* kNetEnvSchema = "railtune.net-env/1";
+
 }  // namespace railtune::formats

@@ -38,6 +38,11 @@ qp::FabricShape fabricShape(const std::vector<NetDevice>& devices, const formats
   const formats::RailMapHost* mapped = railMap->findHost(host);
   const std::string which = mapped ? "host " + host : "host " + host + " is not in it: the map's rails and planes";
   RT_INFO(log, NCCL_INIT | NCCL_NET, "QP policy: fabric shape from the rail map (%s)", which.c_str());
+  // Settings measured on this fabric (`railtune topo rail-map --measured`) win over the policy's own defaults, and
+  // the user's NCCL_IB_* over them; every rank reads the same map (its bytes are in the configuration digest).
+  if (!railMap->network.measured.empty())
+    RT_INFO(log, NCCL_INIT | NCCL_NET, "QP policy: the rail map's measured settings (%s)",
+            railMap->network.measuredSource.c_str());
   return formats::fabricShapeOf(*railMap, mapped, seen);
 }
 

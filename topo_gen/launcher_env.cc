@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "formats/nccl_if_list.h"
+#include "topo_gen/measured_net.h"
 #include "topo_gen/sched_common.h"
 
 namespace railtune::topo {
@@ -73,6 +74,19 @@ int commonGidIndex(const std::vector<const fabric::Nic*>& nics) {
   return indexes.size() == 1 ? *indexes.begin() : -1;
 }
 
+// The measured variables outside the QP policy: NCCL_CROSS_NIC replaces the rail policy's 0 in place, the others
+// follow; one this function sets from the fabric keeps the fabric's value.
+void addMeasuredVars(const qp::MeasuredNet& measured, EnvLookup env, EnvVars& vars) {
+  for (const qp::Decision& d : measuredNcclDecisions(measured, env)) {
+    if (!d.changed) continue;
+    const auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& v) { return v.first == d.variable; });
+    if (it == vars.end())
+      vars.emplace_back(d.variable, d.value);
+    else if (d.variable == "NCCL_CROSS_NIC")
+      it->second = d.value;
+  }
+}
+
 void addPluginVars(const std::string& pluginDir, EnvVars& vars) {
   if (pluginDir.empty()) return;
   const fs::path dir = fs::absolute(fs::path(pluginDir)).lexically_normal();
@@ -126,7 +140,9 @@ qp::FabricShape fabricShape(const fabric::Fabric& fabric, const std::string& hos
 }
 
 qp::QpPolicy launcherQpPolicy(const fabric::Fabric& fabric, const LauncherEnvOptions& options) {
-  return qp::chooseQpPolicy(fabricShape(fabric, options.host), options.env);
+  qp::FabricShape shape = fabricShape(fabric, options.host);
+  shape.measured = options.measured;
+  return qp::chooseQpPolicy(shape, options.env);
 }
 
 EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& options) {
@@ -143,6 +159,7 @@ EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& opti
   addQpPolicyVars(launcherQpPolicy(fabric, options), vars);
   addNvlinkDomainVars(fabric, host, vars);
   addPluginVars(options.pluginDir, vars);
+  addMeasuredVars(options.measured, options.env, vars);  // last of NCCL's: it sees every variable set above
   if (!options.railMap.empty()) vars.emplace_back("RAILTUNE_RAIL_MAP", absolutePath(options.railMap));
   if (options.isolateGpu)
     vars.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(localGpu(host, options.localRank, "--isolate-gpu").index));

@@ -24,12 +24,16 @@ struct LauncherEnvOptions {
   std::string railMap;         // RAILTUNE_RAIL_MAP; "" = not set
   std::string pluginDir;       // folder of libnccl-{net,tuner,profiler}-railtune.so; "" = not set
   EnvLookup env = nullptr;     // where RAILTUNE_NET_QPS and the user's NCCL_IB_* come from; null = none
+  qp::MeasuredNet measured;    // settings measured on this fabric (topo_gen/measured_net.h); none by default
 };
 
 using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
 // In a fixed order; the QP policy's NCCL_IB_* variables (those that differ from NCCL's defaults, the
-// same policy the net plugin's verbs transport follows) come after NCCL_CROSS_NIC. Throws std::invalid_argument naming
+// same policy the net plugin's verbs transport follows) come after NCCL_CROSS_NIC. Measured settings
+// (options.measured) go into the QP policy, replace NCCL_CROSS_NIC's 0, and add NCCL_NCHANNELS_PER_NET_PEER and
+// the entry's other variables after the plugins', each unless the user's environment sets it; a measured variable
+// this function sets from the fabric (NCCL_IB_HCA, ...) keeps the fabric's value. Throws std::invalid_argument naming
 // the problem (unknown host, local rank out of range or missing where an option needs it, more than NCCL's 32 HCAs, a
 // host without rail NICs).
 EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& options);
@@ -38,7 +42,7 @@ EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& opti
 // all share) and the fabric's switch settings, for the QP policy. Throws like launcherEnv.
 qp::FabricShape fabricShape(const fabric::Fabric& fabric, const std::string& host);
 
-// The QP policy for options.host with options.env, as launcherEnv applies it.
+// The QP policy for options.host with options.env and options.measured, as launcherEnv applies it.
 qp::QpPolicy launcherQpPolicy(const fabric::Fabric& fabric, const LauncherEnvOptions& options);
 
 // "export NAME=<shell-quoted value>" lines.

@@ -7,5 +7,7 @@ add_library(railtune_topo_sched STATIC
   ${CMAKE_CURRENT_LIST_DIR}/kueue.cc
   ${CMAKE_CURRENT_LIST_DIR}/slurm_hostlist.cc
   ${CMAKE_CURRENT_LIST_DIR}/slurm.cc
-  ${CMAKE_CURRENT_LIST_DIR}/launcher_env.cc)
-target_link_libraries(railtune_topo_sched PUBLIC railtune_fabric railtune_formats railtune_common_tools)
+  ${CMAKE_CURRENT_LIST_DIR}/launcher_env.cc
+  ${CMAKE_CURRENT_LIST_DIR}/measured_net.cc)
+target_link_libraries(railtune_topo_sched PUBLIC railtune_fabric railtune_formats railtune_formats_net_env
+                                                  railtune_common_tools)

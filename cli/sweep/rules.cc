@@ -12,6 +12,7 @@
 #include "cli/sweep/sweep.h"
 #include "common/atomic_file.h"
 #include "nccl-tests-integration/rules/cluster_pick.h"
+#include "nccl-tests-integration/rules/net_env_rows.h"
 #include "nccl-tests-integration/rules/read_datasets.h"
 #include "nccl-tests-integration/rules/write.h"
 
@@ -24,6 +25,7 @@ struct RulesOptions {
   std::string format;  // "railtune-json", "nccl-csv", "" = from the output's extension
   std::string minGain = "5";
   sweep::ClusterPick pick;  // --gpu, --fabric
+  std::string netEnvRows;   // --net-env-rows NAME=V,...: "" = the rows measured under no --env setting
   size_t maxWarnings = 20;
 };
 
@@ -43,19 +45,29 @@ double parsePercent(const std::string& text) {
   return value / 100;
 }
 
+// The algorithm rules' rows: those of one network setting (--net-env-rows; none by default), the others counted.
+void keepOneNetEnv(sweep::Aggregate& aggregate, const sweep::NetEnv& setting) {
+  const size_t otherSettings = sweep::keepNetEnvRows(aggregate, setting);
+  if (!setting.empty()) std::cout << "rules from the rows measured under " << sweep::netEnvLabel(setting) << "\n";
+  if (otherSettings > 0)
+    std::cout << otherSettings << " rows of other --env settings left out (--net-env-rows picks the setting)\n";
+}
+
 int runRules(const RulesOptions& opts) {
   sweep::RulesOptions options;
   options.minGain = parsePercent(opts.minGain);
   const bool picking = !opts.pick.gpu.empty() || !opts.pick.fabric.empty();
   size_t left = 0;
   const auto keep = [&](const sweep::DatasetRow& row) { return opts.pick.keeps(row.shape); };
-  const sweep::Aggregate aggregate =
+  const sweep::NetEnv setting = sweep::parseNetEnvRows(opts.netEnvRows);
+  sweep::Aggregate aggregate =
       sweep::readDatasets(opts.datasets, opts.maxWarnings, printWarning,
                           picking ? keep : std::function<bool(const sweep::DatasetRow&)>(), &left);
   if (aggregate.rowsRead == 0)
     throw std::runtime_error("no row of the datasets is of --gpu " + (opts.pick.gpu.empty() ? "(any)" : opts.pick.gpu) +
                              " --fabric " + (opts.pick.fabric.empty() ? "(any)" : opts.pick.fabric) + " (" +
                              std::to_string(left) + " rows of other clusters)");
+  keepOneNetEnv(aggregate, setting);  // before the clash check: two settings of one cluster share a tuner key
   if (const std::string clash = sweep::sharedTunerKey(aggregate); !clash.empty()) throw std::runtime_error(clash);
   if (left > 0) std::cout << left << " rows of other GPUs or fabrics left out (--gpu, --fabric)\n";
   const sweep::DerivedRules derived = sweep::deriveRules(aggregate, options);
@@ -100,6 +112,9 @@ Command addSweepRulesCommand(CLI::App& sweepGroup) {
                   "only rows of this GPU (the device lines' name or a part of it: \"H100\"), for one cluster's rules");
   sub->add_option("--fabric", opts->pick.fabric,
                   "only rows of this network: NCCL's transport (IB, Socket, a plugin's name) or IB/RoCE");
+  sub->add_option("--net-env-rows", opts->netEnvRows,
+                  "NAME=V,...: make the rules from the rows measured under this `sweep run --env` setting (default: "
+                  "the rows measured under none)");
   sub->add_option("--max-warnings", opts->maxWarnings, "warnings printed before the rest are counted")
       ->capture_default_str();
   return Command{sub, [opts] { return runRules(*opts); }};

@@ -1,8 +1,8 @@
 // `railtune sweep run -o DIR [--launcher L] [--algos ...] [--protos ...] [--channels ...] [--chunk-sizes ...]
-// [--repeats N] [--timeout S] [--json auto|on|off] [--dry-run] [--restart] -- BINARY ARGS...`: an nccl-tests
-// binary run over a matrix of NCCL choices, NCCL's own first (nccl-tests-integration/run/; docs/sweep.md,
-// "Running a sweep"). Exit status: 0 every run ok or rejected by NCCL, 1 a run failed, 2 bad usage or an
-// unusable folder, 128+N stopped by signal N (130 for Ctrl-C).
+// [--env NAME=V1,V2]... [--repeats N] [--timeout S] [--json auto|on|off] [--dry-run] [--restart] -- BINARY
+// ARGS...`: an nccl-tests binary run over a matrix of NCCL choices (under each setting of --env), NCCL's own
+// first (nccl-tests-integration/run/; docs/sweep.md, "Running a sweep"). Exit status: 0 every run ok or rejected by
+// NCCL, 1 a run failed, 2 bad usage or an unusable folder, 128+N stopped by signal N (130 for Ctrl-C).
 #include <unistd.h>
 
 #include <cstdio>
@@ -126,6 +126,10 @@ Command addSweepRunCommand(CLI::App& sweep) {
       ->check(CLI::Range(0, 1000000));
   app->add_option("--mnnvl", o->mnnvl, "whether NCCL runs with MNNVL (on|off), recorded for `sweep parse`")
       ->check(CLI::IsMember({"on", "off"}));
+  app->add_option("--env", o->env,
+                  "NAME=V1,V2,...: NCCL variable to measure under each value (repeatable: every combination, at most "
+                  "64), each with NCCL's own choice and every forced one")
+      ->allow_extra_args(false);
   auto cluster = std::make_shared<std::pair<std::string, std::string>>();
   app->add_option("--rail-map", cluster->first,
                   "rail map of the hosts: recorded for `sweep parse` (each host's NVLink domain, the network)");

@@ -14,6 +14,7 @@
 #include "topo_gen/kueue.h"
 #include "topo_gen/labels.h"
 #include "topo_gen/launcher_env.h"
+#include "topo_gen/measured_net.h"  // measuredNcclDecisions, for --why
 #include "topo_gen/slurm.h"
 
 namespace railtune::cli {
@@ -24,10 +25,12 @@ struct Common {
   std::string outPath;  // "" = stdout
 };
 
-// `topo env --why`: the policy's lines as shell comments, so the output stays a script to source.
-std::string qpPolicyComments(const qp::QpPolicy& policy) {
+// `topo env --why`: the policy's lines, then the measured variables outside it, as shell comments, so the output
+// stays a script to source.
+std::string qpPolicyComments(const qp::QpPolicy& policy, const std::vector<qp::Decision>& measured) {
   std::string text;
-  const std::string lines = qp::describe(policy, false);
+  std::string lines = qp::describe(policy, false);
+  for (const qp::Decision& d : measured) lines += d.variable + "=" + d.value + ": " + d.source + "\n";
   for (size_t begin = 0, end = 0; begin < lines.size(); begin = end + 1) {
     end = std::min(lines.find('\n', begin), lines.size());
     text += "# " + lines.substr(begin, end - begin) + "\n";
@@ -118,13 +121,16 @@ Command addTopoEnvCommand(CLI::App& topo) {
             topo::LauncherEnvOptions env = resolveLauncherOptions(*options);
             if (env.host.empty() && !model.hosts.empty()) env.host = model.hosts.front().name;
             env.env = processEnv;
+            applyMeasured(*options, model, env, "topo env");
             const topo::EnvVars vars = topo::launcherEnv(model, env);
             const qp::QpPolicy policy = topo::launcherQpPolicy(model, env);
             for (const std::string& warning : policy.warnings)
               std::cerr << "railtune topo env: warning: " << warning << "\n";
             for (const std::string& warning : launcherFileWarnings(vars))
               std::cerr << "railtune topo env: warning: " << warning << "\n";
-            return writeOutput((*why ? qpPolicyComments(policy) : "") + topo::exportLines(vars), common->outPath);
+            const std::string comments =
+                *why ? qpPolicyComments(policy, topo::measuredNcclDecisions(env.measured, env.env)) : "";
+            return writeOutput(comments + topo::exportLines(vars), common->outPath);
           }};
 }
 

@@ -1,6 +1,7 @@
 // `railtune topo nccl-xml [--fabric FILE] [--host NAME] [--out PATH]`: the NCCL topology XML
 // (NCCL_TOPO_FILE) of one host, the first one by default.
-// `railtune topo rail-map [--fabric FILE] [--out PATH]`: the rail map the plugins read (RAILTUNE_RAIL_MAP).
+// `railtune topo rail-map [--fabric FILE] [--measured NET_ENV] [--out PATH]`: the rail map the plugins read
+// (RAILTUNE_RAIL_MAP), with the measured network settings for the cluster as `network.measured`.
 // Both write to stdout unless --out names a file.
 #include <iostream>
 #include <memory>
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/topo/topo.h"
 #include "fabric/rail_map_write.h"
+#include "topo_gen/measured_net.h"
 #include "topo_gen/nccl_xml.h"
 
 namespace railtune::cli {
@@ -17,8 +19,9 @@ namespace {
 
 struct XmlOptions {
   std::string fabric;
-  std::string host;  // "" = the first host
-  std::string out;   // "" = stdout
+  std::string host;      // "" = the first host
+  std::string out;       // "" = stdout
+  std::string measured;  // rail-map: a railtune.net-env/1 file; "" = none
 };
 
 const fabric::Host& pickHost(const fabric::Fabric& model, const std::string& name) {
@@ -39,8 +42,15 @@ int runNcclXml(const XmlOptions& opts) {
   return writeOutput(topo::dumpNcclXml(root), opts.out);
 }
 
+// The measured entry is chosen for the first host's GPU and rail NICs: the map has one `network` for the cluster.
 int runRailMap(const XmlOptions& opts) {
-  return writeOutput(fabric::writeRailMap(loadFabricOption(opts.fabric)), opts.out);
+  const fabric::Fabric model = loadFabricOption(opts.fabric);
+  if (opts.measured.empty()) return writeOutput(fabric::writeRailMap(model), opts.out);
+  if (model.hosts.empty()) throw std::runtime_error("the cluster description has no hosts");
+  const formats::NetEnvChoice choice = topo::measuredForHost(model, model.hosts.front().name, opts.measured);
+  for (const std::string& note : choice.notes) std::cerr << "railtune topo rail-map: note: " << note << "\n";
+  if (!choice.entry) return writeOutput(fabric::writeRailMap(model), opts.out);
+  return writeOutput(fabric::writeRailMap(model, choice.entry->env, choice.measured.source), opts.out);
 }
 
 }  // namespace
@@ -58,6 +68,10 @@ Command addTopoRailMapCommand(CLI::App& topo) {
   auto opts = std::make_shared<XmlOptions>();
   CLI::App* app = topo.add_subcommand("rail-map", "rail map JSON (GPU -> NIC, rail, plane per host) the plugins read");
   addFabricOption(*app, opts->fabric);
+  app->add_option("--measured", opts->measured,
+                  "network settings measured by `railtune sweep` (railtune.net-env/1): the entry for this cluster goes "
+                  "into the map, for the net plugin's QP policy (docs/qp-policy.md)")
+      ->check(CLI::ExistingFile);
   app->add_option("--out", opts->out, "write to this file instead of stdout");
   return {app, [opts] { return runRailMap(*opts); }};
 }

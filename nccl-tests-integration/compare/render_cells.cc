@@ -158,7 +158,8 @@ std::vector<Column> compareColumns(const CompareGroup& group, bool withModel) {
 }
 
 std::string groupTitle(const CompareGroup& group) {
-  return group.collective + ", " + group.shape.label();
+  const std::string title = group.collective + ", " + group.shape.label();
+  return group.netEnv.empty() ? title : title + ", under " + netEnvLabel(group.netEnv);
 }
 
 bool ruled(const ComparePoint& point) {

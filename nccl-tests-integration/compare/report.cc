@@ -121,6 +121,7 @@ CompareReport buildCompareReport(const CompareRequest& request) {
     CompareGroup group;
     group.collective = key.collective;
     group.shape = key.shape;
+    group.netEnv = key.netEnv;
     const GroupDecisions* decisions = nullptr;
     for (; ownGroup < own.groups.size(); ++ownGroup)
       if (own.groups[ownGroup].key == key) {

@@ -54,6 +54,7 @@ struct ComparePoint {
 struct CompareGroup {
   std::string collective;  // "allreduce"
   Shape shape;
+  NetEnv netEnv;                     // the network setting of its rows (sweep run --env); empty: none
   std::vector<Series> series;        // default first, tuned (when given) second, then by label
   std::vector<ComparePoint> points;  // by size
 };

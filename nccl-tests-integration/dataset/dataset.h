@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "nccl-tests-integration/dataset/choice.h"
+#include "nccl-tests-integration/dataset/net_env.h"
 #include "nccl-tests-integration/parse/nccl_tests_text.h"
 
 namespace railtune::sweep {
@@ -84,6 +85,7 @@ struct DatasetRow {
   Choice choice;
   ForcedBy forcedBy = ForcedBy::None;
   std::map<std::string, std::string> env;  // the NCCL_* / RAILTUNE_* variables that forced it
+  NetEnv netEnv;                           // the network setting it was measured under (net_env.h); may be empty
   Shape shape;
   Measurement outOfPlace, inPlace;
   bool valid = true;  // false: a non-zero #wrong in either half (flagged, never used for rules)

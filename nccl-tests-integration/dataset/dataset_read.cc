@@ -164,6 +164,15 @@ void readShape(od::value value, Shape& s) {
   });
 }
 
+// "net_env": NCCL variables with string values (a name that is not one is a bad line, not a setting).
+void readNetEnv(od::value value, NetEnv& out) {
+  eachField(object(value, "net_env"), [&](std::string_view key, od::value ev) {
+    if (!isNcclVariableName(key))
+      throw BadField{"\"net_env\" key \"" + std::string(key) + "\" is not an NCCL variable"};
+    out[std::string(key)] = str(ev, key);
+  });
+}
+
 std::optional<ForcedBy> forcedByFromName(std::string_view name) {
   for (ForcedBy f : {ForcedBy::None, ForcedBy::Manifest, ForcedBy::NcclLog, ForcedBy::Option})
     if (name == forcedByName(f)) return f;
@@ -188,6 +197,8 @@ bool readRunField(std::string_view name, od::value& v, DatasetRow& row) {
     row.forcedBy = *f;
   } else if (name == "env") {
     eachField(object(v, name), [&](std::string_view key, od::value ev) { row.env[std::string(key)] = str(ev, key); });
+  } else if (name == "net_env") {
+    readNetEnv(v, row.netEnv);
   } else if (name == "shape")
     readShape(v, row.shape);
   else if (name == "repeat")

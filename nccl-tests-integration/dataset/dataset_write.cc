@@ -23,6 +23,20 @@ void appendMeasurement(std::string& out, const char* key, const Measurement& m) 
   json.endObject();
 }
 
+// ,"net_env":{...} (names and values escaped: they are the user's), written raw between two keys of the line's
+// appender, which puts the comma before the next key; nothing without a setting.
+void appendNetEnv(const NetEnv& env, std::string& out) {
+  if (env.empty()) return;
+  out += ",\"net_env\":{";
+  for (size_t i = 0; const auto& [name, value] : env) {
+    if (i++ > 0) out.push_back(',');
+    formats::appendJsonString(&out, name);
+    out.push_back(':');
+    formats::appendJsonString(&out, value);
+  }
+  out.push_back('}');
+}
+
 // ,"fabric":{...} when anything of it is known.
 void appendFabric(formats::JsonAppender& json, const FabricId& f) {
   if (!f.known() && f.name.empty()) return;
@@ -157,6 +171,7 @@ DatasetLineParts datasetLineParts(const DatasetRow& run) {
       formats::appendJsonString(&parts.afterRoot, v);
     }
     json.endObject();
+    appendNetEnv(run.netEnv, parts.afterRoot);
     appendShape(json, run.shape);
   }
   {

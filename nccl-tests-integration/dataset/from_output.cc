@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <utility>
 
@@ -78,6 +79,25 @@ bool wrongOf(const Measurement& m, bool errorColumn) {
   if (!m.wrong) return false;
   // Before nccl-tests 2.13 the column was the largest error (2e-07 for a float sum is right); from 2.13 a count.
   return errorColumn ? std::fabs(*m.wrong) > 1e-2 : *m.wrong > 0;
+}
+
+// What forced a run (its variables, where they came from) and the network setting it ran under: the manifest's
+// alone; else --env, with NCCL's own "set by environment" lines over it, and a disagreement told.
+void forcingOf(const OutputContext& context, const TestRun& run, DatasetRow& base,
+               const std::function<void(std::string)>& note) {
+  base.env = context.env;
+  base.forcedBy = context.env.empty() ? ForcedBy::None : context.envFrom;
+  base.netEnv =
+      context.envFrom == ForcedBy::Manifest ? netEnvAsNcclReadsIt(context.netEnv) : netEnvOfOption(context.env);
+  if (context.envFrom == ForcedBy::Manifest || run.forced.empty()) return;
+  for (const auto& [key, value] : run.forced) {
+    const auto given = context.env.find(key);
+    if (given != context.env.end() && lowerAscii(given->second) != lowerAscii(value))
+      note("--env " + key + "=" + given->second + " but NCCL says it was set to " + value + "; NCCL's word is kept");
+    base.env[key] = value;
+  }
+  for (auto& [name, value] : netEnvOfNcclLog(run.forced)) base.netEnv[name] = value;
+  base.forcedBy = ForcedBy::NcclLog;
 }
 
 }  // namespace
@@ -183,18 +203,7 @@ void OutputRowBuilder::settle(const TestRun& run) {
   }
   // What forced it.
   base_ = DatasetRow{};
-  base_.env = context_.env;
-  base_.forcedBy = context_.env.empty() ? ForcedBy::None : context_.envFrom;
-  if (context_.envFrom != ForcedBy::Manifest && !run.forced.empty()) {
-    for (const auto& [key, value] : run.forced) {
-      const auto given = context_.env.find(key);
-      if (given != context_.env.end() && lowerAscii(given->second) != lowerAscii(value))
-        note(run.firstLine,
-             "--env " + key + "=" + given->second + " but NCCL says it was set to " + value + "; NCCL's word is kept");
-      base_.env[key] = value;
-    }
-    base_.forcedBy = ForcedBy::NcclLog;
-  }
+  forcingOf(context_, run, base_, [&](std::string message) { note(run.firstLine, std::move(message)); });
   base_.source = context_.source;
   base_.run = static_cast<int>(runs);
   base_.test = test;

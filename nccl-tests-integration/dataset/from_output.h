@@ -26,6 +26,7 @@ struct OutputContext : DomainFacts {
   std::string source;                      // the file, as the rows name it
   std::map<std::string, std::string> env;  // what forced every run of the file (manifest, --env); may be empty
   ForcedBy envFrom = ForcedBy::None;       // Manifest or Option when env came from there
+  NetEnv netEnv;                           // the manifest's setting (net_env.h); else from env and NCCL's lines
   int repeat = 0;
   std::string test;        // the manifest's program ("all_reduce_perf"); "" = from the output
   std::string collective;  // --collective: for outputs that do not name their program

@@ -25,6 +25,7 @@ ParseJob manifestJob(const std::string& dir, const ParseJob& base, const Manifes
   if (job.path == (fs::path(dir) / e.output).string()) job.byteLimit = e.outputBytes;
   job.context.env = e.env;
   job.context.envFrom = ForcedBy::Manifest;
+  job.context.netEnv = e.netEnv;
   job.context.repeat = e.repeat;
   job.context.test = e.test;
   return job;

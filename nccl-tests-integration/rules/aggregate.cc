@@ -44,7 +44,8 @@ void Aggregate::add(const DatasetRow& row) {
   }
   const bool out = row.outOfPlace.busbwGBps.has_value(), in = row.inPlace.busbwGBps.has_value();
   ++rowsUsed;
-  const auto group = groups.try_emplace(GroupKey{row.collective, row.shape}).first;
+  ++rowsOfNetEnv[row.netEnv];
+  const auto group = groups.try_emplace(GroupKey{row.collective, row.shape, row.netEnv}).first;
   if (row.shape.source == ShapeSource::Assumed && !unsureDomains.contains(group->first))
     if (std::string warning = unsureDomainsWarning(row.shape); !warning.empty())
       unsureDomains.emplace(group->first, std::move(warning));

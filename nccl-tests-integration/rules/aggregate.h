@@ -8,15 +8,22 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nccl-tests-integration/dataset/dataset.h"
 
 namespace railtune::sweep {
 
+// What samples are pooled by: the collective, the communicator's shape and the network setting the rows were
+// measured under (net_env.h), so that two settings' measurements never pool.
 struct GroupKey {
   std::string collective;
   Shape shape;
+  NetEnv netEnv;
+  GroupKey() = default;
+  GroupKey(std::string c, Shape s, NetEnv e = {})
+      : collective(std::move(c)), shape(std::move(s)), netEnv(std::move(e)) {}
   auto operator<=>(const GroupKey&) const = default;
   bool operator==(const GroupKey&) const = default;
 };
@@ -46,11 +53,12 @@ struct Aggregate {
   // (dataset/shape_of.h unsureDomainsWarning). The GPU and the fabric are in the key: clusters never pool.
   std::map<GroupKey, std::string> unsureDomains;
   size_t rowsRead = 0, rowsUsed = 0;
-  size_t rowsWrong = 0;          // a non-zero #wrong
-  size_t rowsUnusable = 0;       // forcing that names no single choice
-  size_t rowsNoShape = 0;        // ranks unknown
-  size_t rowsNoMeasurement = 0;  // N/A busbw in both halves, or size 0
-  size_t rowsImpossible = 0;     // a value outside row_bounds.h (the dataset reader refuses those lines first)
+  std::map<NetEnv, size_t> rowsOfNetEnv;  // rows used, by the network setting they were measured under
+  size_t rowsWrong = 0;                   // a non-zero #wrong
+  size_t rowsUnusable = 0;                // forcing that names no single choice
+  size_t rowsNoShape = 0;                 // ranks unknown
+  size_t rowsNoMeasurement = 0;           // N/A busbw in both halves, or size 0
+  size_t rowsImpossible = 0;              // a value outside row_bounds.h (the dataset reader refuses those lines first)
 
   // Rows of the nccl-tests outputs that never reached the dataset (its railtune.sweep-dataset-source/1 lines).
   size_t rowsBadInOutputs = 0;      // dropped by sweep parse: impossible values, wrong columns, cut short

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "nccl-tests-integration/dataset/net_env.h"
+
 namespace railtune::sweep {
 namespace {
 
@@ -45,6 +47,16 @@ int64_t manifestInteger(const ManifestJson& object, const char* key, bool requir
   if (number < min || number > max)
     throw FieldError{std::string("\"") + key + "\" is " + std::to_string(number) + ", out of range"};
   return number;
+}
+
+// "net_env": NCCL variables (NCCL_[A-Z0-9_]+) with string values.
+void readNetEnv(const ManifestJson& object, std::map<std::string, std::string>& out) {
+  if (!object.is_object()) throw FieldError{"\"net_env\" is not an object"};
+  for (const auto& [name, value] : object.items()) {
+    if (!isNcclVariableName(name)) throw FieldError{"\"net_env\"." + name + " is not an NCCL variable"};
+    if (!value.is_string()) throw FieldError{"\"net_env\"." + name + " is not a string"};
+    out[name] = value.get<std::string>();
+  }
 }
 
 ManifestFabric fabricFromJson(const ManifestJson& object) {
@@ -108,6 +120,7 @@ ManifestEntry entryFromJson(const ManifestJson& object) {
       entry.env[name] = value.get<std::string>();
     }
   }
+  if (const ManifestJson* netEnv = manifestField(object, "net_env", false)) readNetEnv(*netEnv, entry.netEnv);
   entry.output = manifestString(object, "output", true);
   entry.json = manifestString(object, "json", false);
   if (const ManifestJson* bytes = manifestField(object, "output_bytes", false)) {
@@ -167,6 +180,7 @@ std::string manifestLine(const ManifestEntry& entry) {
   nlohmann::ordered_json env = nlohmann::ordered_json::object();
   for (const auto& [name, value] : entry.env) env[name] = value;
   line["env"] = std::move(env);
+  if (!entry.netEnv.empty()) line["net_env"] = entry.netEnv;
   line["output"] = entry.output;
   if (entry.outputBytes) line["output_bytes"] = *entry.outputBytes;
   if (!entry.json.empty()) line["json"] = entry.json;

@@ -42,8 +42,11 @@ struct ManifestEntry {
   int repeat = 0;
   std::vector<std::string> command;        // argv as run (launcher words first)
   std::map<std::string, std::string> env;  // what the sweep set for this run (NCCL_ALGO, NCCL_PROTO, ...)
-  std::string output;                      // the captured stdout+stderr, relative to the manifest's folder
-  std::string json;                        // the -J file, relative to the manifest's folder ("" when text only)
+  // The --env matrix's combination the run had (also in env); part of the run's identity when a sweep resumes.
+  // Empty without a matrix, and in lines of sweeps before it was recorded.
+  std::map<std::string, std::string> netEnv;
+  std::string output;  // the captured stdout+stderr, relative to the manifest's folder
+  std::string json;    // the -J file, relative to the manifest's folder ("" when text only)
   // The output's length when the run ended: what `sweep parse` reads of it (a process that escaped the run's
   // group may write on). Absent in lines of earlier sweeps and for a choice not run.
   std::optional<uint64_t> outputBytes;

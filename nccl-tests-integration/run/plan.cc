@@ -51,6 +51,7 @@ void completeRun(const SweepSpec& spec, const std::string& collective, PlannedRu
     run.env["RAILTUNE_TUNER_CONFIG"] = run.rulesFile;
     run.env["RAILTUNE_SWEEP_CHUNK_SIZE"] = std::to_string(c.chunkSize);
   }
+  for (const auto& [name, value] : run.netEnv) run.env[name] = value;
   run.env["RAILTUNE_SWEEP_RUN_ID"] = run.id;
   if (spec.setNcclDebug && spec.probe && isProbeRun(c, run.repeat)) {
     run.env["NCCL_DEBUG"] = "INFO";  // WARN lines still print: a rejection is still told
@@ -153,6 +154,12 @@ std::string neverOffered(std::string_view collective, const Choice& choice) {
   return "";
 }
 
+std::string runId(std::string_view collective, const Choice& choice, const NetEnv& netEnv, int repeat) {
+  const std::string setting = netEnvTag(netEnv);
+  return std::string(collective) + "." + idLabel(choice) + (setting.empty() ? "" : "." + setting) + ".r" +
+         std::to_string(repeat);
+}
+
 std::string idLabel(const Choice& choice) {
   if (choice.isDefault()) return "default";
   std::string label;
@@ -217,22 +224,26 @@ Plan makePlan(const SweepSpec& spec) {
     algorithms.clear();
   }
   const std::vector<Choice> choices = forcedChoices(algorithms, protocols, channels, chunks);
+  const std::vector<NetEnv> settings = envCombinations(spec.env);
 
   std::set<std::string> ids;
   for (int r = 0; r < spec.repeats; ++r) {
-    const auto add = [&](const Choice& choice) {
-      PlannedRun run;
-      run.choice = choice;
-      run.repeat = r;
-      run.notRun = neverOffered(plan.collective, choice);
-      if (!run.notRun.empty() && r > 0) return;  // one "not run" entry per choice is enough
-      run.id = plan.collective + "." + idLabel(choice) + ".r" + std::to_string(r);
-      if (!ids.insert(run.id).second) throw std::invalid_argument("two runs would have the id " + run.id);
-      completeRun(spec, plan.collective, run);
-      plan.runs.push_back(std::move(run));
-    };
-    add(Choice{});
-    for (const Choice& c : choices) add(c);
+    for (size_t s = 0; s < settings.size(); ++s) {
+      const auto add = [&](const Choice& choice) {
+        PlannedRun run;
+        run.choice = choice;
+        run.repeat = r;
+        run.netEnv = settings[s];
+        run.notRun = neverOffered(plan.collective, choice);
+        if (!run.notRun.empty() && (r > 0 || s > 0)) return;  // one "not run" entry per choice is enough
+        run.id = runId(plan.collective, choice, run.netEnv, r);
+        if (!ids.insert(run.id).second) throw std::invalid_argument("two runs would have the id " + run.id);
+        completeRun(spec, plan.collective, run);
+        plan.runs.push_back(std::move(run));
+      };
+      add(Choice{});  // NCCL's own choice under this setting: what the forced ones are judged against
+      for (const Choice& c : choices) add(c);
+    }
   }
   return plan;
 }

@@ -1,9 +1,10 @@
 // A sweep's plan (`railtune sweep run`, docs/sweep.md): the matrix of NCCL choices a user asked for turned
 // into runs of one nccl-tests binary, each with its id, environment and command line. NCCL's own choice (the
 // default run, nothing forced) comes first in every repeat, then every algorithm × protocol (× channel count
-// × chunk size). Choices NCCL's source never offers for the collective are planned as "not run" with the
-// reason (src/graph/tuning.cc), as are all forced choices of the point-to-point tests (NCCL_ALGO and
-// NCCL_PROTO do not apply to them). Pure: nothing here touches the file system or the environment.
+// × chunk size); with an --env matrix, so in every repeat for each combination of its settings (env_matrix.h).
+// Choices NCCL's source never offers for the collective are planned as "not run" with the reason
+// (src/graph/tuning.cc), as are all forced choices of the point-to-point tests (NCCL_ALGO and NCCL_PROTO do not
+// apply to them). Pure: nothing here touches the file system or the environment.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 
 #include "nccl-tests-integration/dataset/choice.h"
 #include "nccl-tests-integration/dataset/from_output.h"
+#include "nccl-tests-integration/run/env_matrix.h"
 #include "nccl-tests-integration/run/manifest.h"
 
 namespace railtune::sweep {
@@ -30,6 +32,7 @@ struct SweepSpec {
   std::vector<std::string> algorithms, protocols;
   std::vector<int> channels;         // NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS; 0 = NCCL's own
   std::vector<uint64_t> chunkSizes;  // forced through the railtune tuner's rules; 0 = NCCL's own
+  std::vector<EnvAxis> env;          // --env NAME=V1,V2: the settings every choice runs under (none: one, unset)
   int repeats = 1;
   bool json = false;         // add -J DIR/runs/<id>.json
   std::string tunerPlugin;   // libnccl-tuner-railtune.so, for chunk sizes
@@ -47,8 +50,9 @@ struct SweepSpec {
 bool isProbeRun(const Choice& choice, int repeat);
 
 struct PlannedRun {
-  std::string id;  // "allreduce.ring-ll128.r0"
+  std::string id;  // "allreduce.ring-ll128.r0", "allreduce.default.ar1-split1.r0"
   Choice choice;
+  NetEnv netEnv;  // the combination of the --env matrix it runs under (also in env); empty without a matrix
   int repeat = 0;
   std::vector<std::string> command;        // launcher words, the binary, its arguments, -J FILE
   std::map<std::string, std::string> env;  // what this run sets
@@ -78,6 +82,8 @@ std::optional<std::string> testFromBinaryName(std::string_view path);
 // before costing a choice (src/graph/tuning.cc:294-303@v2.30.7, :273-282@v2.28.9).
 std::string neverOffered(std::string_view collective, const Choice& choice);
 
+// A run's id: "<collective>.<choice>[.<setting>].r<repeat>" ("allreduce.ring-ll128.qps4-split1.r0").
+std::string runId(std::string_view collective, const Choice& choice, const NetEnv& netEnv, int repeat);
 // The choice as it appears in a run id: "default", "ring-ll128", "ring-simple-ch16", "ring-simple-chunk512K";
 // a part left to NCCL is left out ("ring", "ch16").
 std::string idLabel(const Choice& choice);

@@ -149,6 +149,7 @@ ManifestEntry entryOf(const PlannedRun& run, const Plan& plan, const SweepSpec& 
   entry.repeat = run.repeat;
   entry.command = run.command;
   entry.env = run.env;
+  entry.netEnv = run.netEnv;
   entry.output = run.notRun.empty() ? run.output : "";
   entry.json = run.notRun.empty() ? run.json : "";
   entry.nvlDomains = spec.nvlDomains;
@@ -255,6 +256,7 @@ JsonProbe probeJsonSupport(const std::string& binary, const std::string& dir) {
 }
 
 std::set<std::string> finishedRuns(const Manifest& previous, const Plan& plan, const std::string& manifestPath) {
+  checkSameMatrix(previous, plan, manifestPath);
   std::map<std::string, const ManifestEntry*> last;
   for (const ManifestEntry& entry : previous.entries) last[entry.id] = &entry;
   std::set<std::string> done;

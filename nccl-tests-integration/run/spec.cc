@@ -165,6 +165,13 @@ void noteEnvironment(PreparedSweep& sweep) {
     sweep.notes.push_back(std::string(name) + "=" + std::getenv(name) +
                           " is removed from every run's environment (the sweep forces it per run)");
   }
+  for (const EnvAxis& axis : sweep.spec.env) {
+    const char* value = std::getenv(axis.name.c_str());
+    if (value == nullptr) continue;
+    sweep.unset.push_back(axis.name);
+    sweep.notes.push_back(axis.name + "=" + value +
+                          " is removed from every run's environment (the --env matrix sets it per run)");
+  }
   for (const char* name : kTunerVariables)
     if (std::getenv(name) != nullptr)
       sweep.notes.push_back(std::string(name) + "=" + std::getenv(name) +
@@ -185,6 +192,7 @@ SweepSpec makeSpec(const SweepRequest& r, std::vector<std::string>& notes) {
   spec.protocols = protocolOption(r.protos);
   spec.channels = channelOption(r.channels);
   spec.chunkSizes = chunkSizeOption(r.chunkSizes);
+  for (const std::string& axis : r.env) spec.env.push_back(parseEnvAxis(axis));
   spec.repeats = r.repeats;
   spec.nvlDomains = r.nvlDomains;
   spec.mnnvl = r.mnnvl;

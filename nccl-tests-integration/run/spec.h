@@ -26,7 +26,8 @@ struct SweepRequest {
   std::string json = "auto";  // auto, on, off
   std::string tunerPlugin;    // for --chunk-sizes; "" = defaultTunerPlugin
   std::string defaultTunerPlugin;
-  std::string test;  // --test, when the binary's name does not say
+  std::string test;              // --test, when the binary's name does not say
+  std::vector<std::string> env;  // --env NAME=V1,V2,..., one per variable of the matrix
   bool dryRun = false;
   bool restart = false;
   std::vector<std::string> command;  // the nccl-tests binary and its arguments

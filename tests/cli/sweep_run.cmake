@@ -17,6 +17,20 @@ endforeach()
 if(RAILTUNE_SANITIZED)
   set_property(TEST cli.sweep_run_flood APPEND PROPERTY ENVIRONMENT_MODIFICATION "RAILTUNE_SANITIZED=set:1")
 endif()
+# --env: a matrix of NCCL's IB settings over the 144-GPU shape, run -> parse (net_env on every row, the published
+# x1.70 of adaptive routing with split data) -> rules of one setting, and a resume with another matrix refused.
+add_test(NAME cli.sweep_run_env_matrix
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sweep_env_matrix.py ${_railtune} ${_sweep_data} ${_sweep_out}/env_matrix)
+set_tests_properties(cli.sweep_run_env_matrix PROPERTIES TIMEOUT 120 FIXTURES_SETUP sweep_env_matrix ENVIRONMENT_MODIFICATION
+  "NCCL_ALGO=unset:;NCCL_PROTO=unset:;NCCL_DEBUG=unset:;NCCL_DEBUG_SUBSYS=unset:;NCCL_MIN_NCHANNELS=unset:;NCCL_MAX_NCHANNELS=unset:;NCCL_TUNER_PLUGIN=unset:;RAILTUNE_TUNER_CONFIG=unset:;RAILTUNE_FAKE_FAIL_RUNS=unset:;RAILTUNE_FAKE_HANG_RUNS=unset:;NCCL_IB_ADAPTIVE_ROUTING=unset:;NCCL_IB_SPLIT_DATA_ON_QPS=unset:;NCCL_IB_QPS_PER_CONNECTION=unset:;NCCL_IB_AR_THRESHOLD=unset:")
+add_test(NAME cli.sweep_run_env_matrix_manifest_schema
+         COMMAND ${_validate} ${_formats}/sweep-manifest.schema.json ${_sweep_out}/env_matrix/run/manifest.jsonl
+                 --min-records 4)
+add_test(NAME cli.sweep_run_env_matrix_dataset_schema
+         COMMAND ${_validate} ${_formats}/sweep-dataset.schema.json ${_sweep_out}/env_matrix/run/dataset.jsonl
+                 --min-records 24)
+set_tests_properties(cli.sweep_run_env_matrix_manifest_schema cli.sweep_run_env_matrix_dataset_schema
+                     PROPERTIES FIXTURES_REQUIRED sweep_env_matrix)
 # The stand-in itself answers as NCCL 2.28 and nccl-tests do when a forced choice is refused.
 add_test(NAME cli.sweep_run_standin_rejects
          COMMAND ${_expect} 3 "enqueue.cc:1859 NCCL WARN Error : no algorithm/protocol available for function AllReduce"
@@ -53,7 +67,16 @@ add_test(NAME cli.sweep_run_unknown_test
 add_test(NAME cli.sweep_run_bad_json_value
          COMMAND ${_expect} 2 "--json: maybe not in \\{auto,on,off\\}|--json.*maybe" --
                  ${_railtune} sweep run -o ${_sweep_out}/bad --json maybe -- ${_sweep_standin} -g 8)
+add_test(NAME cli.sweep_run_env_forced_variable
+         COMMAND ${_expect} 2 "railtune sweep run: --env NCCL_PROTO=LL,Simple: NCCL_PROTO: the sweep forces it per run \\(--protos\\)" --
+                 ${_railtune} sweep run --dry-run -o ${_sweep_out}/bad --env NCCL_PROTO=LL,Simple -- ${_sweep_standin} -g 8)
+add_test(NAME cli.sweep_run_env_over_the_cap
+         COMMAND ${_expect} 2 "railtune sweep run: --env: the matrix has more than 64 combinations" --
+                 ${_railtune} sweep run --dry-run -o ${_sweep_out}/bad --env NCCL_IB_QPS_PER_CONNECTION=1,2,4,8,16
+                 --env NCCL_IB_AR_THRESHOLD=0,1,2,3 --env NCCL_CROSS_NIC=0,1,2,3 -- ${_sweep_standin} -g 8)
 add_test(NAME cli.format_golden_sweep_manifest
          COMMAND ${_validate} ${_formats}/sweep-manifest.schema.json ${_formats}/sweep-manifest.example.jsonl --min-records 5)
+add_test(NAME cli.format_golden_sweep_manifest_env
+         COMMAND ${_validate} ${_formats}/sweep-manifest.schema.json ${_formats}/sweep-manifest-env.example.jsonl --min-records 5)
 add_test(NAME cli.format_golden_sweep_running
          COMMAND ${_validate} ${_formats}/sweep-running.schema.json ${_formats}/sweep-running.example.json --min-records 1)

@@ -467,6 +467,56 @@ TEST_F(NetIbTest, TheRailMapsNetworkFactsChooseTheQps) {
   }
 }
 
+// Settings measured on the fabric (`railtune topo rail-map --measured`, the map's `network.measured`) win over the
+// QP policy's defaults: on RoCE with ECMP the policy alone opens 4 QPs per connection; measured, 8, split. Both ends
+// open 8 (the path log's connect records), and the plugin logs where the count came from.
+TEST_F(NetIbTest, TheRailMapsMeasuredSettingsOpenTheMeasuredQpCount) {
+  const std::string measured =
+      "\"network\": {\"link_layer\": \"Ethernet\", \"measured\": {\"source\": \"measured: net-env.json, allreduce on "
+      "16 ranks on 2 nodes, +40% median (+10% to +50%) at 1M-1G, 3 runs against 3\", \"env\": "
+      "{\"NCCL_IB_QPS_PER_CONNECTION\": \"8\", \"NCCL_IB_SPLIT_DATA_ON_QPS\": \"1\"}}}, ";
+  const std::string dir = std::filesystem::temp_directory_path() / ("railtune-ib-measured-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir + "/logs");
+  const std::string map = dir + "/rail-map.json";
+  std::ofstream(map) << roceRailMap(measured);
+  SimFabricSetup setup;
+  setup.fabric = "dgx-h100-roce";
+  setup.env = {{"NCCL_IB_QPS_PER_CONNECTION", std::nullopt},
+               {"NCCL_IB_SPLIT_DATA_ON_QPS", std::nullopt},
+               {"RAILTUNE_NET_QPS", std::nullopt},
+               {"RAILTUNE_RAIL_MAP", map},
+               {"RAILTUNE_HOST", "host0"}};
+  {
+    SimFabric fabric(env, setup);
+    NetEndpoint endpoint(kVersion);
+    const ncclResult_t init = endpoint.init();
+    std::string lines;
+    takeWarnings(&lines);
+    ASSERT_EQ(init, ncclSuccess) << lines;
+    EXPECT_NE(lines.find("QP policy: the rail map's measured settings (measured: net-env.json, allreduce on 16 ranks"),
+              std::string::npos)
+        << lines;
+    EXPECT_NE(lines.find("QP policy: NCCL_IB_QPS_PER_CONNECTION=8 (measured: net-env.json"), std::string::npos)
+        << lines;
+    EXPECT_NE(lines.find("QP policy: NCCL_IB_SPLIT_DATA_ON_QPS=1 (measured: net-env.json"), std::string::npos) << lines;
+    EXPECT_NE(lines.find(", 8 QPs per connection"), std::string::npos) << lines;
+    EXPECT_EQ(endpoint.finalize(), ncclSuccess);
+  }
+  // Both ends (the forked peer too reads the map, as host0's NICs are host1's) open 8 QPs per connection.
+  runIbWorkload(env, setup, kVersion, sizesPlan({4 << 20, 4096}, 0x5eed1010u), dir + "/logs");
+  int connects = 0;
+  for (const auto& parsed : pathRecords(dir + "/logs")) {
+    const formats::path_log::PathRecord& r = parsed.record;
+    if (r.kind != formats::path_log::RecordKind::Connect) continue;
+    ++connects;
+    EXPECT_EQ(r.verbs.qpCount, 8);
+  }
+  EXPECT_EQ(connects, 2);
+  env.unset("RAILTUNE_RAIL_MAP");
+  env.unset("RAILTUNE_HOST");
+  std::filesystem::remove_all(dir);
+}
+
 // What the libibverbs the plugin falls back to (NCCL's names: libibverbs.so, then libibverbs.so.1) does on this
 // machine, asked in a child process so that this one never loads it: none installed, rdma-core without an RDMA
 // device or driver (ibv_get_device_list fails with ENOSYS), or one that lists the host's own HCAs.

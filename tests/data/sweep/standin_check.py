@@ -7,7 +7,8 @@ reading its output as a user's parser would and the published ratio from net_set
 - on one NVLink domain (-g 4, 8, 16) no IB setting changes the output;
 - NCCL_DEBUG=INFO prints, per rank, "Using network IB" and NCCL's comm line with the shape's nRanks, nNodes,
   localRanks, localRank and MNNVL; per process the settings "set by environment" (those read on the data path only
-  on two domains) and the NET/IB line naming the link layer; nothing of it without NCCL_DEBUG=INFO;
+  on two domains) and the NET/IB line naming the link layer; nothing of it without NCCL_DEBUG=INFO; each line only
+  where NCCL_DEBUG_SUBSYS lets its subsystem through;
 - a forced choice on -g 144 (no published figure) exits 2.
 
 usage: standin_check.py     exit 0 when every check holds, else 1 with one line per failure
@@ -90,6 +91,22 @@ def check_info(gpus, nodes, mnnvl):
         failures.append("-g %d: a comm line after the table's header" % gpus)
     if "NCCL INFO" in run(gpus, dict(AR_SPLIT, NCCL_DEBUG="WARN")):
         failures.append("-g %d: INFO lines under NCCL_DEBUG=WARN" % gpus)
+    check_subsystems(gpus, env, lines)
+
+
+def check_subsystems(gpus, env, default_lines):
+    """NCCL_DEBUG_SUBSYS filters lines by their subsystem as NCCL does (debug.cc:69-122, :298@v2.28.9-1): INIT,ENV
+    (what `sweep run`'s probe sets) keeps every line; ENV keeps only the settings; ^INIT,ENV keeps none of the comm
+    or network lines but the NET/IB one (INIT|NET)."""
+    def info(subsys):
+        return [line for line in run(gpus, dict(env, NCCL_DEBUG_SUBSYS=subsys)).splitlines() if "NCCL INFO" in line]
+    every = [line for line in default_lines if "NCCL INFO" in line]
+    if info("INIT,ENV") != every or info("init,env") != every:
+        failures.append("-g %d: NCCL_DEBUG_SUBSYS=INIT,ENV does not print every INFO line" % gpus)
+    if any(not SET_BY_ENV.match(line) for line in info("ENV")) or not info("ENV"):
+        failures.append("-g %d: NCCL_DEBUG_SUBSYS=ENV printed other lines than the settings" % gpus)
+    if [line for line in info("^INIT,ENV") if not NET_IB.match(line)]:
+        failures.append("-g %d: NCCL_DEBUG_SUBSYS=^INIT,ENV printed more than the NET/IB lines" % gpus)
 
 
 def main():

@@ -339,5 +339,69 @@ TEST_F(QpPolicyTest, ManyQps) {
   EXPECT_EQ(qpsPerMessage(policy), 128);
 }
 
+// Measured settings (FabricShape::measured, from a railtune.net-env/1 entry) win over the policy's defaults; the
+// user's variables win over them.
+FabricShape measuredRoce() {
+  FabricShape shape = roce();
+  shape.measured.qps = 8;
+  shape.measured.split = true;
+  shape.measured.ar = true;
+  shape.measured.arThreshold = 65536;
+  shape.measured.source = "measured: net-env.json, allreduce on 16 ranks on 2 nodes, +60% median";
+  return shape;
+}
+
+TEST_F(QpPolicyTest, MeasuredSettingsWinOverThePolicysDefaults) {
+  const QpPolicy policy = chooseQpPolicy(measuredRoce(), fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 8);
+  EXPECT_TRUE(policy.splitDataOnQps);
+  EXPECT_TRUE(policy.adaptiveRouting);
+  EXPECT_EQ(policy.arThresholdBytes, 65536u);
+  for (const char* name : {"NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_IB_ADAPTIVE_ROUTING",
+                           "NCCL_IB_AR_THRESHOLD"}) {
+    const Decision& d = decisionFor(policy, name);
+    EXPECT_EQ(d.source.rfind("measured: net-env.json", 0), 0u) << name << ": " << d.source;
+    EXPECT_TRUE(d.changed) << name;
+  }
+  // What was not measured keeps the policy's source.
+  EXPECT_EQ(decisionFor(policy, "NCCL_IB_GID_INDEX").source.find("measured"), std::string::npos);
+  EXPECT_NE(describe(policy, true).find("NCCL_IB_QPS_PER_CONNECTION=8: measured: net-env.json"), std::string::npos);
+}
+
+TEST_F(QpPolicyTest, AMeasuredValueEqualToNcclsDefaultIsNotExportedButNamesItsSource) {
+  FabricShape shape = roce();  // the policy's RoCE default is 4 QPs; the measurement says 1
+  shape.measured.qps = 1;
+  shape.measured.source = "measured: net-env.json";
+  const QpPolicy policy = chooseQpPolicy(shape, fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 1);
+  EXPECT_FALSE(decisionFor(policy, "NCCL_IB_QPS_PER_CONNECTION").changed);
+  EXPECT_EQ(decisionFor(policy, "NCCL_IB_QPS_PER_CONNECTION").source, "measured: net-env.json");
+}
+
+TEST_F(QpPolicyTest, TheUsersVariablesWinOverMeasuredSettings) {
+  fakeEnvVars()["NCCL_IB_QPS_PER_CONNECTION"] = "2";
+  fakeEnvVars()["NCCL_IB_SPLIT_DATA_ON_QPS"] = "0";
+  const QpPolicy policy = chooseQpPolicy(measuredRoce(), fakeEnv);
+  EXPECT_EQ(policy.qpsPerConnection, 2);
+  EXPECT_FALSE(policy.splitDataOnQps);
+  EXPECT_NE(decisionFor(policy, "NCCL_IB_QPS_PER_CONNECTION").source.find("set in the environment"), std::string::npos);
+  EXPECT_NE(decisionFor(policy, "NCCL_IB_SPLIT_DATA_ON_QPS").source.find("set in the environment"), std::string::npos);
+  // The ones the user left alone stay measured.
+  EXPECT_TRUE(policy.adaptiveRouting);
+  EXPECT_EQ(decisionFor(policy, "NCCL_IB_ADAPTIVE_ROUTING").source.rfind("measured:", 0), 0u);
+}
+
+TEST_F(QpPolicyTest, RailtunesQpVariableWinsOverTheMeasuredCount) {
+  fakeEnvVars()["RAILTUNE_NET_QPS"] = "3";
+  EXPECT_EQ(chooseQpPolicy(measuredRoce(), fakeEnv).qpsPerConnection, 3);
+}
+
+TEST_F(QpPolicyTest, NothingMeasuredLeavesThePolicyAsItWas) {
+  FabricShape shape = roce();
+  shape.measured.source = "measured: net-env.json";  // a source without values changes nothing
+  const QpPolicy measured = chooseQpPolicy(shape, fakeEnv), plain = chooseQpPolicy(roce(), fakeEnv);
+  EXPECT_EQ(describe(measured, false), describe(plain, false));
+}
+
 }  // namespace
 }  // namespace railtune::qp

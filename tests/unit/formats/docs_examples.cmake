@@ -5,6 +5,7 @@
 add_executable(docs_examples_tests ${CMAKE_CURRENT_LIST_DIR}/docs_examples_test.cc)
 target_link_libraries(docs_examples_tests PRIVATE railtune_fabric_yaml railtune_topo_xml railtune_formats_tuner_rules
                                                   railtune_formats_tuner_model
+                                                  railtune_formats_net_env
                                                   railtune_formats railtune_sweep_run GTest::gtest_main)
 target_compile_definitions(docs_examples_tests PRIVATE RAILTUNE_DOCS_FORMATS="${PROJECT_SOURCE_DIR}/docs/formats")
 gtest_discover_tests(docs_examples_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)

@@ -11,6 +11,7 @@
 
 #include "fabric/validate.h"
 #include "fabric/yaml_reader.h"
+#include "formats/net_env.h"
 #include "formats/path_log.h"
 #include "formats/profile_logs.h"
 #include "formats/rail_map.h"
@@ -90,6 +91,14 @@ const std::map<std::string, Reader>& readers() {
          }
          return std::string();
        }},
+      {"net-env.example.json",
+       [](const std::string& path) {
+         try {
+           return formats::readNetEnvFile(path).entries.empty() ? std::string("no entries") : std::string();
+         } catch (const formats::NetEnvError& e) {
+           return std::string(e.what());
+         }
+       }},
       {"tuner-rules.example.json",
        [](const std::string& path) { return formats::tuner_rules::readRulesFile(path).describeErrors(); }},
       {"path-log.example.jsonl",
@@ -100,6 +109,7 @@ const std::map<std::string, Reader>& readers() {
        [](const std::string& path) { return formats::profile::parseNetRecords(exampleText(path), path).error; }},
       {"sweep-dataset.example.jsonl", sweepDatasetProblems},
       {"sweep-manifest.example.jsonl", sweepManifestProblems},
+      {"sweep-manifest-env.example.jsonl", sweepManifestProblems},
       {"sweep-running.example.json",
        [](const std::string& path) {
          std::string problem;
