@@ -82,9 +82,10 @@ std::string tableHeader(const DecisionsReport& r) {
   if (r.rulesUsable) out << " (" << r.ruleCount << (r.ruleCount == 1 ? " rule)" : " rules)");
   out << "\nrail map:        " << orNone(r.railMapPath) << "\n";
   out << "model column:    RAILTUNE_TUNER_MODEL=" << r.modelMode
-      << (r.modelMode == "on"    ? ": applied where no rule applies"
-          : r.modelMode == "off" ? ": no advice"
-                                 : ": advice only, NCCL's choice stands")
+      << (r.modelMode == "on" && r.fit.applied ? ": advice only, a fit applies (the model is subordinate to it)"
+          : r.modelMode == "on"                ? ": applied where no rule applies"
+          : r.modelMode == "off"               ? ": no advice"
+                                               : ": advice only, NCCL's choice stands")
       << "\n";
   if (!r.modelDescription.empty()) out << "model:           " << r.modelDescription << "\n";
   if (!r.fit.path.empty()) {

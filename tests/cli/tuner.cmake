@@ -113,6 +113,10 @@ tuner_expect(model_file_not_usable ok "the fit for NVIDIA GB300/IB InfiniBand 80
 tuner_expect(model_file_rules_win ok "^AllReduce +4M .* fit +rule 1 \\(tuner_decisions_fit_rules.csv:2\\)$"
              "^AllReduce +8M .* fit +fit$" -- ${_railtune} ${_tuner_fit_case}
              --config ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_fit_rules.csv)
+# The cost model is subordinate to a fit: with RAILTUNE_TUNER_MODEL=on it only advises where the fit applies.
+tuner_expect(model_file_model_on ok "^model column: +RAILTUNE_TUNER_MODEL=on: advice only, a fit applies"
+             "^AllReduce +4M .* fit +fit$" ", 0 by the model, 2 by the fit$" --
+             env RAILTUNE_TUNER_MODEL=on ${_railtune} ${_tuner_fit_case})
 add_test(NAME cli.tuner_decisions_golden_fitted
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_golden.sh ${_tuner_golden}/one-tray-fitted.json
                  ${PROJECT_SOURCE_DIR} ${_tuner_lib} -- ${_railtune} ${_tuner_fit_case} --format json)
