@@ -158,12 +158,14 @@ set_tests_properties(cli.tuner_decisions_strict_bad_config PROPERTIES ENVIRONMEN
                      "${_tuner_env};RAILTUNE_STRICT=set:1")
 
 # The computation and formats called directly (cli/tuner/compute.h, emulator/tuner_decisions/render.h).
-add_executable(tuner_decisions_tests ${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_test.cc)
+add_executable(tuner_decisions_tests ${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_test.cc
+                                     ${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_fit_test.cc)
 target_link_libraries(tuner_decisions_tests PRIVATE railtune_cli_tuner GTest::gtest_main)
 target_compile_definitions(tuner_decisions_tests PRIVATE
   RAILTUNE_TEST_TUNER_PLUGIN="$<TARGET_FILE:railtune_tuner_plugin>"
   RAILTUNE_TEST_ECHO_TUNER="${_tuner_echo}"
   RAILTUNE_TEST_TUNER_RULES="${_tuner_rules}"
-  RAILTUNE_TEST_TUNER_BAD_RULES="${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_bad_rules.csv")
+  RAILTUNE_TEST_TUNER_BAD_RULES="${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_bad_rules.csv"
+  RAILTUNE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(tuner_decisions_tests railtune_tuner_plugin rt_test_tuner_v6)
 gtest_discover_tests(tuner_decisions_tests TEST_PREFIX cli. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
