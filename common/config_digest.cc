@@ -48,6 +48,10 @@ uint64_t configDigest(const DigestInputs& inputs) {
     mix(hash, name);
     mix(hash, value);
   }
+  if (!inputs.tunerModel.empty()) {  // named like an environment pair, so no other split gives the same bytes
+    mix(hash, "RAILTUNE_TUNER_MODEL_FILE");
+    mix(hash, inputs.tunerModel);
+  }
   return hash;
 }
 
@@ -72,8 +76,8 @@ std::string valueOrEmpty(EnvLookup env, const char* name) {
 DigestInputs digestInputsFromEnvironment(EnvLookup env) {
   std::string rulesPath = valueOrEmpty(env, "RAILTUNE_TUNER_CONFIG");
   if (rulesPath.empty()) rulesPath = valueOrEmpty(env, "NCCL_TUNER_CONFIG_FILE");
-  return DigestInputs{fileBytes(rulesPath), fileBytes(valueOrEmpty(env, "RAILTUNE_RAIL_MAP")),
-                      decisionEnvironment(env)};
+  return DigestInputs{fileBytes(rulesPath), fileBytes(valueOrEmpty(env, "RAILTUNE_RAIL_MAP")), decisionEnvironment(env),
+                      fileBytes(valueOrEmpty(env, "RAILTUNE_TUNER_MODEL_FILE"))};
 }
 
 std::string digestHex(uint64_t digest) {

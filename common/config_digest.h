@@ -19,6 +19,8 @@ struct DigestInputs {
   std::string rules;                                             // the rules file's bytes ("" = no rules)
   std::string railMap;                                           // the rail map's bytes ("" = none)
   std::vector<std::pair<std::string, std::string>> environment;  // name, value; unset variables left out
+  std::string tunerModel =
+      {};  // the fitted model's bytes (RAILTUNE_TUNER_MODEL_FILE; "" = none: digests stay as before)
 };
 
 // The variables that change decisions, in a fixed order. Paths are not among them: the same rules
@@ -30,9 +32,10 @@ std::vector<std::pair<std::string, std::string>> decisionEnvironment(EnvLookup e
 uint64_t configDigest(const DigestInputs& inputs);
 
 // The inputs as the tuner sees them, read from the environment: the rules file named by
-// RAILTUNE_TUNER_CONFIG (else NCCL_TUNER_CONFIG_FILE), the rail map named by RAILTUNE_RAIL_MAP, and
-// decisionEnvironment(). A file that cannot be read counts as empty. The net plugin computes its
-// handshake digest from this, independently of the tuner, and arrives at the tuner's value.
+// RAILTUNE_TUNER_CONFIG (else NCCL_TUNER_CONFIG_FILE), the rail map named by RAILTUNE_RAIL_MAP,
+// decisionEnvironment() and the fitted model named by RAILTUNE_TUNER_MODEL_FILE. A file that cannot be read counts as
+// empty. The net plugin computes its handshake digest from this, independently of the tuner, and arrives at the tuner's
+// value.
 DigestInputs digestInputsFromEnvironment(EnvLookup env = processEnv);
 
 // "digest 0123456789abcdef": sixteen lowercase hex digits.

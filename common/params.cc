@@ -71,6 +71,16 @@ constexpr ParamSpec kParams[] = {
      "at WARN once per process; the tuner then leaves every decision to NCCL (an init error under "
      "`RAILTUNE_STRICT=1`).",
      "", 0, 0},
+    {"RAILTUNE_TUNER_MODEL_FILE", ParamType::String, "", "tuner",
+     "Path of a fitted model (`railtune sweep fit`, format [`railtune.tuner-model/1`](formats.md)): NCCL's own cost "
+     "model fitted to sweeps, per GPU model and fabric. A communicator whose GPU and fabric (from the rail map, "
+     "`RAILTUNE_RAIL_MAP`; without one no fit applies) a fit covers, at a scale the fit marks usable, gets the fitted "
+     "constants written into NCCL's (tuner v5/v6) and the fit's corrections of NCCL's cost table (v3..v6); rules "
+     "still win, and `RAILTUNE_TUNER_MODEL` only advises ([tuning.md](tuning.md#fitted-model)). Otherwise nothing "
+     "changes, said once per process at WARN. Only a regular file of at most 4 MiB is read; a file that cannot be "
+     "read or parsed is reported with file and line at WARN once per process and the tuner leaves every decision "
+     "to NCCL (an init error under `RAILTUNE_STRICT=1`). Its bytes join the configuration digest. Unset: no fit.",
+     "", 0, 0},
     {"RAILTUNE_TUNER_MODEL", ParamType::Enum, "advise", "tuner",
      "What the tuner does with its cost model's pick when no rule applies. `off`: nothing. `advise` (the default): "
      "the pick is logged (NCCL_DEBUG_SUBSYS=TUNING) and shown by `railtune tuner decisions`, and NCCL's own "

@@ -81,16 +81,33 @@ ordered networkRecord(const Fabric& fabric, const formats::MeasuredEnv& measured
   return record;
 }
 
+// The GPU model as NCCL names the device (cudaDeviceProp.name, which nccl-tests prints and a fitted model's
+// `applies_to.gpu` holds), when every GPU of the fabric is one model; "" otherwise. A GPU model from discovery
+// is NVML's name less "NVIDIA " ("GB300"); a hardware profile names the chip ("B300"), and a Blackwell chip
+// attached to Grace over C2C is the superchip NCCL reports ("NVIDIA GB300").
+std::string deviceName(const Fabric& fabric) {
+  std::set<std::string> models;
+  const Gpu* first = nullptr;
+  for (const Host& host : fabric.hosts)
+    for (const Gpu& gpu : host.gpus) {
+      models.insert(gpu.model);
+      if (first == nullptr) first = &gpu;
+    }
+  if (models.size() != 1 || first->model.empty()) return "";
+  const bool graceSuperchip = first->c2cLinks > 0 && first->model[0] == 'B';
+  return "NVIDIA " + std::string(graceSuperchip ? "G" : "") + first->model;
+}
+
 }  // namespace
 
 std::string writeRailMap(const Fabric& fabric, const formats::MeasuredEnv& measured,
                          const std::string& measuredSource) {
   ordered hosts = ordered::array();
   for (const Host& host : fabric.hosts) hosts.push_back(hostRecord(host));
-  ordered doc{{"schema", formats::kRailMapSchema},
-              {"cluster", fabric.name},
-              {"rails", fabric.network.rails},
-              {"planes", fabric.network.planes}};
+  ordered doc{{"schema", formats::kRailMapSchema}, {"cluster", fabric.name}};
+  if (const std::string gpu = deviceName(fabric); !gpu.empty()) doc["gpu"] = gpu;
+  doc["rails"] = fabric.network.rails;
+  doc["planes"] = fabric.network.planes;
   ordered network = networkRecord(fabric, measured, measuredSource);
   if (!network.empty()) doc["network"] = std::move(network);
   doc["hosts"] = std::move(hosts);

@@ -271,12 +271,16 @@ void Parser::measured(const json& obj, const At& at, RailMapNetwork& net) {
 
 RailMap Parser::parse(const json& doc) {
   const At top{"top level", ""};
-  onlyKeys(doc, top, {"schema", "cluster", "rails", "planes", "network", "hosts"});
+  onlyKeys(doc, top, {"schema", "cluster", "gpu", "rails", "planes", "network", "hosts"});
   const std::string schema = str(doc, top, "schema");
   if (schema != kRailMapSchema)
     fail({"schema", ""}, "'" + printableName(schema) + "' is not " + kRailMapSchema, "schema");
   RailMap map;
   map.cluster = str(doc, top, "cluster");
+  if (doc.contains("gpu")) {  // optional: maps written before it existed lack it
+    map.gpu = str(doc, top, "gpu");
+    if (map.gpu.empty() || map.gpu.size() > 255) problem(top, "field 'gpu' must be 1 to 255 characters", "gpu");
+  }
   map.rails = rails_ = integer(doc, top, "rails", 1);
   map.planes = planes_ = integer(doc, top, "planes", 1);
   if (doc.contains("network")) map.network = network(doc["network"], {"network", "/network"});  // optional

@@ -61,6 +61,9 @@ struct RailMapNetwork {
 
 struct RailMap {
   std::string cluster;
+  // `gpu`: the GPU model as NCCL and nccl-tests name the device ("NVIDIA GB300"), when every GPU of the map is
+  // that model; "" = not stated. The tuner matches a fitted model's `applies_to.gpu` against it.
+  std::string gpu;
   int rails = 0;
   int planes = 1;
   std::vector<RailMapHost> hosts;

@@ -111,6 +111,7 @@ CommInfo describeComm(const InitCall& call) {
   comm.commId = call.commId;
   comm.nRanks = call.nRanks;
   comm.nNodes = call.nNodes;
+  comm.abiVersion = call.abiVersion;
   if (call.nvlDomainInfo != nullptr) {
     comm.nvl = NvlDomainInfo{call.nvlDomainInfo->nNvlDomains, call.nvlDomainInfo->minRanksPerNvlDomain,
                              call.nvlDomainInfo->maxRanksPerNvlDomain};

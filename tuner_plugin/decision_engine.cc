@@ -7,7 +7,9 @@
 namespace railtune::tuner {
 namespace {
 
-const char* engineName(bool rules, ModelMode mode) {
+const char* engineName(bool rules, ModelMode mode, bool fit) {
+  if (fit && mode == ModelMode::Off) return rules ? "fit, then rules" : "fit";
+  if (fit) return rules ? "fit, then rules (model advises)" : "fit (model advises)";
   if (mode == ModelMode::Off) return rules ? "rules" : "pass-through";
   if (mode == ModelMode::On) return rules ? "rules, then model" : "model";
   return rules ? "rules (model advises)" : "NCCL (model advises)";
@@ -37,15 +39,23 @@ std::string cellName(uint8_t packed) {
 }  // namespace
 
 DecisionEngine::DecisionEngine(std::shared_ptr<const rules::RuleSet> rules, std::optional<model::ModelInputs> model,
-                               ModelMode mode, const CommInfo& comm)
+                               ModelMode mode, const CommInfo& comm, std::optional<fitted::FitPlan> fit)
     : rules_(std::move(rules)),
       model_(std::move(model)),
-      mode_(model_ ? mode : ModelMode::Off),
-      name_(engineName(rules_ != nullptr, mode_)) {
+      fit_(std::move(fit)),
+      mode_(!model_                         ? ModelMode::Off
+            : fit_ && mode == ModelMode::On ? ModelMode::Advise
+                                            : mode),
+      name_(engineName(rules_ != nullptr, mode_, fit_.has_value())) {
   if (rules_) index_.emplace(*rules_, rules::scopeOf(comm));
 }
 
+void DecisionEngine::tuneConstants(CostModelConstants& constants) {
+  if (fit_ && fit_->writeConstants) fitted::writeFittedConstants(*fit_->fit, constants);
+}
+
 void DecisionEngine::decide(const CollQuery& query, CostTableView table, CollDecision& decision) {
+  if (fit_) fit_->cells.apply(query.collective, table);  // NCCL's costs as fitted; a rule below still wins
   if (index_) {
     const rules::Rule* rule =
         index_->lookup(query.collective, query.nBytes, query.numPipeOps, query.registeredBuffers ? 1 : 0,

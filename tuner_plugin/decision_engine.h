@@ -1,7 +1,11 @@
-// The engine of a communicator with rules or a cost model, first that applies wins:
+// The engine of a communicator with rules, a fitted model or a cost model. A fitted model that covers the
+// communicator (fitted/fitted_model.h) first writes its constants into NCCL's at init (v5/v6) and corrects
+// the cost of the cells NCCL enabled on every call, so NCCL's own pick follows the fit; then, first that
+// applies wins:
 //  1. the first rule that fits the communicator and the call, and whose cell NCCL left enabled,
 //     becomes NCCL's pick (its cell set to 0, as NCCL's example tuner does), with its channels;
-//  2. the cost model: with RAILTUNE_TUNER_MODEL=on its cheapest enabled cell becomes NCCL's pick;
+//  2. the cost model (subordinate to a fit: where one applies, `on` only advises): with RAILTUNE_TUNER_MODEL=on its
+//  cheapest enabled cell becomes NCCL's pick;
 //     with `advise` NCCL's choice stands and the advice is recorded where it differs, per collective
 //     and power-of-two size, for the summary logged when the communicator is destroyed;
 //  3. otherwise NCCL's own choice stands: table and nChannels untouched.
@@ -15,6 +19,7 @@
 #include <string>
 
 #include "tuner_plugin/engine.h"
+#include "tuner_plugin/fitted/fitted_model.h"
 #include "tuner_plugin/model/model_inputs.h"
 #include "tuner_plugin/rules/rule_index.h"
 #include "tuner_plugin/tuner_config.h"
@@ -23,11 +28,12 @@ namespace railtune::tuner {
 
 class DecisionEngine final : public Engine {
  public:
-  // `rules` may be null (no rules); `model` absent = RAILTUNE_TUNER_MODEL=off.
+  // `rules` may be null (no rules); `model` absent = RAILTUNE_TUNER_MODEL=off; `fit` absent = no fit applies.
   DecisionEngine(std::shared_ptr<const rules::RuleSet> rules, std::optional<model::ModelInputs> model, ModelMode mode,
-                 const CommInfo& comm);
+                 const CommInfo& comm, std::optional<fitted::FitPlan> fit = std::nullopt);
   const char* name() const override { return name_; }
-  void tuneConstants(CostModelConstants&) override {}  // NCCL's constants stay NCCL's (docs/tuning.md)
+  // Without a fit NCCL's constants stay NCCL's (docs/tuning.md); with one, its identified constants (v5/v6).
+  void tuneConstants(CostModelConstants& constants) override;
   void decide(const CollQuery& query, CostTableView table, CollDecision& decision) override;
   // v6: the chunk size of the first rule that fits the call and names NCCL's chosen cell. The chunk
   // query carries neither numPipeOps nor regBuff, so rules keyed on them are matched as for a
@@ -36,6 +42,7 @@ class DecisionEngine final : public Engine {
   std::string summary() const override;
 
   const rules::RuleIndex* index() const { return index_ ? &*index_ : nullptr; }
+  const fitted::FitPlan* fit() const { return fit_ ? &*fit_ : nullptr; }
 
  private:
   static constexpr int kSizeBuckets = 64;  // log2(nBytes)
@@ -48,6 +55,7 @@ class DecisionEngine final : public Engine {
   std::shared_ptr<const rules::RuleSet> rules_;
   std::optional<rules::RuleIndex> index_;
   std::optional<model::ModelInputs> model_;
+  std::optional<fitted::FitPlan> fit_;
   ModelMode mode_;
   const char* name_;
   std::array<std::array<Advice, kSizeBuckets>, kNumCollectives> advice_{};

@@ -9,4 +9,10 @@ bool CostTableView::prefer(Algorithm a, Protocol p) {
   return true;
 }
 
+bool CostTableView::reprice(Algorithm a, Protocol p, float cost) {
+  if (!available(a, p) || !(cost >= 0.0f)) return false;  // IGNORE stays IGNORE; a cost is never negative or NaN
+  table_[index(a)][index(p)] = cost;
+  return true;
+}
+
 }  // namespace railtune::tuner

@@ -41,6 +41,7 @@ struct CommInfo {
   size_t nRanks = 0;
   size_t nNodes = 0;                 // NVLink domains under MNNVL, trays otherwise
   std::optional<NvlDomainInfo> nvl;  // v5+
+  int abiVersion = 0;                // the tuner ABI NCCL bound (2..6): what NCCL passes, and its release, coarsely
 };
 
 // A view over NCCL's float[7][3] cost table (us per algorithm/protocol; negative = not available).
@@ -52,6 +53,9 @@ class CostTableView {
   bool available(Algorithm a, Protocol p) const { return cost(a, p) >= 0.0f; }
   // Makes (a, p) NCCL's pick by setting it to 0.0; refuses (returns false) if NCCL disabled it.
   bool prefer(Algorithm a, Protocol p);
+  // Replaces the cost of an entry NCCL enabled (a fitted correction; cost >= 0); refuses (returns false) if
+  // NCCL disabled it.
+  bool reprice(Algorithm a, Protocol p, float cost);
   // Removes (a, p) from NCCL's choice.
   void exclude(Algorithm a, Protocol p) { table_[index(a)][index(p)] = -1.0f; }
 

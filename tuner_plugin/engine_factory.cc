@@ -29,14 +29,32 @@ model::ModelInputs modelInputs(const CommInfo& comm, const TunerConfig& config, 
   return inputs;
 }
 
+// The fit that covers this communicator, if any. Why none does is the same for every communicator of the
+// process that meets it: WARN once per process, INFO after (config_report.h).
+std::optional<fitted::FitPlan> fitPlan(const CommInfo& comm, const TunerConfig& config, const Log& log) {
+  if (!config.tunerModel) return std::nullopt;
+  fitted::Coverage covered =
+      fitted::coverage({config.tunerModel, config.tunerModelPath, config.railMap.get(), config.railMapPath}, comm);
+  if (covered.plan) {
+    RT_INFO(log, NCCL_INIT | NCCL_TUNING, "RAILTUNE_TUNER_MODEL_FILE=%s: %s", config.tunerModelPath.c_str(),
+            covered.plan->summary.c_str());
+  } else if (firstReportOf(covered.reason)) {
+    RT_WARN(log, NCCL_INIT | NCCL_TUNING, "%s", covered.reason.c_str());
+  } else {
+    RT_INFO(log, NCCL_INIT | NCCL_TUNING, "%s (reported at WARN once per process)", covered.reason.c_str());
+  }
+  return std::move(covered.plan);
+}
+
 }  // namespace
 
 std::unique_ptr<Engine> makeEngine(const CommInfo& comm, const TunerConfig& config, const CostModelConstants* constants,
                                    const Log& log) {
-  if (!config.rules && config.model == ModelMode::Off) return std::make_unique<PassThroughEngine>();
+  std::optional<fitted::FitPlan> fit = fitPlan(comm, config, log);
+  if (!config.rules && config.model == ModelMode::Off && !fit) return std::make_unique<PassThroughEngine>();
   std::optional<model::ModelInputs> inputs;
   if (config.model != ModelMode::Off) inputs = modelInputs(comm, config, constants, log);
-  auto engine = std::make_unique<DecisionEngine>(config.rules, std::move(inputs), config.model, comm);
+  auto engine = std::make_unique<DecisionEngine>(config.rules, std::move(inputs), config.model, comm, std::move(fit));
   if (engine->index() && engine->index()->usesLinearScan())
     RT_INFO(log, NCCL_INIT | NCCL_TUNING,
             "%zu rules fit this communicator; their index would exceed its memory budget, so lookups scan them in "

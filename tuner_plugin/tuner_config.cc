@@ -11,6 +11,7 @@
 #include "common/params.h"
 #include "common/regular_file.h"
 #include "formats/rail_map.h"
+#include "formats/tuner_model/tuner_model.h"
 #include "formats/tuner_rules/rules_file.h"
 
 namespace railtune::tuner {
@@ -99,6 +100,36 @@ CachedRailMap loadRailMap(const std::string& path) {
   return loaded;
 }
 
+struct CachedTunerModel {
+  FileStamp stamp;
+  std::string bytes;
+  std::shared_ptr<const formats::tuner_model::TunerModel> model;
+};
+
+std::map<std::string, CachedTunerModel> gTunerModels;  // guarded by gCacheMutex
+
+// The fitted model and its bytes, read once per file and process like the rules; a file that cannot be read
+// (only a regular file of at most 4 MiB) or parsed is the same configuration problem as a bad rules file.
+CachedTunerModel loadTunerModel(const std::string& path) {
+  namespace tm = formats::tuner_model;
+  const FileStamp stamp = stampOf(path);
+  std::lock_guard<std::mutex> lock(gCacheMutex);
+  if (auto it = gTunerModels.find(path); it != gTunerModels.end() && it->second.stamp == stamp && stamp.size >= 0)
+    return it->second;
+  CachedTunerModel loaded;
+  loaded.stamp = stamp;
+  RegularFile file = readRegularFile(path, tm::kMaxFileBytes);
+  if (!file.ok()) throw std::runtime_error("RAILTUNE_TUNER_MODEL_FILE=" + file.describe());
+  loaded.bytes = std::move(file.bytes);
+  try {
+    loaded.model = std::make_shared<const tm::TunerModel>(tm::parseTunerModel(loaded.bytes, path));
+  } catch (const tm::TunerModelError& e) {
+    throw std::runtime_error(std::string("RAILTUNE_TUNER_MODEL_FILE: ") + e.what());
+  }
+  gTunerModels[path] = loaded;
+  return loaded;
+}
+
 }  // namespace
 
 const char* modelModeName(ModelMode mode) {
@@ -118,7 +149,9 @@ std::string TunerConfig::describe() const {
       rules ? "rules " + rulesPath + " (" + std::to_string(rules->rules.size()) + " rules, from " + rulesVariable + ")"
             : std::string("no rules");
   text += ", rail map " + (railMapPath.empty() ? std::string("none") : railMapPath);
-  text += ", model " + std::string(modelModeName(model)) + ", config digest " + digestHex(digest);
+  text += ", model " + std::string(modelModeName(model));
+  if (tunerModel) text += ", fitted model " + tunerModelPath;
+  text += ", config digest " + digestHex(digest);
   return text;
 }
 
@@ -148,7 +181,14 @@ TunerConfig loadTunerConfig() {
     config.railMapError = std::move(railMap.error);
     railMapBytes = std::move(railMap.bytes);
   }
-  config.digest = configDigest({rulesBytes, railMapBytes, decisionEnvironment()});
+  config.tunerModelPath = readString("RAILTUNE_TUNER_MODEL_FILE").value;
+  std::string tunerModelBytes;
+  if (!config.tunerModelPath.empty()) {
+    CachedTunerModel loaded = loadTunerModel(config.tunerModelPath);
+    config.tunerModel = std::move(loaded.model);
+    tunerModelBytes = std::move(loaded.bytes);
+  }
+  config.digest = configDigest({rulesBytes, railMapBytes, decisionEnvironment(), tunerModelBytes});
   return config;
 }
 
@@ -156,6 +196,7 @@ void clearTunerConfigCache() {
   std::lock_guard<std::mutex> lock(gCacheMutex);
   gCache.clear();
   gRailMaps.clear();
+  gTunerModels.clear();
 }
 
 }  // namespace railtune::tuner

@@ -12,6 +12,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "cli/tuner/fit_column.h"
 #include "emulator/logger.h"
 #include "emulator/nccl_model/emulated_nccl.h"
 #include "emulator/tuner_driver.h"
@@ -45,6 +46,12 @@ void collectPluginLog(DecisionsReport& report, std::vector<std::string>* warnLin
     for (char& ch : line) ch = ch == '\n' ? ' ' : ch;  // one warning, one line
     std::smatch m;
     if (report.configDigest.empty() && std::regex_search(line, m, digest)) report.configDigest = m[1];
+    // The plugin's one line on the fitted model: what it applied, or why nothing.
+    if (const size_t at = line.find("RAILTUNE_TUNER_MODEL_FILE=");
+        at != std::string::npos && report.fit.status.empty()) {
+      report.fit.status = line.substr(line.find(": ", at) == std::string::npos ? at : line.find(": ", at) + 2);
+      report.fit.applied = line.find("cost-table cells corrected") != std::string::npos;
+    }
     if (line.rfind("WARN ", 0) == 0) {
       report.warnings.push_back("plugin: " + line);
       if (warnLines) warnLines->push_back(line);
@@ -162,6 +169,13 @@ std::string describeChoice(const std::optional<CellChoice>& c) {
 
 namespace {
 
+// The plugin once more, with the fitted model alone (rules and the cost model off): the `fitted` column.
+struct FitSide {
+  std::unique_ptr<PluginSession> plugin;
+  std::optional<EmulatedNccl> edited;  // NCCL's model at the constants this session left; nullopt = unchanged
+  bool applied = false;
+};
+
 struct RowContext {
   const EmulatedNccl& ncclSide;   // NCCL without a tuner: the left-hand column
   const EmulatedNccl& tunedSide;  // NCCL's model after the plugin's init (its constant edits, if any)
@@ -169,6 +183,7 @@ struct RowContext {
   const ExpectedRules& rules;
   bool modelOn = false;  // RAILTUNE_TUNER_MODEL=on: the plugin may change a pick no rule covers
   const std::optional<tuner::model::ModelInputs>& model;  // the model as the plugin builds it; nullopt = off
+  FitSide* fit = nullptr;                                 // with --model-file
 };
 
 ncclmodel::CostTable fromDriverTable(const emu::CostTable& table) {
@@ -204,20 +219,42 @@ DecisionReason explainRule(const tuner::rules::Rule& rule, const std::string& so
   return DecisionReason{DecisionReason::Kind::Rule, rule.number, source, rule.line, name};
 }
 
-DecisionReason explain(const RowContext& ctx, Collective c, uint64_t nBytes, const ncclmodel::CostTable& offered,
-                       const std::optional<CellChoice>& railtune, int tunerChannels) {
+DecisionReason explain(const RowContext& ctx, const DecisionRow& row, const ncclmodel::CostTable& offered,
+                       int tunerChannels) {
+  const Collective c = row.collective;
+  const uint64_t nBytes = row.nBytes;
+  const std::optional<CellChoice>& railtune = row.railtune;
   const auto usable = [&offered](Algorithm a, Protocol p) {
     return offered[static_cast<size_t>(a)][static_cast<size_t>(p)] >= 0.0f;
   };
   const tuner::rules::Rule* rule =
       ctx.plugin.passThrough || !ctx.rules.index ? nullptr : ctx.rules.index->lookup(c, nBytes, 1, 0, usable);
   if (rule) return explainRule(*rule, ctx.rules.source, railtune, tunerChannels);
+  // The fit moved NCCL's pick (its constants, its corrections) and nothing else did.
+  if (ctx.fit && ctx.fit->applied && railtune == row.fitted && railtune != row.nccl && tunerChannels == 0)
+    return DecisionReason{DecisionReason::Kind::Fit, 0, "", 0, "fit"};
   const std::optional<CellChoice> untouched = choiceOf(ctx.tunedSide, offered, nBytes, 0);
   if (railtune == untouched && tunerChannels == 0) return DecisionReason{DecisionReason::Kind::Nccl, 0, "", 0, "NCCL"};
   if (ctx.modelOn) return DecisionReason{DecisionReason::Kind::Model, 0, "", 0, "model"};
   return mismatch("no rule applies and RAILTUNE_TUNER_MODEL is not on, yet the plugin changed " +
                   describeChoice(untouched) + " to " + describeChoice(railtune) + " (nChannels " +
                   std::to_string(tunerChannels) + ")");
+}
+
+// The `fitted` column: NCCL's pick after the fit-only session edited NCCL's table (at its constants).
+void fitRow(FitSide& fit, const EmulatedNccl& ncclSide, DecisionRow& row) {
+  const EmulatedNccl& side = fit.edited ? *fit.edited : ncclSide;
+  emu::CostTable table;
+  ncclmodel::copyTo(side.costTable(row.collective, row.nBytes), table);
+  int channels = 0;
+  const ncclResult_t r = fit.plugin->driver.getCollInfo(static_cast<ncclFunc_t>(static_cast<int>(row.collective)),
+                                                        row.nBytes, 1, table, 0, &channels);
+  fit.plugin->failOnViolations();
+  if (r != ncclSuccess) throw std::runtime_error("the tuner's getCollInfo failed with the fitted model alone");
+  row.fitted = choiceOf(side, fromDriverTable(table), row.nBytes, channels);
+  row.fittedReason = !fit.applied             ? "no fit (see the header)"
+                     : row.fitted == row.nccl ? "NCCL (the fit agrees)"
+                                              : "fit";
 }
 
 DecisionRow decideRow(const RowContext& ctx, Collective c, uint64_t nBytes) {
@@ -247,7 +284,8 @@ DecisionRow decideRow(const RowContext& ctx, Collective c, uint64_t nBytes) {
     return row;
   }
   row.railtune = choiceOf(ctx.tunedSide, returned, nBytes, tunerChannels);
-  row.reason = explain(ctx, c, nBytes, offered, row.railtune, tunerChannels);
+  if (ctx.fit) fitRow(*ctx.fit, ctx.ncclSide, row);
+  row.reason = explain(ctx, row, offered, tunerChannels);
   if (ctx.model) {  // the same library and inputs as the plugin's, over the table NCCL offered
     emu::CostTable advised;
     ncclmodel::copyTo(offered, advised);
@@ -292,6 +330,30 @@ tuner::model::FabricDefaults profileFabric(const Communicator& comm) {
 }
 }  // namespace
 
+namespace {
+// The header's facts of the model file, and the plugin once more with the fit alone (rules and model off).
+FitSide startFitSide(const DecisionsRequest& request, DecisionsReport& report, int abiVersion) {
+  const emu::FitSummary fromPlugin = report.fit;  // status and applied, from the plugin's own line
+  report.fit = describeFitFile(fromPlugin.path, report.railMapPath, report.comm, abiVersion);
+  report.fit.status =
+      fromPlugin.status.empty() ? "the plugin said nothing of it (see the warnings)" : fromPlugin.status;
+  report.fit.applied = fromPlugin.applied;
+  ScopedEnv env;
+  for (const char* rules : {"RAILTUNE_TUNER_CONFIG", "NCCL_TUNER_CONFIG_FILE"}) env.unset(rules);
+  env.set("RAILTUNE_TUNER_MODEL", "off");
+  DecisionsReport scratch;  // this session's lines repeat the first's
+  FitSide fit;
+  fit.plugin = std::make_unique<PluginSession>(request, report.comm, scratch);
+  fit.applied = report.fit.applied;
+  const ncclTunerConstants_v5_t defaults = emu::defaultTunerConstants(request.nccl);
+  report.fit.constantsWritten = constantsWritten(defaults, fit.plugin->constants);
+  if (scratch.constantsEdited && request.tuningLogPath.empty())
+    fit.edited.emplace(request.nccl, report.comm.profile, report.comm.shape, request.knobs,
+                       fit.plugin->editedConstants());
+  return fit;
+}
+}  // namespace
+
 DecisionsReport computeDecisions(const DecisionsRequest& request) {
   DecisionsReport report;
   report.comm = resolveCommunicator(request.comm);
@@ -299,6 +361,7 @@ DecisionsReport computeDecisions(const DecisionsRequest& request) {
   report.ncclVersion = emu::behaviourName(request.nccl);
   report.pluginPath = request.pluginPath;
   report.railMapPath = envOrEmpty("RAILTUNE_RAIL_MAP");
+  report.fit.path = envOrEmpty("RAILTUNE_TUNER_MODEL_FILE");
   EmulatedNccl ncclSide(request.nccl, report.comm.profile, report.comm.shape, request.knobs);
   const bool fromLog = !request.tuningLogPath.empty();
   if (fromLog) ncclSide.useTuningTable(ncclmodel::readTuningLogFile(request.tuningLogPath), request.tuningLogPath);
@@ -325,10 +388,14 @@ DecisionsReport computeDecisions(const DecisionsRequest& request) {
     report.modelDescription = tuner::model::describeModel(*model);
     for (const std::string& error : messages.errors) report.warnings.push_back("model: " + error);
   }
-  const RowContext ctx{ncclSide, edited ? *edited : ncclSide, plugin, rules, report.modelMode == "on", model};
+  std::optional<FitSide> fit;
+  if (!report.fit.path.empty()) fit = startFitSide(request, report, plugin.binding.version);
+  const bool modelOn = report.modelMode == "on" && !report.fit.applied;  // the fit demotes the model to advice
+  const RowContext ctx{ncclSide, edited ? *edited : ncclSide, plugin, rules, modelOn, model, fit ? &*fit : nullptr};
   for (Collective c : request.collectives)
     for (uint64_t nBytes : sizes) report.rows.push_back(decideRow(ctx, c, nBytes));
   plugin.driver.finalize();
+  if (fit) fit->plugin->driver.finalize();
   collectPluginLog(report, nullptr);
   return report;
 }

@@ -6,8 +6,10 @@
 // library; the command exits 1).
 //
 // The plugin reads its configuration from the environment as it would inside NCCL
-// (RAILTUNE_TUNER_CONFIG, else NCCL_TUNER_CONFIG_FILE; RAILTUNE_RAIL_MAP; RAILTUNE_TUNER_MODEL); the
-// reasons are recomputed from the same variables, so callers set them before computeDecisions.
+// (RAILTUNE_TUNER_CONFIG, else NCCL_TUNER_CONFIG_FILE; RAILTUNE_RAIL_MAP; RAILTUNE_TUNER_MODEL;
+// RAILTUNE_TUNER_MODEL_FILE); the reasons are recomputed from the same variables, so callers set them before
+// computeDecisions. With a fitted model the plugin is loaded a second time with the fit alone (rules and the
+// cost model off) for the `fitted` column (fit_column.h).
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 
 #include "cli/plugin_files.h"
 #include "cli/tuner/compute.h"
+#include "cli/tuner/fit_column.h"
 #include "cli/tuner/tuner.h"
 #include "common/byte_size.h"
 #include "emulator/tuner_decisions/render.h"
@@ -25,6 +27,7 @@ struct DecisionsOptions {
   CommunicatorRequest comm;
   std::string railMap;
   std::string config;
+  std::string modelFile;
   std::string nccl = "2.30";
   std::string format = "table";
   std::string tuningLog;
@@ -93,7 +96,26 @@ int runDecisions(const DecisionsOptions& opts) {
   // The plugin reads its configuration from the environment, as it does inside NCCL.
   if (!opts.config.empty()) setenv("RAILTUNE_TUNER_CONFIG", opts.config.c_str(), 1);
   if (!opts.railMap.empty()) setenv("RAILTUNE_RAIL_MAP", opts.railMap.c_str(), 1);
-  const DecisionsReport report = computeDecisions(request);
+  // A fit applies only where the rail map states its GPU and fabric: without --rail-map, the profile's.
+  std::string profileRailMap;
+  if (!opts.modelFile.empty()) {
+    setenv("RAILTUNE_TUNER_MODEL_FILE", opts.modelFile.c_str(), 1);
+    if (opts.railMap.empty()) {
+      profileRailMap = writeProfileRailMap(emu::resolveCommunicator(request.comm));
+      setenv("RAILTUNE_RAIL_MAP", profileRailMap.c_str(), 1);
+    }
+  }
+  DecisionsReport report;
+  try {
+    report = computeDecisions(request);
+  } catch (...) {
+    if (!profileRailMap.empty()) std::filesystem::remove(profileRailMap);
+    throw;
+  }
+  if (!profileRailMap.empty()) {
+    std::filesystem::remove(profileRailMap);
+    report.railMapPath = "the profile's (" + report.comm.profile + ", written for --model-file)";
+  }
   // Each warning once: the table and the JSON carry them (emulator/tuner_decisions/render.cc), the CSV has no place for
   // them.
   if (*format == emu::DecisionsFormat::Csv)
@@ -128,6 +150,9 @@ Command addTunerDecisionsCommand(CLI::App& tunerGroup) {
   sub->add_option("--rail-map", opts->railMap, "rail map for the plugin (sets RAILTUNE_RAIL_MAP)")
       ->check(CLI::ExistingFile);
   sub->add_option("--config", opts->config, "tuner rules for the plugin (sets RAILTUNE_TUNER_CONFIG)");
+  sub->add_option("--model-file", opts->modelFile,
+                  "fitted model for the plugin (sets RAILTUNE_TUNER_MODEL_FILE; adds the fitted columns)")
+      ->check(CLI::ExistingFile);
   sub->add_option("--nccl", opts->nccl, "NCCL behaviour emulated: 2.28|2.30")->capture_default_str();
   sub->add_option("--format", opts->format, "table|csv|json")->capture_default_str();
   sub->add_option("--nccl-tuning-log", opts->tuningLog,

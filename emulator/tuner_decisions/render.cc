@@ -18,6 +18,7 @@ struct DecisionColumn {
   const char* tableHeader;
   bool alignRight;
   std::string (*text)(const DecisionRow& row, Style style);
+  bool fitOnly = false;  // shown only with a fitted model (--model-file), so outputs without one stay as they were
 };
 
 std::string algorithmText(const std::optional<CellChoice>& c) {
@@ -47,9 +48,22 @@ const std::vector<DecisionColumn>& decisionColumns() {
       {"railtune_channels", "ch", true, [](const DecisionRow& r, Style) { return channelsText(r.railtune); }},
       {"model_algorithm", "model algo", false, [](const DecisionRow& r, Style) { return algorithmText(r.model); }},
       {"model_protocol", "proto", false, [](const DecisionRow& r, Style) { return protocolText(r.model); }},
+      {"fitted_algorithm", "fitted algo", false, [](const DecisionRow& r, Style) { return algorithmText(r.fitted); },
+       true},
+      {"fitted_protocol", "proto", false, [](const DecisionRow& r, Style) { return protocolText(r.fitted); }, true},
+      {"fitted_channels", "ch", true, [](const DecisionRow& r, Style) { return channelsText(r.fitted); }, true},
+      {"fitted_reason", "fitted reason", false, [](const DecisionRow& r, Style) { return r.fittedReason; }, true},
       {"reason", "reason", false, [](const DecisionRow& r, Style) { return r.reason.text; }},
   };
   return columns;
+}
+
+// The columns of this report: the fitted ones only when a model file was given.
+std::vector<DecisionColumn> reportColumns(const DecisionsReport& report) {
+  std::vector<DecisionColumn> shown;
+  for (const DecisionColumn& c : decisionColumns())
+    if (!c.fitOnly || !report.fit.path.empty()) shown.push_back(c);
+  return shown;
 }
 
 std::string orNone(const std::string& s) {
@@ -68,11 +82,19 @@ std::string tableHeader(const DecisionsReport& r) {
   if (r.rulesUsable) out << " (" << r.ruleCount << (r.ruleCount == 1 ? " rule)" : " rules)");
   out << "\nrail map:        " << orNone(r.railMapPath) << "\n";
   out << "model column:    RAILTUNE_TUNER_MODEL=" << r.modelMode
-      << (r.modelMode == "on"    ? ": applied where no rule applies"
-          : r.modelMode == "off" ? ": no advice"
-                                 : ": advice only, NCCL's choice stands")
+      << (r.modelMode == "on" && r.fit.applied ? ": advice only, a fit applies (the model is subordinate to it)"
+          : r.modelMode == "on"                ? ": applied where no rule applies"
+          : r.modelMode == "off"               ? ": no advice"
+                                               : ": advice only, NCCL's choice stands")
       << "\n";
   if (!r.modelDescription.empty()) out << "model:           " << r.modelDescription << "\n";
+  if (!r.fit.path.empty()) {
+    out << "fitted model:    " << r.fit.path << ": " << r.fit.appliesTo << "\n";
+    out << "fitted column:   NCCL's pick after the plugin with the fit only (rules and model off); "
+        << (r.fit.applied ? "the fit applies: " : "no fit applies: ") << r.fit.status << "\n";
+    if (!r.fit.verdict.empty()) out << "fit verdict:     " << r.fit.verdict << "\n";
+    for (const std::string& c : r.fit.constantsWritten) out << "constant:        " << c << "\n";
+  }
   if (r.constantsEdited) out << "note: the plugin edited NCCL's cost-model constants at init\n";
   for (const std::string& w : r.warnings) out << "warning: " << w << "\n";
   return out.str();
@@ -84,12 +106,13 @@ std::string changedLine(const DecisionsReport& report) {
   std::string line = std::to_string(c.rows) + " of " + std::to_string(report.rows.size()) +
                      " rows changed by railtune (its pick differs from NCCL's): " + std::to_string(c.byRules) +
                      " by rules, " + std::to_string(c.byModel) + " by the model";
+  if (!report.fit.path.empty()) line += ", " + std::to_string(c.byFit) + " by the fit";
   if (c.mismatched > 0) line += ", " + std::to_string(c.mismatched) + " MISMATCH";
   return line;
 }
 
 std::string formatTable(const DecisionsReport& report) {
-  const std::vector<DecisionColumn>& columns = decisionColumns();
+  const std::vector<DecisionColumn> columns = reportColumns(report);
   std::vector<std::vector<std::string>> cells(1);
   for (const DecisionColumn& c : columns) cells[0].push_back(c.tableHeader);
   for (const DecisionRow& row : report.rows) {
@@ -122,7 +145,7 @@ std::string csvField(const std::string& s) {
 }
 
 std::string formatCsv(const DecisionsReport& report) {
-  const std::vector<DecisionColumn>& columns = decisionColumns();
+  const std::vector<DecisionColumn> columns = reportColumns(report);
   std::ostringstream out;
   for (size_t i = 0; i < columns.size(); i++) out << (i ? "," : "") << columns[i].csvHeader;
   out << "\n";
@@ -154,6 +177,8 @@ const char* reasonKind(DecisionReason::Kind k) {
       return "model";
     case DecisionReason::Kind::Mismatch:
       return "mismatch";
+    case DecisionReason::Kind::Fit:
+      return "fit";
     case DecisionReason::Kind::Nccl:
       break;
   }
@@ -190,6 +215,13 @@ Json headerJson(const DecisionsReport& r) {
                                    : Json{{"path", r.rulesPath}, {"usable", r.rulesUsable}, {"count", r.ruleCount}};
   j["railMap"] = stringOrNull(r.railMapPath);
   j["model"] = Json{{"mode", r.modelMode}, {"description", stringOrNull(r.modelDescription)}};
+  if (!r.fit.path.empty())
+    j["fit"] = Json{{"path", r.fit.path},
+                    {"appliesTo", r.fit.appliesTo},
+                    {"applied", r.fit.applied},
+                    {"status", r.fit.status},
+                    {"verdict", stringOrNull(r.fit.verdict)},
+                    {"constantsWritten", r.fit.constantsWritten}};
   j["warnings"] = r.warnings;
   j["mismatches"] = r.mismatches();
   return j;
@@ -205,6 +237,10 @@ std::string formatJson(const DecisionsReport& report) {
                         {"railtune", choiceJson(row.railtune)},
                         {"model", adviceJson(row.model)},
                         {"reason", reasonJson(row.reason)}});
+    if (!report.fit.path.empty()) {
+      rows.back()["fitted"] = choiceJson(row.fitted);
+      rows.back()["fittedReason"] = row.fittedReason;
+    }
   }
   doc["decisions"] = std::move(rows);
   return doc.dump(2) + "\n";

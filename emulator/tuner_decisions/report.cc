@@ -16,6 +16,7 @@ DecisionsReport::Changed DecisionsReport::changed() const {
     ++c.rows;
     c.byRules += row.reason.kind == DecisionReason::Kind::Rule ? 1 : 0;
     c.byModel += row.reason.kind == DecisionReason::Kind::Model ? 1 : 0;
+    c.byFit += row.reason.kind == DecisionReason::Kind::Fit ? 1 : 0;
     c.mismatched += row.reason.kind == DecisionReason::Kind::Mismatch ? 1 : 0;
   }
   return c;

@@ -24,12 +24,12 @@ struct CellChoice {
 
 // Why railtune's column is what it is.
 struct DecisionReason {
-  enum class Kind { Nccl, Rule, Model, Mismatch };
+  enum class Kind { Nccl, Rule, Model, Mismatch, Fit };
   Kind kind = Kind::Nccl;
   uint32_t rule = 0;   // Rule (and Mismatch against a rule): the rule's number in its file
   std::string source;  // the rules file's name (Rule)
   size_t line = 0;     // the rule's line (Rule)
-  std::string text;    // "rule 3 (rules.csv:12)", "NCCL", "model", "MISMATCH: ..."
+  std::string text;    // "rule 3 (rules.csv:12)", "NCCL", "model", "fit", "MISMATCH: ..."
 };
 
 struct DecisionRow {
@@ -40,6 +40,20 @@ struct DecisionRow {
   std::optional<CellChoice> model;     // the cost model's advice over the same table (nChannels 0); nullopt
                                        // with RAILTUNE_TUNER_MODEL=off or when no cell qualifies
   DecisionReason reason;
+  // With a fitted model (--model-file): NCCL's pick over the table the plugin returned with rules and the cost
+  // model off, and why ("fit", "NCCL (the fit agrees)", "no fit: ..."); nullopt/"" without a model file.
+  std::optional<CellChoice> fitted;
+  std::string fittedReason;
+};
+
+// The fitted model given to the plugin (RAILTUNE_TUNER_MODEL_FILE), for the header.
+struct FitSummary {
+  std::string path;                           // "" = no model file
+  std::string appliesTo;                      // each fit's GPU and fabric and NCCL releases
+  std::string verdict;                        // the covering fit's verdict for this communicator's scale bucket
+  bool applied = false;                       // the plugin applied a fit to this communicator
+  std::string status;                         // the plugin's own line: what it applied, or why nothing
+  std::vector<std::string> constantsWritten;  // "baseLatencies[Ring][LL128] 14 -> 9.5"
 };
 
 // Everything the header of each output format names.
@@ -54,16 +68,17 @@ struct DecisionsReport {
   std::string rulesPath;     // the rules the reasons were recomputed from ("" when none)
   bool rulesUsable = false;  // the rules file parsed (else the plugin passes through)
   size_t ruleCount = 0;
-  std::string railMapPath;            // RAILTUNE_RAIL_MAP given to the plugin ("" when none)
-  bool constantsEdited = false;       // the plugin changed NCCL's cost-model constants at init
-  std::string modelMode;              // RAILTUNE_TUNER_MODEL as the plugin reads it: off, advise, on
-  std::string modelDescription;       // the model's inputs (describeModel), "" when off
+  std::string railMapPath;       // RAILTUNE_RAIL_MAP given to the plugin ("" when none)
+  bool constantsEdited = false;  // the plugin changed NCCL's cost-model constants at init
+  std::string modelMode;         // RAILTUNE_TUNER_MODEL as the plugin reads it: off, advise, on
+  std::string modelDescription;  // the model's inputs (describeModel), "" when off
+  FitSummary fit;
   std::vector<std::string> warnings;  // the plugin's WARN lines and problems with the rules file
   std::vector<DecisionRow> rows;
   size_t mismatches() const;
   // Rows where railtune's pick (cell or channels) differs from NCCL's, by why: the table's last line.
   struct Changed {
-    size_t rows = 0, byRules = 0, byModel = 0, mismatched = 0;
+    size_t rows = 0, byRules = 0, byModel = 0, byFit = 0, mismatched = 0;
   };
   Changed changed() const;
 };

@@ -93,6 +93,41 @@ tuner_expect(bad_tuning_log fail "truncated-row.log:[0-9]+:" -- ${_railtune} tun
 tuner_expect(nccl_228 ok "emulated NCCL 2.28" "ncclTunerPlugin_v5" --
              ${_railtune} tuner decisions --nodes 1 --ranks 4 --nccl 2.28 --collectives Broadcast)
 
+# A fitted model (--model-file): the golden model covers one GB300 tray (its profile's rail map, written for it),
+# writes its identified constants and moves NCCL's pick at 4M and 8M; on GB200 or at 2 nodes nothing changes,
+# with the plugin's reason in the header; rules still win over the fit.
+set(_tuner_fit ${_formats}/tuner-model.example.json)
+set(_tuner_fit_case tuner decisions --nodes 1 --ranks 4 --collectives AllReduce --min-bytes 1M --max-bytes 16M
+                    --model-file ${_tuner_fit})
+tuner_expect(model_file ok "^fit verdict: +usable at 1node: leave-one-size-out worst 4.2 %"
+             "^constant: +baseLatencies\\[Ring\\]\\[LL128\\] 14 -> 9.5$" "^constant: +perChMaxRingLL128Bws\\[Blackwell\\]\\[1NODE\\] 40 -> 28$"
+             "^rail map: +the profile's \\(gb300-nvl72, written for --model-file\\)$"
+             "^AllReduce +4M +Ring +LL +32 +Ring +Simple +32 .* Ring +Simple +32 +fit +fit$"
+             "^AllReduce +16M .* NCCL \\(the fit agrees\\) +NCCL$" ", 2 by the fit$" -- ${_railtune} ${_tuner_fit_case})
+tuner_expect(model_file_other_gpu ok "no fit applies: fits NVIDIA GB300/IB InfiniBand 800G; this communicator's GPU and fabric are NVIDIA GB200/IB InfiniBand 400G"
+             "^AllReduce +8M .* no fit \\(see the header\\) +NCCL$" ", 0 by the fit$" --
+             ${_railtune} ${_tuner_fit_case} --profile gb200-nvl72)
+tuner_expect(model_file_not_usable ok "the fit for NVIDIA GB300/IB InfiniBand 800G is not usable at 2nodes \\(no data at 2 nodes\\)"
+             "^AllReduce +8M .* no fit \\(see the header\\) +NCCL$" --
+             ${_railtune} tuner decisions --nodes 2 --ranks 8 --collectives AllReduce --min-bytes 8M --max-bytes 8M --model-file ${_tuner_fit})
+tuner_expect(model_file_rules_win ok "^AllReduce +4M .* fit +rule 1 \\(tuner_decisions_fit_rules.csv:2\\)$"
+             "^AllReduce +8M .* fit +fit$" -- ${_railtune} ${_tuner_fit_case}
+             --config ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_fit_rules.csv)
+# The cost model is subordinate to a fit: with RAILTUNE_TUNER_MODEL=on it only advises where the fit applies.
+tuner_expect(model_file_model_on ok "^model column: +RAILTUNE_TUNER_MODEL=on: advice only, a fit applies"
+             "^AllReduce +4M .* fit +fit$" ", 0 by the model, 2 by the fit$" --
+             env RAILTUNE_TUNER_MODEL=on ${_railtune} ${_tuner_fit_case})
+add_test(NAME cli.tuner_decisions_golden_fitted
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_golden.sh ${_tuner_golden}/one-tray-fitted.json
+                 ${PROJECT_SOURCE_DIR} ${_tuner_lib} -- ${_railtune} ${_tuner_fit_case} --format json)
+add_test(NAME cli.tuner_decisions_fitted_example_current
+         COMMAND ${CMAKE_COMMAND} -E compare_files ${_tuner_golden}/one-tray-fitted.json
+                 ${_formats}/tuner-decisions-fitted.example.json)
+add_test(NAME cli.tuner_decisions_fitted_schema
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_formats}/tuner-decisions.schema.json
+                 ${_tuner_golden}/one-tray-fitted.json)
+list(APPEND _tuner_tests cli.tuner_decisions_golden_fitted cli.tuner_decisions_fitted_schema)
+
 # A --config that is missing or does not parse: exit 1, each warning once in every format.
 add_test(NAME cli.tuner_decisions_unusable_config
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_config.sh ${_railtune}
@@ -108,7 +143,8 @@ add_test(NAME cli.tuner_decisions_schema
 add_test(NAME cli.tuner_demo COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_demo.sh ${_railtune} ${CMAKE_CURRENT_BINARY_DIR}/tuner_demo)
 list(APPEND _tuner_tests cli.tuner_decisions_schema cli.tuner_demo)
 set(_tuner_env "")
-foreach(var RAILTUNE_TUNER_CONFIG NCCL_TUNER_CONFIG_FILE RAILTUNE_RAIL_MAP RAILTUNE_TUNER_MODEL RAILTUNE_STRICT
+foreach(var RAILTUNE_TUNER_CONFIG NCCL_TUNER_CONFIG_FILE RAILTUNE_RAIL_MAP RAILTUNE_TUNER_MODEL RAILTUNE_TUNER_MODEL_FILE
+            RAILTUNE_STRICT
             RAILTUNE_INJECT_FAULT NCCL_ALGO NCCL_PROTO NCCL_MIN_NCHANNELS NCCL_MAX_NCHANNELS NCCL_NVLS_ENABLE
             NCCL_MNNVL_ENABLE NCCL_CROSS_NIC NCCL_NET_MERGE_POLICY)
   list(APPEND _tuner_env "${var}=unset:")
@@ -122,12 +158,14 @@ set_tests_properties(cli.tuner_decisions_strict_bad_config PROPERTIES ENVIRONMEN
                      "${_tuner_env};RAILTUNE_STRICT=set:1")
 
 # The computation and formats called directly (cli/tuner/compute.h, emulator/tuner_decisions/render.h).
-add_executable(tuner_decisions_tests ${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_test.cc)
+add_executable(tuner_decisions_tests ${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_test.cc
+                                     ${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_fit_test.cc)
 target_link_libraries(tuner_decisions_tests PRIVATE railtune_cli_tuner GTest::gtest_main)
 target_compile_definitions(tuner_decisions_tests PRIVATE
   RAILTUNE_TEST_TUNER_PLUGIN="$<TARGET_FILE:railtune_tuner_plugin>"
   RAILTUNE_TEST_ECHO_TUNER="${_tuner_echo}"
   RAILTUNE_TEST_TUNER_RULES="${_tuner_rules}"
-  RAILTUNE_TEST_TUNER_BAD_RULES="${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_bad_rules.csv")
+  RAILTUNE_TEST_TUNER_BAD_RULES="${CMAKE_CURRENT_LIST_DIR}/tuner_decisions_bad_rules.csv"
+  RAILTUNE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(tuner_decisions_tests railtune_tuner_plugin rt_test_tuner_v6)
 gtest_discover_tests(tuner_decisions_tests TEST_PREFIX cli. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)

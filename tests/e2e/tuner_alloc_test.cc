@@ -127,4 +127,47 @@ TEST(TunerAllocations, NoneOnTheEnqueuePathWithTenThousandRules) {
 #endif
 }
 
+// The same with a fitted model that covers the communicator: its corrections are a fixed array built at init.
+TEST(TunerAllocations, NoneOnTheEnqueuePathWithAFittedModel) {
+#ifdef RAILTUNE_SANITIZED
+  GTEST_SKIP() << "the sanitizer owns malloc in this build";
+#else
+  const std::string railMap =
+      (std::filesystem::temp_directory_path() / ("railtune-alloc-map-" + std::to_string(::getpid()))).string();
+  std::ofstream(railMap) << R"({"schema": "railtune.rail_map.v1", "cluster": "c", "gpu": "NVIDIA GB300", "rails": 1,
+    "planes": 1, "hosts": [{"name": "h0", "domain": "d0", "gpus": [{"index": 0, "bus_id": "0000:01:00.0", "nics": [
+    {"hca": "mlx5_0", "netdev": "", "bus_id": "0000:03:00.0", "port": 1, "rail": 0, "plane": -1,
+     "speed_mbps": 800000}]}]}]})";
+  setenv("RAILTUNE_RAIL_MAP", railMap.c_str(), 1);
+  setenv("RAILTUNE_TUNER_MODEL_FILE", RAILTUNE_SOURCE_DIR "/docs/formats/tuner-model.example.json", 1);
+  const railtune::emu::Binding binding = railtune::emu::Loader::bindVersion(
+      railtune::emu::PluginKind::Tuner, std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-tuner-railtune.so", 6);
+  ASSERT_TRUE(binding);
+  const auto* tuner = static_cast<const ncclTuner_v6_t*>(binding.table);
+  ncclNvlDomainInfo_v5_t domains{1, 4, 4};
+  ncclTunerConstants_v5_t constants = railtune::emu::defaultTunerConstants(railtune::emu::NcclBehaviour::V2_30);
+  void* ctx = nullptr;
+  ASSERT_EQ(tuner->init(&ctx, 1, 4, 1, quietLogger, &domains, &constants), ncclSuccess);
+  float table[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS];
+  int corrected = 0;
+  gAllocations = 0;
+  gCounting = true;
+  for (int i = 0; i < 10000; ++i) {
+    for (auto& row : table)
+      for (float& cell : row) cell = 50.0f;
+    int nChannels = 0;
+    tuner->getCollInfo(ctx, static_cast<ncclFunc_t>(i % 5), size_t{1} << (i % 34), 1, reinterpret_cast<float**>(table),
+                       7, 3, 0, &nChannels);
+    corrected += table[NCCL_ALGO_RING][NCCL_PROTO_SIMPLE] != 50.0f;
+  }
+  gCounting = false;
+  EXPECT_EQ(gAllocations.load(), 0);
+  EXPECT_EQ(corrected, 10000) << "the fit's Ring/Simple correction applied to every call, or the count proves nothing";
+  tuner->finalize(ctx);
+  unsetenv("RAILTUNE_RAIL_MAP");
+  unsetenv("RAILTUNE_TUNER_MODEL_FILE");
+  std::filesystem::remove(railMap);
+#endif
+}
+
 }  // namespace

@@ -52,6 +52,8 @@ FOREIGN_ABI_HEADERS = {("emulator", "net_plugin/transports/ib/verbs_abi.h")}
 CLI_PLUGIN_USES = {
     ("cli/tuner/compute.cc", "tuner_plugin/"):
         "`tuner decisions` asks the tuner's own rules index and cost model what the plugin would choose",
+    ("cli/tuner/fit_column.cc", "tuner_plugin/"):
+        "`tuner decisions --model-file` asks the tuner's own fit coverage which fit covers the communicator",
 }
 # The net plugin's transports stand side by side: neither includes the other's files. What both need (the TCP
 # setup stream: listen handle, hellos, preambles) is a module of its own beside them, net_plugin/transports/tcp_setup/.

@@ -26,6 +26,9 @@ TEST(ConfigDigest, EveryPartCounts) {
   other = base;
   other.environment.emplace_back("NCCL_ALGO", "ring");
   EXPECT_NE(configDigest(other), d);
+  other = base;
+  other.tunerModel = "{\"schema\":\"railtune.tuner-model/1\"}";  // a fitted model: ranks with different files differ
+  EXPECT_NE(configDigest(other), d);
   // Bytes moved from one part to the next are a different configuration.
   EXPECT_NE(configDigest({"ab", "c", {}}), configDigest({"a", "bc", {}}));
 }

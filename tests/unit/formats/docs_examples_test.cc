@@ -120,9 +120,13 @@ const std::map<std::string, Reader>& readers() {
 }
 
 // Formats railtune writes for people and other programs but never reads back (their schemas check them).
-const std::set<std::string> kWrittenOnly = {"bindings.example.jsonl",     "paths-check.example.json",
-                                            "profile-hangs.example.json", "profile-stragglers.example.json",
-                                            "synth-truth.example.json",   "tuner-decisions.example.json"};
+const std::set<std::string> kWrittenOnly = {"bindings.example.jsonl",
+                                            "paths-check.example.json",
+                                            "profile-hangs.example.json",
+                                            "profile-stragglers.example.json",
+                                            "synth-truth.example.json",
+                                            "tuner-decisions.example.json",
+                                            "tuner-decisions-fitted.example.json"};
 
 TEST(DocsExamples, EveryExamplePassesItsOwnReader) {
   size_t read = 0;

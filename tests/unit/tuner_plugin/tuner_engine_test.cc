@@ -88,8 +88,11 @@ namespace {
 // Structured bindings compile only for exactly these members, so a new field (a hostname, a local
 // rank, this host's HCAs) breaks this test and has to be argued for here.
 TEST(TunerEngineInputs, HoldOnlyCommunicatorWideValues) {
-  const auto [commId, nRanks, nNodes, nvl] = CommInfo{};
+  // abiVersion: the tuner ABI NCCL bound, the same on every rank (NCCL requires one NCCL build per job).
+  const auto [commId, nRanks, nNodes, nvl, abiVersion] = CommInfo{};
   static_assert(std::is_same_v<decltype(commId), const std::optional<uint64_t>>);
+  static_assert(std::is_same_v<decltype(abiVersion), const int>);
+  EXPECT_EQ(abiVersion, 0);
   static_assert(std::is_same_v<decltype(nvl), const std::optional<NvlDomainInfo>>);
   const auto [nDomains, minRanksPerDomain, maxRanksPerDomain] = NvlDomainInfo{};
   const auto [collective, nBytes, numPipeOps, registeredBuffers] = CollQuery{};
