@@ -102,7 +102,7 @@ std::optional<Cell> predictPick(const tm::Fit& fit, const ncclmodel::ShapeModel&
   double bestTime = std::numeric_limits<double>::infinity();
   for (const Cell cell : measured) {
     if (!model.offered(coll, cell.algorithm, cell.protocol)) continue;
-    double t = model.timeUs(c, coll, cell.algorithm, cell.protocol, static_cast<size_t>(bytes));
+    double t = static_cast<double>(model.timeUs(c, coll, cell.algorithm, cell.protocol, static_cast<size_t>(bytes)));
     if (!(t > 0)) continue;
     if (const tm::Correction* k = tm::cellEntry(fit.corrections, coll, cell.algorithm, cell.protocol, scale))
       t = std::max(k->timeScale * t + k->timeAddUs, 1e-3);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -28,8 +29,8 @@ struct Truth {
 
 inline double truthTime(const ncclmodel::ShapeModel& m, const Truth& truth, Cell c, uint64_t bytes, double graphError) {
   const auto coll = formats::Collective::AllReduce;
-  const double t = m.timeUs(truth.constants, coll, c.algorithm, c.protocol, bytes);
-  const double lat = m.timeUs(truth.constants, coll, c.algorithm, c.protocol, 1);
+  const double t = static_cast<double>(m.timeUs(truth.constants, coll, c.algorithm, c.protocol, bytes));
+  const double lat = static_cast<double>(m.timeUs(truth.constants, coll, c.algorithm, c.protocol, 1));
   double bwPart = std::max(t - lat, 0.0) * (1 + graphError);
   // LL's bandwidth falls at large sizes (the recorded tables show it): +llDecay per doubling above 16 MiB.
   if (c.protocol == formats::Protocol::LL && bytes > (16u << 20))
@@ -60,12 +61,12 @@ inline GroupPoints renderGroup(const Truth& truth, int ranks, int nodes, std::mt
   const double busFactor = 2.0 * (ranks - 1) / ranks;
   for (uint64_t bytes = 1024; bytes <= (uint64_t{1} << 30); bytes *= 4) {
     SizePoint s = size(bytes, {});
-    double bestDefault = INFINITY;
+    double bestDefault = std::numeric_limits<double>::infinity();
     for (const auto& [c, e] : cells) {
       const double t = truthTime(m, truth, c, bytes, e) * (1 + noise(rng));
       const double busbw = static_cast<double>(bytes) / (t * 1000) * busFactor;
       s.cells.push_back(CellPoint{c, t, busbw, 2, 2});
-      const double guess = m.timeUs(defaults, coll, c.algorithm, c.protocol, bytes);
+      const double guess = static_cast<double>(m.timeUs(defaults, coll, c.algorithm, c.protocol, bytes));
       if (guess > 0 && guess < bestDefault) bestDefault = guess, s.defaultBusbw = busbw;
     }
     s.defaultRuns = 2;
