@@ -99,7 +99,7 @@ TEST_F(MeasuredNetTest, TopoEnvExportsTheMeasuredSettingsWithTheirSource) {
   EXPECT_EQ(valueOf(vars, "NCCL_IB_SPLIT_DATA_ON_QPS"), "1");
   EXPECT_EQ(valueOf(vars, "NCCL_CROSS_NIC"), "1");  // in place of the rail policy's 0
   EXPECT_EQ(valueOf(vars, "NCCL_NCHANNELS_PER_NET_PEER"), "4");
-  EXPECT_EQ(valueOf(vars, "NCCL_SOCKET_NTHREADS"), "2");      // another NCCL variable, verbatim
+  EXPECT_EQ(valueOf(vars, "NCCL_SOCKET_NTHREADS"), "2");      // another NCCL variable, as written
   EXPECT_EQ(valueOf(vars, "NCCL_NET_MERGE_POLICY"), "RAIL");  // set from the fabric: the fabric's value stays
   const qp::QpPolicy policy = launcherQpPolicy(fabric, o);
   EXPECT_EQ(policy.why.front().source.rfind("measured: net-env.json, allreduce on 144 ranks on 2 nodes", 0), 0u)

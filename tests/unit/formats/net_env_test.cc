@@ -92,7 +92,7 @@ TEST(NetEnv, TheDocumentedExampleReadsAndWritesBackByteForByte) {
 
 TEST(NetEnv, WrittenFilesReadBackEqual) {
   NetEnvFile file = twoShapes();
-  file.entries[1].env.emplace_back("NCCL_SOCKET_NTHREADS", "4");  // another NCCL_* variable, kept verbatim
+  file.entries[1].env.emplace_back("NCCL_SOCKET_NTHREADS", "4");  // another NCCL_* variable, kept as written
   const NetEnvFile back = parseNetEnv(writeNetEnv(file), "w");
   // The reader returns the variables in byte order, as the writer writes them.
   std::sort(file.entries[1].env.begin(), file.entries[1].env.end());
