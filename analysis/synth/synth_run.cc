@@ -1,14 +1,13 @@
 // `railtune paths synth`'s steps around the job (synth_run.h).
 #include "analysis/synth/synth_run.h"
 
-#include <cstdarg>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <utility>
 
 #include "analysis/synth/rail_map_source.h"
 #include "analysis/synth/truth.h"
+#include "common/printed.h"
 
 namespace railtune::analysis::synth {
 namespace {
@@ -28,34 +27,19 @@ void requireEnoughGpus(const formats::RailMap& map, int ranks) {
                    "8,208 GPUs)");
 }
 
-// printf into a string, its arguments checked against the format as printf's are.
-// A job id or host name of any length fits: the text is measured first.
-__attribute__((format(printf, 1, 2))) std::string line(const char* format, ...) {
-  va_list values, again;
-  va_start(values, format);
-  va_copy(again, values);
-  const int length = std::vsnprintf(nullptr, 0, format, values);
-  va_end(values);
-  std::string text(static_cast<size_t>(length > 0 ? length : 0) + 1, '\0');
-  std::vsnprintf(text.data(), text.size(), format, again);
-  va_end(again);
-  text.pop_back();
-  return text;
-}
-
 std::string offenderLine(const JobPlacement& place, const Offender& o) {
   if (o.level == OffenderLevel::Rank)
-    return line("injected slow rank: rank %d on %s\n", o.index, place.hostOf(o.index).name.c_str());
+    return printed("injected slow rank: rank %d on %s\n", o.index, place.hostOf(o.index).name.c_str());
   const std::string where = o.level == OffenderLevel::Tray ? place.hosts[static_cast<size_t>(o.index)].entry->name
                                                            : place.domains[static_cast<size_t>(o.index)];
-  return line("injected slow %s: %s (%zu ranks)\n", offenderLevelName(o.level), where.c_str(), o.ranks.size());
+  return printed("injected slow %s: %s (%zu ranks)\n", offenderLevelName(o.level), where.c_str(), o.ranks.size());
 }
 
 std::string crossRailLine(const JobPlacement& place, const CrossRailConnection& c) {
   const PlacedHost& host = place.hosts[static_cast<size_t>(place.ranks[static_cast<size_t>(c.rank)].host)];
   const HostNic& nic = host.nics[static_cast<size_t>(c.actual)];
-  return line("injected cross-rail: rank %d on %s channel %d sends through %s (rail %d), its GPU's rail is %d\n",
-              c.rank, host.entry->name.c_str(), c.channel, nic.hca.c_str(), nic.rail, place.expectedRailOf(c.rank));
+  return printed("injected cross-rail: rank %d on %s channel %d sends through %s (rail %d), its GPU's rail is %d\n",
+                 c.rank, host.entry->name.c_str(), c.channel, nic.hca.c_str(), nic.rail, place.expectedRailOf(c.rank));
 }
 
 }  // namespace
@@ -70,10 +54,10 @@ std::unique_ptr<SynthJob> planSynthJob(SynthOptions options, const std::string& 
 
 std::string renderSynthPlan(const SynthJob& job) {
   const JobPlacement& place = job.placement;
-  std::string text = line("job %s: %d ranks on %zu hosts in %zu racks (%s), %zu collectives, %d channels\n",
-                          job.options.job.c_str(), job.ranks(), place.hosts.size(), place.domains.size(),
-                          place.mnnvl ? "MNNVL: a rack is one NCCL node" : "no MNNVL: a tray is one NCCL node",
-                          job.timeline.collectives().size(), job.connections.channels());
+  std::string text = printed("job %s: %d ranks on %zu hosts in %zu racks (%s), %zu collectives, %d channels\n",
+                             job.options.job.c_str(), job.ranks(), place.hosts.size(), place.domains.size(),
+                             place.mnnvl ? "MNNVL: a rack is one NCCL node" : "no MNNVL: a tray is one NCCL node",
+                             job.timeline.collectives().size(), job.connections.channels());
   for (const Offender& o : job.offenders.list) text += offenderLine(place, o);
   for (const CrossRailConnection& c : job.connections.crossRail()) text += crossRailLine(place, c);
   return text;
@@ -107,7 +91,7 @@ void writeTruthFile(const SynthJob& job, const std::string& path) {
 }
 
 std::string gigabytesText(uint64_t bytes) {
-  return line("%.1f GB", static_cast<double>(bytes) / 1e9);
+  return printed("%.1f GB", static_cast<double>(bytes) / 1e9);
 }
 
 }  // namespace railtune::analysis::synth

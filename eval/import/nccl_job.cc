@@ -3,23 +3,13 @@
 #include "eval/import/nccl_job.h"
 
 #include <algorithm>
-#include <cstdarg>
-#include <cstdio>
 #include <set>
 #include <tuple>
 
+#include "common/printed.h"
+
 namespace railtune::eval::import_suite {
 namespace {
-
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char text[1024];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(text, sizeof text, fmt, args);
-  va_end(args);
-  return text;
-}
 
 int uniform(std::mt19937_64& rng, int low, int high) {
   return std::uniform_int_distribution<int>(low, high)(rng);
@@ -58,8 +48,8 @@ class JobWriter {
     job_.version = v_;
     job_.network = o_.network;
     job_.net = net_;
-    job_.shape = format("%s %s, %d hosts x %d GPUs, %zu comms, %d channels", v_.text().c_str(), net_.c_str(), hosts_,
-                        perHost_, comms_.size(), channels_);
+    job_.shape = printed("%s %s, %d hosts x %d GPUs, %zu comms, %d channels", v_.text().c_str(), net_.c_str(), hosts_,
+                         perHost_, comms_.size(), channels_);
     return std::move(job_);
   }
 
@@ -71,8 +61,8 @@ class JobWriter {
   // NCCL_DEBUG_TIMESTAMP_FORMAT's "[%F %T] " first (v2.26.6 debug.cc:295-326).
   std::string header(const Gpu& g) const {
     const int tid = onInitThread_ ? g.pid + 40 + 3 * commNow_ : g.tid;
-    const std::string stamp = timestamps_ ? format("[2026-12-06 05:%02d:%02d] ", g.host % 60, g.local * 7 % 60) : "";
-    return stamp + format("%s:%d:%d [%d] NCCL INFO ", g.hostName.c_str(), g.pid, tid, g.cudaDev);
+    const std::string stamp = timestamps_ ? printed("[2026-12-06 05:%02d:%02d] ", g.host % 60, g.local * 7 % 60) : "";
+    return stamp + printed("%s:%d:%d [%d] NCCL INFO ", g.hostName.c_str(), g.pid, tid, g.cudaDev);
   }
 
   void say(size_t g, const std::string& message, int end = -1) {
@@ -119,7 +109,7 @@ class JobWriter {
       for (size_t g = 0; g < gpus_.size(); ++g) {
         comm.rankOf.push_back(c == 0 ? static_cast<int>(g) : static_cast<int>(gpus_.size() - 1 - g));
         comm.pointer.push_back(
-            format("0x%llx", static_cast<unsigned long long>(0x550000000000ULL + (rng_() & 0xffffffff0ULL))));
+            printed("0x%llx", static_cast<unsigned long long>(0x550000000000ULL + (rng_() & 0xffffffff0ULL))));
       }
       comms_.push_back(std::move(comm));
     }
@@ -154,11 +144,11 @@ class JobWriter {
       const std::string hca = "mlx5_" + std::to_string(n);
       nics_.push_back(hca);
       if (mergedList_ && chance(rng_, 0.5)) {
-        entries_.push_back(format("={[%d] %s:1%s, [%d] %s:2%s}", physical, hca.c_str(), link.c_str(), physical + 1,
-                                  hca.c_str(), link.c_str()));
+        entries_.push_back(printed("={[%d] %s:1%s, [%d] %s:2%s}", physical, hca.c_str(), link.c_str(), physical + 1,
+                                   hca.c_str(), link.c_str()));
         physical += 2;
       } else {
-        entries_.push_back(format("[%d]%s:1%s", physical, hca.c_str(), link.c_str()));
+        entries_.push_back(printed("[%d]%s:1%s", physical, hca.c_str(), link.c_str()));
         ++physical;
       }
     }
@@ -172,21 +162,21 @@ class JobWriter {
     std::string line;
     if (o_.network == Network::Socket) {
       for (size_t i = 0; i < nics_.size(); ++i)
-        line += format(" [%zu]%s:10.%d.%zu.%d<0>", i, nics_[i].c_str(), g.host, i, 10 + g.host);
+        line += printed(" [%zu]%s:10.%d.%zu.%d<0>", i, nics_[i].c_str(), g.host, i, 10 + g.host);
       return "NET/Socket : Using" + line;
     }
     const bool rails = v_.atLeast(30) && o_.network == Network::Ib && chance(rng_, 0.5);
     for (size_t i = 0; i < nics_.size(); ++i) {
       if (mergedList_) {  // "[d]={...}" for a merged device, "[physical]name:port/LINK" for another
-        line += entries_[i].front() == '=' ? format(" [%zu]", i) + entries_[i] : " " + entries_[i];
+        line += entries_[i].front() == '=' ? printed(" [%zu]", i) + entries_[i] : " " + entries_[i];
         continue;
       }
-      line += format(" [%zu]%s:1", i, nics_[i].c_str());
-      if (rails) line += format(":%zu:0", i);
+      line += printed(" [%zu]%s:1", i, nics_[i].c_str());
+      if (rails) line += printed(":%zu:0", i);
       line += roce_ ? "/RoCE" : "/IB";
       if (o_.network == Network::IbPlugin && sharp_) line += "/SHARP";
     }
-    const std::string oob = format("ib0:10.0.%d.1<0>", g.host);
+    const std::string oob = printed("ib0:10.0.%d.1<0>", g.host);
     if (!v_.atLeast(12) && o_.network == Network::Ib) return "NET/IB : Using" + line + " ; OOB " + oob;
     return "NET/IB : Using" + line + (relaxed_ ? " [RO]" : " ") + "; OOB " + oob;
   }
@@ -206,7 +196,7 @@ class JobWriter {
     relaxed_ = v_.atLeast(12) && chance(rng_, 0.5);
     sharp_ = chance(rng_, 0.3);
     versionLine(g);
-    say(g, format("Bootstrap : Using eth0:10.0.%d.1<0>", gpus_[g].host));
+    say(g, printed("Bootstrap : Using eth0:10.0.%d.1<0>", gpus_[g].host));
     if (o_.network != Network::Socket && chance(rng_, 0.3))
       say(g, "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation");
     say(g, deviceList(gpus_[g]));
@@ -223,31 +213,31 @@ class JobWriter {
     const auto id = static_cast<unsigned long long>(comm.commId);
     const char* what = start ? "Init START" : "Init COMPLETE";
     if (!v_.atLeast(16, 2))  // v2.7.8 init.cc:843
-      return format("comm %s rank %d nranks %d cudaDev %d busId %lx - Init COMPLETE", ptr, rank, n, gpu.cudaDev,
-                    gpu.busId);
+      return printed("comm %s rank %d nranks %d cudaDev %d busId %lx - Init COMPLETE", ptr, rank, n, gpu.cudaDev,
+                     gpu.busId);
     if (!v_.atLeast(18, 3))  // v2.16.5 init.cc:1109
-      return format("comm %s rank %d nranks %d cudaDev %d busId %lx commId 0x%llx - Init COMPLETE", ptr, rank, n,
-                    gpu.cudaDev, gpu.busId, id);
-    std::string fields = format("comm %s rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - %s", ptr,
-                                rank, n, gpu.cudaDev, gpu.nvmlDev, gpu.busId, id, what);
+      return printed("comm %s rank %d nranks %d cudaDev %d busId %lx commId 0x%llx - Init COMPLETE", ptr, rank, n,
+                     gpu.cudaDev, gpu.busId, id);
+    std::string fields = printed("comm %s rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - %s", ptr,
+                                 rank, n, gpu.cudaDev, gpu.nvmlDev, gpu.busId, id, what);
     if (!v_.atLeast(21)) return fields;  // v2.18.6 init.cc:1356/1375
     if (comm.split) {
       // 2.31.2 prints a split child's commId again, and a space before "- Init START" (v2.31.2 init.cc,
       // ncclCommInitRankFunc's split branch; v2.30.7 init.cc:1886/1938 printed no commId, and 1886 no space).
       const Comm& parent = comms_[0];
-      return format(
+      return printed(
           "ncclCommSplit comm %s rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx parent %s "
           "childCount %d color %d key %d - %s",
           ptr, rank, n, gpu.cudaDev, gpu.nvmlDev, gpu.busId, id, parent.pointer[g].c_str(), 1, 0, rank, what);
     }
     fields = "ncclCommInitRank " + fields;  // v2.21.5 init.cc:1544/1573, v2.27.7 init.cc:1441/1469
-    if (start && v_.atLeast(29)) fields = format("[Rank %d] ", rank) + fields;  // v2.29.7 init.cc:1699
+    if (start && v_.atLeast(29)) fields = printed("[Rank %d] ", rank) + fields;  // v2.29.7 init.cc:1699
     return fields;
   }
 
   std::string tag(size_t g) const {
     // 2.7-2.18.1 print the bus id ("%lx"), 2.18.3+ the NVML index (v2.18.3 net.cc:186).
-    return v_.atLeast(18, 3) ? std::to_string(gpus_[g].nvmlDev) : format("%lx", gpus_[g].busId);
+    return v_.atLeast(18, 3) ? std::to_string(gpus_[g].nvmlDev) : printed("%lx", gpus_[g].busId);
   }
 
   size_t gpuOf(int host, int local) const { return static_cast<size_t>(host * perHost_ + local); }
@@ -287,16 +277,16 @@ class JobWriter {
   // receive side with GDR with "/flush=%s" (None, Always, C2c), its send side (net.cc:323/327) unchanged.
   std::string channelLine(size_t c, size_t from, size_t to, const TruthEnd& e, const char* flush) const {
     const std::string head =
-        v_.atLeast(12) ? format("Channel %02d/%d : ", e.channel, e.connIndex) : format("Channel %02d : ", e.channel);
-    std::string via = format("NET/%s/%d", net_.c_str(), e.device);
-    if (e.proxyRank >= 0) via += format("(%d)", e.proxyRank);
+        v_.atLeast(12) ? printed("Channel %02d/%d : ", e.channel, e.connIndex) : printed("Channel %02d : ", e.channel);
+    std::string via = printed("NET/%s/%d", net_.c_str(), e.device);
+    if (e.proxyRank >= 0) via += printed("(%d)", e.proxyRank);
     if (e.gdr) via += "/GDRDMA";
     if (e.gdr && pciMode_ && v_.atLeast(26)) via += "(PCI)";
     if (e.shared) via += "/Shared";
     if (e.gdr && !e.send && v_.atLeast(31)) via += std::string("/flush=") + flush;
     return head +
-           format("%d[%s] -> %d[%s] %s via ", comms_[c].rankOf[from], tag(from).c_str(), comms_[c].rankOf[to],
-                  tag(to).c_str(), e.send ? "[send]" : "[receive]") +
+           printed("%d[%s] -> %d[%s] %s via ", comms_[c].rankOf[from], tag(from).c_str(), comms_[c].rankOf[to],
+                   tag(to).c_str(), e.send ? "[send]" : "[receive]") +
            via;
   }
 
@@ -306,16 +296,16 @@ class JobWriter {
   void surroundings(size_t c, size_t g) {
     const Comm& comm = comms_[c];
     std::string ring;
-    for (size_t r = 0; r < gpus_.size(); ++r) ring += format(" %3d", comm.rankOf[r]);
-    say(g, format("Channel %02d/%02d :", 0, channels_) + ring);
-    say(g, format("Trees [0] %d/-1/-1->%d->-1 [1] -1/-1/-1->%d->%d", comm.rankOf[g], comm.rankOf[g], comm.rankOf[g],
-                  comm.rankOf[g]));
+    for (size_t r = 0; r < gpus_.size(); ++r) ring += printed(" %3d", comm.rankOf[r]);
+    say(g, printed("Channel %02d/%02d :", 0, channels_) + ring);
+    say(g, printed("Trees [0] %d/-1/-1->%d->-1 [1] -1/-1/-1->%d->%d", comm.rankOf[g], comm.rankOf[g], comm.rankOf[g],
+                   comm.rankOf[g]));
     if (gpus_[g].local + 1 < perHost_) {
       const size_t next = g + 1;
-      say(g, v_.atLeast(12) ? format("Channel %02d/0 : %d[%s] -> %d[%s] via P2P/IPC", 0, comm.rankOf[g], tag(g).c_str(),
-                                     comm.rankOf[next], tag(next).c_str())
-                            : format("Channel %02d : %d[%s] -> %d[%s] via P2P/IPC", 0, comm.rankOf[g], tag(g).c_str(),
-                                     comm.rankOf[next], tag(next).c_str()));
+      say(g, v_.atLeast(12) ? printed("Channel %02d/0 : %d[%s] -> %d[%s] via P2P/IPC", 0, comm.rankOf[g],
+                                      tag(g).c_str(), comm.rankOf[next], tag(next).c_str())
+                            : printed("Channel %02d : %d[%s] -> %d[%s] via P2P/IPC", 0, comm.rankOf[g], tag(g).c_str(),
+                                      comm.rankOf[next], tag(next).c_str()));
     }
   }
 
@@ -369,9 +359,9 @@ class JobWriter {
     const bool destroys = (v_.atLeast(12) && !v_.atLeast(22)) || (v_.atLeast(31) && allSubsystems_);
     if (!destroys) return;
     for (const Comm& comm : comms_) {
-      std::string line = format("comm %s rank %d nranks %zu cudaDev %d busId %lx", comm.pointer[g].c_str(),
-                                comm.rankOf[g], gpus_.size(), gpus_[g].cudaDev, gpus_[g].busId);
-      if (v_.atLeast(31)) line += format(" commId 0x%llx", static_cast<unsigned long long>(comm.commId));
+      std::string line = printed("comm %s rank %d nranks %zu cudaDev %d busId %lx", comm.pointer[g].c_str(),
+                                 comm.rankOf[g], gpus_.size(), gpus_[g].cudaDev, gpus_[g].busId);
+      if (v_.atLeast(31)) line += printed(" commId 0x%llx", static_cast<unsigned long long>(comm.commId));
       say(g, line + " - Destroy COMPLETE");
     }
   }

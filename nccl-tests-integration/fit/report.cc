@@ -1,20 +1,10 @@
 // `sweep fit`'s printed report (report.h).
 #include "nccl-tests-integration/fit/report.h"
 
-#include <cstdarg>
-#include <cstdio>
+#include "common/printed.h"
 
 namespace railtune::sweep {
 namespace {
-
-[[gnu::format(printf, 1, 2)]] std::string format(const char* fmt, ...) {
-  char text[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(text, sizeof text, fmt, args);
-  va_end(args);
-  return text;
-}
 
 std::string constantsText(const KeyFitReport& key) {
   std::string out = "  constants moved (NCCL's, fitted):\n";
@@ -26,11 +16,11 @@ std::string constantsText(const KeyFitReport& key) {
       continue;
     }
     ++moved;
-    out += format("    %-44s %10.3f %10.3f\n", ncclmodel::constName(e.id), ncclmodel::constValue(defaults, e.id),
-                  ncclmodel::constValue(key.fit.model->constants, e.id));
+    out += printed("    %-44s %10.3f %10.3f\n", ncclmodel::constName(e.id), ncclmodel::constValue(defaults, e.id),
+                   ncclmodel::constValue(key.fit.model->constants, e.id));
   }
   if (moved == 0) out += "    none\n";
-  out += format("  constants kept at NCCL's (the data does not identify them): %zu\n", kept);
+  out += printed("  constants kept at NCCL's (the data does not identify them): %zu\n", kept);
   return out;
 }
 
@@ -38,26 +28,27 @@ std::string correctionsText(const KeyFitReport& key) {
   if (key.fit.corrections.empty()) return "  corrections: none\n";
   std::string out = "  corrections (t' = k*t + c on NCCL's cost, where no constant can express it):\n";
   for (const Correction& c : key.fit.corrections)
-    out += format("    %-12s %-16s k %.3f c %+.2f us: %s\n", cellLabel(c.key.cell).c_str(),
-                  scaleBucketLabel(c.key.scale), c.timeScale, c.timeAddUs, correctionWhy(c.key.cell).c_str());
+    out += printed("    %-12s %-16s k %.3f c %+.2f us: %s\n", cellLabel(c.key.cell).c_str(),
+                   scaleBucketLabel(c.key.scale), c.timeScale, c.timeAddUs, correctionWhy(c.key.cell).c_str());
   return out;
 }
 
 std::string scoreLine(const char* name, const RegretScore& s, const std::string& note) {
   // The note goes after the formatted part: a list of held-out shapes is longer than format's buffer.
-  if (s.model.points == 0) return format("    %-22s %7s  ", name, "-") + note + "\n";
-  return format("    %-22s %7zu %8.1f %% %8.1f %%  %8.1f %% %8.1f %%  ", name, s.model.points, s.model.worst * 100,
-                s.model.mean * 100, s.ncclDefault.worst * 100, s.ncclDefault.mean * 100) +
+  if (s.model.points == 0) return printed("    %-22s %7s  ", name, "-") + note + "\n";
+  return printed("    %-22s %7zu %8.1f %% %8.1f %%  %8.1f %% %8.1f %%  ", name, s.model.points, s.model.worst * 100,
+                 s.model.mean * 100, s.ncclDefault.worst * 100, s.ncclDefault.mean * 100) +
          note + "\n";
 }
 
 std::string validationText(const KeyFitReport& key) {
   const KeyValidation& v = key.validation;
   std::string out = "  validation (regret = best measured busbw / busbw of the pick - 1):\n";
-  out += format("    %-22s %7s %10s %10s  %10s %10s\n", "", "points", "worst", "mean", "default worst", "mean");
+  out += printed("    %-22s %7s %10s %10s  %10s %10s\n", "", "points", "worst", "mean", "default worst", "mean");
   out += scoreLine("in-sample", v.inSample, "");
   const std::string notRun = v.ran ? "" : "not run (--no-validate)";
-  out += scoreLine("leave one size out", v.sizeOut.merged, v.ran ? format("%zu sizes held out", v.sizeSplits) : notRun);
+  out +=
+      scoreLine("leave one size out", v.sizeOut.merged, v.ran ? printed("%zu sizes held out", v.sizeSplits) : notRun);
   std::string shapes;
   for (const std::string& s : v.heldOutShapes) shapes += (shapes.empty() ? "" : "; ") + s;
   out += scoreLine("leave one shape out", v.shapeOut.merged,
@@ -67,8 +58,8 @@ std::string validationText(const KeyFitReport& key) {
   if (v.truncated) out += "    validation truncated by --max-seconds: not usable\n";
   out += "  verdict:\n";
   for (int b = 0; b < kScaleBuckets; ++b)
-    out += format("    %-16s %s: %s\n", scaleBucketLabel(b), key.verdicts[b].usable ? "usable" : "not usable",
-                  key.verdicts[b].why.c_str());
+    out += printed("    %-16s %s: %s\n", scaleBucketLabel(b), key.verdicts[b].usable ? "usable" : "not usable",
+                   key.verdicts[b].why.c_str());
   return out;
 }
 
@@ -77,15 +68,15 @@ std::string validationText(const KeyFitReport& key) {
 std::string renderFitReport(const FitResult& result) {
   std::string out;
   for (const KeyFitReport& key : result.keys) {
-    out += format("%s: hardware profile %s, emulated NCCL %s graphs, %zu groups, %zu measured lines (%zu poor)\n",
-                  key.key.label().c_str(), key.shapes->profile.c_str(),
-                  key.shapes->version == ncclmodel::NcclVersion::V2_28 ? "2.28" : "2.30", key.shapes->groups.size(),
-                  key.fit.lines, key.fit.poorLines);
+    out += printed("%s: hardware profile %s, emulated NCCL %s graphs, %zu groups, %zu measured lines (%zu poor)\n",
+                   key.key.label().c_str(), key.shapes->profile.c_str(),
+                   key.shapes->version == ncclmodel::NcclVersion::V2_28 ? "2.28" : "2.30", key.shapes->groups.size(),
+                   key.fit.lines, key.fit.poorLines);
     out += constantsText(key) + correctionsText(key);
     if (key.fit.refined.moved)
-      out += format("  refinement: in-sample mean regret %.2f %% -> %.2f %% (%d sweeps)\n",
-                    key.fit.refined.before.model.mean * 100, key.fit.refined.after.model.mean * 100,
-                    key.fit.refined.sweeps);
+      out += printed("  refinement: in-sample mean regret %.2f %% -> %.2f %% (%d sweeps)\n",
+                     key.fit.refined.before.model.mean * 100, key.fit.refined.after.model.mean * 100,
+                     key.fit.refined.sweeps);
     out += validationText(key);
   }
   out += "rows: " + pointCountsText(result.counts) + "\n";
