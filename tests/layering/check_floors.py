@@ -30,11 +30,12 @@ PLUGINS = {"tuner_plugin", "net_plugin", "profiler_plugin"}
 # Uses within one floor that the design allows (docs/design.md, "Floors"):
 #  topo_gen renders the fabric model; common's log is told its NCCL logger type by nccl/; the sweep tools
 #  read their many files through the analyses' ingest stack (analysis/ingest); the evaluations drive the
-#  analyses and the emulator they score; the doctor checks plugins against the emulator's NCCL loader rules
-#  (plugin names, symbol versions per release) and opens them with it in its probe child.
+#  analyses and the emulator they score, and `sweep fit` (nccl-tests-integration/fit's entry points); the
+#  doctor checks plugins against the emulator's NCCL loader rules (plugin names, symbol versions per release)
+#  and opens them with it in its probe child.
 SAME_FLOOR = {("topo_gen", "fabric"), ("common", "nccl"), ("nccl-tests-integration", "analysis"),
               ("eval", "analysis"), ("eval", "emulator"), ("doctor", "emulator"),
-              ("nccl-tests-integration", "emulator")}
+              ("nccl-tests-integration", "emulator"), ("eval", "nccl-tests-integration")}
 # Floor 3 meets the plugins the way NCCL does: the emulator loads the .so files through the NCCL ABI
 # (nccl/), the analyses and the sweep tools read the files they write (formats/), the doctor reads their ELF
 # files and loads them in a child. None includes a plugin's code.

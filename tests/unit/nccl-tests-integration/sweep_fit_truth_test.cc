@@ -1,20 +1,22 @@
-// The whole fit (nccl-tests-integration/fit/fit.h) scored against injected truth (sweep_fit_truth.h): NCCL 2.30's
-// GB300 constants perturbed, a Ring/Simple correction no constant expresses, noise and misspecification. The fit
-// must pick within the targets at held-out sizes (leave one size out ≤ 5 %) and at a held-out shape (4 and 8
-// ranks → 16: ≤ 10 %), beat NCCL default's regret, and call a truth it cannot express not usable.
+// The whole fit (nccl-tests-integration/fit/fit.h) scored against injected truth (eval/fit/fit_truth.h, the
+// generator `railtune eval fit` scores it with over many seeds): NCCL 2.30's GB300 constants perturbed, a Ring/Simple
+// correction no constant expresses, noise and misspecification. The fit must pick within the targets at held-out sizes
+// (leave one size out ≤ 5 %) and at a held-out shape (4 and 8 ranks → 16: ≤ 10 %), beat NCCL default's regret, and call
+// a truth it cannot express not usable.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <set>
 
+#include "emulator/nccl_model/graph_data.h"
+#include "eval/fit/fit_truth.h"
 #include "nccl-tests-integration/fit/fit.h"
 #include "nccl-tests-integration/fit/report.h"
-#include "sweep_fit_truth.h"
 
 namespace railtune::sweep {
 namespace {
 
-using namespace fittest;
+using namespace eval::fit_truth;
 using ncclmodel::ConstId;
 
 Truth perturbed(unsigned seed) {
