@@ -2,6 +2,7 @@
 // its scorer.
 #include "eval/registry.h"
 
+#include "eval/fit/fit_suite.h"
 #include "eval/hangs/hangs_suite.h"
 #include "eval/import/import_suite.h"
 #include "eval/paths/paths_suite.h"
@@ -15,6 +16,7 @@ std::vector<std::unique_ptr<Suite>> allSuites() {
   suites.push_back(makeStragglersSuite());
   suites.push_back(makePathsSuite());
   suites.push_back(makeImportSuite());
+  suites.push_back(makeFitSuite());
   return suites;
 }
 
