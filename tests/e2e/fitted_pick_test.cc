@@ -29,6 +29,7 @@
 #include "emulator/nccl_model/terms.h"
 #include "emulator/tuner_driver.h"
 #include "nccl-tests-integration/fit/fit.h"
+#include "nccl-tests-integration/fit/fitted_choice.h"
 #include "tests/e2e/emulated_fixture.h"
 
 namespace railtune::testing {
@@ -389,6 +390,47 @@ TEST_P(FittedPickPerRelease, TunerV4PicksThroughTheTableTransform) {
   EXPECT_GT(exact.changedFromNccl, 0u);
   std::printf("tuner v4: %zu of %zu picks differ from predictPick's%s\n", approximate.mismatches.size(),
               approximate.points, listed(approximate.mismatches).c_str());
+}
+
+// `sweep compare --fitted` scores a group with the fit the tuner would apply to its cluster: the same GPU and, on
+// several nodes, the same transport, link layer and NIC speed (coverage.cc); a bucket the fit is not usable at is
+// scored with a note, since the tuner leaves NCCL's choice there.
+TEST(FittedChooser, ScoresAGroupWithTheFitTheTunerWouldApply) {
+  tm::TunerModel model = fittedOnce(ncclmodel::NcclVersion::V2_30);
+  tm::Fabric& fabric = model.fits.at(0).appliesTo.fabric;
+  fabric.linkLayer = "Ethernet";  // as if fitted on a RoCE 800G cluster's sweeps
+  fabric.nicGbps = 800;
+  ASSERT_FALSE(model.fits[0].usable[0].usable) << "the fixture's fit is not usable on one node";
+  const auto shape = [](int ranks, int nodes, const char* linkLayer, int nicGbps) {
+    sweep::Shape s{ranks, ranks / 4, nodes, nodes, ranks / nodes, kGpu, {}, {}};
+    if (nodes > 1) s.fabric = sweep::FabricId{"IB", linkLayer, nicGbps, 0, ""};
+    return s;
+  };
+  const std::vector<sweep::Shape> shapes = {shape(144, 2, "RoCE", 800), shape(144, 2, "IB", 800),
+                                            shape(144, 2, "RoCE", 400), shape(72, 1, "", 0)};
+  sweep::Aggregate sweep;
+  for (const sweep::Shape& s : shapes)
+    for (const char* protocol : {"ll", "simple"}) {
+      sweep::DatasetRow row;
+      row.collective = "allreduce";
+      row.size = 1 << 20;
+      row.choice.algorithm = "ring";
+      row.choice.protocol = protocol;
+      row.shape = s;
+      row.outOfPlace.busbwGBps = row.inPlace.busbwGBps = 100;
+      sweep.add(row);
+    }
+  sweep::FittedChooser chooser(model, sweep);
+  std::vector<bool> picked;
+  for (const sweep::Shape& s : shapes)
+    picked.push_back(chooser.pick(sweep::GroupKey{"allreduce", s}, 1 << 20).has_value());
+  EXPECT_EQ(picked, (std::vector<bool>{true, false, false, true})) << "RoCE 800G, IB 800G, RoCE 400G, one node";
+  std::string notes;
+  for (const std::string& n : chooser.notes()) notes += n + "\n";
+  EXPECT_NE(notes.find("IB 800G NICs: no fit of the model file covers"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("IB/RoCE 400G NICs: no fit of the model file covers"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("the fit is not usable at 1node"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("the tuner leaves NCCL's choice there"), std::string::npos) << notes;
 }
 
 INSTANTIATE_TEST_SUITE_P(Releases, FittedPickPerRelease,
