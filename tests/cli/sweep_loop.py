@@ -233,10 +233,14 @@ def check_decisions(railtune, data, model_path, fit, rail_map_path, ranks, nodes
     """tuner decisions --model-file for one communicator, each row held to the file's own verdict."""
     with open(rail_map_path) as f:
         rail_map = json.load(f)
-    decided = json.loads(run([railtune, "tuner", "decisions", "--nodes", str(nodes), "--ranks", str(ranks),
-                              "--profile", "gb300-nvl72", "--collectives", "AllReduce", "--min-bytes", str(min(sizes)),
-                              "--max-bytes", str(max(sizes)), "--rail-map", rail_map_path, "--model-file", model_path,
-                              "--format", "json"]))
+    args = [railtune, "tuner", "decisions", "--nodes", str(nodes), "--ranks", str(ranks), "--profile", "gb300-nvl72",
+            "--collectives", "AllReduce", "--min-bytes", str(min(sizes)), "--max-bytes", str(max(sizes)),
+            "--rail-map", rail_map_path, "--model-file", model_path, "--format", "json"]
+    print("+ " + " ".join(args), flush=True)
+    done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    if done.returncode != 0:
+        fail("tuner decisions exited with %d:\n%s%s" % (done.returncode, done.stdout, done.stderr))
+    decided = json.loads(done.stdout)  # the JSON on stdout alone; a note on stderr is not part of it
     verdict, applies = verdict_at(fit, ranks, nodes)
     covered = covers(fit, rail_map, nodes)
     status = decided["fit"]["status"]
