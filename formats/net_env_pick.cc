@@ -71,11 +71,16 @@ bool gpuNameMatches(const std::string& deviceName, const std::string& model, boo
   if (model.empty()) return false;
   const std::string wanted = upper(model), withGrace = "G" + wanted;
   const std::string name = upper(deviceName);
+  // Where a word starts, the model's words follow and end a word.
+  const auto phraseAt = [&name](size_t begin, const std::string& phrase) {
+    return name.compare(begin, phrase.size(), phrase) == 0 &&
+           (begin + phrase.size() == name.size() || name[begin + phrase.size()] == ' ');
+  };
   for (size_t begin = 0; begin < name.size();) {
-    const size_t end = std::min(name.find(' ', begin), name.size());
-    const std::string word = name.substr(begin, end - begin);
-    if (word == wanted || (grace && word == withGrace)) return true;
-    begin = end + 1;
+    if (phraseAt(begin, wanted) || (grace && phraseAt(begin, withGrace))) return true;
+    const size_t space = name.find(' ', begin);
+    if (space == std::string::npos) break;
+    begin = space + 1;
   }
   return false;
 }

@@ -30,8 +30,9 @@ struct NetEnvChoice {
   std::vector<std::string> notes;    // for the user, each "FILE: ..."
 };
 
-// Whether a dataset's device name ("NVIDIA GB300", "NVIDIA H100 80GB HBM3") is of the fabric's GPU model: one of
-// its words is the model ("H100"), or "G" + the model for a GPU beside Grace ("GB300" for B300). Case-insensitive.
+// Whether a dataset's device name ("NVIDIA GB300", "NVIDIA H100 80GB HBM3") is of the fabric's GPU model: the
+// model's words appear in it as whole words, in order ("H100", "H100 80GB HBM3": discovery's model is NVML's name
+// less "NVIDIA "), or "G" + the model for a GPU beside Grace ("GB300" for B300). Case-insensitive.
 bool gpuNameMatches(const std::string& deviceName, const std::string& model, bool grace);
 
 // The entry for `cluster`, from `file` (fileName: how the sources name it, the path's last component).

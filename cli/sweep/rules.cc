@@ -52,7 +52,7 @@ double parsePercent(const std::string& text) {
 // The algorithm rules' rows: those of one network setting (--net-env-rows; none by default), the others counted.
 void keepOneNetEnv(sweep::Aggregate& aggregate, const sweep::NetEnv& setting) {
   const size_t otherSettings = sweep::keepNetEnvRows(aggregate, setting);
-  if (!setting.empty()) std::cout << "rules from the rows measured under " << sweep::netEnvLabel(setting) << "\n";
+  if (!setting.empty()) std::cout << "rules from " << sweep::rowsOfSetting(setting) << "\n";
   if (otherSettings > 0)
     std::cout << otherSettings << " rows of other --env settings left out (--net-env-rows picks the setting)\n";
 }
@@ -93,17 +93,20 @@ void writeNetEnvWinners(const RulesOptions& opts, const sweep::Aggregate& aggreg
 void writeAlgorithmRules(const RulesOptions& opts, sweep::Aggregate aggregate, double minGain) {
   sweep::RulesOptions options;
   options.minGain = minGain;
-  keepOneNetEnv(aggregate, sweep::parseNetEnvRows(opts.netEnvRows));  // before the clash check: two settings of
+  const sweep::NetEnv setting = sweep::parseNetEnvRows(opts.netEnvRows);
+  keepOneNetEnv(aggregate, setting);  // before the clash check: two settings of
   if (const std::string clash = sweep::sharedTunerKey(aggregate); !clash.empty())  // one cluster share a tuner key
     throw std::runtime_error(clash);
   const sweep::DerivedRules derived = sweep::deriveRules(aggregate, options);
-  const sweep::RulesFile file =
-      sweep::rulesFile(derived, sweep::RulesProvenance{opts.datasets, options.minGain}, opts.format, opts.output);
+  const sweep::RulesFile file = sweep::rulesFile(
+      derived, sweep::RulesProvenance{opts.datasets, options.minGain, setting}, opts.format, opts.output);
   writeFileAtomically(opts.output, file.text);
   std::cout << sweep::rulesReport(derived);
   std::cout << "wrote " << opts.output << ": " << file.rules << (file.rules == 1 ? " rule" : " rules") << " from "
             << aggregate.rowsUsed << " rows (" << derived.groups.size()
-            << (derived.groups.size() == 1 ? " collective and shape" : " collectives and shapes") << ")\n";
+            << (derived.groups.size() == 1 ? " collective and shape" : " collectives and shapes") << "), "
+            << (setting.empty() ? "measured under no --env setting" : "measured under " + sweep::netEnvLabel(setting))
+            << "\n";
 }
 
 int runRules(const RulesOptions& opts) {

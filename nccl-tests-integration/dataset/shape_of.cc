@@ -22,17 +22,30 @@ void setRanksPerDomain(Shape& shape, const std::map<std::string, int>& ranksOfDo
   }
 }
 
+// One note for the hosts a rail map or fabric does not name: a map of another cluster misses every host of the
+// run, and a line per host would bury the one cause.
+std::string unknownHostsNote(const std::vector<std::string>& unknown, size_t hosts) {
+  if (unknown.size() == 1)
+    return "host " + unknown[0] + " is not in the rail map or fabric; it counts as its own NVLink domain";
+  std::string named;
+  for (size_t i = 0; i < unknown.size() && i < 3; ++i) named += (i ? ", " : "") + unknown[i];
+  if (unknown.size() > 3) named += " and " + std::to_string(unknown.size() - 3) + " more";
+  return std::to_string(unknown.size()) + " of the run's " + std::to_string(hosts) +
+         " hosts are not in the rail map or fabric (" + named + "); each counts as its own NVLink domain";
+}
+
 // Domains from a rail map or fabric: returns whether a domain holds several hosts.
 bool domainsOfHosts(const HostLayout& layout, const DomainFacts& known, Shape& shape, std::vector<std::string>& notes) {
   std::map<std::string, int> ranksOfDomain, hostsOfDomain;
+  std::vector<std::string> unknown;
   for (const auto& [host, ranks] : layout.ranksOfHost) {
     const auto it = known.domainOfHost.find(host);
     const std::string domain = it == known.domainOfHost.end() ? "host:" + host : it->second;
-    if (it == known.domainOfHost.end())
-      notes.push_back("host " + host + " is not in the rail map or fabric; it counts as its own NVLink domain");
+    if (it == known.domainOfHost.end()) unknown.push_back(host);
     ranksOfDomain[domain] += ranks;
     ++hostsOfDomain[domain];
   }
+  if (!unknown.empty()) notes.push_back(unknownHostsNote(unknown, layout.ranksOfHost.size()));
   shape.nvlDomains = static_cast<int>(ranksOfDomain.size());
   setRanksPerDomain(shape, ranksOfDomain);
   return std::any_of(hostsOfDomain.begin(), hostsOfDomain.end(), [](const auto& d) { return d.second > 1; });

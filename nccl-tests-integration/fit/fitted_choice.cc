@@ -8,12 +8,20 @@ namespace railtune::sweep {
 namespace tm = formats::tuner_model;
 namespace {
 
-// The file's fit for a group: its GPU, and its fabric's transport (one-node groups: any of the GPU's fits).
+// Whether a fit's fabric is the data's, as the tuner's coverage compares a fit with the rail map: the transport,
+// the link layer and the NIC speed (tuner_plugin/fitted/coverage.cc). What the data does not state matches.
+bool fabricCovers(const tm::Fabric& fit, const FabricId& data) {
+  if (!data.transport.empty() && fit.transport != data.transport) return false;
+  const std::string linkLayer = data.linkLayer == "IB" ? "InfiniBand" : data.linkLayer == "RoCE" ? "Ethernet" : "";
+  if (fit.linkLayer && !linkLayer.empty() && *fit.linkLayer != linkLayer) return false;
+  return !fit.nicGbps || data.nicGbps <= 0 || *fit.nicGbps == static_cast<double>(data.nicGbps);
+}
+
+// The file's fit for a group: its GPU, and its fabric (one-node groups: any of the GPU's fits).
 const tm::Fit* fitFor(const tm::TunerModel& model, const Shape& shape) {
   for (const tm::Fit& fit : model.fits) {
     if (fit.appliesTo.gpu != shape.gpu) continue;
-    if (shape.nodes > 1 && !shape.fabric.transport.empty() && fit.appliesTo.fabric.transport != shape.fabric.transport)
-      continue;
+    if (shape.nodes > 1 && !fabricCovers(fit.appliesTo.fabric, shape.fabric)) continue;
     return &fit;
   }
   return nullptr;
@@ -45,7 +53,12 @@ const FittedChooser::GroupModel& FittedChooser::groupModel(const GroupKey& key) 
   } catch (const std::exception& e) {
     notes_.push_back(label + ": the fit's profile cannot model it (" + e.what() + ")");
     g.fit = nullptr;
+    return g;
   }
+  const tm::Scale scale = tm::scaleOfNodes(std::max(key.shape.nodes, 1));
+  if (const tm::Verdict& verdict = g.fit->usable[static_cast<size_t>(scale)]; !verdict.usable)
+    notes_.push_back(label + ": the fit is not usable at " + tm::scaleName(scale) + " (" + verdict.why +
+                     "): scored here all the same, but the tuner leaves NCCL's choice there");
   return g;
 }
 

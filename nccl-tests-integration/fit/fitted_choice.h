@@ -1,8 +1,10 @@
 // `sweep compare --fitted MODEL.json`: the fitted model's pick per group and size of a sweep, among the cells
 // measured there (predictPick, fit.h), as compare's model column scores it (regret beside NCCL default's). The fit
-// is the model file's entry for the group's GPU and fabric; a group no fit covers, or whose shape has no graph data
-// in the fit's profile, has no pick and gets a note. Until the tuner applies the file (RAILTUNE_TUNER_MODEL_FILE),
-// this is the emulated NCCL's pick at the fitted constants and corrections, not the plugin's.
+// is the model file's entry for the group's GPU and fabric (transport, link layer and NIC speed, as the tuner's
+// coverage matches them); a group no fit covers, or whose shape has no graph data in the fit's profile, has no pick
+// and gets a note, and so does a group at a scale the fit is not usable at (the tuner leaves NCCL's choice there).
+// The pick is the emulated NCCL's at the fitted constants and corrections; tests/e2e/fitted_pick_test.cc holds it
+// equal to the tuner plugin's with the same file (RAILTUNE_TUNER_MODEL_FILE).
 #pragma once
 
 #include <map>

@@ -63,6 +63,10 @@ std::string ruleJson(const DerivedRule& r) {
   json.key("runs").integer(r.runs);
   json.key("default_runs").integer(r.defaultRuns);
   json.key("max_spread").number(r.maxSpread);
+  json.key("net_env");  // the setting the rows were measured under ({}: none), as the dataset rows' net_env
+  json.beginObject();
+  for (const auto& [name, value] : r.key.netEnv) json.key(name).string(value);  // NCCL_[A-Z0-9_]+: nothing to escape
+  json.endObject();
   json.endObject();
   json.endObject();
   return out;
@@ -70,11 +74,17 @@ std::string ruleJson(const DerivedRule& r) {
 
 }  // namespace
 
+std::string rowsOfSetting(const NetEnv& setting) {
+  return setting.empty() ? "the rows measured under no `sweep run --env` setting"
+                         : "the rows measured under " + netEnvLabel(setting);
+}
+
 std::string rulesJson(const DerivedRules& rules, const RulesProvenance& provenance) {
   char gain[32];
   std::snprintf(gain, sizeof gain, "%.1f %%", provenance.minGain * 100);
-  const std::string description = "Written by railtune sweep rules from " + joined(provenance.datasets) +
-                                  "; a choice beats NCCL's default by more than " + gain +
+  const std::string description = "Written by railtune sweep rules from " + joined(provenance.datasets) + ", " +
+                                  rowsOfSetting(provenance.netEnv) + "; a choice beats NCCL's default by more than " +
+                                  gain +
                                   " and the run-to-run spread (and the one-run noise where either rests on one run)."
                                   " Sizes and shapes without a rule: NCCL decides.";
   std::vector<std::string> objects;
@@ -84,7 +94,8 @@ std::string rulesJson(const DerivedRules& rules, const RulesProvenance& provenan
 
 std::string rulesNcclCsv(const DerivedRules& rules, const RulesProvenance& provenance) {
   std::string out =
-      "# Written by railtune sweep rules from " + joined(provenance.datasets) + " for NCCL's example tuner.\n" +
+      "# Written by railtune sweep rules from " + joined(provenance.datasets) + ", " +
+      rowsOfSetting(provenance.netEnv) + ", for NCCL's example tuner.\n" +
       "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n"
       "# This format cannot match NVLink domains or set chunk sizes: railtune's JSON rules can.\n";
   for (const DerivedRule& r : rules.rules) {

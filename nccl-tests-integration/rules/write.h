@@ -14,7 +14,11 @@ namespace railtune::sweep {
 struct RulesProvenance {
   std::vector<std::string> datasets;  // the inputs, as given
   double minGain = 0.05;
+  NetEnv netEnv;  // the `sweep run --env` setting whose rows made the rules (--net-env-rows); empty: none
 };
+// "the rows measured under no `sweep run --env` setting", "the rows measured under NCCL_IB_QPS_PER_CONNECTION=4":
+// which rows made the rules, as the file's description and `sweep rules`' summary say it.
+std::string rowsOfSetting(const NetEnv& setting);
 
 std::string rulesJson(const DerivedRules& rules, const RulesProvenance& provenance);
 std::string rulesNcclCsv(const DerivedRules& rules, const RulesProvenance& provenance);

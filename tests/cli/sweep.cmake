@@ -1,7 +1,8 @@
 # `railtune sweep parse|rules|compare` as a user runs them (docs/sweep.md): the whole loop on the stand-in
 # nccl-tests binary's recorded GB300 tables (sweep_loop.py: run -> parse -> rules -> tuner decisions -> compare
-# --model, each size's pick checked against the tables), the report opened in headless Chromium, the published
-# samples of the shared data folder, and the errors a user can make.
+# --model, each size's pick checked against the tables; then run --env -> rules --net-env -> topo env/rail-map
+# --measured, and fit -> tuner decisions --model-file with that rail map), the report opened in headless Chromium,
+# the published samples of the shared data folder, and the errors a user can make.
 set(_sweep_work ${CMAKE_CURRENT_BINARY_DIR}/sweep)
 set(_sweep_loop ${_sweep_work}/loop)
 file(MAKE_DIRECTORY ${_sweep_work})

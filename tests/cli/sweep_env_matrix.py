@@ -117,6 +117,14 @@ def rules_use_one_setting(railtune, dataset, work):
           "sweep rules --net-env-rows does not say the setting: %s" % chosen.stdout)
     check("18 rows of other --env settings left out" in chosen.stdout,
           "sweep rules --net-env-rows does not count the others: %s" % chosen.stdout)
+    # The file records the setting in its description (NCCL's own choice only was run here, so there is no rule
+    # whose evidence carries it: SweepRules.TheFileRecordsTheNetworkSettingOfItsRows holds that).
+    check("measured under NCCL_IB_ADAPTIVE_ROUTING=1 NCCL_IB_SPLIT_DATA_ON_QPS=1\n" in chosen.stdout,
+          "sweep rules' wrote line does not say the setting: %s" % chosen.stdout)
+    with open(rules) as f:
+        document = json.load(f)
+    check("the rows measured under NCCL_IB_ADAPTIVE_ROUTING=1 NCCL_IB_SPLIT_DATA_ON_QPS=1" in document["description"],
+          "the rules file's description does not say the setting: %s" % document["description"])
 
 
 # A GB300 cluster of two NVL72 racks on four 800 Gb/s RoCE rails (the stand-in's NICs, net_settings.py LINK_LAYER).

@@ -77,7 +77,7 @@ inline fabric::Fabric dgxH100() {
   const int gpuBus[8] = {0x1b, 0x43, 0x52, 0x61, 0x9d, 0xc3, 0xd1, 0xdf};
   const int nicBus[8] = {0x18, 0x40, 0x4f, 0x5e, 0x9a, 0xc0, 0xce, 0xdc};
   for (int g = 0; g < 8; ++g)
-    h.gpus.push_back(fabric::Gpu{g, hexDomainBusId(0, gpuBus[g]), 90, g / 4, 18, 0, 0, "H100", {}});
+    h.gpus.push_back(fabric::Gpu{g, hexDomainBusId(0, gpuBus[g]), 90, g / 4, 18, 0, 0, "H100 80GB HBM3", {}});
   for (int r = 0; r < 8; ++r) {
     fabric::Nic n;
     n.hca = "mlx5_" + std::to_string(r);

@@ -13,6 +13,13 @@ target_compile_definitions(topo_xml_tests PRIVATE RAILTUNE_SOURCE_DIR="${PROJECT
                                                    RAILTUNE_SHARED_TOPO="${RAILTUNE_SHARED_DATA_DIR}/topo")
 gtest_discover_tests(topo_xml_tests TEST_PREFIX topo_gen. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
 
+# Every built-in profile's rail map names its GPU as NCCL does, the name the emulator's GPU-to-profile table holds
+# (its own executable: it links the emulator's model for that table).
+add_executable(topo_rail_map_gpu_tests ${CMAKE_CURRENT_SOURCE_DIR}/rail_map_gpu_test.cc)
+target_link_libraries(topo_rail_map_gpu_tests PRIVATE railtune_topo_xml railtune_fabric_yaml railtune_nccl_model
+                                                      GTest::gtest_main)
+gtest_discover_tests(topo_rail_map_gpu_tests TEST_PREFIX topo_gen. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)
+
 # The rail map's golden files fit its JSON Schema (the same check the docs promise for every format).
 foreach(_golden tests/data/golden/rail_map/gb300-2racks.json tests/data/golden/rail_map/profile-gb300-nvl72.json
                 tests/data/golden/rail_map/dgx-h100-roce.json docs/formats/rail-map.example.json)

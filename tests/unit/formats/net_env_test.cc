@@ -175,6 +175,11 @@ TEST(NetEnvPick, GpuNamesMatchTheFabricsModel) {
   EXPECT_TRUE(gpuNameMatches("NVIDIA GB300", "B300", true));
   EXPECT_FALSE(gpuNameMatches("NVIDIA GB300", "B300", false));  // a B300 without Grace is another machine
   EXPECT_TRUE(gpuNameMatches("NVIDIA H100 80GB HBM3", "H100", false));
+  // Discovery's model is NVML's whole name less "NVIDIA ", and so is the dgx-h100 profile's.
+  EXPECT_TRUE(gpuNameMatches("NVIDIA H100 80GB HBM3", "H100 80GB HBM3", false));
+  EXPECT_FALSE(gpuNameMatches("NVIDIA H100 80GB HBM3", "H100 80GB HBM3e", false));  // whole words only
+  EXPECT_FALSE(gpuNameMatches("NVIDIA H100 80GB HBM3", "100 80GB HBM3", false));
+  EXPECT_FALSE(gpuNameMatches("NVIDIA H100 PCIe", "H100 80GB HBM3", false));
   EXPECT_TRUE(gpuNameMatches("NVIDIA B200", "b200", false));
   EXPECT_FALSE(gpuNameMatches("NVIDIA H200", "H100", false));
   EXPECT_FALSE(gpuNameMatches("NVIDIA GB300", "", true));  // a description naming no model matches nothing

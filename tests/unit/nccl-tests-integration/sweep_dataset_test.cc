@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "nccl-tests-integration/dataset/dataset.h"
 #include "nccl-tests-integration/dataset/from_output.h"
@@ -118,6 +119,33 @@ TEST(SweepDataset, RowsCarryTheForcingNcclLoggedAndTheShape) {
   context.mnnvl.clear();
   context.nvlDomains = 1;
   EXPECT_EQ(counts(rowsOf(kEightOnTwoTrays, context)[0].shape), (Counts{8, 2, 1, 1, 8}));
+}
+
+// A rail map of another cluster names none of the run's hosts: one note says so, not one per host.
+TEST(SweepDataset, HostsTheRailMapDoesNotNameAreOneNote) {
+  OutputContext context;
+  context.source = "x.txt";
+  const auto notesOf = [&context] {
+    std::vector<DatasetDiagnostic> diagnostics;
+    rowsOf(kEightOnTwoTrays, context, &diagnostics);
+    std::vector<std::string> out;
+    for (const DatasetDiagnostic& d : diagnostics)
+      if (d.message.find("not in the rail map or fabric") != std::string::npos) out.push_back(d.message);
+    return out;
+  };
+  context.domainOfHost = {{"rack00-tray00", "rack00"}};
+  std::vector<std::string> notes = notesOf();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("2 of the run's 2 hosts are not in the rail map or fabric (gb300-r01-t01, gb300-r01-t02); "
+                          "each counts as its own NVLink domain"),
+            std::string::npos)
+      << notes[0];
+  context.domainOfHost = {{"gb300-r01-t01", "r01"}};
+  notes = notesOf();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("host gb300-r01-t02 is not in the rail map or fabric; it counts as its own NVLink domain"),
+            std::string::npos)
+      << notes[0];
 }
 
 TEST(SweepDataset, TheManifestsEnvironmentOutranksNcclsLogAndOptionsAreCheckedAgainstIt) {

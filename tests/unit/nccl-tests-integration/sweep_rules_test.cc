@@ -51,18 +51,22 @@ DatasetRow repeatOf(DatasetRow r, int repeat) {
 }
 
 // The published GB300 result, 8 GPUs on 2 trays: Ring/LL128 +20/+42/+35/+30 % at 4-32 MiB, Ring/Simple +9/+6 % at
-// 64/128 MiB, +2 % at 256 MiB (noise). `runs` runs of each choice, all alike.
-Aggregate gb300Eight(int runs = 1) {
+// 64/128 MiB, +2 % at 256 MiB (noise). `runs` runs of each choice, all alike, measured under `setting`.
+Aggregate gb300Eight(int runs = 1, const NetEnv& setting = {}) {
   Aggregate a;
   const uint64_t sizes[] = {2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB, 64 * MiB, 128 * MiB, 256 * MiB};
   const double def[] = {190, 230, 260, 320, 420, 560, 650, 700};
   const double ll128[] = {196, 276, 369, 432, 546, 500, 520, 530};
   const double simple[] = {160, 210, 250, 300, 400, 610, 689, 714};
+  const auto under = [&setting](DatasetRow r) {
+    r.netEnv = setting;
+    return r;
+  };
   for (int r = 0; r < runs; ++r)
     for (size_t i = 0; i < 8; ++i) {
-      a.add(repeatOf(row(Choice{}, sizes[i], def[i], def[i] * 1.002), r));
-      a.add(repeatOf(row(forced("ring", "ll128"), sizes[i], ll128[i], ll128[i] * 0.999), r));
-      a.add(repeatOf(row(forced("ring", "simple"), sizes[i], simple[i], simple[i] * 1.001), r));
+      a.add(under(repeatOf(row(Choice{}, sizes[i], def[i], def[i] * 1.002), r)));
+      a.add(under(repeatOf(row(forced("ring", "ll128"), sizes[i], ll128[i], ll128[i] * 0.999), r)));
+      a.add(under(repeatOf(row(forced("ring", "simple"), sizes[i], simple[i], simple[i] * 1.001), r)));
     }
   return a;
 }
@@ -134,13 +138,13 @@ TEST(SweepRules, ARunsTwoHalvesAreOneRunAndOneRunRaisesTheBar) {
   EXPECT_EQ(twoRuns.rules[0].runs, 4);
   EXPECT_EQ(twoRuns.rules[0].defaultRuns, 2);
   EXPECT_EQ(twoRuns.groups[0].sizes[0].why, "ring/simple +4.0 % > --min-gain 2.0 %");
-  const std::string json = rulesJson(twoRuns, RulesProvenance{{"d.jsonl"}, 0.02});
+  const std::string json = rulesJson(twoRuns, RulesProvenance{{"d.jsonl"}, 0.02, {}});
   EXPECT_NE(json.find("\"samples\":8,\"default_samples\":4,\"runs\":4,\"default_runs\":2,"), std::string::npos) << json;
   EXPECT_NE(json.find("(1 size, 8 samples, 4 runs vs the default's 2; "), std::string::npos) << json;
 
   // The published table, one run of each: its evidence says so.
   const std::string published =
-      rulesJson(deriveRules(gb300Eight(), RulesOptions{}), RulesProvenance{{"g.jsonl"}, 0.05});
+      rulesJson(deriveRules(gb300Eight(), RulesOptions{}), RulesProvenance{{"g.jsonl"}, 0.05, {}});
   EXPECT_NE(published.find("(4 sizes, 8 samples, 1 run each; 8 ranks"), std::string::npos) << published;
   EXPECT_NE(published.find("\"runs\":1,\"default_runs\":1,"), std::string::npos) << published;
 }
@@ -218,7 +222,7 @@ TEST(SweepRules, RowsThatCannotBeUsedAreCountedAndTheGapsReported) {
 
 TEST(SweepRules, TheTunerReadsBothFormatsWithTheSameRules) {
   const DerivedRules rules = deriveRules(gb300Eight(), RulesOptions{});
-  const RulesProvenance provenance{{"gb300.jsonl"}, 0.05};
+  const RulesProvenance provenance{{"gb300.jsonl"}, 0.05, {}};
   const formats::tuner_rules::RulesResult json =
       formats::tuner_rules::readRules(rulesJson(rules, provenance), "rules.json");
   ASSERT_TRUE(json.ok()) << json.describeErrors();
@@ -241,6 +245,36 @@ TEST(SweepRules, TheTunerReadsBothFormatsWithTheSameRules) {
   EXPECT_EQ(csv.ruleSet.rules[1].maxBytes, json.ruleSet.rules[1].maxBytes);
   // No rule at all is still a file the tuner reads.
   EXPECT_TRUE(formats::tuner_rules::readRules(rulesJson(DerivedRules{}, provenance), "empty.json").ok());
+}
+
+// Which network setting's rows made the rules (--net-env-rows): the description and the CSV's header say it, and
+// each rule's evidence carries it as the rows' net_env ({} for none); the tuner reads past both.
+TEST(SweepRules, TheFileRecordsTheNetworkSettingOfItsRows) {
+  const NetEnv setting{{"NCCL_IB_ADAPTIVE_ROUTING", "1"}, {"NCCL_IB_SPLIT_DATA_ON_QPS", "1"}};
+  const DerivedRules under = deriveRules(gb300Eight(1, setting), RulesOptions{});
+  const DerivedRules none = deriveRules(gb300Eight(), RulesOptions{});
+  ASSERT_EQ(under.rules.size(), 2u);
+  const std::string json = rulesJson(under, RulesProvenance{{"g.jsonl"}, 0.05, setting});
+  EXPECT_NE(json.find("from g.jsonl, the rows measured under NCCL_IB_ADAPTIVE_ROUTING=1 NCCL_IB_SPLIT_DATA_ON_QPS=1;"),
+            std::string::npos)
+      << json;
+  const std::string recorded = R"("net_env":{"NCCL_IB_ADAPTIVE_ROUTING":"1","NCCL_IB_SPLIT_DATA_ON_QPS":"1"}})";
+  size_t rulesWithIt = 0;
+  for (size_t at = json.find(recorded); at != std::string::npos; at = json.find(recorded, at + 1)) ++rulesWithIt;
+  EXPECT_EQ(rulesWithIt, 2u) << json;
+  const formats::tuner_rules::RulesResult read = formats::tuner_rules::readRules(json, "rules.json");
+  ASSERT_TRUE(read.ok()) << read.describeErrors();
+  EXPECT_EQ(read.ruleSet.rules.size(), 2u);
+  const std::string plain = rulesJson(none, RulesProvenance{{"g.jsonl"}, 0.05, {}});
+  EXPECT_NE(plain.find("the rows measured under no `sweep run --env` setting;"), std::string::npos) << plain;
+  EXPECT_NE(plain.find(R"("net_env":{}})"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("NCCL_IB_"), std::string::npos);
+  const std::string csv = rulesNcclCsv(under, RulesProvenance{{"g.jsonl"}, 0.05, setting});
+  EXPECT_EQ(csv.rfind("# Written by railtune sweep rules from g.jsonl, the rows measured under "
+                      "NCCL_IB_ADAPTIVE_ROUTING=1 NCCL_IB_SPLIT_DATA_ON_QPS=1, for NCCL's example tuner.\n",
+                      0),
+            0u)
+      << csv;
 }
 
 TEST(SweepRules, TheReportShowsExpectedGainAndTheModelsRegret) {
@@ -277,7 +311,7 @@ TEST(SweepRules, TheReportShowsExpectedGainAndTheModelsRegret) {
 
 TEST(SweepRules, TheRulesFileIsReadBackAndAskedAsTheTunerWould) {
   const DerivedRules rules = deriveRules(gb300Eight(), RulesOptions{});
-  const RulesProvenance provenance{{"gb300.jsonl"}, 0.05};
+  const RulesProvenance provenance{{"gb300.jsonl"}, 0.05, {}};
   const RulesFile json = rulesFile(rules, provenance, "", "rules.json");
   EXPECT_EQ(json.text, rulesJson(rules, provenance));
   EXPECT_EQ(json.rules, 2u);
