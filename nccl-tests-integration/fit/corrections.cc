@@ -2,6 +2,7 @@
 #include "nccl-tests-integration/fit/corrections.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -39,6 +40,24 @@ std::map<CorrectionKey, KeySamples> gather(const FitPoints& points, const PointM
   return out;
 }
 
+// The root mean square of the relative misses (t − measured) / measured of times t = k·predicted + c.
+double rmsMiss(const KeySamples& samples, double k, double c) {
+  double sum = 0;
+  for (size_t i = 0; i < samples.measured.size(); ++i) {
+    const double miss = (k * samples.predicted[i] + c - samples.measured[i]) / samples.measured[i];
+    sum += miss * miss;
+  }
+  return std::sqrt(sum / static_cast<double>(samples.measured.size()));
+}
+
+// A correction earns its place when the stage-B model misses the cell by more than the noise floor and the
+// correction explains most of that miss: a cell the constants already explain gets none, so that its fitted noise
+// (k a fraction of a per cent off 1) cannot be rescaled later where no measured pick shows it.
+bool needed(const KeySamples& samples, const Correction& c, const CorrectionOptions& options) {
+  const double before = rmsMiss(samples, 1, 0);
+  return before > options.noiseFloor && rmsMiss(samples, c.timeScale, c.timeAddUs) <= options.explained * before;
+}
+
 }  // namespace
 
 TimePredictor corrected(const FitPoints& points, const TimePredictor& base, const std::vector<Correction>& corrections,
@@ -69,7 +88,9 @@ std::vector<Correction> fitCorrections(const FitPoints& points, const PointMask*
     const TimePredictor candidate = corrected(points, base, trial, options.perCollective);
     c.regretBefore = scoreRegret(points, samples.at, current).model.mean;
     c.regretAfter = scoreRegret(points, samples.at, candidate).model.mean;
-    if (c.regretBefore - c.regretAfter <= options.minRegretGain) continue;
+    const double gain = c.regretBefore - c.regretAfter;
+    // One that mends an in-sample pick is needed whatever its fit; otherwise it must explain a miss.
+    if (!(gain > 0) && !(needed(samples, c, options) && gain > options.minRegretGain)) continue;
     kept.push_back(c);
     current = candidate;
   }

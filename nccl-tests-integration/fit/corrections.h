@@ -2,8 +2,9 @@
 // NVLS bandwidth have no constant; a cap only lowers a bandwidth). Per cell and scale bucket (and, optionally,
 // per collective) an affine map of the stage-B model's time, t' = k·t + c, fitted like a measured line
 // (lines.h: relative weights, Huber passes) of measured against predicted time. A correction is kept only when
-// it lowers the in-sample regret of the points it touches by more than minRegretGain (the run-to-run noise the
-// rules use); otherwise the cell stays as stage B has it (k = 1, c = 0).
+// it mends an in-sample pick, or when it lowers the in-sample regret of the points it touches by more than
+// minRegretGain and is needed: the stage-B model misses the cell by more than the noise and the correction explains
+// most of the miss. Otherwise the cell stays as stage B has it (k = 1, c = 0).
 #pragma once
 
 #include <cstddef>
@@ -34,7 +35,10 @@ struct Correction {
 struct CorrectionOptions {
   bool perCollective = false;
   double minRegretGain = 0;  // the regret (a fraction) a correction must save to be kept
-  int minPoints = 3;         // fewer cell points make no correction
+  // A correction that mends no in-sample pick is kept only where the stage-B model misses the cell's points by more
+  // than noiseFloor (root mean square of the relative misses) and the correction leaves at most `explained` of it.
+  double noiseFloor = 0.01, explained = 0.5;
+  int minPoints = 3;  // fewer cell points make no correction
   LineOptions line;
 };
 

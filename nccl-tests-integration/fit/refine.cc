@@ -189,9 +189,13 @@ RefineResult Refiner::run() {
     if (sweep >= options_.annealSweeps && before - objective() < options_.minImprovement) break;
   }
   result.after = scoreRegret(points_, at_, modelOf_(values_));
-  result.guarded = values_ != startValues && result.after.model.mean > result.before.model.mean;
-  result.moved = values_ != startValues && !result.guarded;
-  if (!result.moved) {  // no move, or a stand-in that misled: the true regret guards
+  // A move is kept only where it lowers the true regret: one that leaves every measured pick as it was only drifts
+  // with the stand-in (a correction scaled until the next pick would flip), and what it does between the measured
+  // sizes nothing here measures.
+  const bool changed = values_ != startValues;
+  result.guarded = changed && result.after.model.mean > result.before.model.mean;
+  result.moved = changed && result.after.model.mean < result.before.model.mean;
+  if (!result.moved) {  // no move, no gain, or a stand-in that misled: the true regret guards
     values_ = startValues;
     result.after = result.before;
   }

@@ -6,7 +6,7 @@
 // the true regret, plus a pull μ·Σ((θ − θ₀)/θ₀)² toward the starting values. The search is coordinate-wise:
 // per parameter a golden-section search over log θ within its bounds, keeping a move only when it lowers the
 // objective; only the points a parameter affects are re-evaluated. The result is checked on the true regret:
-// when that is worse than at the start, the start is kept.
+// unless that is lower than at the start, the start is kept.
 #pragma once
 
 #include <chrono>
@@ -43,7 +43,7 @@ struct RefineOptions {
 struct RefineResult {
   std::vector<double> values;  // the parameters' final values (the start's when the guard kept it)
   RegretScore before, after;   // true regret at the start and at the returned values
-  bool moved = false;          // the refinement's values were kept (true regret not worse)
+  bool moved = false;          // the refinement's values were kept (true regret lower)
   bool guarded = false;        // the search moved, but its true regret was worse: the start was kept
   int sweeps = 0;
   bool truncated = false;  // the deadline stopped it
