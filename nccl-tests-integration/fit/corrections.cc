@@ -50,12 +50,13 @@ double rmsMiss(const KeySamples& samples, double k, double c) {
   return std::sqrt(sum / static_cast<double>(samples.measured.size()));
 }
 
-// A correction earns its place when the stage-B model misses the cell by more than the noise floor and the
-// correction explains most of that miss: a cell the constants already explain gets none, so that its fitted noise
-// (k a fraction of a per cent off 1) cannot be rescaled later where no measured pick shows it.
+// A correction earns its place when the part of the cell's miss it explains, sqrt(before² − after²) of the root
+// mean square relative misses, is above the noise floor: a cell the constants already explain gets none, so that
+// its fitted noise (k a fraction of a per cent off 1) cannot be rescaled later where no measured pick shows it. The
+// part explained, not the share: a graph error drawn per shape stays in the misses whatever one correction does.
 bool needed(const KeySamples& samples, const Correction& c, const CorrectionOptions& options) {
-  const double before = rmsMiss(samples, 1, 0);
-  return before > options.noiseFloor && rmsMiss(samples, c.timeScale, c.timeAddUs) <= options.explained * before;
+  const double before = rmsMiss(samples, 1, 0), after = rmsMiss(samples, c.timeScale, c.timeAddUs);
+  return before * before - after * after > options.noiseFloor * options.noiseFloor;
 }
 
 }  // namespace
@@ -89,8 +90,8 @@ std::vector<Correction> fitCorrections(const FitPoints& points, const PointMask*
     c.regretBefore = scoreRegret(points, samples.at, current).model.mean;
     c.regretAfter = scoreRegret(points, samples.at, candidate).model.mean;
     const double gain = c.regretBefore - c.regretAfter;
-    // One that mends an in-sample pick is needed whatever its fit; otherwise it must explain a miss.
-    if (!(gain > 0) && !(needed(samples, c, options) && gain > options.minRegretGain)) continue;
+    // One that mends an in-sample pick has shown its need; one that mends none must explain a miss.
+    if (!(gain > options.minRegretGain) || (!(gain > 0) && !needed(samples, c, options))) continue;
     kept.push_back(c);
     current = candidate;
   }

@@ -3,8 +3,8 @@
 // per collective) an affine map of the stage-B model's time, t' = k·t + c, fitted like a measured line
 // (lines.h: relative weights, Huber passes) of measured against predicted time. A correction is kept only when
 // it mends an in-sample pick, or when it lowers the in-sample regret of the points it touches by more than
-// minRegretGain and is needed: the stage-B model misses the cell by more than the noise and the correction explains
-// most of the miss. Otherwise the cell stays as stage B has it (k = 1, c = 0).
+// minRegretGain and is needed: the part of the stage-B model's miss on the cell that it explains is above the noise.
+// Otherwise the cell stays as stage B has it (k = 1, c = 0).
 #pragma once
 
 #include <cstddef>
@@ -35,9 +35,11 @@ struct Correction {
 struct CorrectionOptions {
   bool perCollective = false;
   double minRegretGain = 0;  // the regret (a fraction) a correction must save to be kept
-  // A correction that mends no in-sample pick is kept only where the stage-B model misses the cell's points by more
-  // than noiseFloor (root mean square of the relative misses) and the correction leaves at most `explained` of it.
-  double noiseFloor = 0.01, explained = 0.5;
+  // A correction that mends no in-sample pick is kept only where the part of the cell's relative misses it explains
+  // (root mean square) is above noiseFloor. 2.5 %: above what near-identity corrections explain on truths with no
+  // misspecification (up to 2.1 %: 1 % noise, the tree's latency shape), below the smallest misspecification the fit
+  // suite injects (Ring/Simple 5 % off).
+  double noiseFloor = 0.025;
   int minPoints = 3;  // fewer cell points make no correction
   LineOptions line;
 };

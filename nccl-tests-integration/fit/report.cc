@@ -36,6 +36,10 @@ std::string correctionsText(const KeyFitReport& key) {
 std::string scoreLine(const char* name, const RegretScore& s, const std::string& note) {
   // The note goes after the formatted part: a list of held-out shapes is longer than format's buffer.
   if (s.model.points == 0) return printed("    %-22s %7s  ", name, "-") + note + "\n";
+  if (s.ncclDefault.points == 0)  // not scored there (between measured sizes)
+    return printed("    %-22s %7zu %8.1f %% %8.1f %%  %10s %10s  ", name, s.model.points, s.model.worst * 100,
+                   s.model.mean * 100, "-", "-") +
+           note + "\n";
   return printed("    %-22s %7zu %8.1f %% %8.1f %%  %8.1f %% %8.1f %%  ", name, s.model.points, s.model.worst * 100,
                  s.model.mean * 100, s.ncclDefault.worst * 100, s.ncclDefault.mean * 100) +
          note + "\n";
@@ -49,6 +53,7 @@ std::string validationText(const KeyFitReport& key) {
   const std::string notRun = v.ran ? "" : "not run (--no-validate)";
   out +=
       scoreLine("leave one size out", v.sizeOut.merged, v.ran ? printed("%zu sizes held out", v.sizeSplits) : notRun);
+  out += scoreLine("between measured sizes", v.betweenSizes.merged, "the final fit at the midpoints, interpolated");
   std::string shapes;
   for (const std::string& s : v.heldOutShapes) shapes += (shapes.empty() ? "" : "; ") + s;
   out += scoreLine("leave one shape out", v.shapeOut.merged,

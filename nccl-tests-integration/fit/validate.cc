@@ -35,7 +35,9 @@ const char* scaleBucketLabel(int bucket) {
 KeyValidation validateKey(const FitPoints& points, std::shared_ptr<const KeyShapes> shapes, const KeyFit& fit,
                           const formats::CostModelConstants& defaults, const ValidateOptions& options) {
   KeyValidation out;
-  scoreInSample(points, *shapes, predictorOf(points, fit.model), out);
+  const TimePredictor final = predictorOf(points, fit.model);
+  scoreInSample(points, *shapes, final, out);
+  out.betweenSizes = scoreBetweenSizes(points, *shapes, final);
   if (!options.validate) return out;
   const std::vector<Split> sizeSplits = leaveOneSizeOutSplits(points, shapes->groups);
   const std::vector<Split> shapeSplits = leaveOneShapeOutSplits(points, shapes->groups);
@@ -71,11 +73,15 @@ std::array<BucketVerdict, kScaleBuckets> verdicts(const FitPoints& points, const
       verdict.why = "no size could be held out (a group needs 3 measured sizes)";
     } else if (sizes.worst > options.sizeTarget) {
       verdict.why = "leave-one-size-out worst " + worstText(points, sizes) + " > " + percent(options.sizeTarget);
+    } else if (const RegretSummary& mid = v.betweenSizes.byScale[b].model; mid.worst > options.sizeTarget) {
+      verdict.why = "between measured sizes worst " + percent(mid.worst) + " at " + v.betweenSizes.worstAt[b] + " > " +
+                    percent(options.sizeTarget);
     } else if (shapes.points > 0 && shapes.worst > options.shapeTarget) {
       verdict.why = "leave-one-shape-out worst " + worstText(points, shapes) + " > " + percent(options.shapeTarget);
     } else {
       verdict.usable = true;
-      verdict.why = "leave-one-size-out worst " + percent(sizes.worst) + " <= " + percent(options.sizeTarget) +
+      verdict.why = "leave-one-size-out worst " + percent(sizes.worst) + ", between measured sizes " +
+                    percent(v.betweenSizes.byScale[b].model.worst) + " <= " + percent(options.sizeTarget) +
                     (shapes.points > 0 ? "; leave-one-shape-out worst " + percent(shapes.worst) +
                                              " <= " + percent(options.shapeTarget)
                                        : "; no shape could be held out at this scale");

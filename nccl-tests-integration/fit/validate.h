@@ -1,7 +1,8 @@
 // The validation of one key's fit (issue 30 item 3): in-sample regret, then refits without one size
 // (leave-one-size-out) and without one shape (leave-one-shape-out, splits.h) that predict what they did not see,
-// with NCCL default's regret at the same points beside; and from them the verdict per scale bucket: usable when
-// the held-out sizes' worst regret is within the size target and the held-out shapes' within the shape target.
+// with NCCL default's regret at the same points beside, and the final fit between the measured sizes (midpoints.h);
+// and from them the verdict per scale bucket: usable when the held-out sizes' and the in-between sizes' worst regret
+// is within the size target and the held-out shapes' within the shape target.
 #pragma once
 
 #include <array>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "nccl-tests-integration/fit/fit_key.h"
+#include "nccl-tests-integration/fit/midpoints.h"
 #include "nccl-tests-integration/fit/splits.h"
 
 namespace railtune::sweep {
@@ -27,6 +29,7 @@ struct KeyValidation {
   bool ran = false, truncated = false;
   RegretScore inSample;
   std::array<RegretScore, kScaleBuckets> inSampleByScale;
+  BetweenSizes betweenSizes;  // the final fit at the midpoints of the measured sizes (midpoints.h)
   ValidationScore sizeOut, shapeOut;
   size_t sizeSplits = 0, shapeSplits = 0;
   std::vector<std::string> heldOutShapes;

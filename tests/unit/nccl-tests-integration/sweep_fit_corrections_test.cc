@@ -68,6 +68,33 @@ TEST(SweepFitCorrections, ACorrectionThatSavesLessThanTheNoiseIsDropped) {
   EXPECT_TRUE(fitCorrections(points, nullptr, kModel, options).empty());
 }
 
+// A cell the model already explains within the noise gets no correction even when one would change no pick: its
+// fitted noise, scaled later, would move picks between the measured sizes. One that explains a miss above the noise
+// floor is kept though it mends no pick (the picks between the sizes may need it).
+TEST(SweepFitCorrections, OnlyACorrectionThatExplainsAMissAboveTheNoiseIsKeptWithoutMendingAPick) {
+  FitPoints points;
+  GroupPoints g = group(oneDomain(8));
+  for (int k = 10; k <= 22; ++k) {
+    const double n = std::ldexp(1.0, k), jitter = 1 + 0.01 * ((k % 3) - 1);  // ±1 % noise on ring/ll128
+    const double simple = 1.1 * simpleModel(n) + 40;                         // always slower: never the pick
+    g.sizes.push_back(size(static_cast<uint64_t>(n), {cell(kRing, kLL128, ll128(n) * jitter, n / ll128(n) / 1000),
+                                                      cell(kRing, kSimple, simple, n / simple / 1000)}));
+  }
+  points.groups.push_back(g);
+  const TimePredictor model = [](size_t, uint64_t bytes, Cell c) -> std::optional<double> {
+    const double n = static_cast<double>(bytes);
+    return c.protocol == kLL128 ? ll128(n) : simpleModel(n) + 40;  // ring/simple 10 % off in its bandwidth term
+  };
+  CorrectionOptions options;
+  options.minRegretGain = -1e-9;
+  const std::vector<Correction> kept = fitCorrections(points, nullptr, model, options);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].key.cell, (Cell{kRing, kSimple}));
+  EXPECT_EQ(kept[0].regretBefore, kept[0].regretAfter);
+  options.noiseFloor = 1;  // a floor no miss here reaches: nothing is needed
+  EXPECT_TRUE(fitCorrections(points, nullptr, model, options).empty());
+}
+
 TEST(SweepFitCorrections, CorrectionsStayInTheirScaleBucketAndSeeOnlyTheMask) {
   FitPoints points;
   points.groups.push_back(crossing(oneDomain(8)));

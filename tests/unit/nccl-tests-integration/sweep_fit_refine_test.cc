@@ -119,6 +119,20 @@ TEST(SweepFitRefine, TheTrueRegretGuardsAgainstAMisleadingStandIn) {
   EXPECT_EQ(r.after.model.worst, 0);
 }
 
+// Picks right at the start: whatever the stand-in gains by moving θ, the true regret cannot fall, so the start is
+// kept (a move with no gain is drift that nothing measured shows, and it may flip a pick between the sizes).
+TEST(SweepFitRefine, AMoveThatLowersNoTrueRegretIsNotKept) {
+  const FitPoints points = crossing();
+  const std::vector<PointRef> at = allPoints(points);
+  const std::vector<RefineParameter> start{{"ll latency", 2, 0.1, 100, {}}, {"simple latency", 10, 0.1, 100, {}}};
+  const RefineResult r = refine(points, at, start, latencies);
+  EXPECT_EQ(r.before.model.mean, 0);
+  EXPECT_FALSE(r.moved);
+  EXPECT_FALSE(r.guarded);
+  EXPECT_EQ(r.values, (std::vector<double>{2, 10}));
+  EXPECT_EQ(r.after.model.mean, r.before.model.mean);
+}
+
 TEST(SweepFitRefine, TheDeadlineAndBadBoundsAreTold) {
   const FitPoints points = crossing();
   const std::vector<PointRef> at = allPoints(points);
