@@ -1,5 +1,6 @@
 // `sweep fit` on dataset files: the rows read as `sweep rules` reads them, and each fit's record of the files it
 // was fitted on (fit.h fitDatasets).
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -29,16 +30,18 @@ std::string fileDigest(const std::string& path) {
 
 using RowsByFile = std::map<std::string, std::map<FitGroupKey, uint64_t>>;
 
+// Each fit names the files whose rows it used; a file no fit used a row of is named by every fit with 0 rows, so
+// that the file records every dataset it was given (the output's rows line says why they were left out).
 void recordDatasets(const RowsByFile& rows, FitResult& result, const FitPoints& points) {
-  for (size_t k = 0; k < result.keys.size(); ++k) {
-    for (const auto& [path, groups] : rows) {
-      uint64_t used = 0;
-      for (const size_t g : result.keys[k].shapes->groups) {
-        const auto it = groups.find(points.groups[g].key);
-        if (it != groups.end()) used += it->second;
-      }
-      if (used > 0) result.model.fits[k].data.datasets.push_back({path, fileDigest(path), used});
-    }
+  for (const auto& [path, groups] : rows) {
+    const std::string digest = fileDigest(path);
+    std::vector<uint64_t> used(result.keys.size(), 0);
+    for (size_t k = 0; k < result.keys.size(); ++k)
+      for (const size_t g : result.keys[k].shapes->groups)
+        if (const auto it = groups.find(points.groups[g].key); it != groups.end()) used[k] += it->second;
+    const bool unused = std::all_of(used.begin(), used.end(), [](uint64_t n) { return n == 0; });
+    for (size_t k = 0; k < result.keys.size(); ++k)
+      if (used[k] > 0 || unused) result.model.fits[k].data.datasets.push_back({path, digest, used[k]});
   }
 }
 

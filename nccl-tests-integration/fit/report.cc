@@ -20,7 +20,12 @@ std::string constantsText(const KeyFitReport& key) {
                    ncclmodel::constValue(key.fit.model->constants, e.id));
   }
   if (moved == 0) out += "    none\n";
-  out += printed("  constants kept at NCCL's (the data does not identify them): %zu\n", kept);
+  if (key.fit.stageB.entries.empty())  // no usable line: stage B saw no constant to keep or move
+    out +=
+        printed("  constants kept at NCCL's: every one (%zu of %zu measured lines poor: none identifies a constant)\n",
+                key.fit.poorLines, key.fit.lines);
+  else
+    out += printed("  constants kept at NCCL's (the data does not identify them): %zu\n", kept);
   return out;
 }
 

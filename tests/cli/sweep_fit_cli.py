@@ -47,6 +47,9 @@ def main():
         if needed not in out:
             fail("sweep fit's output lacks '%s'" % needed)
     validate(root, model)
+    # Every line of the recorded tables is poor: no constant is identified, and none is "kept" by count either.
+    if "constants kept at NCCL's" not in out or "identify them): 0" in out:
+        fail("the constants kept at NCCL's are miscounted:\n" + out)
     with open(model) as f:
         written = json.load(f)
     fit = written["fits"][0]
@@ -76,6 +79,14 @@ def main():
     out = run([railtune, "sweep", "fit", other, "-o", os.path.join(work, "none.json")], 1)
     if "no hardware profile models GPU 'NVIDIA H200'" not in out or os.path.exists(os.path.join(work, "none.json")):
         fail("an unmodelled GPU must say why and write nothing:\n" + out)
+    # A dataset none of whose rows a fit used is named all the same, with 0 rows.
+    both = os.path.join(work, "both.json")
+    run([railtune, "sweep", "fit", dataset, other, "-o", both, "--no-validate"], 0)
+    validate(root, both)
+    with open(both) as f:
+        named = {d["path"]: d["rows"] for d in json.load(f)["fits"][0]["data"]["datasets"]}
+    if named.get(other) != 0 or not named.get(dataset):
+        fail("each dataset given must be named with the rows used: " + json.dumps(named))
     run([railtune, "sweep", "fit", dataset, "-o", model, "--nccl", "2.99"], 2)
     run([railtune, "sweep", "fit", os.path.join(work, "missing.jsonl"), "-o", model], 2)
     run([railtune, "sweep", "fit", dataset], 2)
