@@ -6,7 +6,8 @@
 // the true regret, plus a pull μ·Σ((θ − θ₀)/θ₀)² toward the starting values. The search is coordinate-wise:
 // per parameter a golden-section search over log θ within its bounds, keeping a move only when it lowers the
 // objective; only the points a parameter affects are re-evaluated. The result is checked on the true regret:
-// unless that is lower than at the start, the start is kept.
+// unless the regret above the tie band (picks within 1 % of the best) is lower than at the start, and the mean not
+// higher, the start is kept.
 #pragma once
 
 #include <chrono>
@@ -36,14 +37,17 @@ struct RefineOptions {
   double tauStart = 0.3, tauEnd = 0.01;
   int annealSweeps = 10;  // sweeps over which τ falls from tauStart to tauEnd (geometrically)
   double pull = 1e-3;     // μ
-  int goldenSteps = 12;   // evaluations per parameter and sweep
+  // Picks within this regret of the best are ties the measurement cannot order: the values move only when the true
+  // regret above it falls (and the mean does not rise).
+  double tieRegret = 0.01;
+  int goldenSteps = 12;  // evaluations per parameter and sweep
   std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct RefineResult {
   std::vector<double> values;  // the parameters' final values (the start's when the guard kept it)
   RegretScore before, after;   // true regret at the start and at the returned values
-  bool moved = false;          // the refinement's values were kept (true regret lower)
+  bool moved = false;          // the refinement's values were kept (true regret above the ties lower)
   bool guarded = false;        // the search moved, but its true regret was worse: the start was kept
   int sweeps = 0;
   bool truncated = false;  // the deadline stopped it
