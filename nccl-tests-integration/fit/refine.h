@@ -6,7 +6,7 @@
 // the true regret, plus a pull μ·Σ((θ − θ₀)/θ₀)² toward the starting values. The search is coordinate-wise:
 // per parameter a golden-section search over log θ within its bounds, keeping a move only when it lowers the
 // objective; only the points a parameter affects are re-evaluated. The result is checked on the true regret:
-// unless the regret above the tie band (picks within 1 % of the best) is lower than at the start, and the mean not
+// unless the regret above the tie band (picks within 2.5 % of the best) is lower than at the start, and the mean not
 // higher, the start is kept.
 #pragma once
 
@@ -39,7 +39,7 @@ struct RefineOptions {
   double pull = 1e-3;     // μ
   // Picks within this regret of the best are ties the measurement cannot order: the values move only when the true
   // regret above it falls (and the mean does not rise).
-  double tieRegret = 0.01;
+  double tieRegret = 0.025;
   int goldenSteps = 12;  // evaluations per parameter and sweep
   std::optional<std::chrono::steady_clock::time_point> deadline;
 };

@@ -65,7 +65,8 @@ TEST(SweepFitMidpoints, EachCellIsInterpolatedAlongTheModelAtTheGeometricMidpoin
   }
   // With no model time, the line through the two measurements: exact for an affine cell.
   const TimePredictor none = [](size_t, uint64_t, Cell) -> std::optional<double> { return std::nullopt; };
-  const SizePoint& at32K = midpointPoints(points, none).groups[0].sizes[2];
+  const FitPoints lines = midpointPoints(points, none);
+  const SizePoint& at32K = lines.groups[0].sizes[2];
   ASSERT_EQ(at32K.bytes, 32768u);
   EXPECT_NEAR(at32K.find(Cell{kRing, kSimple})->timeUs, timeSimple(32768), 1e-9);
 }
