@@ -13,8 +13,8 @@ namespace railtune::sweep {
 struct KeyFitOptions {
   // The mean in-sample regret a correction must save on the points it touches. Slightly below 0: a correction that
   // brings the times in line without changing an in-sample pick is kept, as the held-out sizes and shapes need it
-  // (a 10 % Ring/Simple error may decide no measured pick and still every pick between them); one that worsens a
-  // pick is not.
+  // (a 10 % Ring/Simple error may decide no measured pick and still every pick between them), but only where it
+  // explains a miss above the noise (CorrectionOptions::noiseFloor); one that worsens a pick is not.
   double minCorrectionGain = -1e-9;
   bool refine = true;
   RefineOptions refineOptions;
