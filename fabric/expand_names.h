@@ -15,8 +15,8 @@ struct NameFields {
 };
 
 // Replaces {d}, {t}, {h}, {r} (optionally {d:0N}: zero-padded to N digits; {d:0Nx} or {d:x}: in hexadecimal;
-// {d+N}: the index plus N, to count from 1) and {domain}; {h} and {r} only where `fields` knows them. Throws std::invalid_argument naming `field` on an
-// unknown placeholder or an unbalanced brace.
+// {d+N}: the index plus N, to count from 1) and {domain}; {h} and {r} only where `fields` knows them. Throws
+// std::invalid_argument naming `field` on an unknown placeholder or an unbalanced brace.
 std::string formatName(const std::string& pattern, const NameFields& fields, const std::string& field);
 
 }  // namespace railtune::fabric
