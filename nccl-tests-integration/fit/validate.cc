@@ -2,6 +2,7 @@
 #include "nccl-tests-integration/fit/validate.h"
 
 #include <cstdio>
+#include <set>
 
 namespace railtune::sweep {
 namespace {
@@ -18,12 +19,23 @@ std::string worstText(const FitPoints& points, const RegretSummary& s) {
 
 void scoreInSample(const FitPoints& points, const KeyShapes& shapes, const TimePredictor& predict, KeyValidation& out) {
   std::array<std::vector<PointRef>, kScaleBuckets> byScale;
-  for (const PointRef ref : keyPoints(points, shapes))
-    byScale[scaleBucketOf(points.groups[ref.group].key.group.shape)].push_back(ref);
+  std::array<std::set<CommShape>, kScaleBuckets> measured;
+  for (const PointRef ref : keyPoints(points, shapes)) {
+    const Shape& shape = points.groups[ref.group].key.group.shape;
+    byScale[scaleBucketOf(shape)].push_back(ref);
+    measured[scaleBucketOf(shape)].insert(commShapeOf(shape));
+  }
+  for (int b = 0; b < kScaleBuckets; ++b) out.measuredShapes[b].assign(measured[b].begin(), measured[b].end());
   for (int b = 0; b < kScaleBuckets; ++b) {
     out.inSampleByScale[b] = scoreRegret(points, byScale[b], predict);
     out.inSample.merge(out.inSampleByScale[b]);
   }
+}
+
+std::string shapesText(const std::vector<CommShape>& shapes) {
+  std::string out;
+  for (const CommShape& s : shapes) out += (out.empty() ? "" : "; ") + formats::tuner_model::commShapeLabel(s);
+  return out;
 }
 
 }  // namespace
@@ -72,7 +84,12 @@ std::array<BucketVerdict, kScaleBuckets> verdicts(const FitPoints& points, const
     } else if (sizes.worst > options.sizeTarget) {
       verdict.why = "leave-one-size-out worst " + worstText(points, sizes) + " > " + percent(options.sizeTarget);
     } else if (shapes.points > 0 && shapes.worst > options.shapeTarget) {
-      verdict.why = "leave-one-shape-out worst " + worstText(points, shapes) + " > " + percent(options.shapeTarget);
+      verdict.measuredShapesUsable = true;
+      verdict.shapes = v.measuredShapes[b];
+      verdict.why = "usable only at the measured shapes (" + shapesText(verdict.shapes) +
+                    "): leave-one-size-out worst " + percent(sizes.worst) + " <= " + percent(options.sizeTarget) +
+                    "; leave-one-shape-out worst " + worstText(points, shapes) + " > " + percent(options.shapeTarget) +
+                    ", so NCCL decides at a shape nobody measured";
     } else {
       verdict.usable = true;
       verdict.why = "leave-one-size-out worst " + percent(sizes.worst) + " <= " + percent(options.sizeTarget) +
