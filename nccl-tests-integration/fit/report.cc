@@ -59,6 +59,8 @@ std::string validationText(const KeyFitReport& key) {
                    !v.ran           ? notRun
                    : shapes.empty() ? "no shape to hold out"
                                     : "held out: " + shapes);
+  for (const std::string& m : v.sizeMisses) out += "    held-out size above target: " + m + "\n";
+  for (const std::string& m : v.shapeMisses) out += "    held-out shape above target: " + m + "\n";
   if (v.truncated) out += "    validation truncated by --max-seconds: not usable\n";
   out += "  verdict:\n";
   for (int b = 0; b < kScaleBuckets; ++b)

@@ -32,6 +32,17 @@ void scoreInSample(const FitPoints& points, const KeyShapes& shapes, const TimeP
   }
 }
 
+std::vector<std::string> misses(const FitPoints& points, const std::vector<Split>& splits, const ValidationScore& score,
+                                double target) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < splits.size() && i < score.splits.size(); ++i) {
+    const RegretSummary& s = score.splits[i].score.model;
+    if (score.splits[i].ran && s.points > 0 && s.worst > target)
+      out.push_back(splits[i].heldOut + " held out: " + worstText(points, s));
+  }
+  return out;
+}
+
 std::string shapesText(const std::vector<CommShape>& shapes) {
   std::string out;
   for (const CommShape& s : shapes) out += (out.empty() ? "" : "; ") + formats::tuner_model::commShapeLabel(s);
@@ -61,6 +72,8 @@ KeyValidation validateKey(const FitPoints& points, std::shared_ptr<const KeyShap
   const SplitRunOptions run{options.threads, options.deadline};
   out.sizeOut = runSplits(points, sizeSplits, refit, run);
   out.shapeOut = runSplits(points, shapeSplits, refit, run);
+  out.sizeMisses = misses(points, sizeSplits, out.sizeOut, options.sizeTarget);
+  out.shapeMisses = misses(points, shapeSplits, out.shapeOut, options.shapeTarget);
   out.ran = true;
   out.truncated = out.sizeOut.truncated() || out.shapeOut.truncated();
   return out;
