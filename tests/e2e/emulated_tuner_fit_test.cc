@@ -201,6 +201,22 @@ TEST_F(EmulatedTunerFitTest, AShapesOwnCorrectionAppliesAtThatShapeOnly) {
       << warnings[0];
 }
 
+// Tuner v3/v4: the example's table transform has a Ring/LL128 entry of 8 ranks' own (x0.85 + 2.6 us) beside the
+// scale's (x0.71 + 2.1 us), and a correction of 8 ranks' own after it (x1.2 + 0.5 us): 8 ranks get theirs, 16 ranks
+// the scale's transform alone.
+TEST_F(EmulatedTunerFitTest, TunerV4GetsAShapesOwnTableTransformAtThatShapeOnly) {
+  for (const auto& [ranks, expected] :
+       {std::pair{size_t{8}, 1.2f * (0.85f * 100.0f + 2.6f) + 0.5f}, {size_t{16}, 0.71f * 100.0f + 2.1f}}) {
+    ASSERT_EQ(init(NcclBehaviour::V2_30, 4, ranks, 1), ncclSuccess) << pluginLogText();
+    emu::CostTable table;
+    for (int a = 0; a < NCCL_NUM_ALGORITHMS; ++a)
+      for (int p = 0; p < NCCL_NUM_PROTOCOLS; ++p) table[a][p] = 100.0f;
+    pick(ncclFuncAllGather, 1 << 20, table);
+    EXPECT_FLOAT_EQ(table[NCCL_ALGO_RING][NCCL_PROTO_LL128], expected) << ranks << " ranks";
+  }
+  EXPECT_TRUE(pluginWarnings().empty()) << pluginLogText();
+}
+
 TEST_F(EmulatedTunerFitTest, NoRailMapNoFit) {
   env.unset("RAILTUNE_RAIL_MAP");
   ASSERT_EQ(init(NcclBehaviour::V2_30, 6, 4, 1), ncclSuccess) << pluginLogText();
