@@ -100,7 +100,9 @@ FitPlan planOf(const FitInputs& inputs, const Fit& fit, const CommInfo& comm) {
   plan.summary = "fit " + fitLabel(fit) + " at " + tm::scaleName(scale) +
                  (fit.usable[static_cast<size_t>(scale)].usable ? "" : " (at its measured shapes only)") + ", " +
                  tm::commShapeLabel(shape) + ": ";
-  if (ownEntries > 0) plan.summary += std::to_string(ownEntries) + " corrections of this shape's own, ";
+  if (ownEntries > 0)
+    plan.summary +=
+        std::to_string(ownEntries) + (ownEntries == 1 ? " correction" : " corrections") + " of this shape's own, ";
   if (plan.writeConstants) {
     plan.summary +=
         std::to_string(identifiedConstants(fit.constants) - (neverWritten(fit) ? 1 : 0)) + " constants written" +
