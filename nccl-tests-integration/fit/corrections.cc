@@ -72,8 +72,7 @@ std::map<CommShape, ShapeSamples> gatherByShape(const FitPoints& points, std::sp
 // The residual corrections of one shape, pruned to the cells its picks need; empty unless the shared fit leaves a
 // pick there worse than options.shapeWorstToFix and the set lowers both its worst and its mean regret.
 std::vector<Correction> shapeResiduals(const FitPoints& points, const ShapeSamples& samples, CommShape shape, int scale,
-                                       const TimePredictor& current, const CorrectionOptions& options,
-                                       const ShapeTune& tune) {
+                                       const TimePredictor& current, const CorrectionOptions& options) {
   const RegretSummary before = scoreRegret(points, samples.at, current).model;
   if (!(before.worst > options.shapeWorstToFix)) return {};
   std::vector<Correction> set;
@@ -89,7 +88,6 @@ std::vector<Correction> shapeResiduals(const FitPoints& points, const ShapeSampl
     c.maxRelResidual = line.maxRelResidual;
     set.push_back(c);
   }
-  if (tune && !set.empty()) tune(set, samples.at, current);
   const auto scoreWith = [&](const std::vector<Correction>& corrections) {
     return scoreRegret(points, samples.at, corrected(points, current, corrections)).model;
   };
@@ -110,11 +108,11 @@ std::vector<Correction> shapeResiduals(const FitPoints& points, const ShapeSampl
 std::vector<Correction> fitShapeCorrections(const FitPoints& points, std::span<const size_t> groups,
                                             const PointMask* mask, const TimePredictor& current,
                                             const std::vector<Correction>& scaleCorrections,
-                                            const CorrectionOptions& options, const ShapeTune& tune) {
+                                            const CorrectionOptions& options) {
   std::vector<Correction> out;
   for (const auto& [shape, samples] : gatherByShape(points, groups, mask, current)) {
     const int scale = shape.nodes <= 1 ? 0 : shape.nodes == 2 ? 1 : 2;
-    for (Correction c : shapeResiduals(points, samples, shape, scale, current, options, tune)) {
+    for (Correction c : shapeResiduals(points, samples, shape, scale, current, options)) {
       // Written composed with the scale's correction of the cell, which it replaces at this shape.
       for (const Correction& s : scaleCorrections)
         if (s.key.cell == c.key.cell && s.key.scale == scale && !s.key.shape && !s.key.collective) {

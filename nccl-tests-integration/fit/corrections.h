@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -62,13 +61,10 @@ std::vector<Correction> fitCorrections(const FitPoints& points, const PointMask*
 // cells that take part. Each is written composed with the scale's correction
 // of its cell (`scaleCorrections`), as the most specific entry replaces the scale's. groups: the key's modelled
 // groups.
-// tune, when given, moves one shape's candidate corrections before they are pruned and judged (least squares of
-// time need not rank the cells as measured); its arguments: the candidates, the shape's points, `current`.
-using ShapeTune = std::function<void(std::vector<Correction>&, std::span<const PointRef>, const TimePredictor&)>;
 std::vector<Correction> fitShapeCorrections(const FitPoints& points, std::span<const size_t> groups,
                                             const PointMask* mask, const TimePredictor& current,
                                             const std::vector<Correction>& scaleCorrections,
-                                            const CorrectionOptions& options = {}, const ShapeTune& tune = {});
+                                            const CorrectionOptions& options = {});
 
 // base with the corrections applied (k·t + c on the cells they key; a shape's own correction before its scale's);
 // the points give each group's scale, shape and collective, and must outlive the predictor.

@@ -34,30 +34,11 @@ std::shared_ptr<KeyModel> modelAt(const KeyModel& start, const RefineSet& set, s
   return model;
 }
 
-// A shape's candidate corrections refined as stage D refines the shared ones (their time scales, on its points).
-ShapeTune shapeTune(const FitPoints& points, const RefineOptions& refineOptions) {
-  return [&points, refineOptions](std::vector<Correction>& set, std::span<const PointRef> at,
-                                  const TimePredictor& current) {
-    std::vector<RefineParameter> parameters;
-    for (const Correction& c : set)
-      parameters.push_back({"correction " + cellLabel(c.key.cell), c.timeScale, c.timeScale / 4, c.timeScale * 4, {}});
-    const ModelOf modelOf = [&](std::span<const double> values) {
-      std::vector<Correction> trial = set;
-      for (size_t i = 0; i < trial.size(); ++i) trial[i].timeScale = values[i];
-      return corrected(points, current, trial);
-    };
-    const RefineResult r = refine(points, at, parameters, modelOf, refineOptions);
-    if (r.moved)
-      for (size_t i = 0; i < set.size(); ++i) set[i].timeScale = r.values[i];
-  };
-}
-
 // Stage E: each measured shape's own corrections of what the shared fit leaves wrong there (corrections.h).
 void addShapeCorrections(const FitPoints& points, const PointMask* mask, const KeyFitOptions& options, KeyFit& fit) {
   if (!options.shapeCorrections) return;
   const std::vector<Correction> own =
-      fitShapeCorrections(points, fit.model->shapes->groups, mask, predictorOf(points, fit.model), fit.corrections, {},
-                          options.refine ? shapeTune(points, options.refineOptions) : ShapeTune{});
+      fitShapeCorrections(points, fit.model->shapes->groups, mask, predictorOf(points, fit.model), fit.corrections);
   if (own.empty()) return;
   auto model = std::make_shared<KeyModel>(*fit.model);
   model->corrections.insert(model->corrections.end(), own.begin(), own.end());
