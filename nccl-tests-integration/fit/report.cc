@@ -63,12 +63,12 @@ std::string validationText(const KeyFitReport& key) {
   for (const std::string& m : v.shapeMisses) out += "    held-out shape above target: " + m + "\n";
   if (v.truncated) out += "    validation truncated by --max-seconds: not usable\n";
   out += "  verdict:\n";
-  for (int b = 0; b < kScaleBuckets; ++b)
-    out += printed("    %-16s %s: ", scaleBucketLabel(b),
-                   key.verdicts[b].usable                 ? "usable"
-                   : key.verdicts[b].measuredShapesUsable ? "usable at the measured shapes only"
-                                                          : "not usable") +
-           key.verdicts[b].why + "\n";
+  for (int b = 0; b < kScaleBuckets; ++b) {
+    const BucketVerdict& verdict = key.verdicts[b];
+    // A measured-shapes verdict's why starts "usable only at the measured shapes (...)": it says it all.
+    const char* label = verdict.usable ? "usable: " : verdict.measuredShapesUsable ? "" : "not usable: ";
+    out += printed("    %-16s %s", scaleBucketLabel(b), label) + verdict.why + "\n";
+  }
   return out;
 }
 
