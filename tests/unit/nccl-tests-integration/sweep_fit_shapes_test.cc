@@ -30,46 +30,86 @@ FitPoints opposite(unsigned seed) {
   return points;
 }
 
-TEST(SweepFitShapes, EightRanksOwnCorrectionAndAnHonestVerdict) {
+size_t own(const std::vector<Correction>& corrections, int ranks) {
+  return static_cast<size_t>(std::count_if(corrections.begin(), corrections.end(), [&](const Correction& c) {
+    return c.key.shape && c.key.shape->ranks == ranks;
+  }));
+}
+
+FitOptions shapeFitOptions() {
   FitOptions o;
   o.maxSeconds = 600;
   o.threads = 2;
-  const FitPoints points = opposite(1);
-  const FitResult r = fitPoints(points, o);
-  std::printf("%s", renderFitReport(r).c_str());
-  ASSERT_EQ(r.keys.size(), 1u);
-  const KeyFitReport& key = r.keys[0];
-  const auto own = [](const std::vector<Correction>& cs, int ranks) {
-    return std::count_if(cs.begin(), cs.end(),
-                         [&](const Correction& c) { return c.key.shape && c.key.shape->ranks == ranks; });
-  };
-  // The scale's Ring/LL128 correction follows one side (the points it fits best); the other side gets its own.
-  // Either way some shape has its own, and the in-sample picks are then within the size target.
-  EXPECT_GT(own(key.fit.corrections, 4) + own(key.fit.corrections, 8) + own(key.fit.corrections, 16), 0);
-  EXPECT_LE(key.validation.inSample.model.worst, 0.05);
-  // Held out, a shape gets no correction of its own: the refit without it has none.
-  for (const Split& split : leaveOneShapeOutSplits(points, key.shapes->groups)) {
-    const int ranks = std::stoi(split.heldOut);
-    const KeyFit refit =
-        fitKey(points, key.shapes, &split.training, formats::ncclDefaultConstants(formats::NcclRelease::V2_30), o.fit);
-    EXPECT_EQ(own(refit.corrections, ranks), 0) << split.heldOut;
+  return o;
+}
+
+// Leave one shape out is the tuner at a shape nobody measured: each held-out shape's score is exactly that of the
+// refit without it (the validation's options), which has no correction of that shape's own.
+void expectHonestShapeSplits(const FitPoints& points, const KeyFitReport& key, const FitOptions& o) {
+  KeyFitOptions refitOptions = o.fit;
+  refitOptions.refineOptions.maxSweeps = std::min(refitOptions.refineOptions.maxSweeps, 5);
+  const std::vector<Split> splits = leaveOneShapeOutSplits(points, key.shapes->groups);
+  ASSERT_EQ(splits.size(), key.validation.shapeOut.splits.size());
+  for (size_t i = 0; i < splits.size(); ++i) {
+    const KeyFit refit = fitKey(points, key.shapes, &splits[i].training,
+                                formats::ncclDefaultConstants(formats::NcclRelease::V2_30), refitOptions);
+    EXPECT_EQ(own(refit.corrections, std::stoi(splits[i].heldOut)), 0u) << splits[i].heldOut;
+    const RegretScore direct = scoreRegret(points, splits[i].scored, predictorOf(points, refit.model));
+    EXPECT_EQ(direct.model.worst, key.validation.shapeOut.splits[i].score.model.worst) << splits[i].heldOut;
+    EXPECT_EQ(direct.model.mean, key.validation.shapeOut.splits[i].score.model.mean) << splits[i].heldOut;
   }
-  // The verdict follows the held-out figures, never the in-sample ones.
+}
+
+// The verdict follows the held-out figures, never the in-sample ones, and the file says the same.
+void expectVerdictFromHeldOut(const FitResult& r) {
+  const KeyFitReport& key = r.keys.at(0);
   const KeyValidation& v = key.validation;
   const bool sizes = v.sizeOut.byScale[0].model.worst <= 0.05;
   const bool shapes = v.shapeOut.byScale[0].model.points == 0 || v.shapeOut.byScale[0].model.worst <= 0.10;
   EXPECT_EQ(key.verdicts[0].usable, sizes && shapes) << key.verdicts[0].why;
   EXPECT_EQ(key.verdicts[0].measuredShapesUsable, sizes && !shapes) << key.verdicts[0].why;
   const formats::tuner_model::Verdict& written = r.model.fits.at(0).usable[0];
+  EXPECT_EQ(written.usable, key.verdicts[0].usable);
   EXPECT_EQ(written.measuredShapesUsable, key.verdicts[0].measuredShapesUsable);
-  if (written.measuredShapesUsable) {
-    EXPECT_EQ(written.shapes, (std::vector<CommShape>{{4, 1}, {8, 1}, {16, 1}}));
-    EXPECT_NE(written.why.find("usable only at the measured shapes"), std::string::npos) << written.why;
-  }
-  // The file says which corrections are a shape's own, and reads back.
+  EXPECT_NO_THROW(formats::tuner_model::parseTunerModel(formats::tuner_model::writeTunerModel(r.model), "fit"));
+}
+
+TEST(SweepFitShapes, AShapesOwnCorrectionAndAnHonestVerdict) {
+  const FitPoints points = opposite(1);
+  const FitResult r = fitPoints(points, shapeFitOptions());
+  std::printf("%s", renderFitReport(r).c_str());
+  ASSERT_EQ(r.keys.size(), 1u);
+  const KeyFitReport& key = r.keys[0];
+  // The scale's Ring/LL128 correction follows one side (the points it fits best); the other side gets its own.
+  // Either way some shape has its own, and the in-sample picks are then within the size target.
+  EXPECT_GT(own(key.fit.corrections, 4) + own(key.fit.corrections, 8) + own(key.fit.corrections, 16), 0u);
+  EXPECT_LE(key.validation.inSample.model.worst, 0.05);
   const auto& corrections = r.model.fits.at(0).corrections;
   EXPECT_TRUE(std::any_of(corrections.begin(), corrections.end(), [](const auto& c) { return c.shape.has_value(); }));
-  EXPECT_NO_THROW(formats::tuner_model::parseTunerModel(formats::tuner_model::writeTunerModel(r.model), "fit"));
+  expectHonestShapeSplits(points, key, shapeFitOptions());
+  expectVerdictFromHeldOut(r);
+}
+
+// Seed 5: held-out sizes within 5 %, a held-out shape far off: usable at the measured shapes only, which the file
+// lists, and only those.
+TEST(SweepFitShapes, UsableAtTheMeasuredShapesOnly) {
+  const FitPoints points = opposite(5);
+  const FitResult r = fitPoints(points, shapeFitOptions());
+  ASSERT_EQ(r.keys.size(), 1u);
+  const KeyValidation& v = r.keys[0].validation;
+  EXPECT_LE(v.sizeOut.byScale[0].model.worst, 0.05);
+  EXPECT_GT(v.shapeOut.byScale[0].model.worst, 0.10);
+  const formats::tuner_model::Verdict& written = r.model.fits.at(0).usable[0];
+  EXPECT_FALSE(written.usable);
+  EXPECT_TRUE(written.measuredShapesUsable) << written.why;
+  EXPECT_EQ(written.shapes, (std::vector<CommShape>{{4, 1}, {8, 1}, {16, 1}}));
+  EXPECT_NE(written.why.find("usable only at the measured shapes (4 ranks, 1 node; 8 ranks, 1 node; 16 ranks"),
+            std::string::npos)
+      << written.why;
+  EXPECT_TRUE(formats::tuner_model::verdictApplies(written, {8, 1}));
+  EXPECT_FALSE(formats::tuner_model::verdictApplies(written, {32, 1}));
+  expectHonestShapeSplits(points, r.keys[0], shapeFitOptions());
+  expectVerdictFromHeldOut(r);
 }
 
 }  // namespace
