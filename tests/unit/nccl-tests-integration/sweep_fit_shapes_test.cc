@@ -1,8 +1,9 @@
-// Stage E of `sweep fit` (corrections.h fitShapeCorrections) and the verdict per shape, on injected truth where 8 and
-// 16 ranks of one NVLink domain rank Ring/LL128 oppositely (8 ranks' Ring/LL128 40 % faster than NCCL's model says,
-// the others as rendered): no correction shared by the scale can be right at both, a correction of 8 ranks' own can.
-// It says nothing of a shape nobody measured, so leave-one-shape-out predicts 8 ranks without it, and where that
-// misses the verdict is "usable at the measured shapes only", listing them.
+// Stage E of `sweep fit` (corrections.h fitShapeCorrections) and the verdict per shape, on injected truth where 8
+// ranks of one NVLink domain rank Ring/LL128 apart from 4 and 16 (8 ranks' Ring/LL128 40 % faster than NCCL's model
+// says, the others as rendered): no correction shared by the scale can be right at every rank count; the scale's
+// follows one side and the other gets a correction of its own. That says nothing of a shape nobody measured, so
+// leave-one-shape-out predicts a held-out shape without one, and where that misses while the held-out sizes pass
+// the verdict is "usable at the measured shapes only", listing them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
