@@ -2,8 +2,10 @@
 #include "nccl-tests-integration/fit/to_file.h"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace railtune::sweep {
 namespace tm = formats::tuner_model;
@@ -122,6 +124,15 @@ std::string correctionWhy(Cell cell) {
          "the per-hop constants cannot shape (tuning.cc:384-435@v2.30.7)";
 }
 
+std::string shapeCorrectionWhy(const Correction& c) {
+  char gain[96];
+  std::snprintf(gain, sizeof gain, " (its mean in-sample regret %.1f %% -> %.1f %%)", c.regretBefore * 100,
+                c.regretAfter * 100);
+  return "measured at " + tm::commShapeLabel(*c.key.shape) + ", " + cellLabel(c.key.cell) +
+         " ranks apart from the scale's other shapes" + gain + "; " + correctionWhy(c.key.cell) +
+         ", and no constant is per rank count";
+}
+
 namespace {
 
 tm::Fabric fileFabric(const FitKey& key) {
@@ -134,31 +145,50 @@ tm::Fabric fileFabric(const FitKey& key) {
 }
 
 // NCCL's default cost to the fitted cost per cell and scale, for tuners handed the table but no constants (ABI
-// v3/v4): a line through (default time, fitted time) over the measured cells' points.
-std::vector<tm::CellAffine> tableTransform(const FitPoints& points, const KeyFitRecord& r) {
-  const formats::CostModelConstants defaults = formats::ncclDefaultConstants(releaseOf(r.shapes->version));
-  const auto shapes = r.fit->model->shapes;
-  const TimePredictor before = constantsPredictor(points, shapes, defaults);
-  const TimePredictor after = predictorOf(points, r.fit->model);
-  std::map<std::pair<Cell, int>, std::pair<std::vector<double>, std::vector<double>>> pairs;
-  for (const PointRef ref : keyPoints(points, *shapes)) {
+// v3/v4): a line through (default time, fitted time) over the measured cells' points. The scale's entries map to
+// the fit without the shapes' own corrections (what a shape nobody measured gets); a shape's own entry, for each
+// cell it has a correction of, maps that shape's points to the whole fit.
+using TransformKey = std::tuple<Cell, int, std::optional<CommShape>>;
+using TransformPairs = std::map<TransformKey, std::pair<std::vector<double>, std::vector<double>>>;
+
+void transformPairs(const FitPoints& points, const KeyShapes& shapes, const TimePredictor& before,
+                    const TimePredictor& after, const std::set<std::pair<Cell, CommShape>>* own, TransformPairs& out) {
+  for (const PointRef ref : keyPoints(points, shapes)) {
     const GroupPoints& g = points.groups[ref.group];
+    const CommShape shape = commShapeOf(g.key.group.shape);
     for (const CellPoint& c : g.sizes[ref.size].cells) {
+      if (own != nullptr && !own->contains({c.cell, shape})) continue;
       const auto t0 = before(ref.group, g.sizes[ref.size].bytes, c.cell);
       const auto t1 = after(ref.group, g.sizes[ref.size].bytes, c.cell);
       if (!t0 || !t1) continue;
-      auto& xy = pairs[{c.cell, scaleBucketOf(g.key.group.shape)}];
+      auto& xy = out[{c.cell, scaleBucketOf(g.key.group.shape),
+                      own != nullptr ? std::optional<CommShape>(shape) : std::nullopt}];
       xy.first.push_back(*t0);
       xy.second.push_back(*t1);
     }
   }
+}
+
+std::vector<tm::CellAffine> tableTransform(const FitPoints& points, const KeyFitRecord& r) {
+  const formats::CostModelConstants defaults = formats::ncclDefaultConstants(releaseOf(r.shapes->version));
+  const auto shapes = r.fit->model->shapes;
+  auto shared = std::make_shared<KeyModel>(*r.fit->model);
+  std::set<std::pair<Cell, CommShape>> own;
+  for (const Correction& c : shared->corrections)
+    if (c.key.shape) own.insert({c.key.cell, *c.key.shape});
+  std::erase_if(shared->corrections, [](const Correction& c) { return c.key.shape.has_value(); });
+  const TimePredictor before = constantsPredictor(points, shapes, defaults);
+  TransformPairs pairs;
+  transformPairs(points, *shapes, before, predictorOf(points, shared), nullptr, pairs);
+  if (!own.empty()) transformPairs(points, *shapes, before, predictorOf(points, r.fit->model), &own, pairs);
   std::vector<tm::CellAffine> out;
   for (const auto& [key, xy] : pairs) {
+    const auto& [cell, scale, shape] = key;
     const LineFit line = fitLine(xy.first, xy.second);
     if (!line.fitted || !(line.usPerByte > 0)) continue;
-    if (std::abs(line.usPerByte - 1) < 1e-3 && std::abs(line.latencyUs) < 1e-3) continue;
-    out.push_back({std::nullopt, key.first.algorithm, key.first.protocol, static_cast<tm::Scale>(key.second),
-                   line.usPerByte, line.latencyUs});
+    if (!shape && std::abs(line.usPerByte - 1) < 1e-3 && std::abs(line.latencyUs) < 1e-3) continue;
+    out.push_back({std::nullopt, cell.algorithm, cell.protocol, static_cast<tm::Scale>(scale), line.usPerByte,
+                   line.latencyUs, shape});
   }
   return out;
 }
@@ -179,11 +209,12 @@ tm::Fit toFileFit(const FitPoints& points, const KeyFitRecord& r) {
   fit.constants = fileConstants(r, gen);
   for (const Correction& c : r.fit->corrections)
     fit.corrections.push_back({{c.key.collective, c.key.cell.algorithm, c.key.cell.protocol,
-                                static_cast<tm::Scale>(c.key.scale), c.timeScale, c.timeAddUs},
-                               correctionWhy(c.key.cell)});
+                                static_cast<tm::Scale>(c.key.scale), c.timeScale, c.timeAddUs, c.key.shape},
+                               c.key.shape ? shapeCorrectionWhy(c) : correctionWhy(c.key.cell)});
   fit.tableTransform = tableTransform(points, r);
   fit.validation = fileValidation(points, r);
-  for (int b = 0; b < kScaleBuckets; ++b) fit.usable[b] = {r.verdicts[b].usable, r.verdicts[b].why};
+  for (int b = 0; b < kScaleBuckets; ++b)
+    fit.usable[b] = {r.verdicts[b].usable, r.verdicts[b].why, r.verdicts[b].measuredShapesUsable, r.verdicts[b].shapes};
   return fit;
 }
 

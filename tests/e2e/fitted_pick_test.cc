@@ -273,7 +273,7 @@ const tm::TunerModel& fittedOnce(ncclmodel::NcclVersion v) {
 // fitter called not usable is WhereTheFileSaysNotUsableThePluginLeavesNcclsPick's.
 tm::TunerModel everyBucketUsable(tm::TunerModel model) {
   for (tm::Fit& fit : model.fits)
-    for (tm::Verdict& v : fit.usable) v = {true, "marked usable by the test"};
+    for (tm::Verdict& v : fit.usable) v = {true, "marked usable by the test", false, {}};
   return model;
 }
 
