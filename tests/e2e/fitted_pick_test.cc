@@ -342,8 +342,8 @@ TEST_P(FittedPickPerRelease, OneConstantWrongInThePluginsCopyIsCaught) {
               c.points);
 }
 
-// The fitter's own verdicts: where the fit does not apply to a shape the plugin leaves NCCL's pick, which predictPick (and
-// `sweep compare --fitted`) does not model; the note in compare's output says which buckets.
+// The fitter's own verdicts: where the fit does not apply to a shape the plugin leaves NCCL's pick, which predictPick
+// (and `sweep compare --fitted`) does not model; the note in compare's output says which buckets.
 TEST_P(FittedPickPerRelease, WhereTheFileSaysNotUsableThePluginLeavesNcclsPick) {
   const tm::TunerModel& model = fittedOnce(GetParam().version);
   const std::string file = write("as-fitted.json", tm::writeTunerModel(model));
