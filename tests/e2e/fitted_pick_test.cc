@@ -374,23 +374,34 @@ TEST_P(FittedPickPerRelease, TunerV4PicksThroughTheTableTransform) {
   const auto transformed = [&fit](const ncclmodel::ShapeModel& m, Collective coll, uint64_t bytes,
                                   const std::set<Cell>& cells) {
     const tm::Scale scale = tm::scaleOfNodes(m.shape().nNodes);
+    const tm::CommShape shape{m.shape().nRanks, m.shape().nNodes};
     return cheapestAtDefaults(m, coll, bytes, cells, [&](Cell cell, double t) {
-      if (const auto* k = tm::cellEntry(fit.tableTransform, coll, cell.algorithm, cell.protocol, scale))
+      if (const auto* k = tm::cellEntry(fit.tableTransform, coll, cell.algorithm, cell.protocol, scale, &shape))
         t = k->timeScale * t + k->timeAddUs;
-      if (const auto* k = tm::cellEntry(fit.corrections, coll, cell.algorithm, cell.protocol, scale))
+      if (const auto* k = tm::cellEntry(fit.corrections, coll, cell.algorithm, cell.protocol, scale, &shape))
         t = k->timeScale * t + k->timeAddUs;
       return std::max(t, 1e-3);
     });
   };
-  Comparison exact, approximate;
+  Comparison exact, approximate, measured;
   for (const ShapeAt s : kCompared) {
     compareShape(GetParam(), 4, s, file, transformed, exact);
-    compareShape(GetParam(), 4, s, file, predictPickOf(fit), approximate);
+    const bool fitted = std::any_of(kFitted.begin(), kFitted.end(),
+                                    [&](ShapeAt f) { return f.ranks == s.ranks && f.nodes == s.nodes; });
+    compareShape(GetParam(), 4, s, file, predictPickOf(fit), fitted ? measured : approximate);
   }
   EXPECT_TRUE(exact.mismatches.empty()) << listed(exact.mismatches);
   EXPECT_GT(exact.changedFromNccl, 0u);
-  std::printf("tuner v4: %zu of %zu picks differ from predictPick's%s\n", approximate.mismatches.size(),
-              approximate.points, listed(approximate.mismatches).c_str());
+  // At a measured shape the file holds that shape's own map where the scale's misses it (to_file.cc), and a map
+  // per shape is exact (affine at both sets of constants): v4 then picks what the fitted constants pick, every
+  // collective included, but for a near tie the plugin's float table rounds the other way (one runner-up of 700 at
+  // 4 GiB here): at most 1 %. Only at a shape nobody measured is the scale's pooled line an approximation.
+  EXPECT_LE(measured.mismatches.size() * 100, measured.points) << listed(measured.mismatches);
+  std::printf(
+      "tuner v4: %zu of %zu picks agree with predictPick's at the measured shapes; at the others %zu of %zu "
+      "differ%s\n",
+      measured.points - measured.mismatches.size(), measured.points, approximate.mismatches.size(), approximate.points,
+      listed(approximate.mismatches).c_str());
 }
 
 // `sweep compare --fitted` scores a group with the fit the tuner would apply to its cluster: the same GPU and, on
