@@ -32,15 +32,29 @@ std::string padded(int value, std::string format, const std::string& field) {
   return digits;
 }
 
+// "+N" after an index ({d+1}, {t+1:02}): clusters number racks and trays from 1 (rack01-tray01) where the spec's
+// indices count from 0. N is 0 to 99,999, so no name can overflow an int.
+int offsetOf(const std::string& text, const std::string& inside, const std::string& field) {
+  if (text.empty()) return 0;
+  if (text[0] != '+' || text.size() < 2 || text.size() > 6 ||
+      text.find_first_not_of("0123456789", 1) != std::string::npos)
+    throw std::invalid_argument(field + ": bad offset in {" + inside +
+                                "} (use e.g. {d+1} or {t+1:02} to count from 1)");
+  return std::stoi(text.substr(1));
+}
+
 std::string expandPlaceholder(const std::string& inside, const NameFields& fields, const std::string& field) {
   const size_t colon = inside.find(':');
-  const std::string key = inside.substr(0, colon);
+  const std::string head = inside.substr(0, colon);
   const std::string format = colon == std::string::npos ? "" : inside.substr(colon + 1);
-  if (key == "d") return padded(fields.d, format, field);
-  if (key == "t") return padded(fields.t, format, field);
-  if (key == "h" && fields.h >= 0) return padded(fields.h, format, field);
-  if (key == "r" && fields.r >= 0) return padded(fields.r, format, field);
-  if (key == "domain" && format.empty() && !fields.domain.empty()) return fields.domain;
+  const size_t plus = head.find('+');
+  const std::string key = head.substr(0, plus);
+  const int offset = plus == std::string::npos ? 0 : offsetOf(head.substr(plus), inside, field);
+  if (key == "d") return padded(fields.d + offset, format, field);
+  if (key == "t") return padded(fields.t + offset, format, field);
+  if (key == "h" && fields.h >= 0) return padded(fields.h + offset, format, field);
+  if (key == "r" && fields.r >= 0) return padded(fields.r + offset, format, field);
+  if (key == "domain" && plus == std::string::npos && format.empty() && !fields.domain.empty()) return fields.domain;
   const std::string known = fields.r >= 0 ? "{d}, {t}, {h}, {r}, {domain}" : "{d}, {t}, {domain}";
   throw std::invalid_argument(field + ": unknown placeholder {" + inside + "} (known: " + known + ")");
 }

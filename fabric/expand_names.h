@@ -14,9 +14,9 @@ struct NameFields {
   int r = -1;          // rail; -1: not known here
 };
 
-// Replaces {d}, {t}, {h}, {r} (optionally {d:0N}: zero-padded to N digits; {d:0Nx} or {d:x}: in hexadecimal)
-// and {domain}; {h} and {r} only where `fields` knows them. Throws std::invalid_argument naming `field` on an
-// unknown placeholder or an unbalanced brace.
+// Replaces {d}, {t}, {h}, {r} (optionally {d:0N}: zero-padded to N digits; {d:0Nx} or {d:x}: in hexadecimal;
+// {d+N}: the index plus N, to count from 1) and {domain}; {h} and {r} only where `fields` knows them. Throws
+// std::invalid_argument naming `field` on an unknown placeholder or an unbalanced brace.
 std::string formatName(const std::string& pattern, const NameFields& fields, const std::string& field);
 
 }  // namespace railtune::fabric

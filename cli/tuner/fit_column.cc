@@ -128,8 +128,9 @@ emu::FitSummary describeFitFile(const std::string& path, const std::string& rail
       tuner::fitted::coverage({model, path, map ? &*map : nullptr, railMapPath}, info);
   if (covered.plan) {
     const tm::Scale scale = tm::scaleOfNodes(comm.shape.nNodes);
-    out.verdict = std::string("usable at ") + tm::scaleName(scale) + ": " +
-                  covered.plan->fit->usable[static_cast<size_t>(scale)].why;
+    const tm::Verdict& verdict = covered.plan->fit->usable[static_cast<size_t>(scale)];
+    out.verdict = std::string("usable at ") + tm::scaleName(scale) +
+                  (verdict.usable ? ": " : ", at its measured shapes only, this one among them: ") + verdict.why;
   }
   return out;
 }

@@ -35,9 +35,13 @@ std::string where(const ShapeTruth& s, uint64_t bytes) {
 
 // The worst true regret at one bucket's held-out points, by kind of point.
 struct BucketTruth {
-  double sizeWorst = 0, shapeWorst = 0;
+  double sizeWorst = 0, shapeWorst = 0;  // the fit's at every held-out point, applied or not (a missed fit)
   size_t points = 0;
   std::string sizeWorstAt, shapeWorstAt;
+  // Where the tuner applies it (verdictApplies: every shape when usable, the listed ones when usable at the measured
+  // shapes only): what the verdict claims, so a false all-clear.
+  double appliedSizeWorst = 0, appliedShapeWorst = 0;
+  std::string appliedSizeWorstAt, appliedShapeWorstAt;
 };
 
 struct Scorer {
@@ -84,7 +88,8 @@ struct Scorer {
     max("max_" + kind + "_fit_regret", fitRegret);
     max("max_" + kind + "_default_regret", defaultRegret);
     const int b = bucketOf(s);
-    const double applied = fit.usable[static_cast<size_t>(b)].usable ? fitRegret : defaultRegret;
+    const bool applies = formats::tuner_model::verdictApplies(fit.usable[static_cast<size_t>(b)], {s.ranks, s.nodes});
+    const double applied = applies ? fitRegret : defaultRegret;
     c()["held_out_points"] += 1;
     c()["applied_regret"] += applied;
     c()["default_regret"] += defaultRegret;
@@ -95,6 +100,11 @@ struct Scorer {
     if (fitRegret > worst) {
       worst = fitRegret;
       (shapeHeldOut ? bt.shapeWorstAt : bt.sizeWorstAt) = where(s, bytes);
+    }
+    double& appliedWorst = shapeHeldOut ? bt.appliedShapeWorst : bt.appliedSizeWorst;
+    if (applies && fitRegret > appliedWorst) {
+      appliedWorst = fitRegret;
+      (shapeHeldOut ? bt.appliedShapeWorstAt : bt.appliedSizeWorstAt) = where(s, bytes);
     }
   }
 
@@ -153,7 +163,8 @@ struct Scorer {
     for (const ShapeTruth& s : measured) hasData[static_cast<size_t>(bucketOf(s))] = true;
     for (size_t b = 0; b < kBuckets; ++b) {
       const BucketTruth& bt = buckets[b];
-      const bool usable = fit.usable[b].usable;
+      // A claim: usable everywhere, or at the measured shapes only (the tuner applies it there).
+      const bool usable = fit.usable[b].usable || fit.usable[b].measuredShapesUsable;
       const std::string scale = formats::tuner_model::scaleName(static_cast<formats::tuner_model::Scale>(b));
       if (b == 0 && scenario.mustRefuse) {
         c()["must_refuse"] += 1;
@@ -172,15 +183,19 @@ struct Scorer {
         c()["judged_scales"] += 1;
         c()["usable_scales"] += usable ? 1 : 0;
       }
-      const bool passes =
-          bt.sizeWorst <= fit.validation.sizeTarget + 1e-12 && bt.shapeWorst <= fit.validation.shapeTarget + 1e-12;
-      if (usable && !passes) {
+      const auto within = [&](double sizeWorst, double shapeWorst) {
+        return sizeWorst <= fit.validation.sizeTarget + 1e-12 && shapeWorst <= fit.validation.shapeTarget + 1e-12;
+      };
+      const bool passes = within(bt.sizeWorst, bt.shapeWorst);
+      if (usable && !within(bt.appliedSizeWorst, bt.appliedShapeWorst)) {
         c()["false_all_clears"] += 1;
         out.correct = false;
-        out.notes.push_back("false all-clear at " + scale + ": true worst regret at held-out sizes " +
-                            percent(bt.sizeWorst) + (bt.sizeWorstAt.empty() ? "" : " (" + bt.sizeWorstAt + ")") +
-                            ", at held-out shapes " + percent(bt.shapeWorst) +
-                            (bt.shapeWorstAt.empty() ? "" : " (" + bt.shapeWorstAt + ")"));
+        out.notes.push_back("false all-clear at " + scale + (fit.usable[b].usable ? "" : " (measured shapes only)") +
+                            ": true worst regret where the tuner applies it, at held-out sizes " +
+                            percent(bt.appliedSizeWorst) +
+                            (bt.appliedSizeWorstAt.empty() ? "" : " (" + bt.appliedSizeWorstAt + ")") +
+                            ", at held-out shapes " + percent(bt.appliedShapeWorst) +
+                            (bt.appliedShapeWorstAt.empty() ? "" : " (" + bt.appliedShapeWorstAt + ")"));
       } else if (!usable && passes && hasData[b] && !(b == 0 && scenario.mustRefuse)) {
         c()["missed_fits"] += 1;
         out.notes.push_back("missed fit at " + scale + " (" + fit.usable[b].why + ")");

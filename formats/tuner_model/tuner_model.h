@@ -103,8 +103,18 @@ struct Constants {
   std::optional<Constant> perChannelMaxGbps[kNumCapArrays][kNumScales];  // row: the fit's generation
 };
 
+// A communicator's exact shape as every rank's tuner sees it at init (nRanks, nNodes: tuner v3+ init), so that
+// every rank of a communicator decides alike.
+struct CommShape {
+  int ranks = 1, nodes = 1;
+  auto operator<=>(const CommShape&) const = default;
+  bool operator==(const CommShape&) const = default;
+};
+std::string commShapeLabel(const CommShape& s);  // "8 ranks, 1 node"
+
 // t' = timeScale * t + timeAddUs for one cost-table cell at one scale; collective nullopt = "*" (every
-// collective without an entry of its own).
+// collective without an entry of its own); shape nullopt = every communicator of the scale, else only the
+// communicator of exactly that shape (a measured shape's own correction, which says nothing of another shape).
 struct CellAffine {
   std::optional<Collective> collective;
   Algorithm algorithm = Algorithm::Ring;
@@ -112,6 +122,7 @@ struct CellAffine {
   Scale scale = Scale::OneNode;
   double timeScale = 1;
   double timeAddUs = 0;
+  std::optional<CommShape> shape;  // last, so that entries written before it still brace-initialize
 };
 struct Correction : CellAffine {
   std::string why;  // the tuning.cc line with no constant for it
@@ -137,10 +148,19 @@ struct Validation {
   std::vector<std::string> heldOutShapes;  // the shapes leave-one-shape-out predicted
 };
 
+// A scale bucket's verdict. usable: everywhere at that scale (held-out sizes and held-out shapes both within their
+// targets). measuredShapesUsable: held-out sizes within target but a held-out shape not (or the fit keys
+// corrections by shape): the fit applies only to a communicator of one of `shapes`, the measured ones; NCCL
+// decides at any other. Both need a complete validation.
 struct Verdict {
-  bool usable = false;  // true only with validation complete
+  bool usable = false;
   std::string why;
+  bool measuredShapesUsable = false;
+  std::vector<CommShape> shapes;  // measuredShapesUsable only: where the fit applies
 };
+
+// Whether a fit's verdict at a communicator's scale lets the fit apply to that exact shape.
+bool verdictApplies(const Verdict& v, const CommShape& shape);
 
 struct Fit {
   AppliesTo appliesTo;
@@ -204,16 +224,23 @@ double ncclDefaultPerChannelMax(NcclRelease r, Generation g, CapArray c, Scale s
 // applies (GPU, fabric, release, the scale's verdict) is the caller's to decide first.
 void applyFittedConstants(const Fit& fit, CostModelConstants* constants);
 
-// The correction (or table transform) for one call: the collective's own entry, else the "*" entry, else null.
+// The correction (or table transform) for one call of a communicator of `shape` (null: a shape no entry keys):
+// the most specific entry that matches, in this order: the shape's and the collective's own, the shape's "*",
+// the scale's (no shape) collective's own, the scale's "*"; else null. An entry keyed by another shape never
+// applies.
 template <typename Entry>
-const Entry* cellEntry(const std::vector<Entry>& entries, Collective c, Algorithm a, Protocol p, Scale s) {
-  const Entry* any = nullptr;
+const Entry* cellEntry(const std::vector<Entry>& entries, Collective c, Algorithm a, Protocol p, Scale s,
+                       const CommShape* shape = nullptr) {
+  const Entry* best = nullptr;
+  int bestRank = 0;
   for (const Entry& e : entries) {
     if (e.algorithm != a || e.protocol != p || e.scale != s) continue;
-    if (e.collective == c) return &e;
-    if (!e.collective) any = &e;
+    if (e.shape && (shape == nullptr || *e.shape != *shape)) continue;
+    if (e.collective && *e.collective != c) continue;
+    const int rank = (e.shape ? 2 : 0) + (e.collective ? 1 : 0) + 1;
+    if (rank > bestRank) best = &e, bestRank = rank;
   }
-  return any;
+  return best;
 }
 
 }  // namespace railtune::formats::tuner_model

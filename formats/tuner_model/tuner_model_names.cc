@@ -85,6 +85,16 @@ Scale scaleOfNodes(int nNodes) {
   return nNodes <= 1 ? Scale::OneNode : nNodes == 2 ? Scale::TwoNodes : Scale::FourNodes;
 }
 
+std::string commShapeLabel(const CommShape& s) {
+  return std::to_string(s.ranks) + (s.ranks == 1 ? " rank, " : " ranks, ") + std::to_string(s.nodes) +
+         (s.nodes == 1 ? " node" : " nodes");
+}
+
+bool verdictApplies(const Verdict& v, const CommShape& shape) {
+  if (v.usable) return true;
+  return v.measuredShapesUsable && std::find(v.shapes.begin(), v.shapes.end(), shape) != v.shapes.end();
+}
+
 double ncclDefaultBaseLatency(NcclRelease r, Algorithm a, Protocol p) {
   return ncclDefaultConstants(r).baseLatencies[static_cast<int>(a)][static_cast<int>(p)];
 }

@@ -1,5 +1,7 @@
 // The fitted-model reader, the rest of a fit: the constants (each `nccl` checked against NCCL's default at the
 // fit's basis and rows), the corrections and the table transform, the validation, and the verdict per scale.
+#include <algorithm>
+#include <climits>
 #include <nlohmann/json.hpp>
 
 #include "formats/tuner_model/read_fields.h"
@@ -125,6 +127,21 @@ void perChannelMax(const PosNode& v, const std::string& path, const AppliesTo& t
   }
 }
 
+// {"ranks": 8, "nodes": 1}: a communicator's exact shape, inside the scale bucket it is listed under.
+CommShape commShape(const PosNode& v, const std::string& path, Scale scale) {
+  Fields f(v, path);
+  CommShape s;
+  s.ranks = static_cast<int>(count(f.required("ranks"), f.path("ranks"), 1, INT32_MAX));
+  s.nodes = static_cast<int>(count(f.required("nodes"), f.path("nodes"), 1, INT32_MAX));
+  f.finish();
+  if (s.nodes > s.ranks) fail(v, path, "more nodes than ranks");
+  if (scaleOfNodes(s.nodes) != scale)
+    fail(v, path,
+         std::to_string(s.nodes) + " nodes are not in scale " + scaleName(scale) + " (NCCL's bucket is " +
+             scaleName(scaleOfNodes(s.nodes)) + ")");
+  return s;
+}
+
 // The fields of a correction or a table-transform entry but `why`.
 CellAffine cellAffine(Fields& f) {
   CellAffine e;
@@ -142,6 +159,7 @@ CellAffine cellAffine(Fields& f) {
   if (!tuner_rules::protocolFromRuleName(text(protocol, f.path("protocol"), 32), &e.protocol))
     fail(protocol, f.path("protocol"), "expected one of " + tuner_rules::knownProtocolNames());
   e.scale = named(f.required("scale"), f.path("scale"), scaleFromName, "1node, 2nodes, 4nodes");
+  if (const PosNode* shape = f.optional("shape")) e.shape = commShape(*shape, f.path("shape"), e.scale);
   e.timeScale = positive(f.required("time_scale"), f.path("time_scale"));
   e.timeAddUs = number(f.required("time_add_us"), f.path("time_add_us"));
   return e;
@@ -152,8 +170,8 @@ void refuseDuplicate(const std::vector<Entry>& entries, const PosNode& at, const
   const Entry& last = entries.back();
   for (size_t i = 0; i + 1 < entries.size(); ++i)
     if (entries[i].collective == last.collective && entries[i].algorithm == last.algorithm &&
-        entries[i].protocol == last.protocol && entries[i].scale == last.scale)
-      fail(at, path, "the same collective, cell and scale as entry " + std::to_string(i));
+        entries[i].protocol == last.protocol && entries[i].scale == last.scale && entries[i].shape == last.shape)
+      fail(at, path, "the same collective, cell, scale and shape as entry " + std::to_string(i));
 }
 
 RegretStats regret(const PosNode& v, const std::string& path, std::vector<std::string>* heldOut) {
@@ -188,6 +206,32 @@ RegretStats regret(const PosNode& v, const std::string& path, std::vector<std::s
   }
   f.finish();
   return r;
+}
+
+// "measured_shapes_usable" and "shapes" of one scale's verdict (absent in files written before them: false).
+void measuredShapes(Fields& verdict, Scale scale, const Validation& validation, Verdict& out) {
+  const PosNode* flag = verdict.optional("measured_shapes_usable");
+  if (flag != nullptr) out.measuredShapesUsable = boolean(*flag, verdict.path("measured_shapes_usable"));
+  if (out.measuredShapesUsable && out.usable)
+    fail(*flag, verdict.path("measured_shapes_usable"), "true with usable true: usable everywhere says it all");
+  if (out.measuredShapesUsable && validation.status != ValidationStatus::Complete)
+    fail(*flag, verdict.path("measured_shapes_usable"),
+         std::string("true with validation ") + validationStatusName(validation.status) +
+             ": only a complete validation makes a fit usable");
+  const PosNode* shapes = verdict.optional("shapes");
+  if (shapes == nullptr) {
+    if (out.measuredShapesUsable) fail(*flag, verdict.path("shapes"), "missing (the measured shapes it applies to)");
+    return;
+  }
+  if (!out.measuredShapesUsable) fail(*shapes, verdict.path("shapes"), "listed without measured_shapes_usable true");
+  const auto& items = array(*shapes, verdict.path("shapes"));
+  if (items.empty()) fail(*shapes, verdict.path("shapes"), "empty (the measured shapes it applies to)");
+  for (size_t i = 0; i < items.size(); ++i) {
+    const CommShape shape = commShape(items[i], item(verdict.path("shapes"), i), scale);
+    if (std::find(out.shapes.begin(), out.shapes.end(), shape) != out.shapes.end())
+      fail(items[i], item(verdict.path("shapes"), i), "listed twice");
+    out.shapes.push_back(shape);
+  }
 }
 
 }  // namespace
@@ -258,6 +302,7 @@ std::array<Verdict, kNumScales> readVerdicts(const PosNode& v, const std::string
       fail(usable, verdict.path("usable"),
            std::string("true with validation ") + validationStatusName(validation.status) +
                ": only a complete validation makes a fit usable");
+    measuredShapes(verdict, static_cast<Scale>(s), validation, out[s]);
     out[s].why = text(verdict.required("why"), verdict.path("why"));
     verdict.finish();
   }

@@ -60,12 +60,29 @@ Json constants(const Constants& c) {
   return j;
 }
 
+Json commShape(const CommShape& s) {
+  return Json{{"ranks", s.ranks}, {"nodes", s.nodes}};
+}
+
+Json verdict(const Verdict& v) {
+  Json j = Json::object();
+  j["usable"] = v.usable;
+  j["measured_shapes_usable"] = v.measuredShapesUsable;
+  if (v.measuredShapesUsable) {
+    Json& shapes = j["shapes"] = Json::array();
+    for (const CommShape& s : v.shapes) shapes.push_back(commShape(s));
+  }
+  j["why"] = v.why;
+  return j;
+}
+
 Json cellAffine(const CellAffine& e) {
   Json j = Json::object();
   j["collective"] = e.collective ? tuner_rules::collectiveRuleName(*e.collective) : "*";
   j["algorithm"] = tuner_rules::algorithmRuleName(e.algorithm);
   j["protocol"] = tuner_rules::protocolRuleName(e.protocol);
   j["scale"] = scaleName(e.scale);
+  if (e.shape) j["shape"] = commShape(*e.shape);
   j["time_scale"] = e.timeScale;
   j["time_add_us"] = e.timeAddUs;
   return j;
@@ -139,8 +156,7 @@ Json fit(const Fit& f) {
   for (const CellAffine& e : f.tableTransform) transform.push_back(cellAffine(e));
   j["validation"] = validation(f.validation);
   Json& usable = j["usable"] = Json::object();
-  for (int s = 0; s < kNumScales; ++s)
-    usable[scaleName(static_cast<Scale>(s))] = {{"usable", f.usable[s].usable}, {"why", f.usable[s].why}};
+  for (int s = 0; s < kNumScales; ++s) usable[scaleName(static_cast<Scale>(s))] = verdict(f.usable[s]);
   return j;
 }
 
@@ -154,8 +170,10 @@ void render(const Json& j, size_t indent, std::string* out) {
     *out += scalar(j);
     return;
   }
+  // A cell's shape key ({"ranks": 8, "nodes": 1}) keeps its correction on one line.
   bool flat = true;
-  for (const Json& child : j) flat = flat && !child.is_structured();
+  for (auto it = j.begin(); it != j.end(); ++it)
+    flat = flat && (!it->is_structured() || (j.is_object() && it.key() == "shape"));
   const bool object = j.is_object();
   const std::string pad(indent + 2, ' ');
   *out += object ? '{' : '[';

@@ -5,13 +5,14 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <span>
 
 namespace railtune::sweep {
 namespace {
 
 CorrectionKey keyOf(const GroupPoints& group, Cell cell, bool perCollective) {
   return CorrectionKey{cell, scaleBucketOf(group.key.group.shape),
-                       perCollective ? group.collective : std::optional<formats::Collective>{}};
+                       perCollective ? group.collective : std::optional<formats::Collective>{}, std::nullopt};
 }
 
 // A key's cell points: the model's time beside the measured one, and the sizes they are at.
@@ -59,7 +60,90 @@ bool needed(const KeySamples& samples, const Correction& c, const CorrectionOpti
   return before * before - after * after > options.noiseFloor * options.noiseFloor;
 }
 
+// One shape's training points, and its cells' samples of `current` against measurement.
+struct ShapeSamples {
+  std::vector<PointRef> at;
+  std::map<Cell, KeySamples> cells;
+};
+
+std::map<CommShape, ShapeSamples> gatherByShape(const FitPoints& points, std::span<const size_t> groups,
+                                                const PointMask* mask, const TimePredictor& current) {
+  std::map<CommShape, ShapeSamples> out;
+  for (const size_t g : groups) {
+    const GroupPoints& group = points.groups[g];
+    ShapeSamples& shape = out[commShapeOf(group.key.group.shape)];
+    for (size_t s = 0; s < group.sizes.size(); ++s) {
+      if ((mask != nullptr && !mask->keeps(g, s)) || group.sizes[s].cells.empty()) continue;
+      const PointRef ref{static_cast<uint32_t>(g), static_cast<uint32_t>(s)};
+      shape.at.push_back(ref);
+      for (const CellPoint& cell : group.sizes[s].cells) {
+        const std::optional<double> t = current(g, group.sizes[s].bytes, cell.cell);
+        if (!t || !(*t > 0)) continue;
+        KeySamples& samples = shape.cells[cell.cell];
+        samples.predicted.push_back(*t);
+        samples.measured.push_back(cell.timeUs);
+        samples.at.push_back(ref);
+      }
+    }
+  }
+  return out;
+}
+
+// The residual corrections of one shape, pruned to the cells its picks need; empty unless the shared fit leaves a
+// pick there worse than options.shapeWorstToFix and the set lowers both its worst and its mean regret.
+std::vector<Correction> shapeResiduals(const FitPoints& points, const ShapeSamples& samples, CommShape shape, int scale,
+                                       const TimePredictor& current, const CorrectionOptions& options) {
+  const RegretSummary before = scoreRegret(points, samples.at, current).model;
+  if (!(before.worst > options.shapeWorstToFix)) return {};
+  std::vector<Correction> set;
+  for (const auto& [cell, s] : samples.cells) {
+    if (s.measured.size() < static_cast<size_t>(std::max(options.minPoints, 2))) continue;
+    const LineFit line = fitLine(s.predicted, s.measured, options.line);
+    if (!line.fitted || !(line.usPerByte > 0)) continue;
+    Correction c;
+    c.key = {cell, scale, std::nullopt, shape};
+    c.timeScale = line.usPerByte;
+    c.timeAddUs = line.latencyUs;
+    c.points = s.measured.size();
+    c.maxRelResidual = line.maxRelResidual;
+    set.push_back(c);
+  }
+  const auto scoreWith = [&](const std::vector<Correction>& corrections) {
+    return scoreRegret(points, samples.at, corrected(points, current, corrections)).model;
+  };
+  RegretSummary now = scoreWith(set);
+  for (size_t i = set.size(); i-- > 0;) {  // each cell that the shape's picks do not need is dropped
+    std::vector<Correction> without = set;
+    without.erase(without.begin() + static_cast<std::ptrdiff_t>(i));
+    const RegretSummary after = scoreWith(without);
+    if (after.mean <= now.mean + 1e-12 && after.worst <= now.worst + 1e-12) set = std::move(without), now = after;
+  }
+  if (!(before.worst - now.worst > 1e-9) || !(before.mean - now.mean > 1e-9)) return {};
+  for (Correction& c : set) c.regretBefore = before.mean, c.regretAfter = now.mean;
+  return set;
+}
+
 }  // namespace
+
+std::vector<Correction> fitShapeCorrections(const FitPoints& points, std::span<const size_t> groups,
+                                            const PointMask* mask, const TimePredictor& current,
+                                            const std::vector<Correction>& scaleCorrections,
+                                            const CorrectionOptions& options) {
+  std::vector<Correction> out;
+  for (const auto& [shape, samples] : gatherByShape(points, groups, mask, current)) {
+    const int scale = shape.nodes <= 1 ? 0 : shape.nodes == 2 ? 1 : 2;
+    for (Correction c : shapeResiduals(points, samples, shape, scale, current, options)) {
+      // Written composed with the scale's correction of the cell, which it replaces at this shape.
+      for (const Correction& s : scaleCorrections)
+        if (s.key.cell == c.key.cell && s.key.scale == scale && !s.key.shape && !s.key.collective) {
+          c.timeAddUs += c.timeScale * s.timeAddUs;
+          c.timeScale *= s.timeScale;
+        }
+      out.push_back(c);
+    }
+  }
+  return out;
+}
 
 TimePredictor corrected(const FitPoints& points, const TimePredictor& base, const std::vector<Correction>& corrections,
                         bool perCollective) {
@@ -68,7 +152,10 @@ TimePredictor corrected(const FitPoints& points, const TimePredictor& base, cons
   return [&points, base, byKey, perCollective](size_t g, uint64_t bytes, Cell cell) -> std::optional<double> {
     const std::optional<double> t = base(g, bytes, cell);
     if (!t) return t;
-    const auto it = byKey->find(keyOf(points.groups[g], cell, perCollective));
+    CorrectionKey key = keyOf(points.groups[g], cell, perCollective);
+    key.shape = commShapeOf(points.groups[g].key.group.shape);
+    auto it = byKey->find(key);
+    if (it == byKey->end()) it = byKey->find(keyOf(points.groups[g], cell, perCollective));
     if (it == byKey->end()) return t;
     // A negative latency offset may push a small size's time below zero: never below a nanosecond.
     return std::max(it->second.first * *t + it->second.second, 1e-3);

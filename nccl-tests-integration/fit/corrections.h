@@ -9,17 +9,26 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <vector>
 
+#include "formats/tuner_model/tuner_model.h"
 #include "nccl-tests-integration/fit/lines.h"
 #include "nccl-tests-integration/fit/regret.h"
 
 namespace railtune::sweep {
 
+using formats::tuner_model::CommShape;
+// The communicator shape a tuner sees at init (nRanks, nNodes), the key of a shape's own corrections.
+inline CommShape commShapeOf(const Shape& s) {
+  return CommShape{s.ranks, s.nodes < 1 ? 1 : s.nodes};
+}
+
 struct CorrectionKey {
   Cell cell;
   int scale = 0;                                  // scaleBucketOf
   std::optional<formats::Collective> collective;  // nullopt: every collective
+  std::optional<CommShape> shape;                 // nullopt: every shape of the scale; else that shape only
   auto operator<=>(const CorrectionKey&) const = default;
   bool operator==(const CorrectionKey&) const = default;
 };
@@ -41,6 +50,9 @@ struct CorrectionOptions {
   // suite injects (Ring/Simple 5 % off).
   double noiseFloor = 0.025;
   int minPoints = 3;  // fewer cell points make no correction
+  // Stage E: a shape whose worst in-sample regret under the shared fit is within this gets no correction of its
+  // own (the size target: a shape's own correction fixes a wrong pick, it does not chase noise).
+  double shapeWorstToFix = 0.05;
   LineOptions line;
 };
 
@@ -48,8 +60,20 @@ struct CorrectionOptions {
 std::vector<Correction> fitCorrections(const FitPoints& points, const PointMask* mask, const TimePredictor& base,
                                        const CorrectionOptions& options = {});
 
-// base with the corrections applied (k·t + c on the cells they key); the points give each group's scale and
-// collective, and must outlive the predictor.
+// Stage E: a measured shape's own corrections (the tuner keys them by the communicator's nRanks and nNodes, which
+// its init receives). Per shape of the key whose training points `mask` keeps, a correction of `current`'s residual
+// per cell (measured against `current`'s time, as stage C), only for a shape the shared fit leaves a pick worse than
+// shapeWorstToFix, kept as a set only when it lowers that shape's worst and mean in-sample regret, and pruned to the
+// cells that take part. Each is written composed with the scale's correction
+// of its cell (`scaleCorrections`), as the most specific entry replaces the scale's. groups: the key's modelled
+// groups.
+std::vector<Correction> fitShapeCorrections(const FitPoints& points, std::span<const size_t> groups,
+                                            const PointMask* mask, const TimePredictor& current,
+                                            const std::vector<Correction>& scaleCorrections,
+                                            const CorrectionOptions& options = {});
+
+// base with the corrections applied (k·t + c on the cells they key; a shape's own correction before its scale's);
+// the points give each group's scale, shape and collective, and must outlive the predictor.
 TimePredictor corrected(const FitPoints& points, const TimePredictor& base, const std::vector<Correction>& corrections,
                         bool perCollective = false);
 

@@ -98,13 +98,14 @@ std::optional<Cell> predictPick(const tm::Fit& fit, const ncclmodel::ShapeModel&
   formats::CostModelConstants c = formats::ncclDefaultConstants(fit.basis.nccl);
   tm::applyFittedConstants(fit, &c);
   const tm::Scale scale = tm::scaleOfNodes(model.shape().nNodes);
+  const tm::CommShape shape{model.shape().nRanks, model.shape().nNodes};
   std::optional<Cell> best;
   double bestTime = std::numeric_limits<double>::infinity();
   for (const Cell cell : measured) {
     if (!model.offered(coll, cell.algorithm, cell.protocol)) continue;
     double t = static_cast<double>(model.timeUs(c, coll, cell.algorithm, cell.protocol, static_cast<size_t>(bytes)));
     if (!(t > 0)) continue;
-    if (const tm::Correction* k = tm::cellEntry(fit.corrections, coll, cell.algorithm, cell.protocol, scale))
+    if (const tm::Correction* k = tm::cellEntry(fit.corrections, coll, cell.algorithm, cell.protocol, scale, &shape))
       t = std::max(k->timeScale * t + k->timeAddUs, 1e-3);
     if (t < bestTime) bestTime = t, best = cell;
   }

@@ -58,7 +58,9 @@ FitResult fitPoints(const FitPoints& points, const FitOptions& options);
 FitResult fitDatasets(const std::vector<std::string>& paths, const FitOptions& options);
 
 // The fitted model's pick among the measured cells at one size of a communicator (NCCL's cost table at the fit's
-// constants with its corrections, argmin over the measured cells the model offers); nullopt when none is.
+// constants with its corrections, argmin over the measured cells the model offers); nullopt when none is. A
+// correction keyed by a shape applies only at that shape (the model's nRanks and nNodes), as in the tuner. The
+// fit's verdict is not consulted: callers that follow the tuner check tm::verdictApplies first.
 std::optional<Cell> predictPick(const formats::tuner_model::Fit& fit, const ncclmodel::ShapeModel& model,
                                 formats::Collective collective, uint64_t bytes, const std::set<Cell>& measured);
 

@@ -34,6 +34,18 @@ std::shared_ptr<KeyModel> modelAt(const KeyModel& start, const RefineSet& set, s
   return model;
 }
 
+// Stage E: each measured shape's own corrections of what the shared fit leaves wrong there (corrections.h).
+void addShapeCorrections(const FitPoints& points, const PointMask* mask, const KeyFitOptions& options, KeyFit& fit) {
+  if (!options.shapeCorrections) return;
+  const std::vector<Correction> own =
+      fitShapeCorrections(points, fit.model->shapes->groups, mask, predictorOf(points, fit.model), fit.corrections);
+  if (own.empty()) return;
+  auto model = std::make_shared<KeyModel>(*fit.model);
+  model->corrections.insert(model->corrections.end(), own.begin(), own.end());
+  fit.corrections = model->corrections;
+  fit.model = model;
+}
+
 }  // namespace
 
 KeyFit fitKey(const FitPoints& points, std::shared_ptr<const KeyShapes> shapes, const PointMask* mask,
@@ -51,9 +63,11 @@ KeyFit fitKey(const FitPoints& points, std::shared_ptr<const KeyShapes> shapes, 
   fit.corrections = fitCorrections(points, mask, stageB, correctionOptions);
   KeyModel start{shapes, fit.stageB.constants, fit.corrections};
   fit.model = std::make_shared<const KeyModel>(start);
-  if (!options.refine) return fit;
   const RefineSet set = refineSet(fit.stageB, fit.corrections);
-  if (set.parameters.empty()) return fit;
+  if (!options.refine || set.parameters.empty()) {
+    addShapeCorrections(points, mask, options, fit);
+    return fit;
+  }
   const std::vector<PointRef> at = keyPoints(points, *shapes, mask);
   const ModelOf modelOf = [&](std::span<const double> values) {
     return predictorOf(points, modelAt(start, set, values));
@@ -64,6 +78,7 @@ KeyFit fitKey(const FitPoints& points, std::shared_ptr<const KeyShapes> shapes, 
     fit.corrections = moved->corrections;
     fit.model = moved;
   }
+  addShapeCorrections(points, mask, options, fit);
   return fit;
 }
 

@@ -1,6 +1,8 @@
 // One fit of one key (fit/group_key.h) on the points a mask keeps: stage A's measured lines, stage B's constants,
 // stage C's corrections where the constants cannot reach, stage D's rank-aware refinement of both, checked on the
-// true regret. The full fit and every validation refit run this.
+// true regret, then stage E's corrections of one measured shape each where the shared ones leave its picks wrong.
+// The full fit and every validation refit run this (a held-out shape has no training points, so no correction of
+// its own: its prediction is what the tuner applies at a shape nobody measured).
 #pragma once
 
 #include <memory>
@@ -17,6 +19,8 @@ struct KeyFitOptions {
   // explains a miss above the noise (CorrectionOptions::noiseFloor); one that worsens a pick is not.
   double minCorrectionGain = -1e-9;
   bool refine = true;
+  // Stage E: corrections keyed by a measured shape (nRanks, nNodes) where the scale's leave its picks wrong.
+  bool shapeCorrections = true;
   RefineOptions refineOptions;
 };
 

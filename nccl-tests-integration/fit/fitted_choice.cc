@@ -50,6 +50,12 @@ const FittedChooser::GroupModel& FittedChooser::groupModel(const GroupKey& key) 
     const ncclmodel::CommShape comm{key.shape.ranks, std::max(key.shape.nodes, 1)};
     const auto& graph = ncclmodel::builtinGraphData(g.fit->basis.profile.value_or("")).shapeFor(comm);
     g.shape.emplace(v, comm, graph.factsFor(v));
+    const tm::Verdict& verdict = g.fit->usable[static_cast<size_t>(tm::scaleOfNodes(comm.nNodes))];
+    if (!tm::verdictApplies(verdict, {comm.nRanks, comm.nNodes}))
+      notes_.push_back(label + ": the fit is " +
+                       (verdict.measuredShapesUsable ? "usable only at its measured shapes, not this one"
+                                                     : std::string("not usable at this scale")) +
+                       " (" + verdict.why + "): the tuner leaves NCCL's choice here; the column shows the fit anyway");
   } catch (const std::exception& e) {
     notes_.push_back(label + ": the fit's profile cannot model it (" + e.what() + ")");
     g.fit = nullptr;

@@ -32,9 +32,13 @@ std::string constantsText(const KeyFitReport& key) {
 std::string correctionsText(const KeyFitReport& key) {
   if (key.fit.corrections.empty()) return "  corrections: none\n";
   std::string out = "  corrections (t' = k*t + c on NCCL's cost, where no constant can express it):\n";
-  for (const Correction& c : key.fit.corrections)
-    out += printed("    %-12s %-16s k %.3f c %+.2f us: %s\n", cellLabel(c.key.cell).c_str(),
-                   scaleBucketLabel(c.key.scale), c.timeScale, c.timeAddUs, correctionWhy(c.key.cell).c_str());
+  for (const Correction& c : key.fit.corrections) {
+    const std::string at = c.key.shape ? formats::tuner_model::commShapeLabel(*c.key.shape) + " only"
+                                       : std::string(scaleBucketLabel(c.key.scale));
+    out += printed("    %-12s %-16s k %.3f c %+.2f us: ", cellLabel(c.key.cell).c_str(), at.c_str(), c.timeScale,
+                   c.timeAddUs) +
+           (c.key.shape ? shapeCorrectionWhy(c) : correctionWhy(c.key.cell)) + "\n";
+  }
   return out;
 }
 
@@ -65,11 +69,16 @@ std::string validationText(const KeyFitReport& key) {
                    !v.ran           ? notRun
                    : shapes.empty() ? "no shape to hold out"
                                     : "held out: " + shapes);
+  for (const std::string& m : v.sizeMisses) out += "    held-out size above target: " + m + "\n";
+  for (const std::string& m : v.shapeMisses) out += "    held-out shape above target: " + m + "\n";
   if (v.truncated) out += "    validation truncated by --max-seconds: not usable\n";
   out += "  verdict:\n";
-  for (int b = 0; b < kScaleBuckets; ++b)
-    out += printed("    %-16s %s: %s\n", scaleBucketLabel(b), key.verdicts[b].usable ? "usable" : "not usable",
-                   key.verdicts[b].why.c_str());
+  for (int b = 0; b < kScaleBuckets; ++b) {
+    const BucketVerdict& verdict = key.verdicts[b];
+    // A measured-shapes verdict's why starts "usable only at the measured shapes (...)": it says it all.
+    const char* label = verdict.usable ? "usable: " : verdict.measuredShapesUsable ? "" : "not usable: ";
+    out += printed("    %-16s %s", scaleBucketLabel(b), label) + verdict.why + "\n";
+  }
   return out;
 }
 

@@ -2,8 +2,10 @@
 #include "nccl-tests-integration/fit/to_file.h"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace railtune::sweep {
 namespace tm = formats::tuner_model;
@@ -122,6 +124,15 @@ std::string correctionWhy(Cell cell) {
          "the per-hop constants cannot shape (tuning.cc:384-435@v2.30.7)";
 }
 
+std::string shapeCorrectionWhy(const Correction& c) {
+  char gain[96];
+  std::snprintf(gain, sizeof gain, " (its mean in-sample regret %.1f %% -> %.1f %%)", c.regretBefore * 100,
+                c.regretAfter * 100);
+  return "measured at " + tm::commShapeLabel(*c.key.shape) + ", " + cellLabel(c.key.cell) +
+         " ranks apart from the scale's other shapes" + gain + "; " + correctionWhy(c.key.cell) +
+         ", and no constant is per rank count";
+}
+
 namespace {
 
 tm::Fabric fileFabric(const FitKey& key) {
@@ -133,32 +144,90 @@ tm::Fabric fileFabric(const FitKey& key) {
   return out;
 }
 
-// NCCL's default cost to the fitted cost per cell and scale, for tuners handed the table but no constants (ABI
-// v3/v4): a line through (default time, fitted time) over the measured cells' points.
-std::vector<tm::CellAffine> tableTransform(const FitPoints& points, const KeyFitRecord& r) {
-  const formats::CostModelConstants defaults = formats::ncclDefaultConstants(releaseOf(r.shapes->version));
-  const auto shapes = r.fit->model->shapes;
-  const TimePredictor before = constantsPredictor(points, shapes, defaults);
-  const TimePredictor after = predictorOf(points, r.fit->model);
-  std::map<std::pair<Cell, int>, std::pair<std::vector<double>, std::vector<double>>> pairs;
-  for (const PointRef ref : keyPoints(points, *shapes)) {
-    const GroupPoints& g = points.groups[ref.group];
-    for (const CellPoint& c : g.sizes[ref.size].cells) {
-      const auto t0 = before(ref.group, g.sizes[ref.size].bytes, c.cell);
-      const auto t1 = after(ref.group, g.sizes[ref.size].bytes, c.cell);
-      if (!t0 || !t1) continue;
-      auto& xy = pairs[{c.cell, scaleBucketOf(g.key.group.shape)}];
-      xy.first.push_back(*t0);
-      xy.second.push_back(*t1);
+// NCCL's default cost to its cost at the fitted constants, per collective, cell and scale, for tuners handed the
+// table but no constants (ABI v3/v4). The tuner then applies the corrections on top, as it does for v5+ on NCCL's
+// own table (fitted_model.cc cellMap), so the map holds the constants alone: corrections inside it would apply
+// twice. A line through (NCCL's model at its defaults, at the fitted constants) over each modelled shape's measured
+// sizes, for every collective NCCL costs, not only the measured ones: NCCL 2.28+ costs every collective with the
+// constants, and one line fitted on AllReduce's costs misplaces Broadcast's, whose latency and bandwidth terms
+// differ (tuning.cc:384-435@v2.30.7). Per shape a cell's map is exactly affine (t = latency + bytes / bandwidth at
+// both sets of constants); pooled over a scale's shapes it is not (the latency grows with the ranks), so a
+// measured shape the scale's line misses by more than 0.5 % gets its own entry, and only a shape nobody measured
+// gets the pooled approximation.
+using TransformKey = std::tuple<formats::Collective, Cell, int, std::optional<CommShape>>;
+using TransformPairs = std::map<TransformKey, std::pair<std::vector<double>, std::vector<double>>>;
+constexpr double kTransformShapeMiss = 0.005;
+
+// One modelled shape of the key: its model and the sizes measured on it (over all its groups).
+struct TransformShape {
+  const ncclmodel::ShapeModel* model = nullptr;
+  int scale = 0;
+  std::set<uint64_t> sizes;
+};
+
+std::map<CommShape, TransformShape> transformShapes(const FitPoints& points, const KeyShapes& shapes) {
+  std::map<CommShape, TransformShape> out;
+  for (const size_t g : shapes.groups) {
+    const GroupPoints& group = points.groups[g];
+    TransformShape& t = out[commShapeOf(group.key.group.shape)];
+    t.model = &*shapes.models[g];
+    t.scale = scaleBucketOf(group.key.group.shape);
+    for (const SizePoint& size : group.sizes) t.sizes.insert(size.bytes);
+  }
+  return out;
+}
+
+// The shape's points, into the scale's pairs and the shape's own.
+void transformPairs(const TransformShape& t, const CommShape& shape, Cell cell, formats::Collective coll,
+                    const formats::CostModelConstants& defaults, const formats::CostModelConstants& fitted,
+                    TransformPairs& out) {
+  auto& pooled = out[{coll, cell, t.scale, std::nullopt}];
+  auto& own = out[{coll, cell, t.scale, shape}];
+  for (const uint64_t bytes : t.sizes) {
+    const float t0 = t.model->timeUs(defaults, coll, cell.algorithm, cell.protocol, static_cast<size_t>(bytes));
+    const float t1 = t.model->timeUs(fitted, coll, cell.algorithm, cell.protocol, static_cast<size_t>(bytes));
+    if (!(t0 > 0) || !(t1 > 0)) continue;
+    for (auto* xy : {&pooled, &own}) {
+      xy->first.push_back(static_cast<double>(t0));
+      xy->second.push_back(static_cast<double>(t1));
     }
   }
+}
+
+double worstMiss(const LineFit& line, const std::pair<std::vector<double>, std::vector<double>>& xy) {
+  double worst = 0;
+  for (size_t i = 0; i < xy.first.size(); ++i)
+    worst = std::max(worst, std::abs(line.timeUs(xy.first[i]) - xy.second[i]) / xy.second[i]);
+  return worst;
+}
+
+std::vector<tm::CellAffine> tableTransform(const FitPoints& points, const KeyFitRecord& r) {
+  const formats::CostModelConstants defaults = formats::ncclDefaultConstants(releaseOf(r.shapes->version));
+  TransformPairs pairs;
+  for (const auto& [shape, t] : transformShapes(points, *r.fit->model->shapes))
+    for (int ci = 0; ci < formats::kNumCollectives; ++ci)
+      for (int a = 0; a < formats::kNumAlgorithms; ++a)
+        for (int p = 0; p < formats::kNumProtocols; ++p) {
+          const auto coll = static_cast<formats::Collective>(ci);
+          const Cell cell{static_cast<formats::Algorithm>(a), static_cast<formats::Protocol>(p)};
+          if (t.model->offered(coll, cell.algorithm, cell.protocol))
+            transformPairs(t, shape, cell, coll, defaults, r.fit->model->constants, pairs);
+        }
   std::vector<tm::CellAffine> out;
-  for (const auto& [key, xy] : pairs) {
+  std::map<std::tuple<formats::Collective, Cell, int>, LineFit> pooled;
+  for (const auto& [key, xy] : pairs) {  // the scale's line (no shape) sorts before its shapes'
+    const auto& [coll, cell, scale, shape] = key;
     const LineFit line = fitLine(xy.first, xy.second);
     if (!line.fitted || !(line.usPerByte > 0)) continue;
-    if (std::abs(line.usPerByte - 1) < 1e-3 && std::abs(line.latencyUs) < 1e-3) continue;
-    out.push_back({std::nullopt, key.first.algorithm, key.first.protocol, static_cast<tm::Scale>(key.second),
-                   line.usPerByte, line.latencyUs});
+    if (!shape) {
+      pooled[{coll, cell, scale}] = line;
+      if (std::abs(line.usPerByte - 1) < 1e-3 && std::abs(line.latencyUs) < 1e-3) continue;  // the constants agree
+    } else if (const auto it = pooled.find({coll, cell, scale});
+               it != pooled.end() && worstMiss(it->second, xy) <= kTransformShapeMiss) {
+      continue;
+    }
+    out.push_back(
+        {coll, cell.algorithm, cell.protocol, static_cast<tm::Scale>(scale), line.usPerByte, line.latencyUs, shape});
   }
   return out;
 }
@@ -179,11 +248,12 @@ tm::Fit toFileFit(const FitPoints& points, const KeyFitRecord& r) {
   fit.constants = fileConstants(r, gen);
   for (const Correction& c : r.fit->corrections)
     fit.corrections.push_back({{c.key.collective, c.key.cell.algorithm, c.key.cell.protocol,
-                                static_cast<tm::Scale>(c.key.scale), c.timeScale, c.timeAddUs},
-                               correctionWhy(c.key.cell)});
+                                static_cast<tm::Scale>(c.key.scale), c.timeScale, c.timeAddUs, c.key.shape},
+                               c.key.shape ? shapeCorrectionWhy(c) : correctionWhy(c.key.cell)});
   fit.tableTransform = tableTransform(points, r);
   fit.validation = fileValidation(points, r);
-  for (int b = 0; b < kScaleBuckets; ++b) fit.usable[b] = {r.verdicts[b].usable, r.verdicts[b].why};
+  for (int b = 0; b < kScaleBuckets; ++b)
+    fit.usable[b] = {r.verdicts[b].usable, r.verdicts[b].why, r.verdicts[b].measuredShapesUsable, r.verdicts[b].shapes};
   return fit;
 }
 

@@ -30,5 +30,7 @@ formats::tuner_model::Fit toFileFit(const FitPoints& points, const KeyFitRecord&
 
 // Why NCCL's formula needs a correction for this cell: the tuning.cc line with no constant for it.
 std::string correctionWhy(Cell cell);
+// A shape's own correction's why: the measured shape, what it gained, and the line with no constant for it.
+std::string shapeCorrectionWhy(const Correction& c);
 
 }  // namespace railtune::sweep

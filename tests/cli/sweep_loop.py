@@ -83,7 +83,10 @@ def expected_picks(data, gpus):
 AR, SPLIT = "NCCL_IB_ADAPTIVE_ROUTING", "NCCL_IB_SPLIT_DATA_ON_QPS"
 # Two GB300 NVL72 racks on four 800 Gb/s RoCE rails (the stand-in's NICs, net_settings.py LINK_LAYER): the cluster
 # topo env and topo rail-map describe, and whose rail map the tuner reads below.
-FABRIC = "cluster: oci-gb300\nprofile: gb300-nvl72\ndomains: 2\nrails: 4\nlinkLayer: Ethernet\n"
+# Its racks and trays are numbered from 1, as the stand-in's hosts are (gb300-r01-t01 .. gb300-r02-t18), so `sweep
+# run --fabric` finds every host of the run in it and the dataset knows the NICs' link layer and speed.
+FABRIC = ("cluster: oci-gb300\nprofile: gb300-nvl72\ndomains: 2\nrails: 4\nlinkLayer: Ethernet\n"
+          "domainNames: \"gb300-r{d+1:02}\"\nhostNames: \"{domain}-t{t+1:02}\"\n")
 
 
 def recorded_gain(data, variant):
@@ -101,8 +104,11 @@ def measured_network_settings(railtune, data, work):
     """sweep run --env -> parse -> rules --net-env -> topo env --measured -> topo rail-map --measured.
     Returns (the rail map with network.measured, the 144-GPU dataset)."""
     out = os.path.join(work, "g144")
+    fabric = os.path.join(work, "oci-gb300.yaml")
+    with open(fabric, "w") as f:
+        f.write(FABRIC)
     run([railtune, "sweep", "run", "-o", out, "--algos", "any", "--protos", "any", "--nvl-domains", "2", "--mnnvl",
-         "on", "--repeats", "1", "--env", AR + "=0,1", "--env", SPLIT + "=0,1", "--",
+         "on", "--repeats", "1", "--env", AR + "=0,1", "--env", SPLIT + "=0,1", "--fabric", fabric, "--",
          os.path.join(data, "fake_all_reduce_perf"), "-b", "512M", "-e", "16G", "-f", "2", "-g", "144"])
     dataset = os.path.join(work, "g144.jsonl")
     run([railtune, "sweep", "parse", out, "-o", dataset])
@@ -113,6 +119,10 @@ def measured_network_settings(railtune, data, work):
     if len(entries) != 1 or entries[0]["env"] != {AR: "1", SPLIT: "1"}:
         fail("net-env winners %s, expected one: %s=1 %s=1" % (json.dumps(entries), AR, SPLIT))
     winner = entries[0]
+    # sweep run --fabric named every host: the shape knows the NICs (4 x 800 Gb/s RoCE), so topo env below matches
+    # the entry on its NIC speed too, not on GPU and link layer alone.
+    if winner["shape"].get("fabric") != {"transport": "IB", "link_layer": "RoCE", "nic_gbps": 800}:
+        fail("the winner's fabric is %s, expected IB over RoCE at 800 Gb/s from --fabric" % winner["shape"])
     evidence, gain = winner["evidence"], recorded_gain(data, "ar1-split1")
     # One run per setting: the bar is no longer --min-gain alone but max(--min-gain, the spread measured, the
     # one-run noise of docs/sweep.md), as for an algorithm rule. The published x1.70 (cluster-readiness-engine
@@ -125,10 +135,9 @@ def measured_network_settings(railtune, data, work):
     if abs(evidence["median_gain"] - gain) > 0.025:  # the stand-in moves each value by at most 1 %
         fail("median gain %.3f, the recorded tables give %.3f" % (evidence["median_gain"], gain))
 
-    fabric = os.path.join(work, "oci-gb300.yaml")
-    with open(fabric, "w") as f:
-        f.write(FABRIC)
     lines = run([railtune, "topo", "env", "--fabric", fabric, "--measured", net_env, "--why"]).splitlines()
+    if any("link layer alone" in line for line in lines):
+        fail("topo env matched the entry without its NIC speed:\n" + "\n".join(lines))
     for name, value in sorted(winner["env"].items()):
         why = "# %s=%s: measured: net-env.json, allreduce on 144 ranks on 2 nodes" % (name, value)
         if "export %s=%s" % (name, value) not in lines or not any(line.startswith(why) for line in lines):

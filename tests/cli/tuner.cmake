@@ -117,6 +117,18 @@ tuner_expect(model_file_rules_win ok "^AllReduce +4M .* fit +rule 1 \\(tuner_dec
 tuner_expect(model_file_model_on ok "^model column: +RAILTUNE_TUNER_MODEL=on: advice only, a fit applies"
              "^AllReduce +4M .* fit +fit$" ", 0 by the model, 2 by the fit$" --
              env RAILTUNE_TUNER_MODEL=on ${_railtune} ${_tuner_fit_case})
+# A fit usable at its measured shapes only (8 and 16 ranks on one node): it applies at 8 ranks, with its correction of
+# 8 ranks' own, and not at 32, which nobody measured.
+set(_tuner_fit_shapes ${CMAKE_CURRENT_SOURCE_DIR}/tuner_decisions_fit_measured_shapes.json)
+tuner_expect(model_file_measured_shape ok "^fit verdict: +usable at 1node, at its measured shapes only, this one among them"
+             "8 ranks, 1 node: 1 correction of this shape's own" ", [1-9][0-9]* by the fit$" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 8 --collectives AllReduce --min-bytes 1M --max-bytes 4M
+             --model-file ${_tuner_fit_shapes})
+tuner_expect(model_file_unmeasured_shape ok
+             "usable at 1node only at the shapes it measured \\(8 ranks, 1 node. 16 ranks, 1 node\\), not this communicator's 32 ranks, 1 node"
+             "^AllReduce +1M .* no fit \\(see the header\\) +NCCL$" ", 0 by the fit$" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 32 --collectives AllReduce --min-bytes 1M --max-bytes 4M
+             --model-file ${_tuner_fit_shapes})
 add_test(NAME cli.tuner_decisions_golden_fitted
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_golden.sh ${_tuner_golden}/one-tray-fitted.json
                  ${PROJECT_SOURCE_DIR} ${_tuner_lib} -- ${_railtune} ${_tuner_fit_case} --format json)

@@ -21,15 +21,16 @@ using formats::Collective;
 
 const std::string kModel = std::string(RAILTUNE_SOURCE_DIR) + "/docs/formats/tuner-model.example.json";
 
-// NCCL's pick predicted from the file: its constants in NCCL's model, its corrections on the table.
+// NCCL's pick predicted from the file: its constants in NCCL's model, its corrections on the table (a shape's own
+// correction, where the file has one, over the scale's).
 std::optional<CellChoice> predicted(const tm::Fit& fit, const ncclmodel::EmulatedNccl& nccl, Collective c,
-                                    uint64_t bytes) {
+                                    uint64_t bytes, const tm::CommShape& shape) {
   ncclmodel::CostTable table = nccl.costTable(c, bytes);
   for (int a = 0; a < formats::kNumAlgorithms; ++a)
     for (int p = 0; p < formats::kNumProtocols; ++p) {
       float& cost = table[static_cast<size_t>(a)][static_cast<size_t>(p)];
       const tm::Correction* k = tm::cellEntry(fit.corrections, c, static_cast<formats::Algorithm>(a),
-                                              static_cast<formats::Protocol>(p), tm::Scale::OneNode);
+                                              static_cast<formats::Protocol>(p), tm::Scale::OneNode, &shape);
       if (k != nullptr && cost >= 0.0f)
         cost = std::max(1e-3f, static_cast<float>(k->timeScale) * cost + static_cast<float>(k->timeAddUs));
     }
@@ -74,7 +75,7 @@ TEST_F(TunerDecisionsFit, TheFittedColumnIsThePickTheFilePredicts) {
     size_t byFit = 0;
     for (const DecisionRow& row : report.rows) {
       ASSERT_TRUE(row.fitted);
-      const std::optional<CellChoice> expected = predicted(fit, nccl, row.collective, row.nBytes);
+      const std::optional<CellChoice> expected = predicted(fit, nccl, row.collective, row.nBytes, {ranks, 1});
       ASSERT_TRUE(expected);
       EXPECT_EQ(row.fitted->algorithm, expected->algorithm) << formats::collectiveName(row.collective) << row.nBytes;
       EXPECT_EQ(row.fitted->protocol, expected->protocol) << formats::collectiveName(row.collective) << row.nBytes;

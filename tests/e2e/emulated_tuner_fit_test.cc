@@ -154,6 +154,69 @@ TEST_F(EmulatedTunerFitTest, ABucketMarkedNotUsableChangesNothing) {
   EXPECT_NE(warnings[0].find("not usable at 2nodes (no data at 2 nodes)"), std::string::npos) << warnings[0];
 }
 
+// A fit usable at its measured shapes only (8 and 16 ranks on one node), with a correction of 8 ranks' own
+// (Tree/LL x0.5): it changes the table, and the pick, at 8 ranks only; 16 ranks get exactly what the same fit
+// without it gives; 32 ranks, a shape nobody measured, get NCCL's constants and table and one WARN saying why.
+TEST_F(EmulatedTunerFitTest, AShapesOwnCorrectionAppliesAtThatShapeOnly) {
+  tm::TunerModel withOwn = tm::readTunerModelFile(kExample);
+  tm::Fit& fit = withOwn.fits[0];
+  fit.usable[0] = {false, "leave-one-shape-out worst 14.2 % > 10.0 %", true, {{8, 1}, {16, 1}}};
+  std::erase_if(fit.corrections, [](const tm::Correction& c) { return c.shape.has_value(); });
+  tm::TunerModel shared = withOwn;
+  tm::Correction own;
+  static_cast<tm::CellAffine&>(own) = {
+      std::nullopt, formats::Algorithm::Tree, formats::Protocol::LL, tm::Scale::OneNode, 0.5, 0.0, tm::CommShape{8, 1}};
+  own.why = "8 ranks' own";
+  fit.corrections.push_back(own);
+  const std::string withOwnPath = write("own.json", tm::writeTunerModel(withOwn));
+  const std::string sharedPath = write("shared.json", tm::writeTunerModel(shared));
+  // The table after getCollInfo of a communicator of nRanks on one node, under the model at `path`.
+  const auto tableAt = [&](const std::string& path, size_t nRanks, emu::CostTable& table) {
+    env.set("RAILTUNE_TUNER_MODEL_FILE", path);
+    EXPECT_EQ(init(NcclBehaviour::V2_30, 6, nRanks, 1), ncclSuccess) << pluginLogText();
+    for (int a = 0; a < NCCL_NUM_ALGORITHMS; ++a)
+      for (int p = 0; p < NCCL_NUM_PROTOCOLS; ++p) table[a][p] = 100.0f;
+    return pick(ncclFuncAllReduce, 1 << 20, table);
+  };
+  emu::CostTable a, b;
+  EXPECT_EQ(tableAt(withOwnPath, 8, a), std::make_pair(NCCL_ALGO_TREE, NCCL_PROTO_LL)) << "8 ranks' own correction";
+  EXPECT_FLOAT_EQ(a[NCCL_ALGO_TREE][NCCL_PROTO_LL], 50.0f);
+  EXPECT_EQ(tableAt(sharedPath, 8, b), std::make_pair(NCCL_ALGO_RING, NCCL_PROTO_SIMPLE)) << "without it";
+  EXPECT_EQ(tableAt(withOwnPath, 16, a), std::make_pair(NCCL_ALGO_RING, NCCL_PROTO_SIMPLE));
+  const ncclTunerConstants_v5_t at16 = constants;
+  EXPECT_NE(std::memcmp(&at16, &defaults, sizeof(at16)), 0) << "16 ranks were measured: the fit applies";
+  tableAt(sharedPath, 16, b);
+  EXPECT_EQ(std::memcmp(a, b, sizeof(a)), 0) << "at 16 ranks the correction of 8 ranks changes nothing";
+  EXPECT_EQ(std::memcmp(&at16, &constants, sizeof(at16)), 0);
+  EXPECT_TRUE(pluginWarnings().empty()) << pluginLogText();
+  tableAt(withOwnPath, 32, a);
+  EXPECT_EQ(std::memcmp(&constants, &defaults, sizeof(constants)), 0) << "32 ranks: nobody measured them";
+  for (int x = 0; x < NCCL_NUM_ALGORITHMS; ++x)
+    for (int p = 0; p < NCCL_NUM_PROTOCOLS; ++p) EXPECT_EQ(a[x][p], 100.0f) << x << "/" << p;
+  const std::vector<std::string> warnings = pluginWarnings();
+  ASSERT_EQ(warnings.size(), 1u) << pluginLogText();
+  EXPECT_NE(warnings[0].find("only at the shapes it measured (8 ranks, 1 node; 16 ranks, 1 node), not this "
+                             "communicator's 32 ranks, 1 node"),
+            std::string::npos)
+      << warnings[0];
+}
+
+// Tuner v3/v4: the example's table transform has a Ring/LL128 entry of 8 ranks' own (x0.85 + 2.6 us) beside the
+// scale's (x0.71 + 2.1 us), and a correction of 8 ranks' own after it (x1.2 + 0.5 us): 8 ranks get theirs, 16 ranks
+// the scale's transform alone.
+TEST_F(EmulatedTunerFitTest, TunerV4GetsAShapesOwnTableTransformAtThatShapeOnly) {
+  for (const auto& [ranks, expected] :
+       {std::pair{size_t{8}, 1.2f * (0.85f * 100.0f + 2.6f) + 0.5f}, {size_t{16}, 0.71f * 100.0f + 2.1f}}) {
+    ASSERT_EQ(init(NcclBehaviour::V2_30, 4, ranks, 1), ncclSuccess) << pluginLogText();
+    emu::CostTable table;
+    for (int a = 0; a < NCCL_NUM_ALGORITHMS; ++a)
+      for (int p = 0; p < NCCL_NUM_PROTOCOLS; ++p) table[a][p] = 100.0f;
+    pick(ncclFuncAllGather, 1 << 20, table);
+    EXPECT_FLOAT_EQ(table[NCCL_ALGO_RING][NCCL_PROTO_LL128], expected) << ranks << " ranks";
+  }
+  EXPECT_TRUE(pluginWarnings().empty()) << pluginLogText();
+}
+
 TEST_F(EmulatedTunerFitTest, NoRailMapNoFit) {
   env.unset("RAILTUNE_RAIL_MAP");
   ASSERT_EQ(init(NcclBehaviour::V2_30, 6, 4, 1), ncclSuccess) << pluginLogText();

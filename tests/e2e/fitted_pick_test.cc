@@ -273,7 +273,7 @@ const tm::TunerModel& fittedOnce(ncclmodel::NcclVersion v) {
 // fitter called not usable is WhereTheFileSaysNotUsableThePluginLeavesNcclsPick's.
 tm::TunerModel everyBucketUsable(tm::TunerModel model) {
   for (tm::Fit& fit : model.fits)
-    for (tm::Verdict& v : fit.usable) v = {true, "marked usable by the test"};
+    for (tm::Verdict& v : fit.usable) v = {true, "marked usable by the test", false, {}};
   return model;
 }
 
@@ -342,8 +342,8 @@ TEST_P(FittedPickPerRelease, OneConstantWrongInThePluginsCopyIsCaught) {
               c.points);
 }
 
-// The fitter's own verdicts: where a bucket is not usable the plugin leaves NCCL's pick, which predictPick (and
-// `sweep compare --fitted`) does not model; the note in compare's output says which buckets.
+// The fitter's own verdicts: where the fit does not apply to a shape the plugin leaves NCCL's pick, which predictPick
+// (and `sweep compare --fitted`) does not model; the note in compare's output says which buckets.
 TEST_P(FittedPickPerRelease, WhereTheFileSaysNotUsableThePluginLeavesNcclsPick) {
   const tm::TunerModel& model = fittedOnce(GetParam().version);
   const std::string file = write("as-fitted.json", tm::writeTunerModel(model));
@@ -354,11 +354,12 @@ TEST_P(FittedPickPerRelease, WhereTheFileSaysNotUsableThePluginLeavesNcclsPick) 
   Comparison c;
   for (const ShapeAt s : kCompared) {
     const tm::Scale scale = tm::scaleOfNodes(s.nodes);
-    if (model.fits.at(0).usable[static_cast<size_t>(scale)].usable) continue;
+    // Where the verdict lets the fit apply to this shape (usable, or usable at the measured shapes and this is one).
+    if (tm::verdictApplies(model.fits.at(0).usable[static_cast<size_t>(scale)], {s.ranks, s.nodes})) continue;
     c.scales.insert(tm::scaleName(scale));
     compareShape(GetParam(), GetParam().abi, s, file, ncclsOwn, c);
   }
-  if (c.scales.empty()) GTEST_SKIP() << "the fitter called every bucket usable";
+  if (c.scales.empty()) GTEST_SKIP() << "the fitter's verdicts apply the fit to every compared shape";
   EXPECT_TRUE(c.mismatches.empty()) << listed(c.mismatches);
   EXPECT_EQ(c.changedFromNccl, 0u);
 }
@@ -373,23 +374,34 @@ TEST_P(FittedPickPerRelease, TunerV4PicksThroughTheTableTransform) {
   const auto transformed = [&fit](const ncclmodel::ShapeModel& m, Collective coll, uint64_t bytes,
                                   const std::set<Cell>& cells) {
     const tm::Scale scale = tm::scaleOfNodes(m.shape().nNodes);
+    const tm::CommShape shape{m.shape().nRanks, m.shape().nNodes};
     return cheapestAtDefaults(m, coll, bytes, cells, [&](Cell cell, double t) {
-      if (const auto* k = tm::cellEntry(fit.tableTransform, coll, cell.algorithm, cell.protocol, scale))
+      if (const auto* k = tm::cellEntry(fit.tableTransform, coll, cell.algorithm, cell.protocol, scale, &shape))
         t = k->timeScale * t + k->timeAddUs;
-      if (const auto* k = tm::cellEntry(fit.corrections, coll, cell.algorithm, cell.protocol, scale))
+      if (const auto* k = tm::cellEntry(fit.corrections, coll, cell.algorithm, cell.protocol, scale, &shape))
         t = k->timeScale * t + k->timeAddUs;
       return std::max(t, 1e-3);
     });
   };
-  Comparison exact, approximate;
+  Comparison exact, approximate, measured;
   for (const ShapeAt s : kCompared) {
     compareShape(GetParam(), 4, s, file, transformed, exact);
-    compareShape(GetParam(), 4, s, file, predictPickOf(fit), approximate);
+    const bool fitted = std::any_of(kFitted.begin(), kFitted.end(),
+                                    [&](ShapeAt f) { return f.ranks == s.ranks && f.nodes == s.nodes; });
+    compareShape(GetParam(), 4, s, file, predictPickOf(fit), fitted ? measured : approximate);
   }
   EXPECT_TRUE(exact.mismatches.empty()) << listed(exact.mismatches);
   EXPECT_GT(exact.changedFromNccl, 0u);
-  std::printf("tuner v4: %zu of %zu picks differ from predictPick's%s\n", approximate.mismatches.size(),
-              approximate.points, listed(approximate.mismatches).c_str());
+  // At a measured shape the file holds that shape's own map where the scale's misses it (to_file.cc), and a map
+  // per shape is exact (affine at both sets of constants): v4 then picks what the fitted constants pick, every
+  // collective included, but for a near tie the plugin's float table rounds the other way (one runner-up of 700 at
+  // 4 GiB here): at most 1 %. Only at a shape nobody measured is the scale's pooled line an approximation.
+  EXPECT_LE(measured.mismatches.size() * 100, measured.points) << listed(measured.mismatches);
+  std::printf(
+      "tuner v4: %zu of %zu picks agree with predictPick's at the measured shapes; at the others %zu of %zu "
+      "differ%s\n",
+      measured.points - measured.mismatches.size(), measured.points, approximate.mismatches.size(), approximate.points,
+      listed(approximate.mismatches).c_str());
 }
 
 // `sweep compare --fitted` scores a group with the fit the tuner would apply to its cluster: the same GPU and, on

@@ -127,7 +127,8 @@ TEST(TunerAllocations, NoneOnTheEnqueuePathWithTenThousandRules) {
 #endif
 }
 
-// The same with a fitted model that covers the communicator: its corrections are a fixed array built at init.
+// The same with a fitted model that covers the communicator: its corrections are a fixed array built at init, a
+// shape's own included (the example's Ring/LL128 entry of 8 ranks, 1 node).
 TEST(TunerAllocations, NoneOnTheEnqueuePathWithAFittedModel) {
 #ifdef RAILTUNE_SANITIZED
   GTEST_SKIP() << "the sanitizer owns malloc in this build";
@@ -144,12 +145,12 @@ TEST(TunerAllocations, NoneOnTheEnqueuePathWithAFittedModel) {
       railtune::emu::PluginKind::Tuner, std::string(RAILTUNE_PLUGIN_DIR) + "/libnccl-tuner-railtune.so", 6);
   ASSERT_TRUE(binding);
   const auto* tuner = static_cast<const ncclTuner_v6_t*>(binding.table);
-  ncclNvlDomainInfo_v5_t domains{1, 4, 4};
+  ncclNvlDomainInfo_v5_t domains{1, 8, 8};
   ncclTunerConstants_v5_t constants = railtune::emu::defaultTunerConstants(railtune::emu::NcclBehaviour::V2_30);
   void* ctx = nullptr;
-  ASSERT_EQ(tuner->init(&ctx, 1, 4, 1, quietLogger, &domains, &constants), ncclSuccess);
+  ASSERT_EQ(tuner->init(&ctx, 1, 8, 1, quietLogger, &domains, &constants), ncclSuccess);
   float table[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS];
-  int corrected = 0;
+  int corrected = 0, ownCorrected = 0;
   gAllocations = 0;
   gCounting = true;
   for (int i = 0; i < 10000; ++i) {
@@ -159,10 +160,12 @@ TEST(TunerAllocations, NoneOnTheEnqueuePathWithAFittedModel) {
     tuner->getCollInfo(ctx, static_cast<ncclFunc_t>(i % 5), size_t{1} << (i % 34), 1, reinterpret_cast<float**>(table),
                        7, 3, 0, &nChannels);
     corrected += table[NCCL_ALGO_RING][NCCL_PROTO_SIMPLE] != 50.0f;
+    ownCorrected += table[NCCL_ALGO_RING][NCCL_PROTO_LL128] != 50.0f;
   }
   gCounting = false;
   EXPECT_EQ(gAllocations.load(), 0);
   EXPECT_EQ(corrected, 10000) << "the fit's Ring/Simple correction applied to every call, or the count proves nothing";
+  EXPECT_EQ(ownCorrected, 10000) << "8 ranks' own Ring/LL128 correction applied to every call";
   tuner->finalize(ctx);
   unsetenv("RAILTUNE_RAIL_MAP");
   unsetenv("RAILTUNE_TUNER_MODEL_FILE");

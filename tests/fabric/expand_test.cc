@@ -119,6 +119,25 @@ TEST(Expand, NamePatterns) {
   expectRejectedWith(spec, "hostNames: two hosts named 'fixed' (domain nvl-000, tray 1)");
 }
 
+// Clusters that number racks and trays from 1 (gb300-r01-t01): "+N" after an index, before its width.
+TEST(Expand, NamePatternsCountFromOne) {
+  ClusterSpec spec = gb300(2);
+  spec.domainPattern = "gb300-r{d+1:02}";
+  spec.hostPattern = "{domain}-t{t+1:02}";
+  spec.trays = 18;
+  const Fabric f = expand(spec);
+  EXPECT_EQ(f.hosts.front().name, "gb300-r01-t01");
+  EXPECT_EQ(f.hosts.back().name, "gb300-r02-t18");
+  spec.hostPattern = "{domain}-t{t+16:x}";
+  EXPECT_EQ(expand(spec).hosts.front().name, "gb300-r01-t10");
+  for (const char* bad : {"{t+}", "{t-1}", "{t+1x}", "{t+123456}", "{domain+1}"}) {
+    spec.hostPattern = bad;
+    expectRejectedWith(spec, "hostNames: ");
+  }
+  spec.hostPattern = "{t+x}";
+  expectRejectedWith(spec, "hostNames: bad offset in {t+x} (use e.g. {d+1} or {t+1:02} to count from 1)");
+}
+
 void expectRejected(const ClusterSpec& spec, const std::string& field) {
   try {
     expand(spec);

@@ -71,6 +71,12 @@ bool releaseMatches(const tm::Fit& fit, int abiVersion) {
   return true;  // v3/v4: the table transform, approximate for any release before 2.28 (fitted_model.h)
 }
 
+std::string shapesText(const std::vector<tm::CommShape>& shapes) {
+  std::string out;
+  for (const tm::CommShape& s : shapes) out += (out.empty() ? "" : "; ") + tm::commShapeLabel(s);
+  return out;
+}
+
 std::string prefix(const FitInputs& in) {
   return "RAILTUNE_TUNER_MODEL_FILE=" + in.modelPath + ": ";
 }
@@ -101,7 +107,13 @@ Coverage coverage(const FitInputs& in, const CommInfo& comm) {
     if (!fabricMatches(fit.appliesTo.fabric, map, comm.nNodes) || !releaseMatches(fit, comm.abiVersion)) continue;
     const tm::Scale scale = tm::scaleOfNodes(static_cast<int>(comm.nNodes));
     const tm::Verdict& verdict = fit.usable[static_cast<size_t>(scale)];
-    if (!verdict.usable)
+    const tm::CommShape shape{static_cast<int>(comm.nRanks), static_cast<int>(comm.nNodes)};
+    if (verdict.measuredShapesUsable && !tm::verdictApplies(verdict, shape))
+      return {std::nullopt, prefix(in) + "the fit for " + fitLabel(fit) + " is usable at " + tm::scaleName(scale) +
+                                " only at the shapes it measured (" + shapesText(verdict.shapes) +
+                                "), not this communicator's " + tm::commShapeLabel(shape) + " (" + verdict.why +
+                                "); NCCL's constants and cost table unchanged"};
+    if (!tm::verdictApplies(verdict, shape))
       return {std::nullopt, prefix(in) + "the fit for " + fitLabel(fit) + " is not usable at " + tm::scaleName(scale) +
                                 " (" + verdict.why + "); NCCL's constants and cost table unchanged"};
     return {planOf(in, fit, comm), ""};

@@ -37,9 +37,11 @@ bool neverWritten(const Fit& fit) {
 
 // One cell's map: v5/v6 the correction alone (the constants are NCCL's own); v3/v4 the correction after the
 // table transform (NCCL's default cost to the fitted one): k = kc*kt, c = kc*ct + cc.
-CellAffine cellMap(const Fit& fit, bool withConstants, Collective c, Algorithm a, Protocol p, tm::Scale s) {
-  const tm::Correction* correction = tm::cellEntry(fit.corrections, c, a, p, s);
-  const tm::CellAffine* transform = withConstants ? nullptr : tm::cellEntry(fit.tableTransform, c, a, p, s);
+// A shape's own entries apply only at that shape (nRanks, nNodes), decided here at init for the communicator.
+CellAffine cellMap(const Fit& fit, bool withConstants, Collective c, Algorithm a, Protocol p, tm::Scale s,
+                   const tm::CommShape& shape) {
+  const tm::Correction* correction = tm::cellEntry(fit.corrections, c, a, p, s, &shape);
+  const tm::CellAffine* transform = withConstants ? nullptr : tm::cellEntry(fit.tableTransform, c, a, p, s, &shape);
   if (correction == nullptr && transform == nullptr) return {};
   double k = 1, add = 0;
   if (transform != nullptr) k = transform->timeScale, add = transform->timeAddUs;
@@ -84,15 +86,23 @@ FitPlan planOf(const FitInputs& inputs, const Fit& fit, const CommInfo& comm) {
   plan.fit = &fit;
   plan.writeConstants = comm.abiVersion >= 5;
   const tm::Scale scale = tm::scaleOfNodes(static_cast<int>(comm.nNodes));
+  const tm::CommShape shape{static_cast<int>(comm.nRanks), static_cast<int>(comm.nNodes)};
+  int ownEntries = 0;
+  for (const tm::Correction& e : fit.corrections) ownEntries += e.shape == shape ? 1 : 0;
   for (int c = 0; c < kNumCollectives; ++c)
     for (int a = 0; a < kNumAlgorithms; ++a)
       for (int p = 0; p < kNumProtocols; ++p) {
         const auto coll = static_cast<Collective>(c);
         const auto alg = static_cast<Algorithm>(a);
         const auto proto = static_cast<Protocol>(p);
-        plan.cells.at(coll, alg, proto) = cellMap(fit, plan.writeConstants, coll, alg, proto, scale);
+        plan.cells.at(coll, alg, proto) = cellMap(fit, plan.writeConstants, coll, alg, proto, scale, shape);
       }
-  plan.summary = "fit " + fitLabel(fit) + " at " + tm::scaleName(scale) + ": ";
+  plan.summary = "fit " + fitLabel(fit) + " at " + tm::scaleName(scale) +
+                 (fit.usable[static_cast<size_t>(scale)].usable ? "" : " (at its measured shapes only)") + ", " +
+                 tm::commShapeLabel(shape) + ": ";
+  if (ownEntries > 0)
+    plan.summary +=
+        std::to_string(ownEntries) + (ownEntries == 1 ? " correction" : " corrections") + " of this shape's own, ";
   if (plan.writeConstants) {
     plan.summary +=
         std::to_string(identifiedConstants(fit.constants) - (neverWritten(fit) ? 1 : 0)) + " constants written" +

@@ -2,7 +2,8 @@
 # model, the reader's every refusal with its position, files read only when regular and small; the schema accepts
 # the example.
 add_executable(formats_tuner_model_tests ${CMAKE_CURRENT_LIST_DIR}/tuner_model_test.cc
-                                         ${CMAKE_CURRENT_LIST_DIR}/tuner_model_errors_test.cc)
+                                         ${CMAKE_CURRENT_LIST_DIR}/tuner_model_errors_test.cc
+                                         ${CMAKE_CURRENT_LIST_DIR}/tuner_model_shapes_test.cc)
 target_link_libraries(formats_tuner_model_tests PRIVATE railtune_formats_tuner_model GTest::gtest_main)
 target_compile_definitions(formats_tuner_model_tests PRIVATE
   RAILTUNE_TUNER_MODEL_EXAMPLE="${PROJECT_SOURCE_DIR}/docs/formats/tuner-model.example.json")

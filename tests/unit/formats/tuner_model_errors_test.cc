@@ -165,7 +165,8 @@ TEST(TunerModelErrors, InconsistentFits) {
             std::string::npos);
   const std::string twice =
       with("\"collective\": \"allreduce\", \"algorithm\": \"nvls\"", "\"collective\": \"*\", \"algorithm\": \"ring\"");
-  EXPECT_NE(errorOf(twice).find("corrections[1]': the same collective, cell and scale as entry 0"), std::string::npos)
+  EXPECT_NE(errorOf(twice).find("corrections[1]': the same collective, cell, scale and shape as entry 0"),
+            std::string::npos)
       << errorOf(twice);
 }
 

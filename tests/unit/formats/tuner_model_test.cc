@@ -50,8 +50,9 @@ TEST(TunerModelFile, ReadsBackWhatWasWritten) {
   EXPECT_EQ(fit.constants.llMaxBwGbps[1]->cpu, CpuRow::NotAmd);
   EXPECT_FALSE(fit.constants.llMaxBwGbps[0]->cpu);
   EXPECT_EQ(fit.constants.perChannelMaxGbps[static_cast<int>(CapArray::RingLL128)][0]->value, 28.0);
-  ASSERT_EQ(fit.corrections.size(), 2u);
+  ASSERT_EQ(fit.corrections.size(), 3u);
   EXPECT_FALSE(fit.corrections[0].collective);
+  EXPECT_EQ(fit.corrections[2].shape, (CommShape{8, 1}));
   EXPECT_EQ(fit.corrections[1].timeAddUs, -1.5);
   EXPECT_EQ(fit.validation.leaveOneSizeOut.worstAt->bytes, 4194304u);
   EXPECT_EQ(fit.validation.heldOutShapes.size(), 1u);
@@ -71,7 +72,7 @@ TEST(TunerModelFile, AModelWithNothingOptionalRoundTrips) {
   fit.validation.status = ValidationStatus::Skipped;
   fit.validation.inSample = fit.validation.leaveOneSizeOut = fit.validation.leaveOneShapeOut = RegretStats{};
   fit.validation.heldOutShapes.clear();
-  fit.usable[0] = {false, "not validated"};
+  fit.usable[0] = {false, "not validated", false, {}};
   model.notes.clear();
   const std::string text = writeTunerModel(model);
   EXPECT_EQ(text.find("link_layer"), std::string::npos);

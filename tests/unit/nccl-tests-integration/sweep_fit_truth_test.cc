@@ -94,6 +94,11 @@ TEST(SweepFitTruth, NvlsSlowerAtMidSizesOnlyIsNotUsable) {
   print("NVLS 40 % slower at mid sizes", r);
   ASSERT_EQ(r.keys.size(), 1u);
   EXPECT_FALSE(r.keys[0].verdicts[0].usable) << r.keys[0].verdicts[0].why;
+  // Its held-out sizes have slow neighbours and pass; a held-out shape does not: the measured shapes only.
+  const KeyValidation& v = r.keys[0].validation;
+  EXPECT_EQ(r.keys[0].verdicts[0].measuredShapesUsable,
+            v.sizeOut.byScale[0].model.worst <= 0.05 && v.shapeOut.byScale[0].model.worst > 0.10)
+      << r.keys[0].verdicts[0].why;
 }
 
 TEST(SweepFitTruth, NoValidateIsNotUsable) {
