@@ -19,6 +19,13 @@ struct KeyFitOptions {
   // explains a miss above the noise (CorrectionOptions::noiseFloor); one that worsens a pick is not.
   double minCorrectionGain = -1e-9;
   bool refine = true;
+  // Whether stage D may move the identified constants, after the corrections' scales and only where a pick above
+  // the ties is still wrong (fit_key.cc refineKey). Off: on eval fit's 360 truths, never moving them gives 353
+  // correct and every perturbed constant within 10 %, moving them in this second pass 341 and 1,106 of 1,120, and
+  // moving them with the scales in one pass 307 and 1,072. A truth where one rank count ranks a cell apart
+  // (sweep_fit_shapes_test.cc) misses held-out sizes by more without them (8-15 % against 3-15 %): such a fit is
+  // refused either way.
+  bool refineConstants = false;
   // Stage E: corrections keyed by a measured shape (nRanks, nNodes) where the scale's leave its picks wrong.
   bool shapeCorrections = true;
   RefineOptions refineOptions;

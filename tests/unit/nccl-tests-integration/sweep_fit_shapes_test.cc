@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "eval/fit/fit_plan.h"
 #include "eval/fit/fit_truth.h"
 #include "nccl-tests-integration/fit/fit.h"
 #include "nccl-tests-integration/fit/report.h"
@@ -91,10 +92,14 @@ TEST(SweepFitShapes, AShapesOwnCorrectionAndAnHonestVerdict) {
   expectVerdictFromHeldOut(r);
 }
 
-// Seed 5: held-out sizes within 5 %, a held-out shape far off: usable at the measured shapes only, which the file
-// lists, and only those.
+// Held-out sizes within 5 %, a held-out shape far off: usable at the measured shapes only, which the file lists,
+// and only those. The truth is the fit suite's `mixed` seed 3 (4, 8 and 16 ranks: graph error, LL decay, Ring/Simple
+// off; leaving 8 ranks out misses by 17.9 %). The truth above no longer serves: with the identified constants left
+// where stage B puts them (KeyFitOptions::refineConstants), its held-out sizes miss by 8-15 % at every seed, and it
+// is refused outright.
 TEST(SweepFitShapes, UsableAtTheMeasuredShapesOnly) {
-  const FitPoints points = opposite(5);
+  const eval::fit_suite::FitScenario scenario = eval::fit_suite::planFitScenario("mixed", 3);
+  const FitPoints points = render(scenario.truth, scenario.measured);
   const FitResult r = fitPoints(points, shapeFitOptions());
   ASSERT_EQ(r.keys.size(), 1u);
   const KeyValidation& v = r.keys[0].validation;
