@@ -277,6 +277,13 @@ tm::TunerModel everyBucketUsable(tm::TunerModel model) {
   return model;
 }
 
+// The fitter's verdicts, but the 1-node bucket marked not usable: the fixture's fit is usable at every bucket it has
+// data for, and the plugin's and the chooser's behaviour where a file says not usable must be held all the same.
+tm::TunerModel oneNodeNotUsable(tm::TunerModel model) {
+  for (tm::Fit& fit : model.fits) fit.usable[0] = {false, "not usable: marked by the test", false, {}};
+  return model;
+}
+
 // The first latency the fit identified, times four: one constant wrong.
 tm::TunerModel withOneConstantWrong(tm::TunerModel model, std::string* which) {
   tm::Constants& c = model.fits.at(0).constants;
@@ -342,10 +349,11 @@ TEST_P(FittedPickPerRelease, OneConstantWrongInThePluginsCopyIsCaught) {
               c.points);
 }
 
-// The fitter's own verdicts: where the fit does not apply to a shape the plugin leaves NCCL's pick, which predictPick
-// (and `sweep compare --fitted`) does not model; the note in compare's output says which buckets.
+// The fitter's own verdicts (1 node marked not usable): where the fit does not apply to a shape the plugin leaves
+// NCCL's pick, which predictPick (and `sweep compare --fitted`) does not model; the note in compare's output says which
+// buckets.
 TEST_P(FittedPickPerRelease, WhereTheFileSaysNotUsableThePluginLeavesNcclsPick) {
-  const tm::TunerModel& model = fittedOnce(GetParam().version);
+  const tm::TunerModel model = oneNodeNotUsable(fittedOnce(GetParam().version));
   const std::string file = write("as-fitted.json", tm::writeTunerModel(model));
   const auto ncclsOwn = [](const ncclmodel::ShapeModel& m, Collective coll, uint64_t bytes,
                            const std::set<Cell>& cells) {
@@ -408,11 +416,10 @@ TEST_P(FittedPickPerRelease, TunerV4PicksThroughTheTableTransform) {
 // several nodes, the same transport, link layer and NIC speed (coverage.cc); a bucket the fit is not usable at is
 // scored with a note, since the tuner leaves NCCL's choice there.
 TEST(FittedChooser, ScoresAGroupWithTheFitTheTunerWouldApply) {
-  tm::TunerModel model = fittedOnce(ncclmodel::NcclVersion::V2_30);
+  tm::TunerModel model = oneNodeNotUsable(fittedOnce(ncclmodel::NcclVersion::V2_30));
   tm::Fabric& fabric = model.fits.at(0).appliesTo.fabric;
   fabric.linkLayer = "Ethernet";  // as if fitted on a RoCE 800G cluster's sweeps
   fabric.nicGbps = 800;
-  ASSERT_FALSE(model.fits[0].usable[0].usable) << "the fixture's fit is not usable on one node";
   const auto shape = [](int ranks, int nodes, const char* linkLayer, int nicGbps) {
     sweep::Shape s{ranks, ranks / 4, nodes, nodes, ranks / nodes, kGpu, {}, {}};
     if (nodes > 1) s.fabric = sweep::FabricId{"IB", linkLayer, nicGbps, 0, ""};
