@@ -74,8 +74,9 @@ constexpr ParamSpec kParams[] = {
     {"RAILTUNE_TUNER_MODEL_FILE", ParamType::String, "", "tuner",
      "Path of a fitted model (`railtune sweep fit`, format [`railtune.tuner-model/1`](formats.md)): NCCL's own cost "
      "model fitted to sweeps, per GPU model and fabric. A communicator whose GPU and fabric (from the rail map, "
-     "`RAILTUNE_RAIL_MAP`; without one no fit applies) a fit covers, at a scale the fit marks usable (or usable at "
-     "its measured shapes only, and the communicator's nRanks and nNodes are one of them), gets the fitted "
+     "`RAILTUNE_RAIL_MAP`; without one no fit applies) a fit covers, at a scale the fit marks usable (with the "
+     "communicator's nRanks within the rank range measured there) or usable at its measured shapes only (and the "
+     "communicator's nRanks and nNodes are one of them), gets the fitted "
      "constants written into NCCL's (tuner v5/v6) and the fit's corrections of NCCL's cost table (v3..v6; a "
      "correction keyed by a shape only at that nRanks and nNodes); rules still win, and `RAILTUNE_TUNER_MODEL` only "
      "advises ([tuning.md](tuning.md#fitted-model)). Otherwise nothing "

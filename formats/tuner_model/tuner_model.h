@@ -157,6 +157,9 @@ struct Verdict {
   std::string why;
   bool measuredShapesUsable = false;
   std::vector<CommShape> shapes;  // measuredShapesUsable only: where the fit applies
+  // usable only: the measured rank counts' range, the only one the fit applies within (leave one shape out checks
+  // a shape between or next to measured ones, never 72 ranks from 4 and 8); 0: any (files written before it).
+  int minRanks = 0, maxRanks = 0;
 };
 
 // Whether a fit's verdict at a communicator's scale lets the fit apply to that exact shape.

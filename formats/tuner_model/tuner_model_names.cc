@@ -91,7 +91,7 @@ std::string commShapeLabel(const CommShape& s) {
 }
 
 bool verdictApplies(const Verdict& v, const CommShape& shape) {
-  if (v.usable) return true;
+  if (v.usable) return v.maxRanks == 0 || (shape.ranks >= v.minRanks && shape.ranks <= v.maxRanks);
   return v.measuredShapesUsable && std::find(v.shapes.begin(), v.shapes.end(), shape) != v.shapes.end();
 }
 

@@ -290,6 +290,19 @@ Validation readValidation(const PosNode& v, const std::string& path) {
   return out;
 }
 
+// "ranks" {"min", "max"} of a usable verdict: the measured range it applies within (absent: any rank count, as in
+// files written before it).
+void usableRanks(Fields& verdict, Verdict& out) {
+  const PosNode* ranks = verdict.optional("ranks");
+  if (ranks == nullptr) return;
+  if (!out.usable) fail(*ranks, verdict.path("ranks"), "given without usable true");
+  Fields f(*ranks, verdict.path("ranks"));
+  out.minRanks = static_cast<int>(count(f.required("min"), f.path("min"), 1, INT32_MAX));
+  out.maxRanks = static_cast<int>(count(f.required("max"), f.path("max"), 1, INT32_MAX));
+  f.finish();
+  if (out.minRanks > out.maxRanks) fail(*ranks, verdict.path("ranks"), "min above max");
+}
+
 std::array<Verdict, kNumScales> readVerdicts(const PosNode& v, const std::string& path, const Validation& validation) {
   Fields f(v, path);
   std::array<Verdict, kNumScales> out;
@@ -303,6 +316,7 @@ std::array<Verdict, kNumScales> readVerdicts(const PosNode& v, const std::string
            std::string("true with validation ") + validationStatusName(validation.status) +
                ": only a complete validation makes a fit usable");
     measuredShapes(verdict, static_cast<Scale>(s), validation, out[s]);
+    usableRanks(verdict, out[s]);
     out[s].why = text(verdict.required("why"), verdict.path("why"));
     verdict.finish();
   }

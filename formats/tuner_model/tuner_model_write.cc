@@ -72,6 +72,7 @@ Json verdict(const Verdict& v) {
     Json& shapes = j["shapes"] = Json::array();
     for (const CommShape& s : v.shapes) shapes.push_back(commShape(s));
   }
+  if (v.usable && v.maxRanks > 0) j["ranks"] = Json{{"min", v.minRanks}, {"max", v.maxRanks}};
   j["why"] = v.why;
   return j;
 }

@@ -54,17 +54,16 @@ const FittedChooser::GroupModel& FittedChooser::groupModel(const GroupKey& key) 
     if (!tm::verdictApplies(verdict, {comm.nRanks, comm.nNodes}))
       notes_.push_back(label + ": the fit is " +
                        (verdict.measuredShapesUsable ? "usable only at its measured shapes, not this one"
-                                                     : std::string("not usable at this scale")) +
+                        : verdict.usable
+                            ? "usable only from " + std::to_string(verdict.minRanks) + " to " +
+                                  std::to_string(verdict.maxRanks) + " ranks, the range it measured"
+                            : "not usable at " + std::string(tm::scaleName(tm::scaleOfNodes(comm.nNodes)))) +
                        " (" + verdict.why + "): the tuner leaves NCCL's choice here; the column shows the fit anyway");
   } catch (const std::exception& e) {
     notes_.push_back(label + ": the fit's profile cannot model it (" + e.what() + ")");
     g.fit = nullptr;
     return g;
   }
-  const tm::Scale scale = tm::scaleOfNodes(std::max(key.shape.nodes, 1));
-  if (const tm::Verdict& verdict = g.fit->usable[static_cast<size_t>(scale)]; !verdict.usable)
-    notes_.push_back(label + ": the fit is not usable at " + tm::scaleName(scale) + " (" + verdict.why +
-                     "): scored here all the same, but the tuner leaves NCCL's choice there");
   return g;
 }
 

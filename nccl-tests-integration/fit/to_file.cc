@@ -253,7 +253,8 @@ tm::Fit toFileFit(const FitPoints& points, const KeyFitRecord& r) {
   fit.tableTransform = tableTransform(points, r);
   fit.validation = fileValidation(points, r);
   for (int b = 0; b < kScaleBuckets; ++b)
-    fit.usable[b] = {r.verdicts[b].usable, r.verdicts[b].why, r.verdicts[b].measuredShapesUsable, r.verdicts[b].shapes};
+    fit.usable[b] = {r.verdicts[b].usable, r.verdicts[b].why,      r.verdicts[b].measuredShapesUsable,
+                     r.verdicts[b].shapes, r.verdicts[b].minRanks, r.verdicts[b].maxRanks};
   return fit;
 }
 

@@ -1,11 +1,18 @@
 // Validation and verdicts of one key's fit (validate.h).
 #include "nccl-tests-integration/fit/validate.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
 namespace railtune::sweep {
 namespace {
+
+// The between-sizes check estimates each cell between two measured sizes from their measured-over-predicted ratios
+// (midpoints.h); at a cell's knee that estimate is off by up to 2.3 points of regret (railtune eval fit --set full:
+// 4.4 % estimated where the truth is 6.7 %). So it passes a fit only below 60 % of the size target (3 % of 5 %),
+// which no estimate there exceeded by more than the target.
+constexpr double kBetweenSizesShare = 0.6;
 
 std::string percent(double fraction) {
   char text[32];
@@ -51,8 +58,9 @@ std::string shapesText(const std::vector<CommShape>& shapes) {
 
 // "leave-one-size-out worst 1.2 %, between measured sizes 0.4 % <= 5.0 %", for a bucket within the size target.
 std::string sizesWithin(const KeyValidation& v, int b, const ValidateOptions& options) {
-  return "leave-one-size-out worst " + percent(v.sizeOut.byScale[b].model.worst) + ", between measured sizes " +
-         percent(v.betweenSizes.byScale[b].model.worst) + " <= " + percent(options.sizeTarget);
+  return "leave-one-size-out worst " + percent(v.sizeOut.byScale[b].model.worst) +
+         " <= " + percent(options.sizeTarget) + ", between measured sizes " +
+         percent(v.betweenSizes.byScale[b].model.worst) + " <= " + percent(kBetweenSizesShare * options.sizeTarget);
 }
 
 }  // namespace
@@ -104,9 +112,10 @@ std::array<BucketVerdict, kScaleBuckets> verdicts(const FitPoints& points, const
       verdict.why = "no size could be held out (a group needs 3 measured sizes)";
     } else if (sizes.worst > options.sizeTarget) {
       verdict.why = "leave-one-size-out worst " + worstText(points, sizes) + " > " + percent(options.sizeTarget);
-    } else if (const RegretSummary& mid = v.betweenSizes.byScale[b].model; mid.worst > options.sizeTarget) {
+    } else if (const RegretSummary& mid = v.betweenSizes.byScale[b].model;
+               mid.worst > kBetweenSizesShare * options.sizeTarget) {
       verdict.why = "between measured sizes worst " + percent(mid.worst) + " at " + v.betweenSizes.worstAt[b] + " > " +
-                    percent(options.sizeTarget);
+                    percent(kBetweenSizesShare * options.sizeTarget) + " (an estimate: 60 % of the size target)";
     } else if (shapes.points == 0 || shapes.worst > options.shapeTarget) {
       // Nothing says how the fit does at a shape nobody measured: with one shape at a scale there is none to hold
       // out, and a fit on 72 ranks of one domain can be far off at 36 (eval fit, kind domains).
@@ -119,9 +128,17 @@ std::array<BucketVerdict, kScaleBuckets> verdicts(const FitPoints& points, const
                : "; no shape could be held out at this scale") +
           ", so NCCL decides at a shape nobody measured";
     } else {
+      // Usable between the smallest and the largest rank count measured: leaving one shape out checks a shape
+      // next to measured ones, and says nothing of 32 ranks from 4 and 8 (eval fit, kind unmeasured-ranks: 12-30 %
+      // off at 16 where predicting 8 from 4 was within target).
       verdict.usable = true;
+      for (const CommShape& s : v.measuredShapes[b]) {
+        verdict.minRanks = verdict.minRanks == 0 ? s.ranks : std::min(verdict.minRanks, s.ranks);
+        verdict.maxRanks = std::max(verdict.maxRanks, s.ranks);
+      }
       verdict.why = sizesWithin(v, b, options) + "; leave-one-shape-out worst " + percent(shapes.worst) +
-                    " <= " + percent(options.shapeTarget);
+                    " <= " + percent(options.shapeTarget) + "; applies from " + std::to_string(verdict.minRanks) +
+                    " to " + std::to_string(verdict.maxRanks) + " ranks, the measured range";
     }
   }
   return out;

@@ -48,6 +48,7 @@ struct BucketVerdict {
   std::string why;
   bool measuredShapesUsable = false;
   std::vector<CommShape> shapes;
+  int minRanks = 0, maxRanks = 0;  // usable: the measured ranks' range it applies within
 };
 std::array<BucketVerdict, kScaleBuckets> verdicts(const FitPoints& points, const KeyValidation& validation,
                                                   const ValidateOptions& options);

@@ -154,13 +154,28 @@ TEST_F(EmulatedTunerFitTest, ABucketMarkedNotUsableChangesNothing) {
   EXPECT_NE(warnings[0].find("not usable at 2nodes (no data at 2 nodes)"), std::string::npos) << warnings[0];
 }
 
+// The example's 1-node verdict is usable from 4 to 16 ranks, the range it measured: 8 ranks get the fit, 72 ranks
+// of one NVL72 domain NCCL's constants and one WARN naming the range.
+TEST_F(EmulatedTunerFitTest, AUsableFitAppliesOnlyWithinTheRankRangeItMeasured) {
+  ASSERT_EQ(init(NcclBehaviour::V2_30, 6, 8, 1), ncclSuccess) << pluginLogText();
+  EXPECT_NE(std::memcmp(&constants, &defaults, sizeof(constants)), 0) << "8 ranks: within 4 to 16";
+  EXPECT_TRUE(pluginWarnings().empty()) << pluginLogText();
+  ASSERT_EQ(init(NcclBehaviour::V2_30, 6, 72, 1), ncclSuccess) << pluginLogText();
+  EXPECT_EQ(std::memcmp(&constants, &defaults, sizeof(constants)), 0) << "72 ranks: past the measured range";
+  const std::vector<std::string> warnings = pluginWarnings();
+  ASSERT_EQ(warnings.size(), 1u) << pluginLogText();
+  EXPECT_NE(warnings[0].find("is usable at 1node from 4 to 16 ranks, the range it measured, not at 72 ranks, 1 node"),
+            std::string::npos)
+      << warnings[0];
+}
+
 // A fit usable at its measured shapes only (8 and 16 ranks on one node), with a correction of 8 ranks' own
 // (Tree/LL x0.5): it changes the table, and the pick, at 8 ranks only; 16 ranks get exactly what the same fit
 // without it gives; 32 ranks, a shape nobody measured, get NCCL's constants and table and one WARN saying why.
 TEST_F(EmulatedTunerFitTest, AShapesOwnCorrectionAppliesAtThatShapeOnly) {
   tm::TunerModel withOwn = tm::readTunerModelFile(kExample);
   tm::Fit& fit = withOwn.fits[0];
-  fit.usable[0] = {false, "leave-one-shape-out worst 14.2 % > 10.0 %", true, {{8, 1}, {16, 1}}};
+  fit.usable[0] = {false, "leave-one-shape-out worst 14.2 % > 10.0 %", true, {{8, 1}, {16, 1}}, 0, 0};
   std::erase_if(fit.corrections, [](const tm::Correction& c) { return c.shape.has_value(); });
   tm::TunerModel shared = withOwn;
   tm::Correction own;

@@ -273,14 +273,14 @@ const tm::TunerModel& fittedOnce(ncclmodel::NcclVersion v) {
 // fitter called not usable is WhereTheFileSaysNotUsableThePluginLeavesNcclsPick's.
 tm::TunerModel everyBucketUsable(tm::TunerModel model) {
   for (tm::Fit& fit : model.fits)
-    for (tm::Verdict& v : fit.usable) v = {true, "marked usable by the test", false, {}};
+    for (tm::Verdict& v : fit.usable) v = {true, "marked usable by the test", false, {}, 0, 0};
   return model;
 }
 
 // The fitter's verdicts, but the 1-node bucket marked not usable: the fixture's fit is usable at every bucket it has
 // data for, and the plugin's and the chooser's behaviour where a file says not usable must be held all the same.
 tm::TunerModel oneNodeNotUsable(tm::TunerModel model) {
-  for (tm::Fit& fit : model.fits) fit.usable[0] = {false, "not usable: marked by the test", false, {}};
+  for (tm::Fit& fit : model.fits) fit.usable[0] = {false, "not usable: marked by the test", false, {}, 0, 0};
   return model;
 }
 
@@ -449,7 +449,7 @@ TEST(FittedChooser, ScoresAGroupWithTheFitTheTunerWouldApply) {
   EXPECT_NE(notes.find("IB 800G NICs: no fit of the model file covers"), std::string::npos) << notes;
   EXPECT_NE(notes.find("IB/RoCE 400G NICs: no fit of the model file covers"), std::string::npos) << notes;
   EXPECT_NE(notes.find("the fit is not usable at 1node"), std::string::npos) << notes;
-  EXPECT_NE(notes.find("the tuner leaves NCCL's choice there"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("the tuner leaves NCCL's choice here"), std::string::npos) << notes;
 }
 
 INSTANTIATE_TEST_SUITE_P(Releases, FittedPickPerRelease,

@@ -113,6 +113,11 @@ Coverage coverage(const FitInputs& in, const CommInfo& comm) {
                                 " only at the shapes it measured (" + shapesText(verdict.shapes) +
                                 "), not this communicator's " + tm::commShapeLabel(shape) + " (" + verdict.why +
                                 "); NCCL's constants and cost table unchanged"};
+    if (verdict.usable && !tm::verdictApplies(verdict, shape))
+      return {std::nullopt, prefix(in) + "the fit for " + fitLabel(fit) + " is usable at " + tm::scaleName(scale) +
+                                " from " + std::to_string(verdict.minRanks) + " to " +
+                                std::to_string(verdict.maxRanks) + " ranks, the range it measured, not at " +
+                                tm::commShapeLabel(shape) + "; NCCL's constants and cost table unchanged"};
     if (!tm::verdictApplies(verdict, shape))
       return {std::nullopt, prefix(in) + "the fit for " + fitLabel(fit) + " is not usable at " + tm::scaleName(scale) +
                                 " (" + verdict.why + "); NCCL's constants and cost table unchanged"};

@@ -82,9 +82,15 @@ inline Fit sampleFit() {
       {Collective::AllReduce, Algorithm::Ring, Protocol::Simple, Scale::OneNode, 0.93, -0.4, std::nullopt},
       {std::nullopt, Algorithm::Ring, Protocol::LL128, Scale::OneNode, 0.85, 2.6, CommShape{8, 1}}};
   fit.validation = sampleValidation();
-  fit.usable[0] = {true, "leave-one-size-out worst 4.2 % <= 5 %; leave-one-shape-out worst 8.3 % <= 10 %", false, {}};
-  fit.usable[1] = {false, "no data at 2 nodes", false, {}};
-  fit.usable[2] = {false, "no data at 4 or more nodes", false, {}};
+  fit.usable[0] = {true,
+                   "leave-one-size-out worst 4.2 % <= 5 %; leave-one-shape-out worst 8.3 % <= 10 %; applies from 4 to "
+                   "16 ranks, the measured range",
+                   false,
+                   {},
+                   4,
+                   16};
+  fit.usable[1] = {false, "no data at 2 nodes", false, {}, 0, 0};
+  fit.usable[2] = {false, "no data at 4 or more nodes", false, {}, 0, 0};
   return fit;
 }
 

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "formats/tuner_model/tuner_model.h"
 #include "tests/unit/formats/tuner_model_sample.h"
@@ -29,7 +31,7 @@ std::string replaced(const std::string& base, const std::string& from, const std
 
 TunerModel measuredShapesModel() {
   TunerModel model = testing::sampleModel();
-  model.fits[0].usable[0] = {false, "leave-one-shape-out worst 14.2 % > 10.0 %", true, {{8, 1}, {16, 1}}};
+  model.fits[0].usable[0] = {false, "leave-one-shape-out worst 14.2 % > 10.0 %", true, {{8, 1}, {16, 1}}, 0, 0};
   return model;
 }
 
@@ -119,6 +121,37 @@ TEST(TunerModelShapes, BadMeasuredShapesVerdictsAreRefusedWithTheirPath) {
   model = measuredShapesModel();
   model.fits[0].validation.status = ValidationStatus::Truncated;
   EXPECT_THROW(writeTunerModel(model), TunerModelError);
+}
+
+// A usable verdict applies within the rank counts measured at its scale (leaving one shape out checks a shape
+// beside the measured ones, never one far past them); without the key, as written before it, at any.
+TEST(TunerModelShapes, AUsableVerdictAppliesWithinItsMeasuredRankRange) {
+  TunerModel model = testing::sampleModel();
+  model.fits[0].usable[0] = {true, "within targets; applies from 4 to 16 ranks", false, {}, 4, 16};
+  const std::string text = writeTunerModel(model);
+  EXPECT_NE(text.find("\"ranks\": {\"min\": 4, \"max\": 16}"), std::string::npos) << text;
+  const Verdict v = parseTunerModel(text, "model.json").fits[0].usable[0];
+  EXPECT_EQ(v.minRanks, 4);
+  EXPECT_EQ(v.maxRanks, 16);
+  EXPECT_EQ(writeTunerModel(parseTunerModel(text, "model.json")), text);
+  for (const auto& [ranks, applies] :
+       std::vector<std::pair<int, bool>>{{2, false}, {4, true}, {12, true}, {16, true}, {32, false}, {72, false}})
+    EXPECT_EQ(verdictApplies(v, {ranks, 1}), applies) << ranks << " ranks";
+  EXPECT_TRUE(verdictApplies(Verdict{true, "written before the range", false, {}, 0, 0}, {72, 1}));
+  EXPECT_FALSE(verdictApplies(Verdict{false, "not usable", false, {}, 4, 16}, {8, 1}));
+
+  const std::string range = "\"ranks\": {\"min\": 4, \"max\": 16}";
+  const auto refused = [&](const std::string& to, const std::string& says) {
+    const std::string error = refusal(replaced(text, range, to));
+    EXPECT_NE(error.find(says), std::string::npos) << to << ": " << error;
+  };
+  refused("\"ranks\": {\"min\": 16, \"max\": 4}", "field 'fits[0].usable.1node.ranks': min above max");
+  refused("\"ranks\": {\"min\": 4}", "field 'fits[0].usable.1node.ranks.max': missing");
+  refused("\"ranks\": {\"min\": 0, \"max\": 16}", "field 'fits[0].usable.1node.ranks.min'");
+  refused("\"ranks\": {\"min\": 4, \"max\": 16, \"nodes\": 1}", "field 'fits[0].usable.1node.ranks.nodes': unknown");
+  const std::string notUsable = replaced(text, "\"usable\": true", "\"usable\": false");
+  const std::string error = refusal(notUsable);
+  EXPECT_NE(error.find("field 'fits[0].usable.1node.ranks': given without usable true"), std::string::npos) << error;
 }
 
 TEST(TunerModelShapes, TheMostSpecificEntryWinsAndAnotherShapesNeverApplies) {

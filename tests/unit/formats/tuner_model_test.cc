@@ -72,7 +72,7 @@ TEST(TunerModelFile, AModelWithNothingOptionalRoundTrips) {
   fit.validation.status = ValidationStatus::Skipped;
   fit.validation.inSample = fit.validation.leaveOneSizeOut = fit.validation.leaveOneShapeOut = RegretStats{};
   fit.validation.heldOutShapes.clear();
-  fit.usable[0] = {false, "not validated", false, {}};
+  fit.usable[0] = {false, "not validated", false, {}, 0, 0};
   model.notes.clear();
   const std::string text = writeTunerModel(model);
   EXPECT_EQ(text.find("link_layer"), std::string::npos);
