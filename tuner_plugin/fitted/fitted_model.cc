@@ -35,8 +35,9 @@ bool neverWritten(const Fit& fit) {
                                              [static_cast<int>(Protocol::Simple)]) != 0;
 }
 
-// One cell's map: v5/v6 the correction alone (the constants are NCCL's own); v3/v4 the correction after the
-// table transform (NCCL's default cost to the fitted one): k = kc*kt, c = kc*ct + cc.
+// One cell's map: v5/v6 the correction alone (NCCL costs with the fitted constants written at init); v3/v4 the
+// correction after the table transform (NCCL's cost at its default constants to its cost at the fitted ones, the
+// corrections left out of it: sweep fit's to_file.cc): k = kc*kt, c = kc*ct + cc.
 // A shape's own entries apply only at that shape (nRanks, nNodes), decided here at init for the communicator.
 CellAffine cellMap(const Fit& fit, bool withConstants, Collective c, Algorithm a, Protocol p, tm::Scale s,
                    const tm::CommShape& shape) {
