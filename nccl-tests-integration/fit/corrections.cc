@@ -131,7 +131,7 @@ std::vector<Correction> fitShapeCorrections(const FitPoints& points, std::span<c
                                             const CorrectionOptions& options) {
   std::vector<Correction> out;
   for (const auto& [shape, samples] : gatherByShape(points, groups, mask, current)) {
-    const int scale = shape.nodes <= 1 ? 0 : shape.nodes == 2 ? 1 : 2;
+    const int scale = static_cast<int>(formats::tuner_model::scaleOfNodes(shape.nodes));
     for (Correction c : shapeResiduals(points, samples, shape, scale, current, options)) {
       // Written composed with the scale's correction of the cell, which it replaces at this shape.
       for (const Correction& s : scaleCorrections)
