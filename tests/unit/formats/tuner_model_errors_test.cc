@@ -13,21 +13,11 @@ namespace {
 
 const std::string kGood = writeTunerModel(testing::sampleModel());
 
-// The reader's message, or "" when it accepts the text.
-std::string errorOf(const std::string& text) {
-  try {
-    parseTunerModel(text, "model.json");
-  } catch (const TunerModelError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::errorOf;
 
 // kGood with the first `from` (which must be there) replaced by `to`.
 std::string with(const std::string& from, const std::string& to, const std::string& base = kGood) {
-  const size_t at = base.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return at == std::string::npos ? base : base.substr(0, at) + to + base.substr(at + from.size());
+  return testing::replacedIn(base, from, to);
 }
 
 // "model.json:LINE:COLUMN: " of the first `needle` in `text`, plus `skip` bytes.

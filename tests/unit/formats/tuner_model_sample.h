@@ -3,6 +3,10 @@
 // `nccl` values are NCCL 2.30.7's defaults at the Blackwell row (tuning.cc:148-210@v2.30.7).
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <string>
+
 #include "formats/tuner_model/tuner_model.h"
 
 namespace railtune::formats::tuner_model::testing {
@@ -103,6 +107,23 @@ inline TunerModel sampleModel() {
       "NVIDIA H100 80GB HBM3 / TCPXO, 16 ranks on 2 nodes: no graph data for that shape; fit skipped, "
       "NCCL decides"};
   return model;
+}
+
+// The reader's message for `text`, or "" when it accepts it.
+inline std::string errorOf(const std::string& text) {
+  try {
+    parseTunerModel(text, "model.json");
+  } catch (const TunerModelError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// `base` with the first `from` (which must be there) replaced by `to`.
+inline std::string replacedIn(const std::string& base, const std::string& from, const std::string& to) {
+  const size_t at = base.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? base : base.substr(0, at) + to + base.substr(at + from.size());
 }
 
 }  // namespace railtune::formats::tuner_model::testing

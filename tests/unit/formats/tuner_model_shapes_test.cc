@@ -15,18 +15,11 @@ namespace railtune::formats::tuner_model {
 namespace {
 
 std::string refusal(const std::string& text) {
-  try {
-    parseTunerModel(text, "model.json");
-  } catch (const TunerModelError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::errorOf(text);
 }
 
 std::string replaced(const std::string& base, const std::string& from, const std::string& to) {
-  const size_t at = base.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return at == std::string::npos ? base : base.substr(0, at) + to + base.substr(at + from.size());
+  return testing::replacedIn(base, from, to);
 }
 
 TunerModel measuredShapesModel() {
