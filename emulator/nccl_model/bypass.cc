@@ -43,14 +43,15 @@ class Trail {
 bool symmetricSupport(const BypassComm& comm, const BypassQuery& q, Trail& t) {
   const char* where = cite(q.release, "src/init.cc:1376@v2.28.9", "src/init.cc:1674-1675@v2.30.7",
                            "src/init.cc initTransportsRank@v2.31.2");
-  return t.test(comm.nNodes == 1, "one NVLink domain (NCCL nNodes " + std::to_string(comm.nNodes) + " = 1)", where) &&
+  return t.test(comm.nNodes == 1, "one NVLink domain (NCCL's nNodes is " + std::to_string(comm.nNodes) + ")", where) &&
          t.test(q.env.winEnable, "NCCL_WIN_ENABLE=1",
                 cite(q.release, "src/init.cc:58@v2.28.9", "src/init.cc:62@v2.30.7", where)) &&
          t.test(q.env.cuMemEnable, "NCCL_CUMEM_ENABLE on", where);
 }
 
 bool ceImplemented(const BypassQuery& q, Trail& t) {
-  return t.test(q.collective == Collective::AllGather, "AllGather (of the five, the one the copy engines implement)",
+  return t.test(q.collective == Collective::AllGather,
+                "AllGather (of these collectives, the copy engines implement AllGather only)",
                 cite(q.release, "src/ce_coll.cc:82-97@v2.28.9", "src/ce_coll.cc:93-110@v2.30.7",
                      "src/ce_coll.cc ncclCeImplemented@v2.31.2"));
 }
