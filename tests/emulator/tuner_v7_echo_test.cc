@@ -111,5 +111,21 @@ TEST(TunerV7Poison, FourRowInitOfAV7BindingWidensFirst) {
   EXPECT_EQ(rows.perChMaxTreeBws[NCCL_BLACKWELL_COMPCAP_IDX][NCCL_TUNING_SCALE_4NODES], 15.0);
 }
 
+// NCCL's own walk for a release, from the per-release table: the first version it tries that the library
+// exports. 2.31.2 and 2.32.3 stop at v6 although the library has v7; 2.32.6 takes v7.
+int boundByRelease(int versionCode, const std::string& library) {
+  for (int v : symbolVersionsForNccl(versionCode, PluginKind::Tuner))
+    if (Loader::bindVersion(PluginKind::Tuner, pluginPath(library), v)) return v;
+  return 0;
+}
+
+TEST(TunerV7Releases, WhichReleaseBindsV7) {
+  EXPECT_EQ(boundByRelease(23102, "libnccl-tuner-all.so"), 6);
+  EXPECT_EQ(boundByRelease(23203, "libnccl-tuner-all.so"), 6);
+  EXPECT_EQ(boundByRelease(23206, "libnccl-tuner-all.so"), 7);
+  EXPECT_EQ(boundByRelease(23206, "libnccl-tuner-v6.so"), 6) << "a v6-only tuner under 2.32.6 falls back to v6";
+  EXPECT_EQ(boundByRelease(22809, "libnccl-tuner-v7.so"), 0) << "2.28 knows no v7";
+}
+
 }  // namespace
 }  // namespace railtune::emu::test
