@@ -39,14 +39,19 @@ class Trail {
   std::string firstFailure_;
 };
 
-// comm->symmetricSupport: every rank a CUDA peer over NVLink (one NCCL node here), windows and cuMem on.
-bool symmetricSupport(const BypassComm& comm, const BypassQuery& q, Trail& t) {
+// comm->symmetricSupport: the GPUs of each node CUDA peers (isAllCudaP2p, src/transport.cc:85-117@v2.30.7: true on
+// these profiles' NVLink nodes), windows and cuMem on; 2.30+ also GIN or one NVLink team, assumed.
+bool symmetricSupport(const BypassQuery& q, Trail& t) {
   const char* where = cite(q.release, "src/init.cc:1376@v2.28.9", "src/init.cc:1674-1675@v2.30.7",
                            "src/init.cc initTransportsRank@v2.31.2");
-  return t.test(comm.nNodes == 1, "one NVLink domain (NCCL's nNodes is " + std::to_string(comm.nNodes) + ")", where) &&
-         t.test(q.env.winEnable, "NCCL_WIN_ENABLE=1",
+  return t.test(q.env.winEnable, "NCCL_WIN_ENABLE=1",
                 cite(q.release, "src/init.cc:58@v2.28.9", "src/init.cc:62@v2.30.7", where)) &&
          t.test(q.env.cuMemEnable, "NCCL_CUMEM_ENABLE on", where);
+}
+
+// One NVLink domain: NCCL's nNodes is 1 (under MNNVL a rack); across nodes the network is in the way.
+bool oneNvlinkDomain(const BypassComm& comm, const std::string& why, const char* where, Trail& t) {
+  return t.test(comm.nNodes == 1, why + " (NCCL's nNodes is " + std::to_string(comm.nNodes) + ")", where);
 }
 
 bool ceImplemented(const BypassQuery& q, Trail& t) {
@@ -60,7 +65,8 @@ bool ceImplemented(const BypassQuery& q, Trail& t) {
 // buffer in a symmetric window.
 bool ceAvailable(const BypassComm& comm, const BypassQuery& q, Trail& t) {
   const char* where = cite(q.release, "", "src/ce_coll.cc:112-131@v2.30.7", "src/ce_coll.cc ncclCeAvailable@v2.31.2");
-  return ceImplemented(q, t) && symmetricSupport(comm, q, t) &&
+  return ceImplemented(q, t) && oneNvlinkDomain(comm, "every rank in the NVLink (LSA) team", where, t) &&
+         symmetricSupport(q, t) &&
          t.test(q.registration == Registration::Symmetric, "receive buffer in a symmetric window (-R 2)", where);
 }
 
@@ -76,16 +82,29 @@ int64_t ceThreshold(const BypassComm& comm, const BypassQuery& q) {
 
 std::optional<std::string> copyEngine228(const BypassComm& comm, const BypassQuery& q, Trail& t) {
   const char* where = "src/enqueue.cc:2580@v2.28.9";
-  if (symmetricSupport(comm, q, t) &&
+  if (oneNvlinkDomain(comm, "one node", where, t) && symmetricSupport(q, t) &&
       t.test(q.registration == Registration::Symmetric, "both buffers in symmetric windows (-R 2)", where) &&
       t.test(q.cta.zero && !q.cta.efficiency, "CTA policy ZERO", where) && ceImplemented(q, t))
     return "copy engine (zero-SM CTA policy)";
   return std::nullopt;
 }
 
+// ncclHierCeAvailable (2.30+): an AllGather across nodes, both buffers in windows, takes the hierarchical copy
+// engines under CTA policy ZERO when NCCL's RMA proxy is up (hostRmaSupport, config.numRmaCtx > 0), which depends
+// on the RMA plugin and the network and is not emulated: the row says so instead of claiming either path.
+std::string hierarchicalCaveat(const BypassComm& comm, const BypassQuery& q) {
+  if (comm.nNodes <= 1 || q.collective != Collective::AllGather || q.registration != Registration::Symmetric ||
+      !q.env.winEnable || !q.env.cuMemEnable)
+    return "";
+  return std::string("unless NCCL's RMA proxy is up: then copy engine (hierarchical, zero-SM CTA policy) [") +
+         cite(q.release, "", "src/ce_coll.cc:719-761, src/enqueue.cc:3054@v2.30.7",
+              "src/ce_coll.cc ncclHierCeAvailable@v2.31.2") +
+         "]";
+}
+
 // taskAppend: CTA policy ZERO sends every CE-capable collective to the copy engines; otherwise a large
 // AllGather on Blackwell over direct NVLink goes there too (2.30+).
-std::optional<std::string> copyEngine(const BypassComm& comm, const BypassQuery& q, Trail& t) {
+std::optional<std::string> copyEngine(const BypassComm& comm, const BypassQuery& q, Trail& t, std::string& caveat) {
   if (q.release == R::V2_28) return copyEngine228(comm, q, t);
   const char* where = cite(q.release, "", "src/enqueue.cc:3054@v2.30.7", "src/enqueue/enqueue.cc taskAppend@v2.31.2");
   if (q.cta.zero) {
@@ -93,6 +112,7 @@ std::optional<std::string> copyEngine(const BypassComm& comm, const BypassQuery&
       t.test(true, "CTA policy ZERO", where);
       return "copy engine (zero-SM CTA policy)";
     }
+    caveat = hierarchicalCaveat(comm, q);
     return std::nullopt;
   }
   const char* large = cite(q.release, "", "src/enqueue.cc:31,3110-3113@v2.30.7",
@@ -179,12 +199,20 @@ std::optional<std::string> symmetricKernel(const BypassComm& comm, const BypassQ
                           "src/scheduler/symmetric_sched.cc ncclMakeSymmetricTaskList@v2.31.2");
   const char* limits = cite(q.release, "src/sym_kernels.cc:309-312@v2.28.9", "src/sym_kernels.cc:576-579@v2.30.7",
                             "src/sym_kernels.cc ncclSymkMask@v2.31.2");
-  if (!symmetricSupport(comm, q, t)) return std::nullopt;
-  if (q.release == R::V2_28 &&
-      !t.test(q.registration == Registration::Symmetric, "both buffers in symmetric windows (-R 2)",
-              "src/scheduler/symmetric_sched.cc:30@v2.28.9"))
-    return std::nullopt;
-  if (q.release != R::V2_28) t.test(true, "one NVLink clique, every rank over direct NVLink", list);
+  if (!symmetricSupport(q, t)) return std::nullopt;
+  if (q.release == R::V2_28) {
+    if (!t.test(q.registration == Registration::Symmetric, "both buffers in symmetric windows (-R 2)",
+                "src/scheduler/symmetric_sched.cc:30@v2.28.9") ||
+        !oneNvlinkDomain(comm, "one node (every kernel is an NVLink one, dropped when nNodes > 1)",
+                         "src/sym_kernels.cc:314@v2.28.9", t))
+      return std::nullopt;
+  } else {
+    t.test(true, "one NVLink clique (MNNVL's clique is the rack)", list);
+    if (!oneNvlinkDomain(
+            comm, "every GPU directly over NVLink (isAllDirectNvlink)",
+            cite(q.release, "", "src/sym_kernels.cc:593@v2.30.7", "src/sym_kernels.cc ncclSymkAvailable@v2.31.2"), t))
+      return std::nullopt;
+  }
   if (!symImplemented(q, t)) return std::nullopt;
   const uint64_t bus = busBytes(comm, q);
   if (!t.test(bus < 64 * kGiB, std::to_string(bus) + " bus bytes < 64 GiB", limits)) return std::nullopt;
@@ -212,7 +240,8 @@ BypassVerdict ncclBypass(const BypassComm& comm, const BypassQuery& query) {
     verdict.summary = "tuned: a single rank";
     return verdict;
   }
-  if (std::optional<std::string> ce = copyEngine(comm, query, trail)) {
+  std::string caveat;
+  if (std::optional<std::string> ce = copyEngine(comm, query, trail, caveat)) {
     verdict.path = BypassPath::CopyEngine;
     verdict.summary = "NCCL decides without a tuner: " + *ce;
     return verdict;
@@ -228,6 +257,8 @@ BypassVerdict ncclBypass(const BypassComm& comm, const BypassQuery& query) {
           "cannot change the kernel [src/tuning/tuning.cc ncclTuningCompute@v2.31.2]");
     return verdict;
   }
+  verdict.caveat = caveat;
+  if (!caveat.empty()) verdict.conditions.push_back("note: tuned " + caveat);
   verdict.summary =
       "tuned: " + (trail.firstFailure().empty() ? std::string("no bypass applies") : trail.firstFailure() + " fails");
   return verdict;

@@ -13,7 +13,9 @@
 //    which calls the tuner's getCollInfo with every cell IGNORE, so its answer changes nothing.
 // The emulated communicator is one NVLink domain when NCCL's nNodes is 1 (under MNNVL a rack): then every
 // rank reaches every other over direct NVLink, one process drives each GPU and no buffer lies in system
-// memory. Over several nodes NCCL has no symmetric support here, and every collective is tuned.
+// memory. Over several nodes no symmetric kernel qualifies (they need every GPU over direct NVLink) nor does the
+// single-domain CE path; the hierarchical CE AllGather of CTA policy ZERO depends on NCCL's RMA proxy, which is not
+// emulated, and such a row is tuned with a caveat.
 #pragma once
 
 #include <cstdint>
@@ -105,6 +107,9 @@ struct BypassVerdict {
   // Every condition NCCL tested, in its order, "holds"/"fails", with file:line@release.
   std::vector<std::string> conditions;
   bool tunerAsked = false;  // 2.31's symmetric path calls getCollInfo with an all-IGNORE table
+  // Tuned only as far as the emulation knows: "unless NCCL's RMA proxy is up: then copy engine (hierarchical, ...)"
+  // where a condition NCCL tests is not emulated. Empty when the verdict is certain.
+  std::string caveat;
 };
 
 BypassVerdict ncclBypass(const BypassComm& comm, const BypassQuery& query);

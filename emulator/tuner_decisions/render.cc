@@ -24,7 +24,8 @@ struct DecisionColumn {
 
 // "tuned", or the verdict: "NCCL decides without a tuner: symmetric kernel".
 std::string pathText(const DecisionRow& r) {
-  return r.bypass.path == ncclmodel::BypassPath::Tuned ? "tuned" : r.bypass.summary;
+  if (r.bypass.path != ncclmodel::BypassPath::Tuned) return r.bypass.summary;
+  return r.bypass.caveat.empty() ? "tuned" : "tuned " + r.bypass.caveat;
 }
 
 std::string algorithmText(const std::optional<CellChoice>& c) {
@@ -233,6 +234,10 @@ Json pathJson(const ncclmodel::BypassVerdict& v) {
   if (v.path != ncclmodel::BypassPath::Tuned) {
     j["conditions"] = v.conditions;
     j["tunerAsked"] = v.tunerAsked;
+  }
+  if (!v.caveat.empty()) {
+    j["caveat"] = v.caveat;
+    j["conditions"] = v.conditions;
   }
   return j;
 }

@@ -29,7 +29,7 @@ DecisionsReport::Changed DecisionsReport::changed() const {
 bool DecisionsReport::pathShown() const {
   if (bypass.given) return true;
   for (const DecisionRow& row : rows)
-    if (row.bypass.path != ncclmodel::BypassPath::Tuned) return true;
+    if (row.bypass.path != ncclmodel::BypassPath::Tuned || !row.bypass.caveat.empty()) return true;
   return false;
 }
 

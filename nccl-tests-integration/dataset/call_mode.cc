@@ -110,7 +110,10 @@ bool mayBypassTuner(const CallMode& call, std::string_view collective, int nodes
   if (call.deviceImpl > 0) return true;
   const bool symmetricCollective =
       collective == "allreduce" || collective == "allgather" || collective == "reducescatter";
-  if (!symmetricCollective || nodes > 1) return false;  // several NCCL nodes: no symmetric support
+  // Several NCCL nodes: no symmetric kernel (every GPU over direct NVLink needed), only the hierarchical CE AllGather
+  // of CTA policy ZERO (when NCCL's RMA proxy is up: not known here).
+  if (nodes > 1) return collective == "allgather" && call.registration == 2 && call.ctaPolicy == 2;
+  if (!symmetricCollective) return false;
   if (call.registration == 2) return true;
   const auto noWin = env.find("NCCL_SYM_NOWIN_ENABLE");
   return env.contains("NCCL_SYM_KERNEL") || (noWin != env.end() && noWin->second != "0");

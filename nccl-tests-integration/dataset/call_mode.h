@@ -35,7 +35,8 @@ CallMode callModeFromArgs(const std::vector<std::string>& argv, std::string* pro
 
 // Whether NCCL, or nccl-tests itself, may have run a row's collective without asking the tuner: nccl-tests' own
 // kernels (-D > 0); symmetric windows (-R 2) for AllReduce, AllGather and ReduceScatter on one NCCL node (or
-// nodes unknown: 0), where NCCL picks symmetric kernels and CE AllGather itself; NCCL_SYM_KERNEL or
+// nodes unknown: 0), where NCCL picks symmetric kernels and CE AllGather itself; across nodes an AllGather on
+// symmetric windows under CTA policy ZERO (-x 2: NCCL's hierarchical CE, when its RMA proxy is up); NCCL_SYM_KERNEL or
 // NCCL_SYM_NOWIN_ENABLE=1 among the variables that forced the run. (NCCL's exact conditions are
 // emulator/nccl_model/bypass.h; the dataset lacks the compute capability they need, so this errs towards leaving
 // a row out.)

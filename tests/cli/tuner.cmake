@@ -110,6 +110,12 @@ tuner_expect(bypass_none ok "^collective +size .* reason$" -- ${_railtune} ${_tu
 # CTA policy ZERO (here from NCCL_CTA_POLICY, as NCCL reads it) sends every AllGather to the copy engines; 2.28 too.
 tuner_expect(bypass_cta_zero ok "^AllGather +2G .* NCCL decides without a tuner: copy engine \\(zero-SM CTA policy\\)$"
              "^call: .* CTA policy zero$" -- env NCCL_CTA_POLICY=ZERO ${_railtune} ${_tuner_bypass} --registration 2 --nccl 2.28)
+# Across racks under CTA policy ZERO an AllGather on windows may take NCCL's hierarchical CE (RMA proxy, not emulated):
+# the row is tuned with the caveat, never an outright verdict.
+tuner_expect(bypass_hierarchical_caveat ok
+             "^AllGather +2G .* tuned unless NCCL's RMA proxy is up: then copy engine \\(hierarchical, zero-SM CTA policy\\)"
+             -- ${_railtune} tuner decisions --nodes 2 --ranks 144 --collectives AllGather --min-bytes 2G --max-bytes 2G
+             --registration symmetric --cta-policy zero)
 # Local registration (ncclCommRegister) is not a symmetric window: NCCL falls back to the tuned path.
 tuner_expect(bypass_local ok "^AllReduce +2G .* tuned$" -- ${_railtune} ${_tuner_bypass} --registration local)
 tuner_expect(bypass_bad_registration fail "--registration must be none, local or symmetric \\(nccl-tests -R 0/1/2\\), not 'window'"

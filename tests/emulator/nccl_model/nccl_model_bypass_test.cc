@@ -89,8 +89,26 @@ TEST(NcclBypass, SeveralNodesHaveNoSymmetricSupport) {
   for (Collective c : {Collective::AllReduce, Collective::AllGather}) {
     const BypassVerdict v = ncclBypass(twoRacks, query(BypassRelease::V2_30, c, 64 * kMiB, Registration::Symmetric));
     EXPECT_EQ(v.path, BypassPath::Tuned);
-    EXPECT_NE(v.summary.find("one NVLink domain"), std::string::npos) << v.summary;
+    EXPECT_NE(v.summary.find("directly over NVLink"), std::string::npos) << v.summary;
+    EXPECT_TRUE(v.caveat.empty());
   }
+}
+
+TEST(NcclBypass, ZeroCtaPolicyAcrossNodesIsTunedWithACaveat) {
+  // ncclHierCeAvailable needs NCCL's RMA proxy, which is not emulated: neither path is claimed outright.
+  BypassComm twoRacks = rack();
+  twoRacks.nRanks = 144;
+  twoRacks.nNodes = 2;
+  BypassQuery q = query(BypassRelease::V2_30, Collective::AllGather, 64 * kMiB, Registration::Symmetric);
+  q.cta = CtaPolicy{false, true};
+  BypassVerdict v = ncclBypass(twoRacks, q);
+  EXPECT_EQ(v.path, BypassPath::Tuned);
+  EXPECT_NE(v.caveat.find("unless NCCL's RMA proxy is up: then copy engine (hierarchical"), std::string::npos);
+  q.release = BypassRelease::V2_28;  // 2.28's CE path is one node only
+  EXPECT_TRUE(ncclBypass(twoRacks, q).caveat.empty());
+  q.release = BypassRelease::V2_31;
+  q.registration = Registration::Local;
+  EXPECT_TRUE(ncclBypass(twoRacks, q).caveat.empty());
 }
 
 TEST(NcclBypass, WindowsOffMeansTuned) {

@@ -48,7 +48,9 @@ TEST(SweepCallMode, WhichRowsMayBypassTheTuner) {
   const std::map<std::string, std::string> none;
   EXPECT_TRUE(mayBypassTuner(CallMode{2, 0, -1}, "allreduce", 1, none));
   EXPECT_TRUE(mayBypassTuner(CallMode{2, 0, -1}, "allgather", 0, none)) << "nodes unknown: left out";
-  EXPECT_FALSE(mayBypassTuner(CallMode{2, 0, -1}, "allreduce", 2, none)) << "several nodes: no symmetric support";
+  EXPECT_FALSE(mayBypassTuner(CallMode{2, 0, -1}, "allreduce", 2, none)) << "several nodes: no symmetric kernel";
+  EXPECT_FALSE(mayBypassTuner(CallMode{2, 0, -1}, "allgather", 2, none));
+  EXPECT_TRUE(mayBypassTuner(CallMode{2, 0, 2}, "allgather", 2, none)) << "hierarchical CE under CTA policy ZERO";
   EXPECT_FALSE(mayBypassTuner(CallMode{2, 0, -1}, "broadcast", 1, none)) << "no symmetric kernel";
   EXPECT_FALSE(mayBypassTuner(CallMode{1, 0, 2}, "allgather", 1, none)) << "local registration is no window";
   EXPECT_TRUE(mayBypassTuner(CallMode{2, 4, -1}, "alltoall", 2, none)) << "nccl-tests' own kernels";
