@@ -24,12 +24,16 @@ std::string absolutePath(const std::string& path) {
   return fs::absolute(fs::path(path)).lexically_normal().string();
 }
 
-// The host's rail NICs in the map's order: GPU by GPU, each GPU's in rail then plane order.
+// The host's rail NICs in rail then plane order (the fabric model's order of a host's NICs; the map lists them GPU
+// by GPU), each once.
 std::vector<const RailMapNic*> railNics(const RailMapHost& host, int onlyGpu) {
   std::vector<const RailMapNic*> nics;
   for (const RailMapGpu& gpu : host.gpus)
     if (onlyGpu < 0 || gpu.index == onlyGpu)
       for (const RailMapNic& nic : gpu.nics) nics.push_back(&nic);
+  std::stable_sort(nics.begin(), nics.end(), [](const RailMapNic* a, const RailMapNic* b) {
+    return a->rail != b->rail ? a->rail < b->rail : a->plane < b->plane;
+  });
   if (nics.empty())
     throw std::invalid_argument(onlyGpu >= 0
                                     ? "host '" + host.name + "' has no rail NIC next to GPU " + std::to_string(onlyGpu)
