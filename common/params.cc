@@ -18,7 +18,8 @@ constexpr const char* kFaultSites =
     "tuner.init|tuner.getCollInfo|tuner.getChunkSize|tuner.finalize|"
     "net.init|net.devices|net.getProperties|net.listen|net.connect|net.accept|net.regMr|net.deregMr|"
     "net.isend|net.irecv|net.iflush|net.test|net.close|net.finalize|net.setNetAttr|"
-    "profiler.init|profiler.startEvent|profiler.stopEvent|profiler.recordEventState|profiler.finalize";
+    "profiler.init|profiler.startEvent|profiler.stopEvent|profiler.recordEventState|profiler.finalize|"
+    "env.init|env.getEnv";
 
 // The ranges of the integer variables. Each reader takes its value as the table gives it; the
 // comments say where a bound comes from.

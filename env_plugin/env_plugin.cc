@@ -8,12 +8,14 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/fault.h"
 #include "common/log.h"
 #include "env_plugin/host_table.h"
 
@@ -73,6 +75,9 @@ ncclResult_t init(uint8_t major, uint8_t minor, uint8_t patch, const char* /*suf
                   ncclDebugLogger_t logger) noexcept {
   try {
     pluginLog().setLogger(logger);
+    if (const std::string rejected = armFaultsFromEnvironment(); !rejected.empty())
+      RT_WARN(pluginLog(), kFlags, "%s", rejected.c_str());
+    injectFaultAt(FaultSite::EnvInit);
     TableInputs inputs;
     inputs.ncclMajor = major;
     inputs.ncclMinor = minor;
@@ -86,8 +91,11 @@ ncclResult_t init(uint8_t major, uint8_t minor, uint8_t patch, const char* /*suf
     }
     logTable(result, major, minor, patch);
     publish(std::move(result.table));
-  } catch (...) {
+  } catch (const std::exception& e) {
+    RT_WARN(pluginLog(), kFlags, "init failed (%s); every NCCL variable is read from the environment", e.what());
     publish(nullptr);  // never fails NCCL: without a table the plugin is NCCL's default
+  } catch (...) {
+    publish(nullptr);
   }
   return ncclSuccess;
 }
@@ -105,6 +113,11 @@ const char* getEnv(const char* name) noexcept {
   if (name == nullptr) return nullptr;
   const char* user = std::getenv(name);
   if (user != nullptr && *user != '\0') return user;
+  try {
+    injectFaultAt(FaultSite::EnvGetEnv);
+  } catch (...) {
+    return user;  // an internal failure answers what NCCL's default plugin would
+  }
   const HostTable* table = current.load(std::memory_order_acquire);
   if (table != nullptr)
     if (const char* value = table->find(name)) return value;

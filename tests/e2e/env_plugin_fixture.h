@@ -71,6 +71,7 @@ class EnvPluginLibrary {
 // The variables the plugin's table or its inputs read, unset for the test so that the machine's own do not enter.
 inline void clearPluginInputs(ScopedVars& vars) {
   for (const char* name : {"RAILTUNE_RAIL_MAP",
+                           "RAILTUNE_INJECT_FAULT",
                            "RAILTUNE_HOST",
                            "NCCL_HOSTID",
                            "RAILTUNE_ENV_TOPO_FILE",

@@ -180,6 +180,33 @@ TEST_F(EnvPluginTest, AnsweredStringsStayValidAcrossCallsFinalizeAndReinit) {
   EXPECT_EQ(text(get("NCCL_IB_HCA")), value);
 }
 
+// The failure table's env rows (docs/design.md), by injection: init's failure is one WARN and a pass-through
+// plugin; getEnv's answers what NCCL's default plugin would.
+TEST_F(EnvPluginTest, AnInitFailureIsOneWarnThenPassThrough) {
+  useExampleMap();
+  vars_.set("RAILTUNE_INJECT_FAULT", "env.init");
+  vars_.set("NCCL_DEBUG", "WARN");
+  initV2();
+  const auto warns = LogCapture::instance().warnings();
+  ASSERT_EQ(warns.size(), 1u) << LogCapture::instance().dump();
+  EXPECT_NE(warns[0].text.find("env.init"), std::string::npos) << warns[0].text;
+  EXPECT_EQ(get("NCCL_IB_HCA"), nullptr);
+  EXPECT_EQ(get("NCCL_DEBUG"), std::getenv("NCCL_DEBUG"));
+}
+
+TEST_F(EnvPluginTest, AGetEnvFailureAnswersTheEnvironment) {
+  useExampleMap();
+  vars_.set("RAILTUNE_INJECT_FAULT", "env.getEnv");
+  vars_.set("NCCL_DEBUG", "WARN");
+  initV2();
+  EXPECT_EQ(get("NCCL_IB_HCA"), nullptr);  // the table is not reached
+  EXPECT_EQ(get("NCCL_DEBUG"), std::getenv("NCCL_DEBUG"));
+  vars_.set("RAILTUNE_INJECT_FAULT", "");
+  ASSERT_EQ(lib_.v2()->finalize(), ncclSuccess);
+  initV2();  // init re-arms from the variable: nothing armed now
+  EXPECT_NE(get("NCCL_IB_HCA"), nullptr);
+}
+
 TEST_F(EnvPluginTest, GetEnvBeforeInitPassesThrough) {
   vars_.set("NCCL_IB_HCA", "=mlx5_4:1");
   EXPECT_EQ(get("NCCL_IB_HCA"), std::getenv("NCCL_IB_HCA"));
