@@ -6,7 +6,6 @@
 #include <set>
 #include <stdexcept>
 
-#include "fabric/rail_map_write.h"
 #include "formats/host_nccl_env.h"
 #include "formats/rail_map.h"
 #include "topo_gen/sched_common.h"
@@ -35,15 +34,43 @@ int commonGidIndex(const std::vector<const fabric::Nic*>& nics) {
   return indexes.size() == 1 ? *indexes.begin() : -1;
 }
 
-// The rail map of the fabric's hosts that share `host`'s NVLink domain (the host alone outside one), written and
-// read back as the plugins read it: what formats::hostNcclEnv, the table's one function, computes from. Throws
-// std::invalid_argument like writeRailMap (a NIC without rail or nearest GPU).
+// The host as the rail map holds it (fabric/rail_map_write.h: each GPU's NICs in rail then plane order), without the
+// JSON round trip: one launcher env per rank of a large cluster stays cheap. Throws std::invalid_argument where the
+// writer does (a NIC without rail or nearest GPU), so that topo env and the env plugin, which reads the written map,
+// fail alike; tests/e2e/env_plugin_agreement_test.cc holds their answers equal.
+formats::RailMapHost railMapHost(const fabric::Host& host) {
+  formats::RailMapHost mapped{host.name, host.domain, {}};
+  for (const fabric::Nic& nic : host.nics)
+    if (nic.rail < 0 || std::none_of(host.gpus.begin(), host.gpus.end(),
+                                     [&](const fabric::Gpu& g) { return g.index == nic.nearestGpu; }))
+      throw std::invalid_argument("host " + host.name + ": NIC " + nic.hca +
+                                  (nic.rail < 0 ? " has no rail" : " has no nearest GPU"));
+  for (const fabric::Gpu& gpu : host.gpus) {
+    formats::RailMapGpu& mappedGpu = mapped.gpus.emplace_back();
+    mappedGpu.index = gpu.index;
+    mappedGpu.busId = gpu.busId;
+    for (const fabric::Nic& nic : host.nics)
+      if (nic.nearestGpu == gpu.index)
+        mappedGpu.nics.push_back({nic.hca, nic.netdev, nic.busId, nic.port, nic.rail, nic.plane, nic.speedMbps});
+    std::stable_sort(mappedGpu.nics.begin(), mappedGpu.nics.end(), [](const auto& x, const auto& y) {
+      return x.rail != y.rail ? x.rail < y.rail : x.plane < y.plane;
+    });
+  }
+  return mapped;
+}
+
+// What formats::hostNcclEnv, the table's one function, reads of the map for `host`: the host itself, and the other
+// hosts of its NVLink domain by name (their count decides MNNVL).
 formats::RailMap railMapAround(const fabric::Fabric& fabric, const fabric::Host& host) {
-  fabric::Fabric domain = fabric;
-  domain.hosts.clear();
+  formats::RailMap map;
+  map.cluster = fabric.name;
+  map.rails = fabric.network.rails;
+  map.planes = fabric.network.planes;
+  map.hosts.push_back(railMapHost(host));
+  if (host.domain.empty()) return map;
   for (const fabric::Host& other : fabric.hosts)
-    if (other.name == host.name || (!host.domain.empty() && other.domain == host.domain)) domain.hosts.push_back(other);
-  return formats::parseRailMap(fabric::writeRailMap(domain), "rail map of " + host.name);
+    if (other.domain == host.domain && other.name != host.name) map.hosts.push_back({other.name, other.domain, {}});
+  return map;
 }
 
 formats::HostNcclEnvOptions tableOptions(const fabric::Fabric& fabric, const fabric::Host& host,
