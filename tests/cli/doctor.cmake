@@ -70,6 +70,13 @@ railtune_doctor_test(fake_nccl_2_30 ok "^ok +nccl\\.library +NCCL 2\\.30\\.7"
                      "^ok +plugin\\.net\\.abi +NCCL 2\\.30\\.7 binds ncclNetPlugin_v12 "
                      "^ok +plugin\\.tuner\\.abi +NCCL 2\\.30\\.7 binds ncclTunerPlugin_v6 "
                      -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/23007/libnccl.so.2)
+# 2.31 tries profiler v7 first and still tuner v6 (docs/tuning.md, "Tuner v7"); .newest says what it misses.
+railtune_doctor_test(fake_nccl_2_31 ok "^ok +nccl\\.library +NCCL 2\\.31\\.2"
+                     "^ok +plugin\\.tuner\\.abi +NCCL 2\\.31\\.2 binds ncclTunerPlugin_v6 "
+                     "^ok +plugin\\.tuner\\.newest +a job on NCCL 2\\.31\\.2 binds ncclTunerPlugin_v6, the newest"
+                     "^ok +plugin\\.net\\.newest +a job on NCCL 2\\.31\\.2 binds ncclNetPlugin_v12"
+                     "^(ok|warn) +plugin\\.profiler\\.newest +a job on NCCL 2\\.31\\.2 (binds ncclProfiler_v7|tries ncclProfiler_v7 first.*misses profiler v7: userTag)"
+                     -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/23102/libnccl.so.2)
 # Under ASan the child's SIGSEGV or SIGBUS would be caught and turned into exit status 1: let the
 # signal kill it, as it does in a release build.
 set(_crash_vars)
@@ -83,7 +90,7 @@ railtune_doctor_test(nccl_hang 1 "^fail +nccl\\.library .*did not finish within 
                      -- ${_railtune} doctor --timeout 1 --nccl-lib ${_fake_nccl}/hang/libnccl.so.2)
 railtune_doctor_test(nccl_missing 1 "^fail +nccl\\.library +cannot load .*no-such-libnccl" "fix: point --nccl-lib"
                      -- ${_railtune} doctor --nccl-lib ${_doctor_fx}/no-such-libnccl.so.2)
-set_tests_properties(cli.doctor_fake_nccl_2_28 cli.doctor_fake_nccl_2_30 cli.doctor_nccl_crash cli.doctor_nccl_hang
+set_tests_properties(cli.doctor_fake_nccl_2_28 cli.doctor_fake_nccl_2_30 cli.doctor_fake_nccl_2_31 cli.doctor_nccl_crash cli.doctor_nccl_hang
                      PROPERTIES FIXTURES_REQUIRED doctor_fixtures DEPENDS railtune_fake_nccl)
 
 # Plugins that cannot work here: one clear line each, exit 1.
