@@ -11,6 +11,7 @@
 
 #include "fabric/default_cluster.h"
 #include "fabric/rail_map_write.h"
+#include "formats/measured_env.h"
 #include "tests/e2e/env_plugin_fixture.h"
 #include "topo_gen/launcher_env.h"
 
@@ -50,9 +51,12 @@ std::set<std::string> namesToAsk(const topo::EnvVars& expected) {
   return names;
 }
 
-void expectPluginAnswersTopoEnv(const fabric::Fabric& fabric, const std::string& label) {
+// `measured`: settings the map carries (`topo rail-map --measured`), given to topo env as `--measured` gives them.
+void expectPluginAnswersTopoEnv(const fabric::Fabric& fabric, const std::string& label,
+                                const formats::MeasuredEnv& measured = {}) {
   const std::string mapPath = ::testing::TempDir() + "/env-agreement-" + label + ".json";
-  std::ofstream(mapPath) << fabric::writeRailMap(fabric);
+  const std::string source = "measured on " + label;
+  std::ofstream(mapPath) << fabric::writeRailMap(fabric, measured, source);
   EnvPluginLibrary lib;
   ASSERT_TRUE(lib.loaded()) << dlerror();
   for (const Release release : {Release{28, 9, 1}, Release{30, 7, 2}, Release{31, 2, 2}}) {
@@ -69,6 +73,7 @@ void expectPluginAnswersTopoEnv(const fabric::Fabric& fabric, const std::string&
       options.topoFile = "/shared/topo/{host}.xml";
       options.pluginDir = pluginDir();
       options.env = processEnv;
+      if (!measured.empty()) options.measured = formats::measuredNetOf(measured, source);
       const topo::EnvVars expected = topo::launcherEnv(fabric, options);
       const auto getEnv = release.abi == 2 ? lib.v2()->getEnv : lib.v1()->getEnv;
       if (release.abi == 2)
@@ -112,6 +117,33 @@ TEST(EnvPluginAgreement, EveryHostOfARoceDefaultClusterAnswersWhatTopoEnvExports
       nic.gidIndex = 3;
     }
   expectPluginAnswersTopoEnv(fabric, "roce");
+}
+
+// Measured settings in the map: the QP policy's (QPs, split, AR) and the others (cross-NIC, channels per peer).
+TEST(EnvPluginAgreement, MeasuredSettingsInTheMapAnswerWhatTopoEnvMeasuredExports) {
+  LogCapture::instance().clear();
+  const formats::MeasuredEnv measured = {{"NCCL_CROSS_NIC", "1"},
+                                         {"NCCL_IB_QPS_PER_CONNECTION", "4"},
+                                         {"NCCL_IB_SPLIT_DATA_ON_QPS", "1"},
+                                         {"NCCL_NCHANNELS_PER_NET_PEER", "2"}};
+  const fabric::Fabric fabric = fabric::loadDefaultCluster();
+  expectPluginAnswersTopoEnv(fabric, "measured", measured);
+  // ...and the measurement did enter both (equal answers that both ignored it would prove nothing).
+  ScopedVars vars;
+  clearPluginInputs(vars);
+  topo::LauncherEnvOptions options;
+  options.host = fabric.hosts.front().name;
+  options.env = processEnv;
+  options.measured = formats::measuredNetOf(measured, "measured");
+  const topo::EnvVars exported = topo::launcherEnv(fabric, options);
+  const auto value = [&](const std::string& name) {
+    for (const auto& [n, v] : exported)
+      if (n == name) return v;
+    return std::string("<unset>");
+  };
+  EXPECT_EQ(value("NCCL_CROSS_NIC"), "1");
+  EXPECT_EQ(value("NCCL_NCHANNELS_PER_NET_PEER"), "2");
+  EXPECT_EQ(value("NCCL_IB_QPS_PER_CONNECTION"), "4");
 }
 
 }  // namespace
