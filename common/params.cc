@@ -18,7 +18,8 @@ constexpr const char* kFaultSites =
     "tuner.init|tuner.getCollInfo|tuner.getChunkSize|tuner.finalize|"
     "net.init|net.devices|net.getProperties|net.listen|net.connect|net.accept|net.regMr|net.deregMr|"
     "net.isend|net.irecv|net.iflush|net.test|net.close|net.finalize|net.setNetAttr|"
-    "profiler.init|profiler.startEvent|profiler.stopEvent|profiler.recordEventState|profiler.finalize";
+    "profiler.init|profiler.startEvent|profiler.stopEvent|profiler.recordEventState|profiler.finalize|"
+    "env.init|env.getEnv";
 
 // The ranges of the integer variables. Each reader takes its value as the table gives it; the
 // comments say where a bound comes from.
@@ -63,6 +64,19 @@ constexpr ParamSpec kParams[] = {
      "read: a directory, a FIFO, a device or a socket is reported as unusable, never waited on. Unset: no rail "
      "map.",
      "", 0, 0},
+    {"RAILTUNE_ENV_TOPO_FILE", ParamType::String, "", "env",
+     "The env plugin's answer for `NCCL_TOPO_FILE` (`NCCL_ENV_PLUGIN=railtune`, "
+     "[training-image.md](training-image.md)): "
+     "the path of this host's NCCL topology file, `{host}` replaced by the host name, as `railtune topo env "
+     "--topo-file` writes it. Unset: the plugin does not answer `NCCL_TOPO_FILE`.",
+     "", 0, 0},
+    {"RAILTUNE_ENV_PLUGINS", ParamType::List, "", "env",
+     "Which of railtune's other plugins the env plugin names to NCCL: a comma-separated list of `net`, `tuner` and "
+     "`profiler`, answered as `NCCL_NET_PLUGIN`, `NCCL_TUNER_PLUGIN` and `NCCL_PROFILER_PLUGIN` with the absolute path "
+     "of `libnccl-<kind>-railtune.so` in the env plugin's own folder (as `railtune topo env --plugin-dir` writes "
+     "them). "
+     "Unset: none.",
+     "net|tuner|profiler", 0, 0},
     {"RAILTUNE_TUNER_CONFIG", ParamType::String, "", "tuner",
      "Path of the tuner's rules: railtune's JSON rules (`railtune.tuner-rules/1`) or NCCL's example-tuner CSV, "
      "told apart by content ([tuning.md](tuning.md)). Unset: `NCCL_TUNER_CONFIG_FILE`, NCCL's own variable for the "

@@ -64,7 +64,7 @@ Check loadCheck(const std::string& id, const std::string& path, int timeoutSecon
 
 void checkPlugins(const DoctorOptions& options, const NcclFound& nccl, const Platform& platform, Report& report) {
   const fs::path dir = fs::absolute(options.pluginDir).lexically_normal();
-  const PluginKind kinds[] = {PluginKind::Net, PluginKind::Tuner, PluginKind::Profiler};
+  const PluginKind kinds[] = {PluginKind::Net, PluginKind::Tuner, PluginKind::Profiler, PluginKind::Env};
   for (PluginKind kind : kinds)
     checkOne(kind, dir / (std::string("libnccl-") + emu::kindName(kind) + "-railtune.so"), options, nccl, platform,
              report);

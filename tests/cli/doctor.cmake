@@ -18,7 +18,8 @@ function(railtune_doctor_test name)
   # NCCL_* and RAILTUNE_* of the shell that runs ctest must not leak into what doctor is asked.
   set(_clear NCCL_NET_PLUGIN=unset: NCCL_TUNER_PLUGIN=unset: NCCL_PROFILER_PLUGIN=unset: NCCL_NET=unset:
              NCCL_TOPO_FILE=unset: NCCL_IB_HCA=unset: NCCL_CROSS_NIC=unset: NCCL_MNNVL_ENABLE=unset:
-             RAILTUNE_RAIL_MAP=unset: RAILTUNE_STRICT=unset: RAILTUNE_NVML_LIBRARY=unset:)
+             RAILTUNE_RAIL_MAP=unset: RAILTUNE_STRICT=unset: RAILTUNE_NVML_LIBRARY=unset: NCCL_ENV_PLUGIN=unset:
+             RAILTUNE_HOST=unset: RAILTUNE_ENV_TOPO_FILE=unset: RAILTUNE_ENV_PLUGINS=unset:)
   foreach(_env ${D_ENV})
     string(FIND "${_env}" "=" _eq)  # the first '=' only: a value may hold more (NCCL_IB_HCA==mlx5_0)
     string(SUBSTRING "${_env}" 0 ${_eq} _name)
@@ -41,6 +42,23 @@ add_test(NAME cli.doctor_json_failing COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/doctor
          --nccl-lib ${_doctor_fx}/no-such-libnccl.so.2)
 set_tests_properties(cli.doctor_json cli.doctor_json_failing PROPERTIES FIXTURES_REQUIRED doctor_fixtures)
 railtune_doctor_test(usage_error 2 "--frobnicate" -- ${_railtune} doctor --frobnicate)
+
+# The env plugin: selected and answering for the rail map's host; unselected and without a map (one WARN, said);
+# bound as v1 by NCCL 2.28.
+railtune_doctor_test(env_plugin_answers ok
+                     "^ok +env\\.NCCL_ENV_PLUGIN +NCCL_ENV_PLUGIN=railtune -> libnccl-env-railtune\\.so"
+                     "^ok +plugin\\.env\\.abi"
+                     "^ok +plugin\\.env\\.answer +NCCL 2\\.31\\.2 binds ncclEnvPlugin_v2; for host gb300-r00-t00 it answers NCCL_IB_HCA \"=mlx5_0:1:0"
+                     -- ${_railtune} doctor ${_with_map}
+                     ENV NCCL_ENV_PLUGIN=railtune LD_LIBRARY_PATH=${RAILTUNE_PLUGIN_DIR})
+railtune_doctor_test(env_plugin_without_map ok "^skip +env\\.NCCL_ENV_PLUGIN +unset"
+                     "^warn +plugin\\.env\\.answer +NCCL 2\\.31\\.2 binds ncclEnvPlugin_v2; it answers nothing .*RAILTUNE_RAIL_MAP is not set"
+                     -- ${_railtune} doctor --no-nccl --no-nvml)
+railtune_doctor_test(env_plugin_nccl_2_28 ok "^ok +plugin\\.env\\.abi +NCCL 2\\.28\\.9 binds ncclEnvPlugin_v1 "
+                     "^ok +plugin\\.env\\.answer +NCCL 2\\.28\\.9 binds ncclEnvPlugin_v1; for host gb300-r00-t00 it answers NCCL_IB_HCA \"=mlx5_0:1[,\"]"
+                     -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/22809/libnccl.so.2 --rail-map ${_rail_map}
+                     --host gb300-r00-t00 --no-nvml)
+set_tests_properties(cli.doctor_env_plugin_nccl_2_28 PROPERTIES DEPENDS railtune_fake_nccl)
 
 # NCCL: a fake libnccl.so.2 per release; one that crashes, one that hangs, none at all.
 railtune_doctor_test(fake_nccl_2_28 ok "^ok +nccl\\.library +NCCL 2\\.28\\.9 \\(22809\\) at .*fake-nccl/22809/libnccl\\.so\\.2"
