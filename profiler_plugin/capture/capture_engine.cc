@@ -40,6 +40,8 @@ constexpr EventMask bits(EventType type) {
 // ProxyOp, ProxyStep, KernelCh or NetPlugin is in the mask; a ProxyOp for ProxyStep and NetPlugin),
 // so the capture takes them too: a ProxyStep is only useful under its ProxyOp and operation.
 EventMask withParents(EventMask mask) {
+  // KernelPhase comes only under KernelCh (profiler.cc, ncclProfilerEnforceMaskDeps@v2.31.2).
+  if ((mask & bits(EventType::KernelPhase)) != 0) mask |= bits(EventType::KernelCh);
   if ((mask & (bits(EventType::ProxyStep) | bits(EventType::NetPlugin))) != 0) mask |= bits(EventType::ProxyOp);
   if ((mask & (bits(EventType::ProxyOp) | bits(EventType::KernelCh))) != 0) {
     mask |= bits(EventType::Coll) | bits(EventType::P2p);
@@ -72,7 +74,20 @@ CaptureEngine::CaptureEngine(const CommInfo& comm, const CaptureOptions& options
   for (uint32_t i = 0; i < options_.eventSlots; ++i) children_[i].event.engine = this;
 }
 
+// One of the event types the bound ABI defines (nccl_profiler.h): a single bit up to CeBatch, and
+// KernelPhase from v7. Anything else is misuse or an ABI mismatch: counted, never followed.
+bool CaptureEngine::knownType(EventType type) const {
+  const EventMask bit = static_cast<EventMask>(type);
+  if (bit == 0 || (bit & (bit - 1)) != 0) return false;
+  return bit <= bits(EventType::CeBatch) || (bit == bits(EventType::KernelPhase) && options_.v7Events);
+}
+
 Event* CaptureEngine::startEvent(const EventDescriptor& descr) {
+  if (!knownType(descr.type)) {
+    unknownEvents_.fetch_add(1, std::memory_order_relaxed);
+    unknownSinceNotice_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
   // NCCL's activation mask is one per process: another communicator (another ABI version, another
   // mask) may have asked for events this one did not, and they arrive here too.
   if (!hasBit(accepted_, descr.type)) return nullptr;
@@ -86,6 +101,8 @@ Event* CaptureEngine::startEvent(const EventDescriptor& descr) {
       return startProxyStep(descr);
     case EventType::KernelCh:
       return startKernelCh(descr);
+    case EventType::KernelPhase:
+      return startKernelPhase(descr);
     case EventType::NetPlugin:
       decodeNetPlugin(descr);
       return nullptr;  // everything it says is kept on its flow; nothing to stop
@@ -122,6 +139,7 @@ Event* CaptureEngine::startOperation(const EventDescriptor& descr) {
   op.seq = coll ? descr.coll.seqNumber : p2pSeq(op);
   op.bytes = messageBytes(op.operation.view(), coll ? descr.coll.count : descr.p2p.count, op.datatype.view(),
                           comm_.nRanks.value_or(0));
+  setV7Fields(op, descr);
   op.awaits = awaitsFor(op);
   op.expectsKernels = op.awaits == Awaits::Kernels;
   const uint64_t expected = op.expectsKernels ? static_cast<uint64_t>(op.channels) : op.awaits == Awaits::Any ? 1 : 0;
