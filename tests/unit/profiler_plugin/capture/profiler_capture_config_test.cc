@@ -25,11 +25,11 @@ constexpr EventMask bit(EventType type) {
 }
 
 TEST(ProfilerCaptureMask, DefaultIsWhatCompletionAndTheWatchdogNeed) {
-  EXPECT_EQ(kDefaultProfileMask,
-            bit(EventType::Coll) | bit(EventType::P2p) | bit(EventType::ProxyOp) | bit(EventType::KernelCh));
+  EXPECT_EQ(kDefaultProfileMask, bit(EventType::Coll) | bit(EventType::P2p) | bit(EventType::ProxyOp) |
+                                     bit(EventType::KernelCh) | bit(EventType::KernelPhase));
   EXPECT_EQ(parseProfileMask({}).mask, kDefaultProfileMask);
   EXPECT_EQ(parseProfileMask({"default"}).mask, kDefaultProfileMask);
-  EXPECT_EQ(profileMaskNames(kDefaultProfileMask), "coll,p2p,proxyop,kernelch");
+  EXPECT_EQ(profileMaskNames(kDefaultProfileMask), "coll,p2p,proxyop,kernelch,kernelphase");
 }
 
 TEST(ProfilerCaptureMask, NamesCombineCaseInsensitively) {
@@ -88,8 +88,11 @@ TEST(ProfilerCaptureSettings, TheFactoryTakesKernelEventsFromTheAbiVersion) {
   fakeEnvVars().clear();
   const Log log("test");
   auto v5 = makeCaptureEngine(CommInfo{}, 5, nullptr, log, fakeEnv);
-  EXPECT_EQ(v5->activationMask(), kDefaultProfileMask);
+  // KernelPhase is v7's: not asked of NCCL through an older table.
+  EXPECT_EQ(v5->activationMask(), kDefaultProfileMask & ~bit(EventType::KernelPhase));
   EXPECT_STREQ(v5->name(), "capture");
+  auto v7 = makeCaptureEngine(CommInfo{}, 7, nullptr, log, fakeEnv);
+  EXPECT_EQ(v7->activationMask(), kDefaultProfileMask);
 }
 
 TEST(ProfilerCaptureMessageSize, FollowsNcclTestsSizes) {

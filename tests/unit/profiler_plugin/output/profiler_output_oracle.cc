@@ -41,6 +41,21 @@ void addOperation(json& out, const OperationRecord& r) {
   out["start_realtime_ns"] = r.start.realtimeNs;
   out["start_monotonic_ns"] = r.start.monotonicNs;
   out["events_dropped"] = r.eventsDropped;
+  // Profiler v7's fields (section 1 of the collective record in docs/formats.md).
+  out["path"] = operationPathName(r.path);
+  if (r.userTag) out["user_tag"] = *r.userTag;
+  if (r.symColl) out["sym_coll"] = *r.symColl;
+  if (!r.kernelVariant.view().empty()) out["kernel_variant"] = r.kernelVariant.view();
+}
+
+json phasesJson(const KernelPhases& p) {
+  json out{{"channels", p.channels}, {"unknown", p.unknown}};
+  const char* keys[] = {"initial_sync_us", "compute_us", "final_sync_us"};
+  for (size_t i = 0; i < kKernelPhases; ++i) {
+    if (p.timed[i]) out[keys[i]] = static_cast<double>(p.longestNs[i]) / 1000.0;
+  }
+  if (p.incomplete) out["incomplete"] = true;
+  return out;
 }
 
 void addCompletion(json& out, const OperationRecord& r) {
@@ -119,6 +134,7 @@ std::string collectiveLine(const Identity& identity, const OperationRecord& reco
   } else {
     addCompletion(out, record);
     out["closed_by"] = closeReasonName(record.closedBy);
+    if (record.phases.present()) out["phases"] = phasesJson(record.phases);
   }
   if (recordsDropped > 0) out["records_dropped"] = recordsDropped;
   return dump(out);
