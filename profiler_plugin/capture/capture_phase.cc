@@ -19,7 +19,10 @@ void CaptureEngine::setV7Fields(OperationSlot& op, const EventDescriptor& descr)
   op.tagged = options_.v7Events;
   op.userTag = coll ? descr.coll.userTag : descr.p2p.userTag;
   op.symColl = coll && descr.coll.isSymColl;
-  op.kernelVariant.assign(coll && descr.coll.kernelVariant != nullptr ? descr.coll.kernelVariant : "");
+  // NCCL names a kernel only for a symmetric one (nullptr otherwise); read the pointer only then, so
+  // that a descriptor shorter than v7's (ABI misuse) cannot make us follow a stray one.
+  const bool named = op.symColl && descr.coll.kernelVariant != nullptr;
+  op.kernelVariant.assign(named ? descr.coll.kernelVariant : "");
   op.path = op.symColl ? OperationPath::Symmetric : OperationPath::Tuned;
   for (auto& longest : op.phaseLongestNs) longest.store(0, std::memory_order_relaxed);
   for (auto& channels : op.phaseChannels) channels.store(0, std::memory_order_relaxed);
