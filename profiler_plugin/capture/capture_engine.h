@@ -93,6 +93,7 @@ class CaptureEngine final : public Engine, public InFlightSource {
   using ChildSlot = capture::ChildSlot;
 
   Event* startOperation(const EventDescriptor& descr);
+  void describeOperation(OperationSlot& op, const EventDescriptor& descr) const;
   Event* startProxyOp(const EventDescriptor& descr);
   Event* startProxyStep(const EventDescriptor& descr);
   Event* startKernelCh(const EventDescriptor& descr);

@@ -16,14 +16,15 @@ using capture::SlotState;
 
 void CaptureEngine::setV7Fields(OperationSlot& op, const EventDescriptor& descr) const {
   const bool coll = descr.type == EventType::Coll;
+  const bool ce = descr.type == EventType::CeColl;
   op.tagged = options_.v7Events;
-  op.userTag = coll ? descr.coll.userTag : descr.p2p.userTag;
+  op.userTag = coll ? descr.coll.userTag : ce ? descr.ceColl.userTag : descr.p2p.userTag;
   op.symColl = coll && descr.coll.isSymColl;
   // NCCL names a kernel only for a symmetric one (nullptr otherwise); read the pointer only then, so
   // that a descriptor shorter than v7's (ABI misuse) cannot make us follow a stray one.
   const bool named = op.symColl && descr.coll.kernelVariant != nullptr;
   op.kernelVariant.assign(named ? descr.coll.kernelVariant : "");
-  op.path = op.symColl ? OperationPath::Symmetric : OperationPath::Tuned;
+  op.path = ce ? OperationPath::CopyEngine : op.symColl ? OperationPath::Symmetric : OperationPath::Tuned;
   for (auto& longest : op.phaseLongestNs) longest.store(0, std::memory_order_relaxed);
   for (auto& channels : op.phaseChannels) channels.store(0, std::memory_order_relaxed);
   op.phaseTimed.store(0, std::memory_order_relaxed);

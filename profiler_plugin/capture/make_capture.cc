@@ -39,6 +39,7 @@ std::unique_ptr<CaptureEngine> makeCaptureEngine(const CommInfo& comm, int abiVe
   // KernelPhase exists from v7 on; NCCL 2.31 strips it from an older plugin's mask itself
   // (profiler_v6.cc, ncclProfiler_init@v2.31.2), earlier releases never send it: asked only where it can come.
   if (abiVersion < 7) settings.options.mask &= ~static_cast<EventMask>(EventType::KernelPhase);
+  if (abiVersion < 6) settings.options.mask &= ~static_cast<EventMask>(EventType::CeColl);  // v6's event
   RT_INFO(log, NCCL_INIT | NCCL_PROFILE, "capture: events %s, %u operation and %u event slots",
           profileMaskNames(settings.options.mask).c_str(), settings.options.operationSlots,
           settings.options.eventSlots);

@@ -18,6 +18,7 @@ constexpr MaskName kNames[] = {
     {"proxystep", static_cast<EventMask>(EventType::ProxyStep)},
     {"kernelch", static_cast<EventMask>(EventType::KernelCh)},
     {"kernelphase", static_cast<EventMask>(EventType::KernelPhase)},
+    {"cecoll", static_cast<EventMask>(EventType::CeColl)},
     {"netplugin", static_cast<EventMask>(EventType::NetPlugin)},
     {"all", kAllProfileMask},
     {"default", kDefaultProfileMask},
@@ -48,7 +49,7 @@ ParsedMask parseProfileMask(const std::vector<std::string>& names) {
     if (!known) {
       parsed.error =
           "unknown event name '" + raw +
-          "'; expected coll, p2p, proxyop, proxystep, kernelch, kernelphase, netplugin, all, default or none";
+          "'; expected coll, p2p, proxyop, proxystep, kernelch, kernelphase, cecoll, netplugin, all, default or none";
       return parsed;
     }
   }

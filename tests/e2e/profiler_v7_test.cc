@@ -10,8 +10,8 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <utility>
 #include <filesystem>
+#include <utility>
 #include <vector>
 
 #include "emulator/profiler_driver.h"
@@ -323,6 +323,38 @@ TEST_F(ProfilerV7Test, AV6DescriptorThroughTheV7TableReadsAsUntagged) {
   EXPECT_EQ(all[0].record.symColl, false);
   EXPECT_EQ(all[0].record.path, OperationPath::Tuned);
   EXPECT_EQ(all[0].record.kernelVariant.view(), "");
+}
+
+// A copy-engine AllGather (CeColl, v6+; userTag under v7): a record with path copy_engine, its tag, no
+// algorithm or channels, closed at its stop.
+TEST_F(ProfilerV7Test, ACopyEngineCollectiveIsRecordedWithItsPath) {
+  {
+    V7Calls nccl(emu::Loader::bindVersion(emu::PluginKind::Profiler, pluginPath("profiler"), 7));
+    EXPECT_NE(nccl.mask & ncclProfileCeColl, 0);
+    ncclProfilerEventDescr_v7_t ce = {};
+    ce.type = ncclProfileCeColl;
+    ce.rank = 3;
+    ce.ceColl.seqNumber = 5;
+    ce.ceColl.func = "AllGather";
+    ce.ceColl.count = 1 << 20;
+    ce.ceColl.datatype = "ncclInt8";
+    ce.ceColl.syncStrategy = "MC";
+    ce.ceColl.userTag = 3;
+    void* op = nccl.start(ce);
+    ASSERT_NE(op, nullptr);
+    nccl.stop(op);
+    nccl.finalize();
+  }
+  const std::vector<ParsedCollective> all = records();
+  ASSERT_EQ(all.size(), 1u);
+  const OperationRecord& r = all[0].record;
+  EXPECT_EQ(r.path, OperationPath::CopyEngine);
+  EXPECT_EQ(r.operation.view(), "AllGather");
+  EXPECT_EQ(r.seq, 5u);
+  EXPECT_EQ(r.userTag, 3u);
+  EXPECT_EQ(r.algorithm.view(), "");
+  EXPECT_EQ(r.channels, 0);
+  EXPECT_EQ(r.closedBy, formats::profile::CloseReason::Enqueued);
 }
 
 }  // namespace

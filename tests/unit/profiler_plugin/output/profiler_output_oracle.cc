@@ -91,6 +91,7 @@ std::string dump(const json& out) {
 // (NCCL has at most 64), c being 1 + its id modulo a prime below 10^6 (0: no id, NCCL before v4),
 // which keeps tids within the int that viewers expect.
 constexpr int kLanesPerComm = 100;
+constexpr int kPhaseLane = kLanesPerComm - 2;
 constexpr uint64_t kCommLanes = 999983;
 
 int laneOf(const OperationRecord& record, int channel) {
@@ -186,7 +187,11 @@ int Trace::lane(const OperationRecord& record, int channel, std::string* out) {
   const int tid = laneOf(record, channel);
   if (namedLanes_.insert(tid).second) {
     std::string name = "comm " + commLabel(record) + " rank " + std::to_string(record.rank);
-    if (channel >= 0) name += " ch " + std::to_string(channel);
+    if (channel == kPhaseLane) {
+      name += " phases";
+    } else if (channel >= 0) {
+      name += " ch " + std::to_string(channel);
+    }
     event(dump(json{
               {"name", "thread_name"}, {"ph", "M"}, {"pid", identity_.pid}, {"tid", tid}, {"args", {{"name", name}}}}),
           out);
@@ -248,6 +253,9 @@ void Trace::append(const OperationRecord& record, std::string* out) {
             {"protocol", record.protocol.view()},
             {"channels", record.channels}};
   if (record.peer >= 0) args["peer"] = record.peer;
+  if (record.userTag) args["user_tag"] = *record.userTag;
+  if (record.path != OperationPath::Tuned) args["path"] = operationPathName(record.path);
+  if (!record.kernelVariant.view().empty()) args["kernel_variant"] = record.kernelVariant.view();
   json e{{"cat", formats::profile::recordKindName(record.kind)}, {"pid", identity_.pid}, {"tid", tid}};
   if (record.kind == RecordKind::Hang) {
     e["name"] = "hang: " + std::string(record.operation.view()) + " seq " + std::to_string(record.seq);
@@ -267,6 +275,23 @@ void Trace::append(const OperationRecord& record, std::string* out) {
   e["args"] = std::move(args);
   event(dump(e), out);
   channelEvents(record, out);
+  if (record.kind == RecordKind::Hang || !record.phases.present()) return;
+  const char* names[] = {"initial_sync", "compute", "final_sync"};
+  int64_t atNs = record.start.realtimeNs;
+  for (size_t phase = 0; phase < kKernelPhases; ++phase) {
+    if (!record.phases.timed[phase]) continue;
+    const int phaseTid = lane(record, kPhaseLane, out);
+    json p{{"name", names[phase]},
+           {"cat", "phase"},
+           {"ph", "X"},
+           {"pid", identity_.pid},
+           {"tid", phaseTid},
+           {"ts", microseconds(atNs)},
+           {"dur", static_cast<double>(record.phases.longestNs[phase]) / 1000.0},
+           {"args", {{"channels", record.phases.channels}, {"comm", commLabel(record)}, {"seq", record.seq}}}};
+    event(dump(p), out);
+    atNs = static_cast<int64_t>(static_cast<uint64_t>(atNs) + record.phases.longestNs[phase]);  // wraps, never UB
+  }
 }
 
 }  // namespace railtune::profiler::oracle
