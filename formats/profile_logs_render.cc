@@ -96,7 +96,9 @@ void operationTail(JsonAppender& json, const Identity& identity, const Operation
   if (!r.kernelVariant.view().empty()) json.key("kernel_variant").string(r.kernelVariant.view());
   if (r.nRanks > 0) json.key("nranks").integer(r.nRanks);  // unknown for profiler ABI v1..v3
   json.key("op").string(r.operation.view());
-  json.key("path").string(operationPathName(r.path));
+  // Written when not "tuned" (readers take its absence as tuned): every file of earlier versions, and
+  // every tuned line, reads the same.
+  if (r.path != OperationPath::Tuned) json.key("path").string(operationPathName(r.path));
   if (r.peer >= 0) json.key("peer").integer(r.peer);
   if (r.kind != RecordKind::Hang && r.phases.present()) phases(json, r.phases);
   json.key("pid").integer(identity.pid);

@@ -42,7 +42,7 @@ void addOperation(json& out, const OperationRecord& r) {
   out["start_monotonic_ns"] = r.start.monotonicNs;
   out["events_dropped"] = r.eventsDropped;
   // Profiler v7's fields (section 1 of the collective record in docs/formats.md).
-  out["path"] = operationPathName(r.path);
+  if (r.path != OperationPath::Tuned) out["path"] = operationPathName(r.path);
   if (r.userTag) out["user_tag"] = *r.userTag;
   if (r.symColl) out["sym_coll"] = *r.symColl;
   if (!r.kernelVariant.view().empty()) out["kernel_variant"] = r.kernelVariant.view();
