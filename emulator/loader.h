@@ -27,12 +27,13 @@ std::string symbolName(PluginKind k, int version);  // "ncclTunerPlugin_v5", "nc
 
 // The same for any NCCL release, by its version code (major*10000 + minor*100 + patch, what
 // ncclGetVersion reports from 2.9 on), as each release's src/plugin/<kind>.cc (before 2.26:
-// src/net.cc, src/misc/tuner.cc, src/misc/profiler.cc) tries them. Covered: 2.19.0 to 2.30.x;
-// empty for a kind the release does not load (profiler before 2.23, env before 2.28.7), for
-// releases before 2.19 and for codes that are not 2.x. A release newer than 2.30 gets 2.30's list
-// (ncclVersionCovered says so): it tries those too, but may try newer versions first.
+// src/net.cc, src/misc/tuner.cc, src/misc/profiler.cc) tries them. Known: 2.19.0 to 2.32.x (2.31: profiler
+// 7..1; 2.32.6 on: tuner 7..2); empty for a kind the release does not load (profiler before 2.23, env
+// before 2.28.7), for releases before 2.19 and for codes that are not 2.x. A release newer than 2.32 gets
+// 2.32.6's list (ncclVersionCovered says so): it tries those too, but may try newer versions first.
 std::vector<int> symbolVersionsForNccl(int versionCode, PluginKind k);
-// True when versionCode is a release the table above was read from (2.19.0 <= v < 2.31.0).
+// True when versionCode is a release whose loaders the table above was read from (2.19.0 <= v < 2.32.0).
+// 2.32 is listed but not covered: only its tuner.cc (2.32.3) and the v7 adapter were read.
 bool ncclVersionCovered(int versionCode);
 
 // Where NCCL's variables come from: the process environment, or a fixed map (tests).

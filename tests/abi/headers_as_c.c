@@ -23,6 +23,7 @@
 #include "nccl/tuner_v4.h"
 #include "nccl/tuner_v5.h"
 #include "nccl/tuner_v6.h"
+#include "nccl/tuner_v7.h"
 
 int railtune_abi_headers_compile_as_c(void) {
   return NCCL_NUM_ALGORITHMS;
