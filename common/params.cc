@@ -30,7 +30,8 @@ constexpr int64_t kMaxNetStreams = 16;             // the socket transport's kMa
 constexpr int64_t kMaxQpsPerConnection = 128;      // NCCL_IB_MAX_QPS (common/qp_policy.h)
 
 // Keep in sync with profiler_plugin/capture/mask.cc (a unit test there parses every one).
-constexpr const char* kProfileMaskNames = "coll|p2p|proxyop|proxystep|kernelch|netplugin|all|default|none";
+constexpr const char* kProfileMaskNames =
+    "coll|p2p|proxyop|proxystep|kernelch|kernelphase|cecoll|netplugin|all|default|none";
 
 constexpr ParamSpec kParams[] = {
     {"RAILTUNE_STRICT", ParamType::Bool, "0", "all",
@@ -141,9 +142,12 @@ constexpr ParamSpec kParams[] = {
      "", 0, kMaxHangTimeoutSeconds},
     {"RAILTUNE_PROFILE_MASK", ParamType::List, "default", "profiler",
      "Which NCCL profiler events the profiler asks for, as a comma-separated list of names (case-insensitive): "
-     "`coll`, `p2p`, `proxyop`, `proxystep`, `kernelch`, `netplugin`, `all` (the six), `default`, `none`. The "
-     "default, `coll,p2p,proxyop,kernelch`, is what completion and the hang watchdog need and is cheap enough for "
-     "production: a few events per operation and channel. `proxystep` adds bytes, steps and wait time per "
+     "`coll`, `p2p`, `proxyop`, `proxystep`, `kernelch`, `kernelphase`, `cecoll`, `netplugin`, `all` (the "
+     "eight), `default`, `none`. The default, `coll,p2p,proxyop,kernelch,kernelphase,cecoll`, is what completion "
+     "and the hang watchdog need, plus the kernel's barrier phases (profiler v7, NCCL 2.31+: whether a rank "
+     "waited for its peers or computed slowly) and copy-engine collectives (profiler v6+, path `copy_engine`), "
+     "each asked for only where the ABI has it, and is cheap enough for production: a few "
+     "events per operation and channel. `proxystep` adds bytes, steps and wait time per "
      "channel and peer (one event per network step), `netplugin` the NIC of each flow (one event per transfer). "
      "NCCL also generates each requested event's parents. An unknown name is a WARN and the default is used "
      "([profiler.md](profiler.md#capture)).",

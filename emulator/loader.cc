@@ -13,12 +13,21 @@
 namespace railtune::emu {
 
 const char* behaviourName(NcclBehaviour b) {
-  return b == NcclBehaviour::V2_28 ? "2.28" : "2.30";
+  switch (b) {
+    case NcclBehaviour::V2_28:
+      return "2.28";
+    case NcclBehaviour::V2_30:
+      return "2.30";
+    case NcclBehaviour::V2_31:
+      return "2.31";
+  }
+  return "unknown";
 }
 
 std::optional<NcclBehaviour> parseBehaviour(const std::string& s) {
   if (s == "2.28" || s == "2.28.9") return NcclBehaviour::V2_28;
   if (s == "2.30" || s == "2.30.7") return NcclBehaviour::V2_30;
+  if (s == "2.31" || s == "2.31.2") return NcclBehaviour::V2_31;
   return std::nullopt;
 }
 
@@ -36,14 +45,16 @@ const char* kindName(PluginKind k) {
   return "unknown";
 }
 
+// 2.31.2: src/plugin/profiler.cc (ncclProfilerPluginLoad) tries getNcclProfiler_v7 first, then v6..v1.
 std::vector<int> symbolVersions(NcclBehaviour b, PluginKind k) {
-  const bool v230 = b == NcclBehaviour::V2_30;
+  const bool v230 = b >= NcclBehaviour::V2_30;
   switch (k) {
     case PluginKind::Tuner:
       return v230 ? std::vector<int>{6, 5, 4, 3, 2} : std::vector<int>{5, 4, 3, 2};
     case PluginKind::Net:
       return v230 ? std::vector<int>{12, 11, 10, 9, 8, 7, 6} : std::vector<int>{11, 10, 9, 8, 7, 6};
     case PluginKind::Profiler:
+      if (b >= NcclBehaviour::V2_31) return {7, 6, 5, 4, 3, 2, 1};
       return v230 ? std::vector<int>{6, 5, 4, 3, 2, 1} : std::vector<int>{5, 4, 3, 2, 1};
     case PluginKind::Env:
       return v230 ? std::vector<int>{2, 1} : std::vector<int>{1};

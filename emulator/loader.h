@@ -1,5 +1,5 @@
 // The emulator's plugin loader: opens a plugin library and binds its symbols exactly as NCCL does,
-// imitating either NCCL 2.28.9 or 2.30.7 (names, fallbacks, symbol-version order, quirks).
+// imitating NCCL 2.28.9, 2.30.7 or 2.31.2 (names, fallbacks, symbol-version order, quirks).
 #pragma once
 
 #include <functional>
@@ -12,15 +12,16 @@
 
 namespace railtune::emu {
 
-enum class NcclBehaviour { V2_28, V2_30 };
+// In release order: `b >= NcclBehaviour::V2_30` is "2.30 or newer".
+enum class NcclBehaviour { V2_28, V2_30, V2_31 };
 enum class PluginKind { Net, Tuner, Profiler, Env };
 
-const char* behaviourName(NcclBehaviour b);  // "2.28" / "2.30"
+const char* behaviourName(NcclBehaviour b);  // "2.28" / "2.30" / "2.31"
 std::optional<NcclBehaviour> parseBehaviour(const std::string& s);
 const char* kindName(PluginKind k);  // "net", "tuner", "profiler", "env"
 
 // Symbol versions NCCL tries for a kind, newest first (2.28: tuner 5..2, net 11..6, profiler 5..1,
-// env 1; 2.30: tuner 6..2, net 12..6, profiler 6..1, env 2..1).
+// env 1; 2.30: tuner 6..2, net 12..6, profiler 6..1, env 2..1; 2.31: 2.30's with profiler 7..1).
 std::vector<int> symbolVersions(NcclBehaviour b, PluginKind k);
 std::string symbolName(PluginKind k, int version);  // "ncclTunerPlugin_v5", "ncclProfiler_v3", ...
 

@@ -74,14 +74,33 @@ void hangHead(JsonAppender& json, const OperationRecord& r) {
   flows(json, r, true);
 }
 
+// Profiler v7's kernel phases: the longest channel per phase, in microseconds like duration_us.
+void phases(JsonAppender& json, const KernelPhases& p) {
+  constexpr const char* kKeys[kKernelPhases] = {"initial_sync_us", "compute_us", "final_sync_us"};
+  json.key("phases").beginObject();
+  json.key("channels").count(p.channels);
+  for (size_t i : {size_t{1}, size_t{2}}) {  // compute_us, final_sync_us: key order
+    if (p.timed[i]) json.key(kKeys[i]).number(static_cast<double>(p.longestNs[i]) / 1000.0);
+  }
+  if (p.incomplete) json.key("incomplete").boolean(true);
+  if (p.timed[0]) json.key(kKeys[0]).number(static_cast<double>(p.longestNs[0]) / 1000.0);
+  json.key("unknown").count(p.unknown);
+  json.endObject();
+}
+
 // From "host" to the end: the same keys for completed and hung operations but their last ones.
 // recordsDropped > 0 only when a line of an earlier version is rendered again.
 void operationTail(JsonAppender& json, const Identity& identity, const OperationRecord& r, uint64_t recordsDropped) {
   json.key("host").string(identity.host);
   json.key("job").string(identity.job);
+  if (!r.kernelVariant.view().empty()) json.key("kernel_variant").string(r.kernelVariant.view());
   if (r.nRanks > 0) json.key("nranks").integer(r.nRanks);  // unknown for profiler ABI v1..v3
   json.key("op").string(r.operation.view());
+  // Written when not "tuned" (readers take its absence as tuned): every file of earlier versions, and
+  // every tuned line, reads the same.
+  if (r.path != OperationPath::Tuned) json.key("path").string(operationPathName(r.path));
   if (r.peer >= 0) json.key("peer").integer(r.peer);
+  if (r.kind != RecordKind::Hang && r.phases.present()) phases(json, r.phases);
   json.key("pid").integer(identity.pid);
   json.key("protocol").string(r.protocol.view());
   if (r.rank >= 0) json.key("rank").integer(r.rank);
@@ -92,7 +111,9 @@ void operationTail(JsonAppender& json, const Identity& identity, const Operation
   json.key("start_monotonic_ns").integer(r.start.monotonicNs);
   json.key("start_realtime_ns").integer(r.start.realtimeNs);
   if (r.kind == RecordKind::Hang) json.key("stuck_for_ns").count(r.stuckForNs);
+  if (r.symColl) json.key("sym_coll").boolean(*r.symColl);
   if (r.kind != RecordKind::Hang) json.key("timing").string(timingSourceName(r.timing));
+  if (r.userTag) json.key("user_tag").count(*r.userTag);
 }
 
 }  // namespace

@@ -49,6 +49,27 @@ struct NetFlow {
 
 inline constexpr size_t kMaxFlowsPerRecord = 64;
 
+// Which of NCCL's paths ran the operation ("path" in the collective log): the tuned kernels (NCCL's or a
+// tuner's choice of algorithm and protocol), a symmetric-memory kernel (profiler v7's coll.isSymColl; NCCL
+// picks it without asking a tuner), or the copy engines (a CeColl event, profiler v6+). Analyses never
+// compare operations of different paths as if they were the same choice.
+enum class OperationPath : uint8_t { Tuned, Symmetric, CopyEngine };
+const char* operationPathName(OperationPath path);  // "tuned", "symmetric", "copy_engine"
+
+// The kernel's barrier phases of one operation (profiler v7 KernelPhase events, one per channel and
+// phase): per phase the longest channel's duration, from NCCL's GPU timer. NCCL sends no event for a phase
+// of zero duration or one the kernel did not time (profiler.cc, profilerFireKernelPhaseEvents@v2.31.2).
+enum class KernelPhase : uint8_t { InitialSync = 0, Compute = 1, FinalSync = 2 };
+inline constexpr size_t kKernelPhases = 3;
+struct KernelPhases {
+  uint32_t channels = 0;                            // channels that sent at least one phase event
+  std::array<uint64_t, kKernelPhases> longestNs{};  // valid where timed[i]
+  std::array<bool, kKernelPhases> timed{};          // at least one channel's phase started and stopped
+  uint32_t unknown = 0;                             // phase events with an id NCCL 2.31 does not define (> 2)
+  bool incomplete = false;                          // a phase event without its stop time (left out of the max)
+  bool present() const { return channels > 0 || unknown > 0 || incomplete; }
+};
+
 // Collective and P2p: a completed operation. Hang: the watchdog's view of one still incomplete.
 // Lost: a communicator's notice that operations or events could not be recorded (pools full); it is
 // written as a "dropped" line within two seconds of the loss, never folded into a later record.
@@ -101,6 +122,12 @@ struct OperationRecord {
   uint64_t eventsDropped = 0;
   CloseReason closedBy = CloseReason::Events;  // Collective and P2p records
   uint64_t operationsDropped = 0;              // Lost: Coll/P2p events a full pool dropped since the last notice
+  // Profiler v7 (NCCL 2.31+); absent (nullopt, empty) when the bound version did not say.
+  std::optional<uint64_t> userTag;  // the application's tag of the call (ncclCollConfig_t); 0: untagged
+  InlineText<24> kernelVariant;     // the symmetric kernel NCCL named ("AGxLL_R"); empty: none
+  std::optional<bool> symColl;      // coll.isSymColl
+  OperationPath path = OperationPath::Tuned;
+  KernelPhases phases;  // Collective and P2p records; phases.present() false: none seen
 };
 
 // Inline: the capture, the writer and the readers each copy records, from libraries of their own.
@@ -128,6 +155,11 @@ inline OperationRecord& OperationRecord::operator=(const OperationRecord& other)
   eventsDropped = other.eventsDropped;
   closedBy = other.closedBy;
   operationsDropped = other.operationsDropped;
+  userTag = other.userTag;
+  kernelVariant = other.kernelVariant;
+  symColl = other.symColl;
+  path = other.path;
+  phases = other.phases;
   return *this;
 }
 

@@ -62,7 +62,7 @@ void printBinding(const emu::Binding& b, const NcclBindings& all) {
 int reportBindings(const PluginFiles& files, std::ostream& jsonl) {
   const Identity id = resolveIdentity();
   int unbound = 0;
-  for (emu::NcclBehaviour nccl : {emu::NcclBehaviour::V2_28, emu::NcclBehaviour::V2_30}) {
+  for (emu::NcclBehaviour nccl : {emu::NcclBehaviour::V2_28, emu::NcclBehaviour::V2_30, emu::NcclBehaviour::V2_31}) {
     const NcclBindings all = bindRailtunePlugins(nccl, files);
     for (const emu::Binding& binding : all.bindings) {
       printBinding(binding, all);

@@ -16,6 +16,7 @@
 #include "nccl/profiler_v4.h"
 #include "nccl/profiler_v5.h"
 #include "nccl/profiler_v6.h"
+#include "nccl/profiler_v7.h"
 #include "nccl/tuner_common.h"
 #include "nccl/tuner_v2.h"
 #include "nccl/tuner_v3.h"
