@@ -85,10 +85,10 @@ int writeDemoEnv(const fs::path& dir, const fs::path& envPlugin, const fs::path&
   vars.set("RAILTUNE_ENV_PLUGINS", "net,tuner,profiler");
   std::string report = "Env plugin (NCCL_ENV_PLUGIN=" + envPlugin.string() + ") for host " + host + ":\n";
   int mismatches = 0;
-  for (emu::NcclBehaviour nccl : {emu::NcclBehaviour::V2_28, emu::NcclBehaviour::V2_30}) {
+  for (emu::NcclBehaviour nccl : {emu::NcclBehaviour::V2_28, emu::NcclBehaviour::V2_30, emu::NcclBehaviour::V2_31}) {
     topo::LauncherEnvOptions options;
     options.host = host;
-    options.ncclMinor = nccl == emu::NcclBehaviour::V2_28 ? 28 : 30;
+    options.ncclMinor = nccl == emu::NcclBehaviour::V2_28 ? 28 : nccl == emu::NcclBehaviour::V2_30 ? 30 : 31;
     options.topoFile = topoFile;
     options.pluginDir = envPlugin.parent_path().string();
     options.env = processEnv;

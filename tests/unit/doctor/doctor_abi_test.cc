@@ -13,11 +13,13 @@ namespace {
 using emu::PluginKind;
 using V = std::vector<int>;
 
-TEST(DoctorNcclVersions, AgreesWithTheEmulatorsTwoBehaviours) {
+TEST(DoctorNcclVersions, AgreesWithTheEmulatorsBehaviours) {
   for (PluginKind k : {PluginKind::Net, PluginKind::Tuner, PluginKind::Profiler, PluginKind::Env}) {
     EXPECT_EQ(emu::symbolVersionsForNccl(22809, k), emu::symbolVersions(emu::NcclBehaviour::V2_28, k))
         << emu::kindName(k);
     EXPECT_EQ(emu::symbolVersionsForNccl(23007, k), emu::symbolVersions(emu::NcclBehaviour::V2_30, k))
+        << emu::kindName(k);
+    EXPECT_EQ(emu::symbolVersionsForNccl(23102, k), emu::symbolVersions(emu::NcclBehaviour::V2_31, k))
         << emu::kindName(k);
   }
 }
