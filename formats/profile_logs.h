@@ -23,12 +23,21 @@ namespace railtune::formats::profile {
 
 // The NCCL paths whose operations produce no Coll/P2p event, no ProxyOp and no KernelCh, so that the
 // profiler cannot see them (docs/profiler.md, "Operations NCCL gives no task event"). Each collective log
-// names them in its header line: their absence from the log is said, not silent.
+// names them in its header line: their absence from the log is said, not silent. This list is what the
+// header says when the profiler ABI NCCL bound is not known (files of earlier versions, synthetic logs).
 inline constexpr const char* kInvisiblePaths[] = {
     "symmetric-memory kernels (symmetric_sched.cc)",
     "copy-engine collectives (ce_coll.cc)",
     "grouped broadcasts scheduled as AllGatherV (allgatherv_sched.cc)",
 };
+
+// What a profiler bound as ABI `profilerVersion` (1..7; anything else: not known, kInvisiblePaths) cannot
+// see, as the header's "invisible" list says it. The plugin knows the ABI NCCL bound, not NCCL's release:
+//   symmetric-memory kernels   no task event before NCCL 2.31; from 2.31 a Coll event with isSymColl,
+//                              which only v7 carries (v1..v6: recorded as tuned collectives). Seen by v7.
+//   copy-engine collectives    CeColl events reach v6 and v7 only (NCCL's v1..v5 adapters drop them).
+//   grouped broadcasts         no task event in any release (bcastTaskQueue, not collTaskQueue).
+std::vector<const char*> invisiblePaths(int profilerVersion);
 
 // The files of one profiler writer.
 enum class ProfileFile { Collectives, Net, Trace };
@@ -64,16 +73,17 @@ void appendCollectiveLine(std::string* out, const Identity& identity, const Oper
                           uint64_t recordsDropped = 0);
 void appendDroppedLine(std::string* out, const Identity& identity, const DroppedNotice& notice);
 // The first line a writer puts in a collective log (again after each reload of the plugin): its
-// identity, the time, kInvisiblePaths as "invisible" and, when known, the host's boot id ("boot_id",
+// identity, the time, invisiblePaths(profilerVersion) as "invisible" and, when known, the host's boot id ("boot_id",
 // /proc/sys/kernel/random/boot_id): processes with one boot id read one clock, so the analyses need not
 // estimate an offset between them. Once per file, not per record: a record's identity finds it.
-void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId = "");
+void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId = "",
+                      int profilerVersion = 0);
 // The header of a file the writer opened again because the one before was removed while the job ran
 // (docs/profiler.md, "When the folder is removed"): also what that file held and what is lost with it,
 // "records_dropped" (its records), "operations_dropped" and "events_dropped" (the counts of the dropped
 // lines it held), each only when > 0, and "dropped_reason" saying why.
 void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId,
-                      const DroppedNotice& lost, std::string_view reason);
+                      const DroppedNotice& lost, std::string_view reason, int profilerVersion = 0);
 
 // Whether `text` is a boot id as the kernel writes it: a UUID, 36 lowercase hex digits and dashes.
 bool isBootId(std::string_view text);
@@ -99,9 +109,10 @@ double roundedBusbw(const OperationRecord& record);
 struct ParsedCollective {
   Identity identity;
   bool droppedNotice = false;
-  bool header = false;        // a "header" line: identity and record.start.realtimeNs only; no operation
-  std::string bootId;         // a header line's "boot_id"; "" when it has none (files of earlier versions)
-  std::string droppedReason;  // a header line's "dropped_reason": why its counts below were lost ("" : none)
+  bool header = false;                 // a "header" line: identity and record.start.realtimeNs only; no operation
+  std::string bootId;                  // a header line's "boot_id"; "" when it has none (files of earlier versions)
+  std::string droppedReason;           // a header line's "dropped_reason": why its counts below were lost ("" : none)
+  std::vector<std::string> invisible;  // a header line's "invisible": what its profiler could not see
   OperationRecord record;
   uint64_t recordsDropped = 0;     // also a header's, when the file before it was lost
   uint64_t operationsDropped = 0;  // dropped lines and headers only

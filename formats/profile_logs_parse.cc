@@ -227,7 +227,8 @@ void readDropped(ObjectReader& in, ParsedCollective* out) {
   out->record.eventsDropped = out->eventsDropped;
 }
 
-// A header names the NCCL paths the profiler cannot see; readers need only know it is no operation.
+// A header names the NCCL paths the profiler cannot see (which depends on the profiler ABI NCCL bound: any
+// list of texts is read, as every version wrote one); readers need only know it is no operation.
 void readHeader(ObjectReader& in, ParsedCollective* out) {
   out->header = true;
   out->record.kind = RecordKind::Lost;
@@ -238,6 +239,7 @@ void readHeader(ObjectReader& in, ParsedCollective* out) {
     if (!path.is_string() || path.get_ref<const std::string&>().size() > 256) {
       throw FieldError(in.where("invisible") + "expected a list of texts");
     }
+    out->invisible.push_back(path.get<std::string>());
   }
   out->record.start.realtimeNs = out->record.end.realtimeNs = in.integer("time_realtime_ns", 0);
   if (in.has("boot_id")) {  // written since boot ids were recorded

@@ -3,6 +3,8 @@
 // nlohmann's spelling, so a line's bytes are a function of the record alone and the same as
 // nlohmann::json::dump gave (tests/unit/profiler_plugin/output/profiler_output_render_test.cc compares the two).
 #include <cmath>
+#include <iterator>
+#include <vector>
 
 #include "common/record_files.h"
 #include "formats/json_append.h"
@@ -212,12 +214,29 @@ void appendDroppedLine(std::string* out, const Identity& identity, const Dropped
   json.endObject();
 }
 
-void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId) {
-  appendHeaderLine(out, identity, realtimeNs, bootId, DroppedNotice{}, "");
+// The texts of the "invisible" list by what the bound ABI cannot see (profile_logs.h, invisiblePaths).
+constexpr const char* kSymmetricBeforeV7 =
+    "symmetric-memory kernels (symmetric_sched.cc): no Coll event before NCCL 2.31; from 2.31 recorded as "
+    "tuned collectives (isSymColl needs profiler v7)";
+constexpr const char* kCopyEngineBeforeV6 = "copy-engine collectives (ce_coll.cc): no CeColl event before profiler v6";
+
+std::vector<const char*> invisiblePaths(int profilerVersion) {
+  const char* groupedBroadcasts = kInvisiblePaths[2];
+  if (profilerVersion < 1 || profilerVersion > 7) return {std::begin(kInvisiblePaths), std::end(kInvisiblePaths)};
+  std::vector<const char*> paths;
+  if (profilerVersion < 7) paths.push_back(kSymmetricBeforeV7);
+  if (profilerVersion < 6) paths.push_back(kCopyEngineBeforeV6);
+  paths.push_back(groupedBroadcasts);
+  return paths;
 }
 
 void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId,
-                      const DroppedNotice& lost, std::string_view reason) {
+                      int profilerVersion) {
+  appendHeaderLine(out, identity, realtimeNs, bootId, DroppedNotice{}, "", profilerVersion);
+}
+
+void appendHeaderLine(std::string* out, const Identity& identity, int64_t realtimeNs, std::string_view bootId,
+                      const DroppedNotice& lost, std::string_view reason, int profilerVersion) {
   JsonAppender json(out);
   json.beginObject();
   if (!bootId.empty()) json.key("boot_id").string(bootId);
@@ -225,7 +244,7 @@ void appendHeaderLine(std::string* out, const Identity& identity, int64_t realti
   if (lost.events > 0) json.key("events_dropped").count(lost.events);
   json.key("host").string(identity.host);
   json.key("invisible").beginArray();
-  for (const char* path : kInvisiblePaths) json.string(path);
+  for (const char* path : invisiblePaths(profilerVersion)) json.string(path);
   json.endArray();
   json.key("job").string(identity.job);
   if (lost.operations > 0) json.key("operations_dropped").count(lost.operations);

@@ -20,12 +20,14 @@ class DiscardingSink final : public RecordSink {
   bool push(const OperationRecord&) noexcept override { return true; }
 };
 
-std::shared_ptr<output::ProfileWriter> processWriter(const Log& log) {
+// NCCL binds one profiler ABI per process (profiler.cc, ncclProfilerPluginLoad: loaded once, reference
+// counted), so the first communicator's version is every communicator's: the header says what it cannot see.
+std::shared_ptr<output::ProfileWriter> processWriter(const Log& log, int abiVersion) {
   static std::mutex mutex;
   static std::weak_ptr<output::ProfileWriter> shared;
   std::lock_guard lock(mutex);
   if (std::shared_ptr<output::ProfileWriter> writer = shared.lock()) return writer;
-  std::shared_ptr<output::ProfileWriter> writer = output::ProfileWriter::fromEnvironment(log);
+  std::shared_ptr<output::ProfileWriter> writer = output::ProfileWriter::fromEnvironment(log, processEnv, abiVersion);
   shared = writer;
   return writer;
 }
@@ -34,7 +36,7 @@ std::shared_ptr<output::ProfileWriter> processWriter(const Log& log) {
 // capture's events carry the capture itself as their engine, so the hot path never passes here.
 class RecordingEngine final : public Engine {
  public:
-  RecordingEngine(const CommInfo& comm, int abiVersion, const Log& log) : writer_(processWriter(log)) {
+  RecordingEngine(const CommInfo& comm, int abiVersion, const Log& log) : writer_(processWriter(log, abiVersion)) {
     RecordSink* sink = writer_ ? static_cast<RecordSink*>(writer_.get()) : &discard_;
     capture_ = makeCaptureEngine(comm, abiVersion, sink, log);
     std::function<void()> flush;

@@ -3,6 +3,8 @@
 // the same cost table, and why (tuner_compute.h). Exits 1 when the rules cannot be used (a --config that
 // is missing or does not parse) or when the plugin disagrees with its rules.
 #include <cctype>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -77,6 +79,18 @@ std::string envOrEmpty(const char* name) {
   return value ? value : "";
 }
 
+// NCCL_NVLS_ENABLE as NCCL's param reader takes it (a decimal or 0x integer; unset or empty: 2).
+int64_t nvlsEnableFromEnv() {
+  const std::string text = envOrEmpty("NCCL_NVLS_ENABLE");
+  if (text.empty()) return 2;
+  errno = 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 0);
+  if (errno != 0 || end == text.c_str() || *end != '\0')
+    throw std::invalid_argument("NCCL_NVLS_ENABLE='" + text + "' is not an integer");
+  return value;
+}
+
 // The call's datatype, reduction, registration and CTA policy, and NCCL's variables for the paths no tuner
 // sees (emulator/nccl_model/bypass.h). --cta-policy defaults to NCCL_CTA_POLICY, as NCCL reads it.
 emu::BypassSettings buildBypass(const DecisionsOptions& opts) {
@@ -112,7 +126,7 @@ DecisionsRequest buildRequest(const DecisionsOptions& opts) {
   DecisionsRequest request;
   request.comm = opts.comm;
   const std::optional<emu::NcclBehaviour> nccl = emu::parseBehaviour(opts.nccl);
-  if (!nccl) throw std::invalid_argument("--nccl must be 2.28 or 2.30, not '" + opts.nccl + "'");
+  if (!nccl) throw std::invalid_argument("--nccl must be 2.28, 2.30 or 2.31, not '" + opts.nccl + "'");
   request.nccl = *nccl;
   request.pluginPath = opts.plugin.empty() ? (defaultPluginDir() / "libnccl-tuner-railtune.so").string() : opts.plugin;
   request.tuningLogPath = opts.tuningLog;
@@ -121,6 +135,7 @@ DecisionsRequest buildRequest(const DecisionsOptions& opts) {
   request.maxBytes = parseByteCount("--max-bytes", opts.maxBytes);
   request.knobs.algo = envOrEmpty("NCCL_ALGO");  // NCCL's own restrictions reach the table as IGNORE cells
   request.knobs.proto = envOrEmpty("NCCL_PROTO");
+  request.knobs.nvlsEnable = nvlsEnableFromEnv();
   request.bypass = buildBypass(opts);
   return request;
 }
@@ -189,7 +204,9 @@ Command addTunerDecisionsCommand(CLI::App& tunerGroup) {
   sub->add_option("--model-file", opts->modelFile,
                   "fitted model for the plugin (sets RAILTUNE_TUNER_MODEL_FILE; adds the fitted columns)")
       ->check(CLI::ExistingFile);
-  sub->add_option("--nccl", opts->nccl, "NCCL behaviour emulated: 2.28|2.30")->capture_default_str();
+  sub->add_option("--nccl", opts->nccl,
+                  "NCCL behaviour emulated: 2.28|2.30|2.31 (2.31's cost table is taken as 2.30.7's)")
+      ->capture_default_str();
   sub->add_option("--format", opts->format, "table|csv|json")->capture_default_str();
   sub->add_option("--nccl-tuning-log", opts->tuningLog,
                   "NCCL's NCCL_DEBUG_SUBSYS=TUNING output, used instead of the emulated model")

@@ -89,6 +89,7 @@ TunedModel tuneModel(NcclVersion v, const CommShape& shape, const TopologyFacts&
   model.version = v;
   model.shape = shape;
   model.topo = topo;
+  if (knobs.nvlsEnable == 0) model.topo.nvlsSupport = false;
   fillThreads(model);
   if (shape.nRanks <= 1) return model;  // NCCL stops here: one rank only ever runs Ring/Simple
   const ModelContext m(v, model.shape, model.topo, knobs);

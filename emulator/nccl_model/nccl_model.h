@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -78,6 +79,9 @@ struct NcclKnobs {
   bool ll128C2c = true;        // NCCL_LL128_C2C
   long netOverheadNs = -2;     // NCCL_NET_OVERHEAD (-2 = by CPU)
   bool collNetEnable = false;  // CollNet is never emulated; kept so the rules that test it read as NCCL's
+  // NCCL_NVLS_ENABLE (default 2): 0 leaves comm->nvlsSupport 0 whatever the hardware offers
+  // (src/transport/nvls.cc:249,262@v2.30.7): no NVLS algorithms, no NVLink multicast for symmetric kernels.
+  int64_t nvlsEnable = 2;
 };
 
 // NCCL's parseList for NCCL_ALGO/NCCL_PROTO: fills enabled[function][element] (1/0; untouched where the

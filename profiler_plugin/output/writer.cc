@@ -92,7 +92,7 @@ ProfileWriter::ProfileWriter(ProfileOptions options, const Log& log)
   try {
     openFiles();
     if (collectivesFd_ >= 0) {
-      appendHeaderLine(&collectives_, options_.identity, realtimeNs(), options_.bootId);
+      appendHeaderLine(&collectives_, options_.identity, realtimeNs(), options_.bootId, options_.profilerVersion);
       collectives_ += '\n';
       noteLine(0, 0, DroppedNotice{});
     }
@@ -161,7 +161,7 @@ std::string ProfileWriter::path(ProfileFile file) const {
   return options_.directory + "/" + profileFileName(options_.identity, file, tag_);
 }
 
-std::unique_ptr<ProfileWriter> ProfileWriter::fromEnvironment(const Log& log, EnvLookup env) {
+std::unique_ptr<ProfileWriter> ProfileWriter::fromEnvironment(const Log& log, EnvLookup env, int profilerVersion) {
   ParamValue<std::string> directory = readString("RAILTUNE_PROFILE_DIR", env);
   ParamValue<std::string> prometheus = readString("RAILTUNE_PROFILE_PROMETHEUS", env);
   for (ParamValue<std::string>* value : {&directory, &prometheus}) {
@@ -174,6 +174,7 @@ std::unique_ptr<ProfileWriter> ProfileWriter::fromEnvironment(const Log& log, En
   options.directory = directory.value;
   options.identity = resolveIdentity(env);
   options.bootId = readBootId();
+  options.profilerVersion = profilerVersion;
   options.prometheusPath = expandPid(prometheus.value, options.identity.pid);
   try {
     auto writer = std::make_unique<ProfileWriter>(std::move(options), log);

@@ -67,8 +67,9 @@ struct ProfileOptions {
   std::string directory;       // "" : no files (a Prometheus textfile alone); created with its parents if missing
   std::string prometheusPath;  // "" : no textfile
   Identity identity;
-  std::string bootId;      // the host's boot id for the header line ("": unknown, not written)
-  size_t capacity = 1024;  // queued records before push() drops; 5.7 KiB each
+  std::string bootId;       // the host's boot id for the header line ("": unknown, not written)
+  int profilerVersion = 0;  // the profiler ABI NCCL bound: what the header says is invisible (0: not known)
+  size_t capacity = 1024;   // queued records before push() drops; 5.7 KiB each
   std::chrono::milliseconds flushInterval{1000};
   std::chrono::milliseconds drainInterval{10};
   // After a failed write: the first retry, and the longest interval the doubling reaches.
@@ -96,7 +97,9 @@ class ProfileWriter final : public RecordSink {
 
   // The writer RAILTUNE_PROFILE_DIR and RAILTUNE_PROFILE_PROMETHEUS ask for: nullptr when both are
   // unset, or (with one WARN) when a value is rejected or a file cannot be opened; the job runs on.
-  static std::unique_ptr<ProfileWriter> fromEnvironment(const Log& log, EnvLookup env = processEnv);
+  // profilerVersion: the ABI NCCL bound, for the header (ProfileOptions::profilerVersion).
+  static std::unique_ptr<ProfileWriter> fromEnvironment(const Log& log, EnvLookup env = processEnv,
+                                                        int profilerVersion = 0);
 
   bool push(const OperationRecord& record) noexcept override;
 

@@ -174,7 +174,8 @@ bool ProfileWriter::reopenFiles() {
 void ProfileWriter::startFile(ProfileFile file) {
   if (file == ProfileFile::Collectives) {
     std::string header;
-    appendHeaderLine(&header, options_.identity, nowRealtimeNs(), options_.bootId, carried_, kRemovedReason);
+    appendHeaderLine(&header, options_.identity, nowRealtimeNs(), options_.bootId, carried_, kRemovedReason,
+                     options_.profilerVersion);
     header += '\n';
     collectives_.insert(0, header);
     lines_.insert(

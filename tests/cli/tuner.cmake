@@ -92,6 +92,16 @@ tuner_expect(bad_tuning_log fail "truncated-row.log:[0-9]+:" -- ${_railtune} tun
              --nodes 1 --ranks 8 --nccl-tuning-log ${_tuner_logs}/truncated-row.log)
 tuner_expect(nccl_228 ok "emulated NCCL 2.28" "ncclTunerPlugin_v5" --
              ${_railtune} tuner decisions --nodes 1 --ranks 4 --nccl 2.28 --collectives Broadcast)
+# NCCL 2.31 binds tuner v6 (src/plugin/tuner.cc@v2.31.2: v6..v2) and costs with 2.30.7's model (docs/tuning.md).
+tuner_expect(nccl_231 ok "^NCCL column: +emulated NCCL 2.31 " "ncclTunerPlugin_v6" "^AllReduce +1G +NVLS +Simple +24 " --
+             ${_railtune} tuner decisions --nodes 1 --ranks 72 --nccl 2.31 --collectives AllReduce --min-bytes 1G --max-bytes 1G)
+tuner_expect(nccl_unknown fail "--nccl must be 2.28, 2.30 or 2.31, not '2.29'" --
+             ${_railtune} tuner decisions --nodes 1 --ranks 4 --nccl 2.29)
+# NCCL_NVLS_ENABLE=0 leaves comm->nvlsSupport 0 (src/transport/nvls.cc:249,262@v2.30.7): no NVLS in NCCL's pick.
+tuner_expect(nvls_disabled ok "^AllReduce +1G +Ring +Simple +32 " -- env NCCL_NVLS_ENABLE=0
+             ${_railtune} tuner decisions --nodes 1 --ranks 72 --nccl 2.31 --collectives AllReduce --min-bytes 1G --max-bytes 1G)
+tuner_expect(nvls_enable_bad fail "NCCL_NVLS_ENABLE='off' is not an integer" -- env NCCL_NVLS_ENABLE=off
+             ${_railtune} tuner decisions --nodes 1 --ranks 4)
 
 # What the tuner never sees (emulator/nccl_model/bypass.h): with symmetric windows on one NVL72 rack NCCL 2.30 runs
 # symmetric kernels for AllReduce and AllGather, and the copy engines for an AllGather above NCCL_SYM_CE_THRESHOLD
@@ -105,6 +115,36 @@ tuner_expect(bypass_symmetric ok "^call: +datatype float, op sum, registration s
              "^Broadcast +4G .* tuned$" "4 rows NCCL decides without a tuner \\(the path column\\), not counted$"
              "^  holds: 14913080 elements per rank > NCCL_SYM_CE_THRESHOLD 8388608 \\[src/enqueue.cc:31,3110-3113@v2.30.7\\]$"
              -- ${_railtune} ${_tuner_bypass} --registration symmetric)
+# 2.31's CE threshold (symCeAllGatherThreshold): 4x the default when NCCL_SYM_CE_THRESHOLD is unset, there is no
+# NVLink multicast (here NCCL_NVLS_ENABLE=0) and TMA kernels are available (sm_100+). A 256M AllGather on one tray
+# (16 Mi floats per rank) goes to the copy engines under 2.30 (above 8 Mi), to a symmetric kernel under 2.31 (below
+# 32 Mi); with multicast 2.31 keeps 8 Mi.
+set(_tuner_ce_231 tuner decisions --nodes 1 --ranks 4 --collectives AllGather --min-bytes 256M --max-bytes 256M
+                  --registration symmetric)
+tuner_expect(bypass_ce_threshold_230 ok
+             "^AllGather +256M .* NCCL decides without a tuner: copy engine \\(AllGather above NCCL_SYM_CE_THRESHOLD\\)$"
+             "^  holds: 16777216 elements per rank > NCCL_SYM_CE_THRESHOLD 8388608 "
+             -- env NCCL_NVLS_ENABLE=0 ${_railtune} ${_tuner_ce_231} --nccl 2.30)
+tuner_expect(bypass_ce_threshold_231_times_4 ok "^AllGather +256M .* NCCL decides without a tuner: symmetric kernel$"
+             "^  fails: 16777216 elements per rank > NCCL_SYM_CE_THRESHOLD 33554432 .src/enqueue/enqueue.cc symCeAllGatherThreshold"
+             -- env NCCL_NVLS_ENABLE=0 ${_railtune} ${_tuner_ce_231} --nccl 2.31)
+tuner_expect(bypass_ce_threshold_231_multicast ok
+             "^AllGather +256M .* NCCL decides without a tuner: copy engine \\(AllGather above NCCL_SYM_CE_THRESHOLD\\)$"
+             "^  holds: 16777216 elements per rank > NCCL_SYM_CE_THRESHOLD 8388608 "
+             -- ${_railtune} ${_tuner_ce_231} --nccl 2.31)
+# An explicit NCCL_SYM_CE_THRESHOLD is taken as it is, also by 2.31.
+tuner_expect(bypass_ce_threshold_231_explicit ok
+             "^AllGather +256M .* NCCL decides without a tuner: copy engine \\(AllGather above NCCL_SYM_CE_THRESHOLD\\)$"
+             -- env NCCL_NVLS_ENABLE=0 NCCL_SYM_CE_THRESHOLD=8388608 ${_railtune} ${_tuner_ce_231} --nccl 2.31)
+add_test(NAME cli.tuner_decisions_golden_bypass_231
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_golden.sh ${_tuner_golden}/one-tray-symmetric-2.31.json
+                 ${PROJECT_SOURCE_DIR} ${_tuner_lib} -- env NCCL_NVLS_ENABLE=0 ${_railtune} tuner decisions --nodes 1
+                 --ranks 4 --collectives AllGather --min-bytes 64M --max-bytes 1G --registration symmetric --nccl 2.31
+                 --format json)
+add_test(NAME cli.tuner_decisions_bypass_231_schema
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_formats}/tuner-decisions.schema.json
+                 ${_tuner_golden}/one-tray-symmetric-2.31.json)
+list(APPEND _tuner_tests cli.tuner_decisions_golden_bypass_231 cli.tuner_decisions_bypass_231_schema)
 # Without registration nothing is bypassed and the outputs stay as they were (no path column).
 tuner_expect(bypass_none ok "^collective +size .* reason$" -- ${_railtune} ${_tuner_bypass})
 # CTA policy ZERO (here from NCCL_CTA_POLICY, as NCCL reads it) sends every AllGather to the copy engines; 2.28 too.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -52,12 +53,19 @@ class ProfilerV7Test : public EmulatedTest {
     emu::Loader loader(behaviour, emu::EnvSource::fromMap({{"NCCL_PROFILER_PLUGIN", pluginPath("profiler")}}));
     return loader.openProfiler();
   }
-  std::vector<ParsedCollective> records() const {
+  formats::profile::CollectiveParseResult parsed() const {
     const fs::path path =
         railtune::testing::findRecordFile(dir, "v7-gb300-r00-t00-" + std::to_string(getpid()), "collectives.jsonl");
-    const auto parsed = formats::profile::parseCollectiveRecords(readFile(path), path.string());
+    auto parsed = formats::profile::parseCollectiveRecords(readFile(path), path.string());
     EXPECT_EQ(parsed.error, "");
-    return parsed.records;
+    return parsed;
+  }
+  std::vector<ParsedCollective> records() const { return parsed().records; }
+  // The header's "invisible" list: what the profiler ABI NCCL bound cannot see.
+  std::vector<std::string> invisible() const {
+    const auto all = parsed();
+    EXPECT_EQ(all.headers.size(), 1u);
+    return all.headers.empty() ? std::vector<std::string>{} : all.headers[0].invisible;
   }
   fs::path dir;
 };
@@ -78,6 +86,11 @@ std::vector<emu::EmulatedOperation> step() {
   allReduce.phaseNs = {{0, 70000, 0}};
   return {symmetric, allReduce};
 }
+
+const std::string kBroadcasts = "grouped broadcasts scheduled as AllGatherV (allgatherv_sched.cc)";
+const std::string kSymmetricBeforeV7 =
+    "symmetric-memory kernels (symmetric_sched.cc): no Coll event before NCCL 2.31; from 2.31 recorded as tuned "
+    "collectives (isSymColl needs profiler v7)";
 
 void runStep(emu::ProfilerDriver& driver) {
   ASSERT_EQ(driver.init(0xabc, "trainer", 2, 8, 3), ncclSuccess);
@@ -119,6 +132,7 @@ TEST_F(ProfilerV7Test, Nccl231BindsV7AndRecordsTagsSymmetricKernelsAndPhases) {
   EXPECT_EQ(ring.phases.channels, 2u);
   EXPECT_EQ(ring.phases.timed, (std::array<bool, 3>{false, true, false}));
   EXPECT_EQ(ring.phases.longestNs[1], 70000u);
+  EXPECT_EQ(invisible(), std::vector<std::string>{kBroadcasts});  // v7 sees symmetric kernels and CE collectives
 }
 
 // The same library under 2.30 binds v6: no tags, no phases; the symmetric kernel gives no task event.
@@ -138,6 +152,23 @@ TEST_F(ProfilerV7Test, Nccl230BindsV6AndRecordsWhatV6Knows) {
   EXPECT_FALSE(ring.symColl.has_value());
   EXPECT_EQ(ring.path, OperationPath::Tuned);
   EXPECT_FALSE(ring.phases.present());
+  EXPECT_EQ(invisible(), (std::vector<std::string>{kSymmetricBeforeV7, kBroadcasts}));  // v6 sees CeColl
+}
+
+// NCCL 2.28 binds v5, which gets no CeColl event (NCCL's v5 adapter drops them): the header says so too.
+TEST_F(ProfilerV7Test, Nccl228BindsV5AndItsHeaderListsCopyEngineCollectives) {
+  {
+    emu::Binding binding = open(NcclBehaviour::V2_28);
+    ASSERT_TRUE(binding);
+    EXPECT_EQ(binding.symbol, "ncclProfiler_v5");
+    emu::ProfilerDriver driver(binding, NcclBehaviour::V2_28);
+    runStep(driver);
+  }
+  ASSERT_EQ(records().size(), 1u);  // the ring AllReduce; 2.28 gives the symmetric kernel no task event
+  EXPECT_EQ(invisible(), (std::vector<std::string>{kSymmetricBeforeV7,
+                                                   "copy-engine collectives (ce_coll.cc): no CeColl event before "
+                                                   "profiler v6",
+                                                   kBroadcasts}));
 }
 
 // NCCL 2.31 with the v6 table (bound explicitly): its adapter strips KernelPhase from the mask and drops
@@ -160,6 +191,10 @@ TEST_F(ProfilerV7Test, Nccl231ThroughTheV6TableGetsNoPhases) {
     EXPECT_FALSE(line.record.userTag.has_value());
     EXPECT_FALSE(line.record.phases.present());
   }
+  // ... recorded as a tuned collective, as the header says: v6 has no isSymColl.
+  EXPECT_EQ(all[0].record.operation.view(), "AllGather");
+  EXPECT_EQ(all[0].record.path, OperationPath::Tuned);
+  EXPECT_EQ(invisible(), (std::vector<std::string>{kSymmetricBeforeV7, kBroadcasts}));
 }
 
 // Drives one table directly (NCCL's ABI, no emulator in between), for inputs NCCL itself never makes.

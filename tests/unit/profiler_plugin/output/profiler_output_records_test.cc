@@ -28,10 +28,11 @@ const std::string kCollectivesExample = std::string(RAILTUNE_FORMATS_DIR) + "/pr
 constexpr const char* kExampleBootId = "3f2a9c4e-7b1d-4e8a-9c55-0d6b2f8e1a47";
 const std::string kNetExample = std::string(RAILTUNE_FORMATS_DIR) + "/profile-net.example.jsonl";
 
-// The writer's header, the example records, a capture's loss notice, and the writer's own loss.
+// The header of a writer NCCL bound as profiler v7, the example records, a capture's loss notice, and the
+// writer's own loss.
 std::string collectivesText() {
   std::string text;
-  appendHeaderLine(&text, exampleIdentity(), 1764479990000000000, kExampleBootId);
+  appendHeaderLine(&text, exampleIdentity(), 1764479990000000000, kExampleBootId, 7);
   text += "\n";
   for (const OperationRecord& r : exampleRecords()) text += renderCollectiveLine(exampleIdentity(), r) + "\n";
   for (const OperationRecord& r : exampleV7Records()) text += renderCollectiveLine(exampleIdentity(), r) + "\n";
@@ -69,7 +70,9 @@ TEST(ProfilerOutputRecords, ReaderReadsTheCollectiveExampleBackExactly) {
   EXPECT_EQ(header.record.start.realtimeNs, 1764479990000000000);
   EXPECT_EQ(header.bootId, kExampleBootId);
   std::string rendered;
-  appendHeaderLine(&rendered, header.identity, header.record.start.realtimeNs, header.bootId);
+  EXPECT_EQ(header.invisible,
+            (std::vector<std::string>{"grouped broadcasts scheduled as AllGatherV (allgatherv_sched.cc)"}));
+  appendHeaderLine(&rendered, header.identity, header.record.start.realtimeNs, header.bootId, 7);
   EXPECT_EQ(rendered + "\n", readFile(kCollectivesExample).substr(0, rendered.size() + 1));
   const std::vector<ParsedCollective>& all = parsed.records;
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -294,6 +297,46 @@ TEST(ProfilerOutputRecords, TimingSourcesHaveTheirNames) {
 }
 
 }  // namespace
+// The header's "invisible" list follows the profiler ABI NCCL bound (docs/profiler.md, "Operations NCCL gives
+// no task event"): v7 sees symmetric kernels (isSymColl, NCCL 2.31+) and copy-engine collectives (CeColl);
+// v6 sees copy-engine collectives only; v1..v5 neither. Grouped broadcasts are invisible to every version.
+// An unknown version (0, or one NCCL never defined) lists all three, as every header before did, and such
+// a header of an earlier version still reads.
+TEST(ProfilerOutputRecords, HeaderSaysWhatTheBoundProfilerCannotSee) {
+  const std::string broadcasts = "grouped broadcasts scheduled as AllGatherV (allgatherv_sched.cc)";
+  const auto listed = [](int version) {
+    std::string line;
+    appendHeaderLine(&line, exampleIdentity(), 1764479990000000000, kExampleBootId, version);
+    const CollectiveLineResult read = parseCollectiveLine(line, "h.jsonl", 1);
+    EXPECT_TRUE(read.parsed) << read.error;
+    return read.parsed ? read.parsed->invisible : std::vector<std::string>{"unreadable"};
+  };
+  EXPECT_EQ(listed(7), std::vector<std::string>{broadcasts});
+  const std::vector<std::string> v6 = listed(6);
+  ASSERT_EQ(v6.size(), 2u);
+  EXPECT_EQ(v6[0].rfind("symmetric-memory kernels (symmetric_sched.cc): no Coll event before NCCL 2.31", 0), 0u)
+      << v6[0];
+  EXPECT_NE(v6[0].find("isSymColl needs profiler v7"), std::string::npos) << v6[0];
+  EXPECT_EQ(v6[1], broadcasts);
+  for (int version = 1; version <= 5; ++version) {
+    const std::vector<std::string> older = listed(version);
+    ASSERT_EQ(older.size(), 3u) << version;
+    EXPECT_EQ(older[0], v6[0]);
+    EXPECT_EQ(older[1], "copy-engine collectives (ce_coll.cc): no CeColl event before profiler v6");
+    EXPECT_EQ(older[2], broadcasts);
+  }
+  const std::vector<std::string> unknown = {std::begin(kInvisiblePaths), std::end(kInvisiblePaths)};
+  for (int version : {0, -1, 8}) EXPECT_EQ(listed(version), unknown) << version;
+  // A header an earlier version wrote (its list without conditions) reads as it is.
+  const std::string earlier =
+      R"j({"host":"gb300-r01-t05","invisible":["symmetric-memory kernels (symmetric_sched.cc)","copy-engine )j"
+      R"j(collectives (ce_coll.cc)","grouped broadcasts scheduled as AllGatherV (allgatherv_sched.cc)"],"job":"48213",)j"
+      R"j("pid":4121,"record":"header","schema":"railtune.profile.collectives.v1","time_realtime_ns":1764479990000000000})j";
+  const CollectiveLineResult read = parseCollectiveLine(earlier, "old.jsonl", 1);
+  ASSERT_TRUE(read.parsed) << read.error;
+  EXPECT_EQ(read.parsed->invisible, unknown);
+}
+
 TEST(ProfilerOutputRecords, HeaderBootIdIsOptionalAndStrict) {
   std::string line;
   appendHeaderLine(&line, exampleIdentity(), 1764479990000000000);
