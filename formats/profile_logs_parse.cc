@@ -154,6 +154,53 @@ uint64_t positiveCount(ObjectReader& in, const char* key) {
   return value;
 }
 
+// A duration in microseconds with three decimals that must be whole nanoseconds (the writer's rounding).
+int64_t microsecondsAsNs(ObjectReader& in, const char* key) {
+  const double us = in.number(key);
+  if (!(us >= 0 && us < 9e15)) throw FieldError(in.where(key) + "expected a number >= 0");
+  const auto ns = static_cast<int64_t>(std::llround(us * 1000.0));
+  in.derived(key, static_cast<double>(ns) / 1000.0);
+  return ns;
+}
+
+PhaseSummary readPhases(const Json& object) {
+  static constexpr const char* kKeys[kKernelPhases] = {"initial_sync_us", "compute_us", "final_sync_us"};
+  ObjectReader in(object, "phases.");
+  PhaseSummary p;
+  p.present = true;
+  p.channels = asInt(in.integer("channels", 0, 1 << 16));
+  for (size_t k = 0; k < kKernelPhases; ++k)
+    if (in.has(kKeys[k])) p.longestNs[k] = microsecondsAsNs(in, kKeys[k]);
+  if (in.has("incomplete")) p.incomplete = in.boolean("incomplete");
+  p.unknown = static_cast<uint32_t>(in.integer("unknown", 0, std::numeric_limits<uint32_t>::max()));
+  in.finish();
+  return p;
+}
+
+ExecPath readPath(ObjectReader& in) {
+  if (!in.has("path")) return ExecPath::Tuned;  // lines of profiler v1..v6 bindings and earlier versions
+  const std::string name = in.text("path", 16);
+  for (ExecPath p : {ExecPath::Tuned, ExecPath::Symmetric, ExecPath::CopyEngine})
+    if (name == execPathName(p)) return p;
+  throw FieldError(in.where("path") + "expected tuned, symmetric or copy_engine");
+}
+
+// The fields profiler v7 added, all optional: user_tag (an unsigned 64-bit integer, read exactly),
+// kernel_variant, sym_coll, path and phases. sym_coll and path must agree: a symmetric kernel is the path
+// "symmetric", and only v7's isSymColl says so.
+void readV7Fields(ObjectReader& in, OperationRecord* r) {
+  if (in.has("user_tag")) r->userTag = in.count("user_tag");
+  if (in.has("kernel_variant")) {
+    in.inlineText("kernel_variant", &r->kernelVariant);
+    if (r->kernelVariant.view().empty()) throw FieldError(in.where("kernel_variant") + "written only when named");
+  }
+  if (in.has("sym_coll")) r->symColl = in.boolean("sym_coll");
+  r->path = readPath(in);
+  if ((r->path == ExecPath::Symmetric) != r->symColl.value_or(false))
+    throw FieldError(in.where("path") + "is \"symmetric\" exactly when sym_coll is true");
+  if (in.has("phases")) r->phases = readPhases(in.field("phases"));
+}
+
 CloseReason readCloseReason(ObjectReader& in) {
   if (!in.has("closed_by")) return CloseReason::Events;  // written before closed_by existed
   const std::string name = in.text("closed_by", 16);
@@ -224,6 +271,7 @@ ParsedCollective readCollective(const Json& document) {
   out.recordsDropped = positiveCount(in, "records_dropped");  // only in files of earlier versions
   readCommAndRank(in, &out.record);
   readOperation(in, &out.record);
+  readV7Fields(in, &out.record);
   if (out.record.kind == RecordKind::Hang) {
     out.record.stuckForNs = in.count("stuck_for_ns");
     readFlows(in, true, &out.record);

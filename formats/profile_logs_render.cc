@@ -74,14 +74,40 @@ void hangHead(JsonAppender& json, const OperationRecord& r) {
   flows(json, r, true);
 }
 
+// The profiler v7 phase summary: the longest channel's duration per phase, in microseconds.
+void phases(JsonAppender& json, const PhaseSummary& p) {
+  static constexpr const char* kKeys[kKernelPhases] = {"initial_sync_us", "compute_us", "final_sync_us"};
+  auto phase = [&](KernelPhase k) {
+    const int64_t ns = p.longestNs[static_cast<size_t>(k)];
+    if (ns >= 0) json.key(kKeys[static_cast<size_t>(k)]).number(static_cast<double>(ns) / 1000.0);
+  };
+  json.key("phases").beginObject();
+  json.key("channels").integer(p.channels);
+  phase(KernelPhase::Compute);
+  phase(KernelPhase::FinalSync);
+  if (p.incomplete) json.key("incomplete").boolean(true);
+  phase(KernelPhase::InitialSync);
+  json.key("unknown").count(p.unknown);
+  json.endObject();
+}
+
+// "path" is written for records of profiler v7 bindings (which always carry user_tag) and for any path
+// but "tuned"; lines of earlier bindings keep their bytes, and a reader takes an absent path as "tuned".
+bool writesPath(const OperationRecord& r) {
+  return r.userTag.has_value() || r.path != ExecPath::Tuned;
+}
+
 // From "host" to the end: the same keys for completed and hung operations but their last ones.
 // recordsDropped > 0 only when a line of an earlier version is rendered again.
 void operationTail(JsonAppender& json, const Identity& identity, const OperationRecord& r, uint64_t recordsDropped) {
   json.key("host").string(identity.host);
   json.key("job").string(identity.job);
+  if (!r.kernelVariant.view().empty()) json.key("kernel_variant").string(r.kernelVariant.view());
   if (r.nRanks > 0) json.key("nranks").integer(r.nRanks);  // unknown for profiler ABI v1..v3
   json.key("op").string(r.operation.view());
+  if (writesPath(r)) json.key("path").string(execPathName(r.path));
   if (r.peer >= 0) json.key("peer").integer(r.peer);
+  if (r.phases.present) phases(json, r.phases);
   json.key("pid").integer(identity.pid);
   json.key("protocol").string(r.protocol.view());
   if (r.rank >= 0) json.key("rank").integer(r.rank);
@@ -92,7 +118,9 @@ void operationTail(JsonAppender& json, const Identity& identity, const Operation
   json.key("start_monotonic_ns").integer(r.start.monotonicNs);
   json.key("start_realtime_ns").integer(r.start.realtimeNs);
   if (r.kind == RecordKind::Hang) json.key("stuck_for_ns").count(r.stuckForNs);
+  if (r.symColl) json.key("sym_coll").boolean(*r.symColl);
   if (r.kind != RecordKind::Hang) json.key("timing").string(timingSourceName(r.timing));
+  if (r.userTag) json.key("user_tag").count(*r.userTag);
 }
 
 }  // namespace

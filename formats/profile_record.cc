@@ -50,6 +50,18 @@ const char* closeReasonName(CloseReason reason) {
   return "unknown";
 }
 
+const char* execPathName(ExecPath path) {
+  switch (path) {
+    case ExecPath::Tuned:
+      return "tuned";
+    case ExecPath::Symmetric:
+      return "symmetric";
+    case ExecPath::CopyEngine:
+      return "copy_engine";
+  }
+  return "tuned";
+}
+
 double algorithmBandwidthGBps(const OperationRecord& record) {
   int64_t ns = 0;  // a record read back may hold any two times: no overflow, 0 when they make no sense
   if (__builtin_sub_overflow(record.end.monotonicNs, record.start.monotonicNs, &ns) || ns <= 0) return 0.0;

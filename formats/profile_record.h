@@ -49,6 +49,27 @@ struct NetFlow {
 
 inline constexpr size_t kMaxFlowsPerRecord = 64;
 
+// Which NCCL path ran the operation (profiler v7 and later say so): "tuned" (the algorithm and protocol
+// NCCL or its tuner chose), "symmetric" (a symmetric-memory kernel: v7 coll.isSymColl), "copy_engine"
+// (a CeColl event, v6+). Records without a "path" are "tuned". The analyses never compare timings of
+// two paths as if they were one choice.
+enum class ExecPath : uint8_t { Tuned, Symmetric, CopyEngine };
+const char* execPathName(ExecPath path);  // "tuned", "symmetric", "copy_engine"
+
+// The KernelPhase sub-events of one operation (profiler v7), per phase the longest channel's duration:
+// what lets a straggler report tell a rank that arrived late (short initial sync while its peers waited
+// long there) from one slow to compute (a long compute phase).
+enum class KernelPhase : uint8_t { InitialSync = 0, Compute = 1, FinalSync = 2 };
+inline constexpr size_t kKernelPhases = 3;
+struct PhaseSummary {
+  bool present = false;  // KernelPhase events were seen for the operation
+  int channels = 0;      // channels that reported a phase
+  // Per KernelPhase: the longest channel's duration in ns, -1 when no channel's phase both started and stopped.
+  std::array<int64_t, kKernelPhases> longestNs{-1, -1, -1};
+  uint32_t unknown = 0;     // phase events with an id outside 0..2
+  bool incomplete = false;  // some channel's phase never stopped (or never started)
+};
+
 // Collective and P2p: a completed operation. Hang: the watchdog's view of one still incomplete.
 // Lost: a communicator's notice that operations or events could not be recorded (pools full); it is
 // written as a "dropped" line within two seconds of the loss, never folded into a later record.
@@ -101,6 +122,13 @@ struct OperationRecord {
   uint64_t eventsDropped = 0;
   CloseReason closedBy = CloseReason::Events;  // Collective and P2p records
   uint64_t operationsDropped = 0;              // Lost: Coll/P2p events a full pool dropped since the last notice
+  // Profiler v7 (absent in records of v1..v6 bindings): the application's ncclCollConfig_t userTag (0:
+  // untagged), NCCL's kernel variant name, isSymColl, and the kernel phases.
+  std::optional<uint64_t> userTag;
+  InlineText<64> kernelVariant;  // empty: NCCL named none
+  std::optional<bool> symColl;
+  ExecPath path = ExecPath::Tuned;
+  PhaseSummary phases;
 };
 
 // Inline: the capture, the writer and the readers each copy records, from libraries of their own.
@@ -128,6 +156,11 @@ inline OperationRecord& OperationRecord::operator=(const OperationRecord& other)
   eventsDropped = other.eventsDropped;
   closedBy = other.closedBy;
   operationsDropped = other.operationsDropped;
+  userTag = other.userTag;
+  kernelVariant = other.kernelVariant;
+  symColl = other.symColl;
+  path = other.path;
+  phases = other.phases;
   return *this;
 }
 

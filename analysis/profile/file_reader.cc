@@ -141,6 +141,10 @@ class FileReader {
     if (f.closedBy != formats::profile::CloseReason::Events)
       result_.unusualCloses.push_back(UnusualClose{static_cast<uint32_t>(result_.samples.size()), f.closedBy});
     if (f.enqueueTimed) result_.enqueueTimed.push_back(static_cast<uint32_t>(result_.samples.size()));
+    const bool tagged = f.userTag.value_or(0) != 0;
+    if (tagged || f.path != formats::profile::ExecPath::Tuned || f.phases.present)
+      result_.traits.push_back(
+          SampleTraits{static_cast<uint32_t>(result_.samples.size()), f.path, tagged, f.userTag.value_or(0), f.phases});
     result_.samples.push_back(
         Sample{f.endRealtimeNs, f.endMonotonicNs - f.startMonotonicNs, f.seq, streamOf(f), opOf(f.op)});
   }
@@ -163,6 +167,7 @@ class FileReader {
     f.startMonotonicNs = r.start.monotonicNs, f.endMonotonicNs = r.end.monotonicNs;
     f.eventsDropped = r.eventsDropped, f.recordsDropped = parsed.recordsDropped, f.closedBy = r.closedBy;
     f.enqueueTimed = r.timing == formats::profile::TimingSource::Enqueue;
+    f.userTag = r.userTag, f.path = r.path, f.phases = r.phases;
     return f;
   }
 
