@@ -305,7 +305,7 @@ JobStragglers analyseJob(const ProfileLogs& logs, uint32_t job, const formats::R
   sortOffenders(&out.offenders);
   const std::vector<CollectiveTrait> traits = collectiveTraits(logs, index);
   out.late = lateCollectives(logs, index, placement, measured, traits);
-  out.groups = groupByTag(logs, index, traits, measured, options);
+  out.groups = groupByTag(logs, index, traits, measured, placement, out.offenders, options);
   describeClocks(logs, placement, measured.clocks, &out);
   out.losses = jobLosses(logs, job);
   return out;

@@ -14,6 +14,7 @@
 
 #include "analysis/profile/logs.h"
 #include "analysis/profile/losses.h"
+#include "analysis/profile/phase_causes.h"
 #include "analysis/profile/user_tags.h"
 #include "formats/rail_map.h"
 
@@ -47,6 +48,17 @@ struct Offender {
   // Unknown without phases or when they do not agree.
   Cause cause = Cause::Unknown;
   uint64_t lateArrivals = 0, slowComputes = 0;  // its late collectives the phases explain each way
+};
+
+// One user tag and path of a job (tag_groups.h): its collectives, and the offenders named above that were
+// late in a persistent share of them, with their counts, lateness and cause within the group.
+struct TagGroup {
+  bool tagged = false;
+  uint64_t userTag = 0;
+  formats::profile::ExecPath path = formats::profile::ExecPath::Tuned;
+  uint64_t collectives = 0, lateEvents = 0;
+  uint64_t mixed = 0;               // of its collectives, those whose ranks disagreed on tag or path
+  std::vector<Offender> offenders;  // as JobStragglers::offenders, restricted to the group
 };
 
 // One collective: (comm, op, seq); NCCL counts seq per collective type.

@@ -34,42 +34,8 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
-std::string offenderName(const Offender& o) {
-  const std::string rack = o.rack.empty() ? "" : " (" + o.rack + ")";
-  switch (o.level) {
-    case Level::Rack:
-      return o.rack;
-    case Level::Tray:
-      return o.host + rack;
-    case Level::Rank:
-      return "rank " + std::to_string(o.rank) + " on " + o.host + rack;
-  }
-  return "";
-}
-
 double share(const Offender& o) {
   return o.collectives == 0 ? 0.0 : static_cast<double>(o.collectivesLate) / static_cast<double>(o.collectives);
-}
-
-json offenderJson(const Offender& o) {
-  json out{{"level", levelName(o.level)},
-           {"ranks", o.ranks},
-           {"collectives_late", o.collectivesLate},
-           {"collectives", o.collectives},
-           {"share", std::round(share(o) * 10000.0) / 10000.0},
-           {"median_lateness_us", ns3(o.medianLatenessUs)},
-           {"p90_lateness_us", ns3(o.p90LatenessUs)},
-           {"median_arrival_lateness_us", known(o.medianArrivalLatenessUs)},
-           {"rack", o.rack.empty() ? json(nullptr) : json(o.rack)},
-           {"cause", causeName(o.cause)},
-           {"late_arrivals", o.lateArrivals},
-           {"slow_computes", o.slowComputes}};
-  if (o.level != Level::Rack) out["host"] = o.host;
-  if (o.level == Level::Rank) {
-    out["rank"] = o.rank;
-    out["comm"] = o.hasComm ? json(commName(true, o.comm)) : json(nullptr);
-  }
-  return out;
 }
 
 json collectiveJson(const LateCollective& c, const TagNames& names) {
@@ -141,6 +107,40 @@ json jobJson(const JobStragglers& job, const TagNames& names) {
 }
 
 }  // namespace
+
+std::string offenderName(const Offender& o) {
+  const std::string rack = o.rack.empty() ? "" : " (" + o.rack + ")";
+  switch (o.level) {
+    case Level::Rack:
+      return o.rack;
+    case Level::Tray:
+      return o.host + rack;
+    case Level::Rank:
+      return "rank " + std::to_string(o.rank) + " on " + o.host + rack;
+  }
+  return "";
+}
+
+nlohmann::json offenderJson(const Offender& o) {
+  json out{{"level", levelName(o.level)},
+           {"ranks", o.ranks},
+           {"collectives_late", o.collectivesLate},
+           {"collectives", o.collectives},
+           {"share", std::round(share(o) * 10000.0) / 10000.0},
+           {"median_lateness_us", ns3(o.medianLatenessUs)},
+           {"p90_lateness_us", ns3(o.p90LatenessUs)},
+           {"median_arrival_lateness_us", known(o.medianArrivalLatenessUs)},
+           {"rack", o.rack.empty() ? json(nullptr) : json(o.rack)},
+           {"cause", causeName(o.cause)},
+           {"late_arrivals", o.lateArrivals},
+           {"slow_computes", o.slowComputes}};
+  if (o.level != Level::Rack) out["host"] = o.host;
+  if (o.level == Level::Rank) {
+    out["rank"] = o.rank;
+    out["comm"] = o.hasComm ? json(commName(true, o.comm)) : json(nullptr);
+  }
+  return out;
+}
 
 std::string commName(bool hasComm, uint64_t comm) {
   if (!hasComm) return "-";

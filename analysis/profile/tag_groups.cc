@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 #include <tuple>
 
@@ -31,49 +32,83 @@ CollectiveTrait commonTrait(const SampleTraitIndex& traits, const CollectiveInde
   return CollectiveTrait{tagged, tag, path, votes.size() > 1};
 }
 
-struct RankTally {
-  std::vector<int64_t> lateness;
-  CauseTally causes;
-  uint64_t collectives = 0;
+// Where an offender is in the tables: its stream (rank), tray or rack index.
+struct Who {
+  Level level = Level::Rank;
+  uint32_t index = kNone;
 };
 
-TagGroupRank summarise(const ProfileLogs& logs, uint32_t stream, RankTally& tally) {
-  const Stream& s = logs.streams[stream];
-  TagGroupRank out;
-  out.rank = s.rank, out.host = logs.hosts[s.host], out.hasComm = s.hasComm, out.comm = s.comm;
-  out.collectivesLate = tally.lateness.size();
-  out.collectives = tally.collectives;
-  out.medianLatenessUs = static_cast<double>(medianOf(tally.lateness)) / 1000.0;
-  out.cause = tally.causes.verdict();
-  return out;
+Who locate(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& p, const Offender& o) {
+  auto find = [](const std::vector<std::string>& names, const std::string& name) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    return it == names.end() ? kNone : static_cast<uint32_t>(it - names.begin());
+  };
+  if (o.level == Level::Rack) return {o.level, find(p.rackNames, o.rack)};
+  if (o.level == Level::Tray) return {o.level, find(p.trayNames, o.host)};
+  for (uint32_t s = 0; s < logs.streams.size(); ++s) {
+    const Stream& st = logs.streams[s];
+    if (index.streamComm[s] != kNone && st.rank == o.rank && st.hasComm == o.hasComm && st.comm == o.comm &&
+        logs.hosts[st.host] == o.host)
+      return {o.level, s};
+  }
+  return {o.level, kNone};
 }
 
-// One group's ranks: those late in at least minCollectives and minShare of the group's collectives
-// they took part in.
-void findRanks(const ProfileLogs& logs, const CollectiveIndex& index, const std::vector<size_t>& collectives,
-               const LatenessResult& measured, const StragglerOptions& options, TagGroup* group) {
-  std::map<uint32_t, RankTally> tallies;
+// Whether the offender took part in collective c, and its lateness there when it was late.
+bool tookPart(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& p, const Who& who, size_t c) {
+  const Collective& col = index.collectives[c];
+  for (uint32_t i = col.begin; i < col.end; ++i) {
+    const uint32_t stream = logs.samples[index.order[i]].stream, tray = p.trayOfStream[stream];
+    if ((who.level == Level::Rank && stream == who.index) || (who.level == Level::Tray && tray == who.index) ||
+        (who.level == Level::Rack && tray != kNone && p.rackOfTray[tray] == who.index))
+      return true;
+  }
+  return false;
+}
+
+const LateEvent* lateEventOf(const CollectiveOutcome& o, uint32_t stream) {
+  for (const LateEvent& e : o.late)
+    if (e.stream == stream) return &e;
+  return nullptr;
+}
+
+const GroupLate* groupLateOf(const std::vector<GroupLate>& groups, uint32_t group) {
+  for (const GroupLate& g : groups)
+    if (g.group == group) return &g;
+  return nullptr;
+}
+
+// The offender restricted to the group's collectives; collectivesLate 0 when it was never late there.
+Offender withinGroup(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& p,
+                     const LatenessResult& measured, const std::vector<size_t>& collectives, const Offender& named) {
+  const Who who = locate(logs, index, p, named);
+  Offender o = named;
+  o.collectives = o.collectivesLate = o.lateArrivals = o.slowComputes = 0;
+  if (who.index == kNone) return o;
+  std::vector<int64_t> lateness, arrival;
+  CauseTally causes;
   for (size_t c : collectives) {
-    const Collective& col = index.collectives[c];
-    for (uint32_t i = col.begin; i < col.end; ++i) ++tallies[logs.samples[index.order[i]].stream].collectives;
-    for (const LateEvent& e : measured.outcomes[c].late) {
-      RankTally& t = tallies[e.stream];
-      t.lateness.push_back(e.latenessNs);
-      t.causes.add(e.cause);
-    }
-    group->lateEvents += measured.outcomes[c].late.size();
+    if (!tookPart(logs, index, p, who, c)) continue;
+    ++o.collectives;
+    const CollectiveOutcome& out = measured.outcomes[c];
+    const LateEvent* e = who.level == Level::Rank ? lateEventOf(out, who.index) : nullptr;
+    const GroupLate* g = who.level == Level::Tray   ? groupLateOf(out.trays, who.index)
+                         : who.level == Level::Rack ? groupLateOf(out.racks, who.index)
+                                                    : nullptr;
+    if (e == nullptr && g == nullptr) continue;
+    lateness.push_back(e != nullptr ? e->latenessNs : g->latenessNs);
+    arrival.push_back(e != nullptr ? e->arrivalNs : g->arrivalNs);
+    causes.add(e != nullptr ? e->cause : g->cause);
   }
-  for (auto& [stream, tally] : tallies) {
-    const uint64_t late = tally.lateness.size();
-    if (late < options.minCollectives ||
-        static_cast<double>(late) < options.minShare * static_cast<double>(tally.collectives))
-      continue;
-    group->ranks.push_back(summarise(logs, stream, tally));
-  }
-  std::stable_sort(group->ranks.begin(), group->ranks.end(), [](const TagGroupRank& a, const TagGroupRank& b) {
-    if (a.collectivesLate != b.collectivesLate) return a.collectivesLate > b.collectivesLate;
-    return a.medianLatenessUs > b.medianLatenessUs;
-  });
+  o.collectivesLate = lateness.size();
+  if (lateness.empty()) return o;
+  o.medianLatenessUs = static_cast<double>(medianOf(lateness)) / 1000.0;
+  o.p90LatenessUs = static_cast<double>(percentileOf(lateness, 0.9)) / 1000.0;
+  const int64_t a = medianOfKnown(arrival);
+  o.medianArrivalLatenessUs = a == kUnknownArrival ? std::nan("") : static_cast<double>(a) / 1000.0;
+  o.cause = causes.verdict();
+  o.lateArrivals = causes.lateArrival, o.slowComputes = causes.slowCompute;
+  return o;
 }
 
 }  // namespace
@@ -88,6 +123,7 @@ std::vector<CollectiveTrait> collectiveTraits(const ProfileLogs& logs, const Col
 
 std::vector<TagGroup> groupByTag(const ProfileLogs& logs, const CollectiveIndex& index,
                                  const std::vector<CollectiveTrait>& traits, const LatenessResult& measured,
+                                 const Placement& placement, const std::vector<Offender>& offenders,
                                  const StragglerOptions& options) {
   std::map<GroupKey, std::vector<size_t>> members;
   for (size_t c = 0; c < traits.size(); ++c) members[keyOf(traits[c])].push_back(c);
@@ -98,8 +134,17 @@ std::vector<TagGroup> groupByTag(const ProfileLogs& logs, const CollectiveIndex&
     TagGroup group;
     std::tie(group.tagged, group.userTag, group.path) = key;
     group.collectives = collectives.size();
-    for (size_t c : collectives) group.mixed += traits[c].mixed ? 1 : 0;
-    findRanks(logs, index, collectives, measured, options, &group);
+    for (size_t c : collectives) {
+      group.mixed += traits[c].mixed ? 1 : 0;
+      group.lateEvents += measured.outcomes[c].late.size();
+    }
+    // Persistent within the group, by the same rule as in the whole job.
+    for (const Offender& named : offenders) {
+      Offender o = withinGroup(logs, index, placement, measured, collectives, named);
+      if (o.collectivesLate >= options.minCollectives &&
+          static_cast<double>(o.collectivesLate) >= options.minShare * static_cast<double>(o.collectives))
+        group.offenders.push_back(std::move(o));
+    }
     out.push_back(std::move(group));
   }
   return out;

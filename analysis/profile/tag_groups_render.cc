@@ -11,20 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-double groupNs3(double us) {
-  return std::round(us * 1000.0) / 1000.0;
-}
-
-json rankJson(const TagGroupRank& r) {
-  return json{{"rank", r.rank},
-              {"host", r.host},
-              {"comm", r.hasComm ? json(commName(true, r.comm)) : json(nullptr)},
-              {"collectives_late", r.collectivesLate},
-              {"collectives", r.collectives},
-              {"median_lateness_us", groupNs3(r.medianLatenessUs)},
-              {"cause", causeName(r.cause)}};
-}
-
 std::string groupOneDecimal(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%.1f", value);
@@ -49,12 +35,12 @@ void addTagKeys(json& out, const CollectiveTrait& trait, const TagNames& names) 
 json tagGroupsJson(const std::vector<TagGroup>& groups, const TagNames& names) {
   json out = json::array();
   for (const TagGroup& g : groups) {
-    json ranks = json::array();
-    for (const TagGroupRank& r : g.ranks) ranks.push_back(rankJson(r));
+    json offenders = json::array();
+    for (const Offender& o : g.offenders) offenders.push_back(offenderJson(o));
     json group{{"collectives", g.collectives},
                {"late_events", g.lateEvents},
                {"mixed_collectives", g.mixed},
-               {"ranks", ranks}};
+               {"offenders", offenders}};
     addTagKeys(group, CollectiveTrait{g.tagged, g.userTag, g.path, false}, names);
     out.push_back(std::move(group));
   }
@@ -70,11 +56,12 @@ void tagGroupsTable(const std::vector<TagGroup>& groups, const TagNames& names, 
     out << "  " << tagLabel(g.tagged, g.userTag, names) << ", " << formats::profile::execPathName(g.path) << ": "
         << g.collectives << " collectives, " << g.lateEvents << " late events";
     if (g.mixed > 0) out << ", " << g.mixed << " whose ranks named different tags or paths";
-    if (g.ranks.empty()) out << "; no persistent late rank";
+    if (g.offenders.empty()) out << "; none of the offenders above persistently late here";
     out << "\n";
-    for (const TagGroupRank& r : g.ranks)
-      out << "    rank " << r.rank << " on " << r.host << ": late in " << r.collectivesLate << "/" << r.collectives
-          << ", median " << groupOneDecimal(r.medianLatenessUs) << " us, cause " << causeName(r.cause) << "\n";
+    for (const Offender& o : g.offenders)
+      out << "    " << levelName(o.level) << " " << offenderName(o) << ": late in " << o.collectivesLate << "/"
+          << o.collectives << ", median " << groupOneDecimal(o.medianLatenessUs) << " us, cause " << causeName(o.cause)
+          << "\n";
   }
 }
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/profile/tag_groups.h"
+#include "analysis/profile/stragglers.h"
 
 namespace railtune::analysis::profile {
 

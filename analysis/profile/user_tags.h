@@ -6,9 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "analysis/profile/phase_causes.h"
 #include "formats/profile_record.h"
 
 namespace railtune::analysis::profile {
@@ -19,27 +17,6 @@ struct CollectiveTrait {
   uint64_t userTag = 0;
   formats::profile::ExecPath path = formats::profile::ExecPath::Tuned;
   bool mixed = false;  // its ranks' records named different tags or paths
-};
-
-// One user tag and path of a job, and the ranks late in a persistent share of its collectives
-// (tag_groups.h).
-struct TagGroupRank {
-  int rank = -1;
-  std::string host;
-  bool hasComm = false;
-  uint64_t comm = 0;
-  uint64_t collectivesLate = 0, collectives = 0;
-  double medianLatenessUs = 0;
-  Cause cause = Cause::Unknown;
-};
-
-struct TagGroup {
-  bool tagged = false;
-  uint64_t userTag = 0;
-  formats::profile::ExecPath path = formats::profile::ExecPath::Tuned;
-  uint64_t collectives = 0, lateEvents = 0;
-  uint64_t mixed = 0;               // of its collectives, those whose ranks disagreed on tag or path
-  std::vector<TagGroupRank> ranks;  // by collectives late, then lateness
 };
 
 // `--tag-names 1=forward,2=backward,3=optimizer`: tag -> name. Throws std::invalid_argument naming the

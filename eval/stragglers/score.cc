@@ -105,7 +105,8 @@ void scoreCauses(const sy::SynthJob& job, const pa::JobStragglers& answer, Score
 }
 
 bool groupHasRank(const pa::TagGroup& g, int rank) {
-  return std::any_of(g.ranks.begin(), g.ranks.end(), [&](const pa::TagGroupRank& r) { return r.rank == rank; });
+  return std::any_of(g.offenders.begin(), g.offenders.end(),
+                     [&](const pa::Offender& o) { return o.level == pa::Level::Rank && o.rank == rank; });
 }
 
 // A rank late only in tag T's collectives is listed in T's group and in no other tag's; the symmetric
@@ -137,6 +138,23 @@ void scoreTags(const sy::SynthJob& job, const pa::JobStragglers& answer, Score* 
   for (const sy::CollectiveSpec& c : job.timeline.collectives()) symmetric += c.symmetric ? 1 : 0;
   for (const pa::TagGroup& g : answer.groups)
     grouped += g.path == formats::profile::ExecPath::Symmetric ? g.collectives : 0;
+  // Every offender a group lists is one injected (at its level), and late in that group's tag: an
+  // offender late only in one tag's collectives is listed there alone.
+  const std::set<std::string> truth = injected(job);
+  double listed = 0, strays = 0;
+  for (const pa::TagGroup& g : answer.groups)
+    for (const pa::Offender& o : g.offenders) {
+      listed += 1;
+      const std::string name = std::string(pa::levelName(o.level)) + " " +
+                               (o.level == pa::Level::Rank   ? std::to_string(o.rank)
+                                : o.level == pa::Level::Tray ? o.host
+                                                             : o.rack);
+      if (truth.contains(name)) continue;
+      strays += 1;
+      score->tagsRight = false;
+      score->miss += name + " listed under tag " + std::to_string(g.userTag) + " but not injected. ";
+    }
+  score->counters["group_offenders"] = listed, score->counters["group_offenders_false"] = strays;
   if (symmetric == 0) return;  // nothing to keep apart
   score->counters["path_checks"] = 1, score->counters["path_right"] = symmetric == grouped ? 1 : 0;
   if (symmetric != grouped) {

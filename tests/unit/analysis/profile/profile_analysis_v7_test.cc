@@ -247,9 +247,12 @@ TEST(V7Stragglers, GroupsByUserTagAndPathWithTheirNames) {
     ASSERT_TRUE(g.tagged);
     grouped += g.collectives;
     if (g.path == pl::ExecPath::Symmetric) symmetricGrouped += g.collectives;
-    const bool listed = !g.ranks.empty() && g.ranks[0].rank == 5;
+    const bool listed = !g.offenders.empty() && g.offenders[0].rank == 5;
     EXPECT_EQ(listed, g.userTag == tag) << "tag " << g.userTag;
-    EXPECT_EQ(g.ranks.size(), listed ? 1u : 0u);
+    EXPECT_EQ(g.offenders.size(), listed ? 1u : 0u);
+    if (listed) {
+      EXPECT_EQ(g.offenders[0].cause, Cause::LateArrival);
+    }
   }
   EXPECT_EQ(grouped, 30u);
   EXPECT_GT(symmetric, 0u);
