@@ -28,6 +28,7 @@ struct HangArgs {
 };
 
 int runHangs(const HangArgs& args) {
+  const pa::TagNames tagNames = pa::parseTagNames(args.tagNames);  // a bad option before reading any log
   const std::optional<formats::RailMap> railMap = formats::readChosenRailMap(args.railMap);
   pa::ReadOptions read;
   read.folders = args.logDirs;
@@ -35,7 +36,6 @@ int runHangs(const HangArgs& args) {
   read.pathLogs = true;
   const std::optional<std::string> job = args.job.empty() ? std::nullopt : std::optional<std::string>(args.job);
   const pa::ProfileLogs logs = readLogsToAnalyse(read, job, /*hangRecordsCount=*/true, std::cerr);
-  const pa::TagNames tagNames = pa::parseTagNames(args.tagNames);
   const pa::HangReport report = pa::analyseHangs(logs, railMap ? &*railMap : nullptr, job);
   std::cout << (args.json ? pa::renderHangsJson(report, tagNames) : pa::renderHangsTable(report, tagNames));
   for (const pa::JobHangs& j : report.jobs)
