@@ -238,7 +238,7 @@ void headline(const JobStragglers& job, std::ostringstream& out) {
       << plural(static_cast<size_t>(job.processes), "process", "processes") << " on "
       << plural(static_cast<size_t>(job.hosts), "tray")
       << (job.racksKnown ? " in " + plural(static_cast<size_t>(job.racks), "rack") : "") << ", "
-      << plural(job.collectives, "collective") << " analysed, " << plural(job.lateEvents, "late arrival") << "\n";
+      << plural(job.collectives, "collective") << " analysed, " << plural(job.lateEvents, "late event") << "\n";
   if (!job.racksKnown) out << "  racks unknown (no rail map): offenders are reported as trays and ranks\n";
   if (!job.unmapped.empty())
     out << "  " << job.unmapped.size() << " hosts not in the rail map (no rack): " << job.unmapped.front()

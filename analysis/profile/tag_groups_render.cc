@@ -59,9 +59,9 @@ void tagGroupsTable(const std::vector<TagGroup>& groups, const TagNames& names, 
     if (g.offenders.empty()) out << "; none of the offenders above persistently late here";
     out << "\n";
     for (const Offender& o : g.offenders)
-      out << "    " << levelName(o.level) << " " << offenderName(o) << ": late in " << o.collectivesLate << "/"
-          << o.collectives << ", median " << groupOneDecimal(o.medianLatenessUs) << " us, cause " << causeName(o.cause)
-          << "\n";
+      out << "    " << (o.level == Level::Rank ? "" : std::string(levelName(o.level)) + " ") << offenderName(o)
+          << ": late in " << o.collectivesLate << "/" << o.collectives << ", median "
+          << groupOneDecimal(o.medianLatenessUs) << " us, cause " << causeName(o.cause) << "\n";
   }
 }
 
