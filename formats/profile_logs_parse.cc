@@ -137,6 +137,54 @@ void readOperation(ObjectReader& in, OperationRecord* r) {
   r->eventsDropped = in.count("events_dropped");
 }
 
+OperationPath readPath(ObjectReader& in) {
+  if (!in.has("path")) return OperationPath::Tuned;  // written before paths were
+  const std::string name = in.text("path", 16);
+  for (OperationPath p : {OperationPath::Tuned, OperationPath::Symmetric, OperationPath::CopyEngine}) {
+    if (name == operationPathName(p)) return p;
+  }
+  throw FieldError(in.where("path") + "expected tuned, symmetric or copy_engine");
+}
+
+// A phase's longest channel, in microseconds with whole nanoseconds like wait_us.
+void readPhase(ObjectReader& in, const char* key, size_t index, KernelPhases* p) {
+  if (!in.has(key)) return;
+  const double us = in.number(key);
+  if (!(us >= 0 && us < 9e15)) throw FieldError(in.where(key) + "expected a number >= 0");
+  p->longestNs[index] = static_cast<uint64_t>(std::llround(us * 1000.0));
+  p->timed[index] = true;
+  in.derived(key, static_cast<double>(p->longestNs[index]) / 1000.0);
+}
+
+void readPhases(const Json& object, KernelPhases* p) {
+  ObjectReader in(object, "phases.");
+  p->channels = static_cast<uint32_t>(in.integer("channels", 0, 1 << 16));
+  readPhase(in, "initial_sync_us", 0, p);
+  readPhase(in, "compute_us", 1, p);
+  readPhase(in, "final_sync_us", 2, p);
+  p->unknown = static_cast<uint32_t>(in.integer("unknown", 0, std::numeric_limits<uint32_t>::max()));
+  if (in.has("incomplete") && !(p->incomplete = in.boolean("incomplete"))) {
+    throw FieldError(in.where("incomplete") + "written only when true");
+  }
+  in.finish();
+  if (!p->present()) throw FieldError("field 'phases': says nothing; leave it out when no phase was seen");
+}
+
+// Profiler v7's fields (docs/formats.md): each optional; user_tag is any unsigned 64-bit integer.
+void readV7Fields(ObjectReader& in, OperationRecord* r) {
+  if (in.has("user_tag")) r->userTag = in.count("user_tag");
+  if (in.has("kernel_variant")) {
+    in.inlineText("kernel_variant", &r->kernelVariant);
+    if (r->kernelVariant.view().empty()) throw FieldError(in.where("kernel_variant") + "must not be empty");
+  }
+  if (in.has("sym_coll")) r->symColl = in.boolean("sym_coll");
+  r->path = readPath(in);
+  if (in.has("phases")) {
+    if (r->kind == RecordKind::Hang) throw FieldError(in.where("phases") + "not in a hang record");
+    readPhases(in.field("phases"), &r->phases);
+  }
+}
+
 void readCompletion(ObjectReader& in, OperationRecord* r) {
   r->end.realtimeNs = in.integer("end_realtime_ns", r->start.realtimeNs);
   r->end.monotonicNs = in.integer("end_monotonic_ns", r->start.monotonicNs);
@@ -152,53 +200,6 @@ uint64_t positiveCount(ObjectReader& in, const char* key) {
   const uint64_t value = in.count(key);
   if (value == 0) throw FieldError(in.where(key) + "written only when > 0");
   return value;
-}
-
-// A duration in microseconds with three decimals that must be whole nanoseconds (the writer's rounding).
-int64_t microsecondsAsNs(ObjectReader& in, const char* key) {
-  const double us = in.number(key);
-  if (!(us >= 0 && us < 9e15)) throw FieldError(in.where(key) + "expected a number >= 0");
-  const auto ns = static_cast<int64_t>(std::llround(us * 1000.0));
-  in.derived(key, static_cast<double>(ns) / 1000.0);
-  return ns;
-}
-
-PhaseSummary readPhases(const Json& object) {
-  static constexpr const char* kKeys[kKernelPhases] = {"initial_sync_us", "compute_us", "final_sync_us"};
-  ObjectReader in(object, "phases.");
-  PhaseSummary p;
-  p.present = true;
-  p.channels = asInt(in.integer("channels", 0, 1 << 16));
-  for (size_t k = 0; k < kKernelPhases; ++k)
-    if (in.has(kKeys[k])) p.longestNs[k] = microsecondsAsNs(in, kKeys[k]);
-  if (in.has("incomplete")) p.incomplete = in.boolean("incomplete");
-  p.unknown = static_cast<uint32_t>(in.integer("unknown", 0, std::numeric_limits<uint32_t>::max()));
-  in.finish();
-  return p;
-}
-
-ExecPath readPath(ObjectReader& in) {
-  if (!in.has("path")) return ExecPath::Tuned;  // lines of profiler v1..v6 bindings and earlier versions
-  const std::string name = in.text("path", 16);
-  for (ExecPath p : {ExecPath::Tuned, ExecPath::Symmetric, ExecPath::CopyEngine})
-    if (name == execPathName(p)) return p;
-  throw FieldError(in.where("path") + "expected tuned, symmetric or copy_engine");
-}
-
-// The fields profiler v7 added, all optional: user_tag (an unsigned 64-bit integer, read exactly),
-// kernel_variant, sym_coll, path and phases. sym_coll and path must agree: a symmetric kernel is the path
-// "symmetric", and only v7's isSymColl says so.
-void readV7Fields(ObjectReader& in, OperationRecord* r) {
-  if (in.has("user_tag")) r->userTag = in.count("user_tag");
-  if (in.has("kernel_variant")) {
-    in.inlineText("kernel_variant", &r->kernelVariant);
-    if (r->kernelVariant.view().empty()) throw FieldError(in.where("kernel_variant") + "written only when named");
-  }
-  if (in.has("sym_coll")) r->symColl = in.boolean("sym_coll");
-  r->path = readPath(in);
-  if ((r->path == ExecPath::Symmetric) != r->symColl.value_or(false))
-    throw FieldError(in.where("path") + "is \"symmetric\" exactly when sym_coll is true");
-  if (in.has("phases")) r->phases = readPhases(in.field("phases"));
 }
 
 CloseReason readCloseReason(ObjectReader& in) {

@@ -74,27 +74,18 @@ void hangHead(JsonAppender& json, const OperationRecord& r) {
   flows(json, r, true);
 }
 
-// The profiler v7 phase summary: the longest channel's duration per phase, in microseconds.
-void phases(JsonAppender& json, const PhaseSummary& p) {
-  static constexpr const char* kKeys[kKernelPhases] = {"initial_sync_us", "compute_us", "final_sync_us"};
-  auto phase = [&](KernelPhase k) {
-    const int64_t ns = p.longestNs[static_cast<size_t>(k)];
-    if (ns >= 0) json.key(kKeys[static_cast<size_t>(k)]).number(static_cast<double>(ns) / 1000.0);
-  };
+// Profiler v7's kernel phases: the longest channel per phase, in microseconds like duration_us.
+void phases(JsonAppender& json, const KernelPhases& p) {
+  constexpr const char* kKeys[kKernelPhases] = {"initial_sync_us", "compute_us", "final_sync_us"};
   json.key("phases").beginObject();
-  json.key("channels").integer(p.channels);
-  phase(KernelPhase::Compute);
-  phase(KernelPhase::FinalSync);
+  json.key("channels").count(p.channels);
+  for (size_t i : {size_t{1}, size_t{2}}) {  // compute_us, final_sync_us: key order
+    if (p.timed[i]) json.key(kKeys[i]).number(static_cast<double>(p.longestNs[i]) / 1000.0);
+  }
   if (p.incomplete) json.key("incomplete").boolean(true);
-  phase(KernelPhase::InitialSync);
+  if (p.timed[0]) json.key(kKeys[0]).number(static_cast<double>(p.longestNs[0]) / 1000.0);
   json.key("unknown").count(p.unknown);
   json.endObject();
-}
-
-// "path" is written for records of profiler v7 bindings (which always carry user_tag) and for any path
-// but "tuned"; lines of earlier bindings keep their bytes, and a reader takes an absent path as "tuned".
-bool writesPath(const OperationRecord& r) {
-  return r.userTag.has_value() || r.path != ExecPath::Tuned;
 }
 
 // From "host" to the end: the same keys for completed and hung operations but their last ones.
@@ -105,9 +96,11 @@ void operationTail(JsonAppender& json, const Identity& identity, const Operation
   if (!r.kernelVariant.view().empty()) json.key("kernel_variant").string(r.kernelVariant.view());
   if (r.nRanks > 0) json.key("nranks").integer(r.nRanks);  // unknown for profiler ABI v1..v3
   json.key("op").string(r.operation.view());
-  if (writesPath(r)) json.key("path").string(execPathName(r.path));
+  // Written when not "tuned" (readers take its absence as tuned): every file of earlier versions, and
+  // every tuned line, reads the same.
+  if (r.path != OperationPath::Tuned) json.key("path").string(operationPathName(r.path));
   if (r.peer >= 0) json.key("peer").integer(r.peer);
-  if (r.phases.present) phases(json, r.phases);
+  if (r.kind != RecordKind::Hang && r.phases.present()) phases(json, r.phases);
   json.key("pid").integer(identity.pid);
   json.key("protocol").string(r.protocol.view());
   if (r.rank >= 0) json.key("rank").integer(r.rank);

@@ -32,6 +32,18 @@ const char* timingSourceName(TimingSource source) {
   return "unknown";
 }
 
+const char* operationPathName(OperationPath path) {
+  switch (path) {
+    case OperationPath::Tuned:
+      return "tuned";
+    case OperationPath::Symmetric:
+      return "symmetric";
+    case OperationPath::CopyEngine:
+      return "copy_engine";
+  }
+  return "unknown";
+}
+
 const char* closeReasonName(CloseReason reason) {
   switch (reason) {
     case CloseReason::Events:
@@ -48,18 +60,6 @@ const char* closeReasonName(CloseReason reason) {
       return "finalize";
   }
   return "unknown";
-}
-
-const char* execPathName(ExecPath path) {
-  switch (path) {
-    case ExecPath::Tuned:
-      return "tuned";
-    case ExecPath::Symmetric:
-      return "symmetric";
-    case ExecPath::CopyEngine:
-      return "copy_engine";
-  }
-  return "tuned";
 }
 
 double algorithmBandwidthGBps(const OperationRecord& record) {

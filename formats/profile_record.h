@@ -49,25 +49,25 @@ struct NetFlow {
 
 inline constexpr size_t kMaxFlowsPerRecord = 64;
 
-// Which NCCL path ran the operation (profiler v7 and later say so): "tuned" (the algorithm and protocol
-// NCCL or its tuner chose), "symmetric" (a symmetric-memory kernel: v7 coll.isSymColl), "copy_engine"
-// (a CeColl event, v6+). Records without a "path" are "tuned". The analyses never compare timings of
-// two paths as if they were one choice.
-enum class ExecPath : uint8_t { Tuned, Symmetric, CopyEngine };
-const char* execPathName(ExecPath path);  // "tuned", "symmetric", "copy_engine"
+// Which of NCCL's paths ran the operation ("path" in the collective log): the tuned kernels (NCCL's or a
+// tuner's choice of algorithm and protocol), a symmetric-memory kernel (profiler v7's coll.isSymColl; NCCL
+// picks it without asking a tuner), or the copy engines (a CeColl event, profiler v6+). Analyses never
+// compare operations of different paths as if they were the same choice.
+enum class OperationPath : uint8_t { Tuned, Symmetric, CopyEngine };
+const char* operationPathName(OperationPath path);  // "tuned", "symmetric", "copy_engine"
 
-// The KernelPhase sub-events of one operation (profiler v7), per phase the longest channel's duration:
-// what lets a straggler report tell a rank that arrived late (short initial sync while its peers waited
-// long there) from one slow to compute (a long compute phase).
+// The kernel's barrier phases of one operation (profiler v7 KernelPhase events, one per channel and
+// phase): per phase the longest channel's duration, from NCCL's GPU timer. NCCL sends no event for a phase
+// of zero duration or one the kernel did not time (profiler.cc, profilerFireKernelPhaseEvents@v2.31.2).
 enum class KernelPhase : uint8_t { InitialSync = 0, Compute = 1, FinalSync = 2 };
 inline constexpr size_t kKernelPhases = 3;
-struct PhaseSummary {
-  bool present = false;  // KernelPhase events were seen for the operation
-  int channels = 0;      // channels that reported a phase
-  // Per KernelPhase: the longest channel's duration in ns, -1 when no channel's phase both started and stopped.
-  std::array<int64_t, kKernelPhases> longestNs{-1, -1, -1};
-  uint32_t unknown = 0;     // phase events with an id outside 0..2
-  bool incomplete = false;  // some channel's phase never stopped (or never started)
+struct KernelPhases {
+  uint32_t channels = 0;                            // channels that sent at least one phase event
+  std::array<uint64_t, kKernelPhases> longestNs{};  // valid where timed[i]
+  std::array<bool, kKernelPhases> timed{};          // at least one channel's phase started and stopped
+  uint32_t unknown = 0;                             // phase events with an id NCCL 2.31 does not define (> 2)
+  bool incomplete = false;                          // a phase event without its stop time (left out of the max)
+  bool present() const { return channels > 0 || unknown > 0 || incomplete; }
 };
 
 // Collective and P2p: a completed operation. Hang: the watchdog's view of one still incomplete.
@@ -122,13 +122,12 @@ struct OperationRecord {
   uint64_t eventsDropped = 0;
   CloseReason closedBy = CloseReason::Events;  // Collective and P2p records
   uint64_t operationsDropped = 0;              // Lost: Coll/P2p events a full pool dropped since the last notice
-  // Profiler v7 (absent in records of v1..v6 bindings): the application's ncclCollConfig_t userTag (0:
-  // untagged), NCCL's kernel variant name, isSymColl, and the kernel phases.
-  std::optional<uint64_t> userTag;
-  InlineText<64> kernelVariant;  // empty: NCCL named none
-  std::optional<bool> symColl;
-  ExecPath path = ExecPath::Tuned;
-  PhaseSummary phases;
+  // Profiler v7 (NCCL 2.31+); absent (nullopt, empty) when the bound version did not say.
+  std::optional<uint64_t> userTag;  // the application's tag of the call (ncclCollConfig_t); 0: untagged
+  InlineText<24> kernelVariant;     // the symmetric kernel NCCL named ("AGxLL_R"); empty: none
+  std::optional<bool> symColl;      // coll.isSymColl
+  OperationPath path = OperationPath::Tuned;
+  KernelPhases phases;  // Collective and P2p records; phases.present() false: none seen
 };
 
 // Inline: the capture, the writer and the readers each copy records, from libraries of their own.

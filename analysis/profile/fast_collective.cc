@@ -92,7 +92,6 @@ struct Raw {
   uint64_t bytes = 0;
   double duration = 0, algbw = 0, busbw = 0;
   bool hasRecordsDropped = false;
-  std::optional<bool> symColl;
 };
 
 bool integerIn(od::value& value, int64_t min, int64_t max, int64_t* out) {
@@ -143,31 +142,35 @@ bool closeReason(od::value& value, formats::profile::CloseReason* out) {
 }
 
 // A phase's microseconds, three decimals of whole nanoseconds (the strict reader's microsecondsAsNs).
-bool phaseNs(od::value& value, int64_t* out) {
+bool phaseNs(od::value& value, uint64_t* out) {
   double us = 0;
   if (!number(value, &us) || !(us >= 0 && us < 9e15)) return false;
-  *out = static_cast<int64_t>(std::llround(us * 1000.0));
+  *out = static_cast<uint64_t>(std::llround(us * 1000.0));
   return static_cast<double>(*out) / 1000.0 == us;
 }
 
-bool phaseField(std::string_view name, od::value& value, formats::profile::PhaseSummary* p) {
+bool phaseField(std::string_view name, od::value& value, formats::profile::KernelPhases* p) {
   static constexpr std::string_view kKeys[formats::profile::kKernelPhases] = {"initial_sync_us", "compute_us",
                                                                               "final_sync_us"};
   int64_t number = 0;
-  if (name == "channels") return intIn(value, 0, 1 << 16, &p->channels);
+  if (name == "channels") {
+    if (!integerIn(value, 0, 1 << 16, &number)) return false;
+    p->channels = static_cast<uint32_t>(number);
+    return true;
+  }
   if (name == "unknown") {
     if (!integerIn(value, 0, std::numeric_limits<uint32_t>::max(), &number)) return false;
     p->unknown = static_cast<uint32_t>(number);
     return true;
   }
-  if (name == "incomplete") return !value.get_bool().get(p->incomplete);
+  if (name == "incomplete") return !value.get_bool().get(p->incomplete) && p->incomplete;  // written only when true
   for (size_t k = 0; k < formats::profile::kKernelPhases; ++k)
-    if (name == kKeys[k]) return p->longestNs[k] < 0 && phaseNs(value, &p->longestNs[k]);
+    if (name == kKeys[k]) return !std::exchange(p->timed[k], true) && phaseNs(value, &p->longestNs[k]);
   return false;
 }
 
-// The "phases" object: "channels" and "unknown" required, each key at most once (a phase's -1 says unseen).
-bool phases(od::value& value, formats::profile::PhaseSummary* p) {
+// The "phases" object: "channels" and "unknown" required, each key at most once, as the strict reader has it.
+bool phases(od::value& value, formats::profile::KernelPhases* p) {
   od::object object;
   if (value.get_object().get(object)) return false;
   bool channels = false, unknown = false, incomplete = false;
@@ -179,8 +182,7 @@ bool phases(od::value& value, formats::profile::PhaseSummary* p) {
     if ((name == "channels" || name == "unknown" || name == "incomplete") && std::exchange(once, true)) return false;
     if (!phaseField(name, inner, p)) return false;
   }
-  p->present = true;
-  return channels && unknown;
+  return channels && unknown && p->present();  // a phases object that says nothing is refused
 }
 
 bool readV7Field(int key, od::value& value, Raw* raw) {
@@ -194,18 +196,16 @@ bool readV7Field(int key, od::value& value, Raw* raw) {
       return true;
     }
     case kKernelVariant:
-      return text(value, 63, &name) && !name.empty();
+      return text(value, 23, &name) && !name.empty();
     case kSymColl: {
       bool sym = false;
-      if (value.get_bool().get(sym)) return false;
-      raw->symColl = sym;
-      return true;
+      return !value.get_bool().get(sym);
     }
     case kPath:
       if (!text(value, 16, &name)) return false;
-      for (const auto p : {formats::profile::ExecPath::Tuned, formats::profile::ExecPath::Symmetric,
-                           formats::profile::ExecPath::CopyEngine})
-        if (name == formats::profile::execPathName(p)) return f.path = p, true;
+      for (const auto p : {formats::profile::OperationPath::Tuned, formats::profile::OperationPath::Symmetric,
+                           formats::profile::OperationPath::CopyEngine})
+        if (name == formats::profile::operationPathName(p)) return f.path = p, true;
       return false;
     case kPhases:
       return phases(value, &f.phases);
@@ -297,7 +297,6 @@ bool consistent(const Raw& raw, formats::profile::OperationRecord* scratch) {
   if (f.nRanks > 0 && f.rank >= f.nRanks) return false;
   if (f.endRealtimeNs < f.startRealtimeNs || f.endMonotonicNs < f.startMonotonicNs) return false;
   if (raw.timing != "kernel" && raw.timing != "proxy" && raw.timing != "enqueue") return false;
-  if ((f.path == formats::profile::ExecPath::Symmetric) != raw.symColl.value_or(false)) return false;
   scratch->operation.assign(f.op);
   scratch->bytes = raw.bytes;
   scratch->nRanks = f.nRanks;

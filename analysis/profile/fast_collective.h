@@ -36,8 +36,8 @@ struct CollectiveFields {
   bool enqueueTimed = false;  // "timing": "enqueue": start and end are the enqueue's, not the work's
   // Profiler v7: the application's tag (absent: untagged), the path that ran and the kernel phases.
   std::optional<uint64_t> userTag;
-  formats::profile::ExecPath path = formats::profile::ExecPath::Tuned;
-  formats::profile::PhaseSummary phases;
+  formats::profile::OperationPath path = formats::profile::OperationPath::Tuned;
+  formats::profile::KernelPhases phases;
 };
 
 class FastCollectiveReader {

@@ -142,7 +142,7 @@ class FileReader {
       result_.unusualCloses.push_back(UnusualClose{static_cast<uint32_t>(result_.samples.size()), f.closedBy});
     if (f.enqueueTimed) result_.enqueueTimed.push_back(static_cast<uint32_t>(result_.samples.size()));
     const bool tagged = f.userTag.value_or(0) != 0;
-    if (tagged || f.path != formats::profile::ExecPath::Tuned || f.phases.present)
+    if (tagged || f.path != formats::profile::OperationPath::Tuned || f.phases.present())
       result_.traits.push_back(
           SampleTraits{static_cast<uint32_t>(result_.samples.size()), f.path, tagged, f.userTag.value_or(0), f.phases});
     result_.samples.push_back(

@@ -91,7 +91,7 @@ class JobHangFinder {
       candidates_.insert(id);
       watchdog_[id][r.rank] = Watched{std::move(stuck), r.start.realtimeNs};
       if (!r.algorithm.view().empty()) algorithms_.try_emplace(id, std::string(r.algorithm.view()));
-      if (r.userTag.value_or(0) != 0 || r.path != formats::profile::ExecPath::Tuned)
+      if (r.userTag.value_or(0) != 0 || r.path != formats::profile::OperationPath::Tuned)
         traits_.try_emplace(id, CollectiveTrait{r.userTag.value_or(0) != 0, r.userTag.value_or(0), r.path, false});
       watchedRanks_.insert(CommRank{comm.first, comm.second, r.rank});
     }

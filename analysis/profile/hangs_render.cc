@@ -186,9 +186,9 @@ void hungText(const HungCollective& h, const TagNames& names, std::ostringstream
       << ": " << h.stuck.size() << " stuck, " << h.completed.size() << " completed, "
       << (h.lost.empty() ? "" : std::to_string(h.lost.size()) + " records lost, ") << h.silent.size() << " silent"
       << (h.nRanks > 0 && h.from < 0 ? " (of " + std::to_string(h.nRanks) + " ranks)" : "") << "\n";
-  if (h.trait.tagged || h.trait.path != formats::profile::ExecPath::Tuned)
+  if (h.trait.tagged || h.trait.path != formats::profile::OperationPath::Tuned)
     out << "    step phase: " << tagLabel(h.trait.tagged, h.trait.userTag, names)
-        << ", path: " << formats::profile::execPathName(h.trait.path) << "\n";
+        << ", path: " << formats::profile::operationPathName(h.trait.path) << "\n";
   if (!h.completed.empty()) out << "    completed: ranks " << rankRanges(h.completed, 16) << "\n";
   for (const LostRank& l : h.lost)
     out << "    records lost: rank " << l.rank << " on " << (l.host.empty() ? "?" : l.host) << " ("

@@ -47,10 +47,10 @@ struct UnusualClose {
 // of them, so that logs of earlier profilers cost nothing more.
 struct SampleTraits {
   uint32_t sample = 0;  // index into ProfileLogs::samples
-  formats::profile::ExecPath path = formats::profile::ExecPath::Tuned;
+  formats::profile::OperationPath path = formats::profile::OperationPath::Tuned;
   bool tagged = false;  // a user tag other than 0 (NCCL's "untagged")
   uint64_t userTag = 0;
-  formats::profile::PhaseSummary phases;  // phases.present false: none recorded
+  formats::profile::KernelPhases phases;  // phases.present() false: none recorded
 };
 
 // One completed Send or Recv on one rank. seq counts this rank's earlier operations of the same kind

@@ -11,7 +11,12 @@ constexpr size_t kInitial = static_cast<size_t>(formats::profile::KernelPhase::I
 constexpr size_t kCompute = static_cast<size_t>(formats::profile::KernelPhase::Compute);
 
 bool usable(const SampleTraits* t) {
-  return t != nullptr && t->phases.present && t->phases.longestNs[kInitial] >= 0 && t->phases.longestNs[kCompute] >= 0;
+  return t != nullptr && t->phases.timed[kInitial] && t->phases.timed[kCompute];
+}
+
+// A phase's longest channel, in signed nanoseconds (a GPU timer's durations are far below 2^63).
+int64_t nsOf(const SampleTraits* t, size_t phase) {
+  return static_cast<int64_t>(std::min<uint64_t>(t->phases.longestNs[phase], uint64_t{1} << 62));
 }
 
 // Ranks whose phases are needed to say anything: fewer peers than this make no median to judge by.
@@ -46,8 +51,8 @@ PhaseCentre phaseCentre(const SampleTraitIndex& traits, const CollectiveIndex& i
   for (uint32_t i = col.begin; i < col.end; ++i) {
     const SampleTraits* t = traits.of(index.order[i]);
     if (!usable(t)) continue;
-    initial.push_back(t->phases.longestNs[kInitial]);
-    compute.push_back(t->phases.longestNs[kCompute]);
+    initial.push_back(nsOf(t, kInitial));
+    compute.push_back(nsOf(t, kCompute));
   }
   centre.ranks = static_cast<int>(compute.size());
   if (centre.ranks < kMinRanks) return centre;
@@ -70,13 +75,13 @@ PhaseCentre phaseCentre(const SampleTraitIndex& traits, const CollectiveIndex& i
 
 Cause arrivalCause(const SampleTraits* own, const PhaseCentre& centre, int64_t latenessNs) {
   if (!usable(own) || centre.ranks < kMinRanks) return Cause::Unknown;
-  const int64_t waitedLess = centre.initialSyncNs - own->phases.longestNs[kInitial];
+  const int64_t waitedLess = centre.initialSyncNs - nsOf(own, kInitial);
   return 2 * waitedLess >= latenessNs ? Cause::LateArrival : Cause::Unknown;
 }
 
 int64_t slowComputeExcess(const SampleTraits* own, const PhaseCentre& centre) {
   if (!usable(own) || centre.ranks < kMinRanks) return 0;
-  const int64_t excess = own->phases.longestNs[kCompute] - centre.computeNs;
+  const int64_t excess = nsOf(own, kCompute) - centre.computeNs;
   return excess > centre.computeThresholdNs ? excess : 0;
 }
 

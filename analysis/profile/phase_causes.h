@@ -1,5 +1,5 @@
 // Why a rank was late, from the kernel phases profiler v7 records (formats/profile_record.h,
-// PhaseSummary): NCCL's kernels wait for their peers in an initial sync, move and reduce the data, then
+// KernelPhases): NCCL's kernels wait for their peers in an initial sync, move and reduce the data, then
 // wait again in a final sync. Within one collective:
 //   late arrival  the rank's kernel started after its peers': its initial sync is short, because the
 //                 peers were already waiting, and theirs is long. Its duration deficit (lateness.h) is

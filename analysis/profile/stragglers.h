@@ -55,7 +55,7 @@ struct Offender {
 struct TagGroup {
   bool tagged = false;
   uint64_t userTag = 0;
-  formats::profile::ExecPath path = formats::profile::ExecPath::Tuned;
+  formats::profile::OperationPath path = formats::profile::OperationPath::Tuned;
   uint64_t collectives = 0, lateEvents = 0;
   uint64_t mixed = 0;               // of its collectives, those whose ranks disagreed on tag or path
   std::vector<Offender> offenders;  // as JobStragglers::offenders, restricted to the group

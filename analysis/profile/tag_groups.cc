@@ -10,9 +10,9 @@
 namespace railtune::analysis::profile {
 namespace {
 
-using formats::profile::ExecPath;
+using formats::profile::OperationPath;
 
-using GroupKey = std::tuple<bool, uint64_t, ExecPath>;
+using GroupKey = std::tuple<bool, uint64_t, OperationPath>;
 
 GroupKey keyOf(const CollectiveTrait& t) {
   return {t.tagged, t.userTag, t.path};

@@ -29,7 +29,7 @@ void addTagKeys(json& out, const CollectiveTrait& trait, const TagNames& names) 
   const auto name = trait.tagged ? names.find(trait.userTag) : names.end();
   out["user_tag"] = trait.tagged ? json(trait.userTag) : json(nullptr);
   out["tag_name"] = name != names.end() ? json(name->second) : json(nullptr);
-  out["path"] = formats::profile::execPathName(trait.path);
+  out["path"] = formats::profile::operationPathName(trait.path);
 }
 
 json tagGroupsJson(const std::vector<TagGroup>& groups, const TagNames& names) {
@@ -53,7 +53,7 @@ void tagGroupsTable(const std::vector<TagGroup>& groups, const TagNames& names, 
          "never pooled with tuned ones): "
       << groups.size() << " groups\n";
   for (const TagGroup& g : groups) {
-    out << "  " << tagLabel(g.tagged, g.userTag, names) << ", " << formats::profile::execPathName(g.path) << ": "
+    out << "  " << tagLabel(g.tagged, g.userTag, names) << ", " << formats::profile::operationPathName(g.path) << ": "
         << g.collectives << " collectives, " << g.lateEvents << " late events";
     if (g.mixed > 0) out << ", " << g.mixed << " whose ranks named different tags or paths";
     if (g.offenders.empty()) out << "; none of the offenders above persistently late here";

@@ -15,7 +15,7 @@ namespace railtune::analysis::profile {
 struct CollectiveTrait {
   bool tagged = false;  // a tag other than 0 (NCCL's "untagged")
   uint64_t userTag = 0;
-  formats::profile::ExecPath path = formats::profile::ExecPath::Tuned;
+  formats::profile::OperationPath path = formats::profile::OperationPath::Tuned;
   bool mixed = false;  // its ranks' records named different tags or paths
 };
 

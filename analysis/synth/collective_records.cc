@@ -50,14 +50,15 @@ void addV7Fields(const SynthJob& job, int rank, size_t seq, formats::profile::Op
   namespace pf = formats::profile;
   const CollectiveSpec& c = job.timeline.collectives()[seq];
   r.userTag = stepTag(seq);
-  r.path = c.symmetric ? pf::ExecPath::Symmetric : pf::ExecPath::Tuned;
+  r.path = c.symmetric ? pf::OperationPath::Symmetric : pf::OperationPath::Tuned;
   r.symColl = c.symmetric;
   const RankPhases p = job.timeline.rankPhases(rank, seq);
-  r.phases.present = true;
   r.phases.channels = job.connections.channels();
-  r.phases.longestNs[static_cast<size_t>(pf::KernelPhase::InitialSync)] = p.initialSyncNs;
-  r.phases.longestNs[static_cast<size_t>(pf::KernelPhase::Compute)] = p.computeNs;
-  r.phases.longestNs[static_cast<size_t>(pf::KernelPhase::FinalSync)] = p.finalSyncNs;
+  const int64_t ns[pf::kKernelPhases] = {p.initialSyncNs, p.computeNs, p.finalSyncNs};  // by KernelPhase
+  for (size_t k = 0; k < pf::kKernelPhases; ++k) {
+    r.phases.longestNs[k] = static_cast<uint64_t>(ns[k]);
+    r.phases.timed[k] = true;
+  }
 }
 
 }  // namespace

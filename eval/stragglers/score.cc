@@ -137,7 +137,7 @@ void scoreTags(const sy::SynthJob& job, const pa::JobStragglers& answer, Score* 
   uint64_t symmetric = 0, grouped = 0;
   for (const sy::CollectiveSpec& c : job.timeline.collectives()) symmetric += c.symmetric ? 1 : 0;
   for (const pa::TagGroup& g : answer.groups)
-    grouped += g.path == formats::profile::ExecPath::Symmetric ? g.collectives : 0;
+    grouped += g.path == formats::profile::OperationPath::Symmetric ? g.collectives : 0;
   // Every offender a group lists is one injected (at its level), and late in that group's tag: an
   // offender late only in one tag's collectives is listed there alone.
   const std::set<std::string> truth = injected(job);

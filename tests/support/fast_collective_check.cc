@@ -35,9 +35,9 @@ std::string compare(const CollectiveFields& f, const po::ParsedCollective& p) {
     return "peer, events_dropped or closed_by differs";
   if (f.enqueueTimed != (r.timing == formats::profile::TimingSource::Enqueue)) return "timing differs";
   if (f.userTag != r.userTag || f.path != r.path) return "user_tag or path differs";
-  const formats::profile::PhaseSummary &a = f.phases, &b = r.phases;
-  if (a.present != b.present || a.channels != b.channels || a.longestNs != b.longestNs || a.unknown != b.unknown ||
-      a.incomplete != b.incomplete)
+  const formats::profile::KernelPhases &a = f.phases, &b = r.phases;
+  if (a.present() != b.present() || a.channels != b.channels || a.longestNs != b.longestNs || a.timed != b.timed ||
+      a.unknown != b.unknown || a.incomplete != b.incomplete)
     return "phases differ";
   return "";
 }

@@ -35,10 +35,10 @@ pl::OperationRecord v7Record(uint64_t tag) {
   pl::OperationRecord r = testing::gapRecord(pl::RecordKind::Collective, 2, "AllReduce", 7, 10.0);
   r.userTag = tag;
   r.symColl = false;
-  r.kernelVariant.assign("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-  r.phases.present = true;
+  r.kernelVariant.assign("AGxLL_R");
   r.phases.channels = 4;
   r.phases.longestNs = {12'345, 80'001, 7'000};
+  r.phases.timed = {true, true, true};
   r.phases.unknown = 1;
   r.phases.incomplete = true;
   return r;
@@ -61,10 +61,10 @@ TEST(V7Records, UserTagRoundTripsExactlyThroughBothReaders) {
     ASSERT_TRUE(strict.parsed) << strict.error;
     const pl::OperationRecord& r = strict.parsed->record;
     EXPECT_EQ(r.userTag, tag);
-    EXPECT_EQ(r.kernelVariant.view(), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    EXPECT_EQ(r.kernelVariant.view(), "AGxLL_R");
     EXPECT_EQ(r.symColl, false);
-    EXPECT_EQ(r.path, pl::ExecPath::Tuned);
-    EXPECT_EQ(r.phases.longestNs, (std::array<int64_t, 3>{12'345, 80'001, 7'000}));
+    EXPECT_EQ(r.path, pl::OperationPath::Tuned);
+    EXPECT_EQ(r.phases.longestNs, (std::array<uint64_t, 3>{12'345, 80'001, 7'000}));
     EXPECT_EQ(r.phases.unknown, 1u);
     EXPECT_TRUE(r.phases.incomplete);
     EXPECT_EQ(render(r), line);  // and renders back to the same bytes
@@ -72,6 +72,7 @@ TEST(V7Records, UserTagRoundTripsExactlyThroughBothReaders) {
     ASSERT_TRUE(fast) << line;
     EXPECT_EQ(fast->userTag, tag);
     EXPECT_EQ(fast->phases.longestNs, r.phases.longestNs);
+    EXPECT_EQ(fast->phases.timed, r.phases.timed);
     EXPECT_EQ(fast->phases.channels, 4);
     EXPECT_TRUE(fast->phases.incomplete);
   }
@@ -84,8 +85,8 @@ TEST(V7Records, OlderLinesReadAsUntaggedAndTuned) {
   const pl::CollectiveLineResult strict = pl::parseCollectiveLine(line, "f", 1);
   ASSERT_TRUE(strict.parsed) << strict.error;
   EXPECT_FALSE(strict.parsed->record.userTag);
-  EXPECT_EQ(strict.parsed->record.path, pl::ExecPath::Tuned);
-  EXPECT_FALSE(strict.parsed->record.phases.present);
+  EXPECT_EQ(strict.parsed->record.path, pl::OperationPath::Tuned);
+  EXPECT_FALSE(strict.parsed->record.phases.present());
 }
 
 // Each damage: what the strict reader says (the field it names), and the fast reader leaves it to it.
@@ -96,11 +97,10 @@ TEST(V7Records, BadFieldsAreErrorsNamingTheField) {
       {{"\"user_tag\":5", "\"user_tag\":5.5"}, "field 'user_tag'"},
       {{"\"user_tag\":5", "\"user_tag\":18446744073709551616"}, "field 'user_tag'"},
       {{"\"user_tag\":5", "\"user_tag\":\"5\""}, "field 'user_tag'"},
-      {{"\"path\":\"tuned\"", "\"path\":\"fast\""}, "field 'path'"},
-      {{"\"sym_coll\":false", "\"sym_coll\":true"}, "field 'path'"},  // symmetric exactly when sym_coll
+      {{"\"op\":\"AllReduce\",", "\"op\":\"AllReduce\",\"path\":\"fast\","}, "field 'path'"},
+      {{"\"incomplete\":true", "\"incomplete\":false"}, "field 'phases.incomplete'"},  // written only when true
       {{"\"sym_coll\":false", "\"sym_coll\":1"}, "field 'sym_coll'"},
-      {{"\"kernel_variant\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\"", "\"kernel_variant\":\"\""},
-       "field 'kernel_variant'"},
+      {{"\"kernel_variant\":\"AGxLL_R\"", "\"kernel_variant\":\"\""}, "field 'kernel_variant'"},
       {{"\"compute_us\":80.001", "\"compute_us\":80.0015"}, "field 'phases.compute_us'"},
       {{"\"compute_us\":80.001", "\"compute_us\":-1"}, "field 'phases.compute_us'"},
       {{"\"unknown\":1", "\"unknown\":1,\"phase3_us\":2"}, "field 'phases.phase3_us'"},
@@ -122,9 +122,9 @@ TEST(V7Records, BadFieldsAreErrorsNamingTheField) {
 
 TEST(V7Records, SymmetricAndCopyEnginePathsReadBack) {
   pl::OperationRecord sym = v7Record(3);
-  sym.symColl = true, sym.path = pl::ExecPath::Symmetric;
+  sym.symColl = true, sym.path = pl::OperationPath::Symmetric;
   pl::OperationRecord ce = v7Record(3);
-  ce.symColl.reset(), ce.path = pl::ExecPath::CopyEngine, ce.phases = {};
+  ce.symColl.reset(), ce.path = pl::OperationPath::CopyEngine, ce.phases = {};
   for (const pl::OperationRecord& r : {sym, ce}) {
     const pl::CollectiveLineResult strict = pl::parseCollectiveLine(render(r), "f", 1);
     ASSERT_TRUE(strict.parsed) << strict.error;
@@ -139,7 +139,7 @@ TEST(V7Records, SymmetricAndCopyEnginePathsReadBack) {
 // what the strict one does, with the same tag, path and phases.
 TEST(V7Records, FastAndStrictReadersAgreeOnMutatedV7Lines) {
   pl::OperationRecord sym = v7Record(kMaxTag);
-  sym.symColl = true, sym.path = pl::ExecPath::Symmetric, sym.phases.incomplete = false;
+  sym.symColl = true, sym.path = pl::OperationPath::Symmetric, sym.phases.incomplete = false;
   const std::vector<std::string> lines = {render(v7Record(0)), render(v7Record(kMaxTag)), render(sym)};
   const std::string alphabet = "0123456789-.eE\"{}[],:\\ atrnuf";
   uint64_t state = 777;
@@ -246,7 +246,7 @@ TEST(V7Stragglers, GroupsByUserTagAndPathWithTheirNames) {
   for (const TagGroup& g : job.groups) {
     ASSERT_TRUE(g.tagged);
     grouped += g.collectives;
-    if (g.path == pl::ExecPath::Symmetric) symmetricGrouped += g.collectives;
+    if (g.path == pl::OperationPath::Symmetric) symmetricGrouped += g.collectives;
     const bool listed = !g.offenders.empty() && g.offenders[0].rank == 5;
     EXPECT_EQ(listed, g.userTag == tag) << "tag " << g.userTag;
     EXPECT_EQ(g.offenders.size(), listed ? 1u : 0u);
