@@ -7,16 +7,8 @@
 namespace railtune::analysis::profile {
 namespace {
 
-constexpr size_t kInitial = static_cast<size_t>(formats::profile::KernelPhase::InitialSync);
-constexpr size_t kCompute = static_cast<size_t>(formats::profile::KernelPhase::Compute);
-
 bool usable(const SampleTraits* t) {
-  return t != nullptr && t->phases.timed[kInitial] && t->phases.timed[kCompute];
-}
-
-// A phase's longest channel, in signed nanoseconds (a GPU timer's durations are far below 2^63).
-int64_t nsOf(const SampleTraits* t, size_t phase) {
-  return static_cast<int64_t>(std::min<uint64_t>(t->phases.longestNs[phase], uint64_t{1} << 62));
+  return t != nullptr && t->phases;
 }
 
 // Ranks whose phases are needed to say anything: fewer peers than this make no median to judge by.
@@ -51,8 +43,8 @@ PhaseCentre phaseCentre(const SampleTraitIndex& traits, const CollectiveIndex& i
   for (uint32_t i = col.begin; i < col.end; ++i) {
     const SampleTraits* t = traits.of(index.order[i]);
     if (!usable(t)) continue;
-    initial.push_back(nsOf(t, kInitial));
-    compute.push_back(nsOf(t, kCompute));
+    initial.push_back(t->initialSyncNs);
+    compute.push_back(t->computeNs);
   }
   centre.ranks = static_cast<int>(compute.size());
   if (centre.ranks < kMinRanks) return centre;
@@ -75,13 +67,13 @@ PhaseCentre phaseCentre(const SampleTraitIndex& traits, const CollectiveIndex& i
 
 Cause arrivalCause(const SampleTraits* own, const PhaseCentre& centre, int64_t latenessNs) {
   if (!usable(own) || centre.ranks < kMinRanks) return Cause::Unknown;
-  const int64_t waitedLess = centre.initialSyncNs - nsOf(own, kInitial);
+  const int64_t waitedLess = centre.initialSyncNs - own->initialSyncNs;
   return 2 * waitedLess >= latenessNs ? Cause::LateArrival : Cause::Unknown;
 }
 
 int64_t slowComputeExcess(const SampleTraits* own, const PhaseCentre& centre) {
   if (!usable(own) || centre.ranks < kMinRanks) return 0;
-  const int64_t excess = nsOf(own, kCompute) - centre.computeNs;
+  const int64_t excess = own->computeNs - centre.computeNs;
   return excess > centre.computeThresholdNs ? excess : 0;
 }
 
