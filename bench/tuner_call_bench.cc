@@ -1,7 +1,8 @@
 // What one getCollInfo call costs NCCL, side by side in one run:
 //   BM_EmptyExternCCall        a direct call to an empty extern "C" function of the same signature
 //   BM_RailtuneGetCollInfo/v   the railtune tuner's exported table, as NCCL calls it (adapter,
-//                              boundary, pass-through engine), for ABI v5 (NCCL 2.28) and v6 (2.30)
+//                              boundary, pass-through engine), for ABI v5 (NCCL 2.28), v6 (2.30, 2.31)
+//                              and v7 (2.32.6)
 //   BM_NcclTableScan           no plugin: NCCL's own pick of the cheapest entry of the cost table
 #include <benchmark/benchmark.h>
 
@@ -16,8 +17,6 @@ namespace {
 using railtune::emu::CostTable;
 
 constexpr size_t kBytes = 1 << 20;
-
-void quietLogger(ncclDebugLogLevel, unsigned long, const char*, int, const char*, ...) {}
 
 // NCCL's default-model costs for a mid-size AllReduce (µs): every entry valid, so nothing is skipped.
 void fillCostTable(CostTable& table) {
@@ -38,7 +37,8 @@ void BM_EmptyExternCCall(benchmark::State& state) {
 }
 BENCHMARK(BM_EmptyExternCCall);
 
-// v5 and v6 share init/getCollInfo/finalize signatures; only v6 appends getChunkSize.
+// v5, v6 and v7 share the getCollInfo signature and place; init differs in its constants table, so it goes
+// through the emulator's driver with NCCL's v7 table (narrowed for v5/v6, as NCCL does).
 void BM_RailtuneGetCollInfo(benchmark::State& state) {
   const int version = static_cast<int>(state.range(0));
   const railtune::emu::Binding binding = railtune::emu::Loader::bindVersion(
@@ -48,13 +48,13 @@ void BM_RailtuneGetCollInfo(benchmark::State& state) {
     return;
   }
   const auto* tuner = static_cast<const ncclTuner_v5_t*>(binding.table);
-  ncclNvlDomainInfo_v5_t domains{2, 4, 4};
-  ncclTunerConstants_v5_t constants = railtune::emu::defaultTunerConstants(railtune::emu::NcclBehaviour::V2_30);
-  void* ctx = nullptr;
-  if (tuner->init(&ctx, 0x1234, 8, 2, quietLogger, &domains, &constants) != ncclSuccess) {
+  railtune::emu::TunerDriver driver(binding);
+  ncclTunerConstants_v7_t constants = railtune::emu::defaultTunerConstantsV7(railtune::emu::NcclBehaviour::V2_30);
+  if (driver.initV7(0x1234, 8, 2, {2, 4, 4}, &constants) != ncclSuccess) {
     state.SkipWithError("tuner init failed");
     return;
   }
+  void* ctx = driver.context();
   CostTable table;
   fillCostTable(table);
   int nChannels = 0;
@@ -63,9 +63,8 @@ void BM_RailtuneGetCollInfo(benchmark::State& state) {
                                                 NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, 0, &nChannels));
     benchmark::ClobberMemory();
   }
-  tuner->finalize(ctx);
 }
-BENCHMARK(BM_RailtuneGetCollInfo)->Arg(5)->Arg(6)->ArgName("abi");
+BENCHMARK(BM_RailtuneGetCollInfo)->Arg(5)->Arg(6)->Arg(7)->ArgName("abi");
 
 void BM_NcclTableScan(benchmark::State& state) {
   CostTable table;

@@ -12,7 +12,7 @@ if(CMAKE_INSTALL_PREFIX_INITIALIZED_TO_DEFAULT)
   set(CMAKE_INSTALL_PREFIX /opt/railtune CACHE PATH "Installation prefix" FORCE)
 endif()
 
-install(TARGETS railtune_net_plugin railtune_tuner_plugin railtune_profiler_plugin
+install(TARGETS railtune_net_plugin railtune_tuner_plugin railtune_profiler_plugin railtune_env_plugin
         LIBRARY DESTINATION lib COMPONENT railtune)
 install(TARGETS railtune RUNTIME DESTINATION bin COMPONENT railtune)
 install(TARGETS railtune_verbs_sim LIBRARY DESTINATION lib/railtune/verbs_sim NAMELINK_SKIP COMPONENT railtune)
@@ -53,7 +53,7 @@ endif()
 set(CPACK_PACKAGE_NAME railtune)
 set(CPACK_PACKAGE_VENDOR railtune)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "NCCL tuner, net and profiler plugins and tools for rail-optimized GPU clusters")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "NCCL tuner, net, profiler and env plugins and tools for rail-optimized GPU clusters")
 set(CPACK_PACKAGE_FILE_NAME railtune-${PROJECT_VERSION}-${_deb_arch})
 set(CPACK_PACKAGE_INSTALL_DIRECTORY railtune)
 set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_CURRENT_LIST_DIR}/CPackPerGenerator.cmake)  # the prefix in each
@@ -79,5 +79,5 @@ else()
       "libc6 (>= ${RAILTUNE_GLIBC_FLOOR}), libgcc-s1, libstdc++6 (>= 12), libyaml-cpp0.7, libpugixml1v5, libsimdjson14")
 endif()
 set(CPACK_PACKAGE_DESCRIPTION
-    "The three NCCL plugins (libnccl-net-railtune.so, libnccl-tuner-railtune.so, libnccl-profiler-railtune.so under /opt/railtune/lib) and the railtune CLI: topology outputs for NCCL and schedulers, tuner decisions, path and profile analyses, railtune doctor.")
+    "The four NCCL plugins (libnccl-net-railtune.so, libnccl-tuner-railtune.so, libnccl-profiler-railtune.so, libnccl-env-railtune.so under /opt/railtune/lib) and the railtune CLI: topology outputs for NCCL and schedulers, tuner decisions, path and profile analyses, railtune doctor.")
 include(CPack)

@@ -35,6 +35,8 @@ constexpr const char* kSiteNames[] = {
     "profiler.stopEvent",
     "profiler.recordEventState",
     "profiler.finalize",
+    "env.init",
+    "env.getEnv",
 };
 static_assert(std::size(kSiteNames) == static_cast<size_t>(FaultSite::Count), "one name per fault site");
 }  // namespace

@@ -39,6 +39,8 @@ enum class FaultSite : uint32_t {
   ProfilerStopEvent,
   ProfilerRecordEventState,
   ProfilerFinalize,
+  EnvInit,
+  EnvGetEnv,
   Count
 };
 static_assert(static_cast<uint32_t>(FaultSite::Count) <= 64, "the armed set is one 64-bit mask");

@@ -18,7 +18,8 @@ constexpr const char* kFaultSites =
     "tuner.init|tuner.getCollInfo|tuner.getChunkSize|tuner.finalize|"
     "net.init|net.devices|net.getProperties|net.listen|net.connect|net.accept|net.regMr|net.deregMr|"
     "net.isend|net.irecv|net.iflush|net.test|net.close|net.finalize|net.setNetAttr|"
-    "profiler.init|profiler.startEvent|profiler.stopEvent|profiler.recordEventState|profiler.finalize";
+    "profiler.init|profiler.startEvent|profiler.stopEvent|profiler.recordEventState|profiler.finalize|"
+    "env.init|env.getEnv";
 
 // The ranges of the integer variables. Each reader takes its value as the table gives it; the
 // comments say where a bound comes from.
@@ -29,7 +30,8 @@ constexpr int64_t kMaxNetStreams = 16;             // the socket transport's kMa
 constexpr int64_t kMaxQpsPerConnection = 128;      // NCCL_IB_MAX_QPS (common/qp_policy.h)
 
 // Keep in sync with profiler_plugin/capture/mask.cc (a unit test there parses every one).
-constexpr const char* kProfileMaskNames = "coll|p2p|proxyop|proxystep|kernelch|netplugin|all|default|none";
+constexpr const char* kProfileMaskNames =
+    "coll|p2p|proxyop|proxystep|kernelch|kernelphase|cecoll|netplugin|all|default|none";
 
 constexpr ParamSpec kParams[] = {
     {"RAILTUNE_STRICT", ParamType::Bool, "0", "all",
@@ -63,6 +65,19 @@ constexpr ParamSpec kParams[] = {
      "read: a directory, a FIFO, a device or a socket is reported as unusable, never waited on. Unset: no rail "
      "map.",
      "", 0, 0},
+    {"RAILTUNE_ENV_TOPO_FILE", ParamType::String, "", "env",
+     "The env plugin's answer for `NCCL_TOPO_FILE` (`NCCL_ENV_PLUGIN=railtune`, "
+     "[training-image.md](training-image.md)): "
+     "the path of this host's NCCL topology file, `{host}` replaced by the host name, as `railtune topo env "
+     "--topo-file` writes it. Unset: the plugin does not answer `NCCL_TOPO_FILE`.",
+     "", 0, 0},
+    {"RAILTUNE_ENV_PLUGINS", ParamType::List, "", "env",
+     "Which of railtune's other plugins the env plugin names to NCCL: a comma-separated list of `net`, `tuner` and "
+     "`profiler`, answered as `NCCL_NET_PLUGIN`, `NCCL_TUNER_PLUGIN` and `NCCL_PROFILER_PLUGIN` with the absolute path "
+     "of `libnccl-<kind>-railtune.so` in the env plugin's own folder (as `railtune topo env --plugin-dir` writes "
+     "them). "
+     "Unset: none.",
+     "net|tuner|profiler", 0, 0},
     {"RAILTUNE_TUNER_CONFIG", ParamType::String, "", "tuner",
      "Path of the tuner's rules: railtune's JSON rules (`railtune.tuner-rules/1`) or NCCL's example-tuner CSV, "
      "told apart by content ([tuning.md](tuning.md)). Unset: `NCCL_TUNER_CONFIG_FILE`, NCCL's own variable for the "
@@ -77,7 +92,8 @@ constexpr ParamSpec kParams[] = {
      "`RAILTUNE_RAIL_MAP`; without one no fit applies) a fit covers, at a scale the fit marks usable (with the "
      "communicator's nRanks within the rank range measured there) or usable at its measured shapes only (and the "
      "communicator's nRanks and nNodes are one of them), gets the fitted "
-     "constants written into NCCL's (tuner v5/v6) and the fit's corrections of NCCL's cost table (v3..v6; a "
+     "constants written into NCCL's (tuner v5..v7; v7 at the rows v6 has, row 4 left to NCCL) and the fit's "
+     "corrections of NCCL's cost table (v3..v7; a "
      "correction keyed by a shape only at that nRanks and nNodes); rules still win, and `RAILTUNE_TUNER_MODEL` only "
      "advises ([tuning.md](tuning.md#fitted-model)). Otherwise nothing "
      "changes, said once per process at WARN. Only a regular file of at most 4 MiB is read; a file that cannot be "
@@ -126,9 +142,12 @@ constexpr ParamSpec kParams[] = {
      "", 0, kMaxHangTimeoutSeconds},
     {"RAILTUNE_PROFILE_MASK", ParamType::List, "default", "profiler",
      "Which NCCL profiler events the profiler asks for, as a comma-separated list of names (case-insensitive): "
-     "`coll`, `p2p`, `proxyop`, `proxystep`, `kernelch`, `netplugin`, `all` (the six), `default`, `none`. The "
-     "default, `coll,p2p,proxyop,kernelch`, is what completion and the hang watchdog need and is cheap enough for "
-     "production: a few events per operation and channel. `proxystep` adds bytes, steps and wait time per "
+     "`coll`, `p2p`, `proxyop`, `proxystep`, `kernelch`, `kernelphase`, `cecoll`, `netplugin`, `all` (the "
+     "eight), `default`, `none`. The default, `coll,p2p,proxyop,kernelch,kernelphase,cecoll`, is what completion "
+     "and the hang watchdog need, plus the kernel's barrier phases (profiler v7, NCCL 2.31+: whether a rank "
+     "waited for its peers or computed slowly) and copy-engine collectives (profiler v6+, path `copy_engine`), "
+     "each asked for only where the ABI has it, and is cheap enough for production: a few "
+     "events per operation and channel. `proxystep` adds bytes, steps and wait time per "
      "channel and peer (one event per network step), `netplugin` the NIC of each flow (one event per transfer). "
      "NCCL also generates each requested event's parents. An unknown name is a WARN and the default is used "
      "([profiler.md](profiler.md#capture)).",

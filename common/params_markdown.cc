@@ -78,7 +78,10 @@ std::string renderConfigMarkdown() {
       "replaced by the default. The plugins and `railtune config` apply the same rules (type, allowed values, "
       "range), so a value `railtune config` accepts is one the plugins accept. A variable set to nothing (`VAR=`) "
       "counts as unset. Boolean values accept `0`/`1`, `true`/`false`, `yes`/`no` and `on`/`off`; the items of a "
-      "list are matched without regard to case.\n";
+      "list are matched without regard to case. NCCL's symmetric-memory and CTA-policy variables "
+      "(`NCCL_CTA_POLICY`, `NCCL_SYM_*`, `NCCL_WIN_ENABLE`, `NCCL_CUMEM_ENABLE`), which `railtune tuner decisions` "
+      "reads to tell the calls NCCL decides without a tuner, are listed in "
+      "[tuning.md](tuning.md#nccls-symmetric-memory-and-cta-policy-variables).\n";
   for (const ParamSpec& spec : allParams()) out.append("\n").append(renderOne(spec));
   out.append("\n").append(ncclib::renderNcclIbMarkdown());
   return out;

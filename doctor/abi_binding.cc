@@ -44,7 +44,7 @@ Check abiCheck(emu::PluginKind kind, const std::string& fileName, const ElfInfo&
     const std::string line = bindingText(*code, kind, lib) + " (" + defines + ")";
     if (!emu::ncclVersionCovered(*code))
       return {id, Status::Warn,
-              line + "; NCCL " + ncclVersionText(*code) + " is outside the releases railtune knows (2.19 to 2.30)",
+              line + "; NCCL " + ncclVersionText(*code) + " is outside the releases railtune has read (2.19 to 2.31)",
               "check NCCL's src/plugin/" + std::string(emu::kindName(kind)) +
                   ".cc of that release for the versions it tries"};
     if (boundVersion(*code, kind, lib) == 0)

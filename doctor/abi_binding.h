@@ -13,8 +13,10 @@
 
 namespace railtune::doctor {
 
-// Releases named when no NCCL is found here: the ones the plugins are written and tested against.
-inline constexpr int kReferenceNcclReleases[] = {22809, 23007};
+// Releases named when no NCCL is found here: the ones the plugins are written and tested against, and
+// the newest of them, whose misses plugin.<kind>.newest describes.
+inline constexpr int kReferenceNcclReleases[] = {22809, 23007, 23102};
+inline constexpr int kNewestReferenceRelease = 23102;
 
 // The newest version in the release's try order that `lib` defines; 0 when none.
 int boundVersion(int ncclVersionCode, emu::PluginKind kind, const ElfInfo& lib);

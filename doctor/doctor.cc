@@ -3,6 +3,7 @@
 #include "common/identity.h"
 #include "doctor/elf_fit.h"
 #include "doctor/env_checks.h"
+#include "doctor/env_plugin_check.h"
 #include "doctor/fabric_checks.h"
 #include "doctor/gpu_checks.h"
 #include "doctor/nccl_check.h"
@@ -21,6 +22,7 @@ DoctorRun runChecks(const DoctorOptions& options) {
   const NcclFound nccl = checkNccl(options, report);
   checkPlugins(options, nccl, platform, report);
   checkPluginVariables(options, report);
+  checkEnvPlugin(options, nccl, run.host, report);
   checkRailtuneVariables(report);
   const RailMapState railMap = checkRailMap(options, run.host, report);
   checkNics(options, railMap, report);

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "doctor/abi_binding.h"
+#include "doctor/abi_features.h"
 #include "doctor/elf_info.h"
 #include "doctor/probe.h"
 
@@ -34,6 +35,9 @@ void checkOne(PluginKind kind, const fs::path& path, const DoctorOptions& option
   if (elf.sectionsRead) {
     const Check abi = abiCheck(kind, name, elf, nccl.present ? std::optional<int>(nccl.versionCode) : std::nullopt);
     report.add(abi.id, abi.status, abi.message, abi.fix);
+    const Check newest =
+        newestCheck(kind, name, elf, nccl.present ? std::optional<int>(nccl.versionCode) : std::nullopt);
+    report.add(newest.id, newest.status, newest.message, newest.fix);
   } else {
     report.add(prefix + ".abi", Status::Fail, name + ": symbols unreadable (see " + prefix + ".elf)",
                "reinstall or rebuild the plugin");
@@ -60,7 +64,7 @@ Check loadCheck(const std::string& id, const std::string& path, int timeoutSecon
 
 void checkPlugins(const DoctorOptions& options, const NcclFound& nccl, const Platform& platform, Report& report) {
   const fs::path dir = fs::absolute(options.pluginDir).lexically_normal();
-  const PluginKind kinds[] = {PluginKind::Net, PluginKind::Tuner, PluginKind::Profiler};
+  const PluginKind kinds[] = {PluginKind::Net, PluginKind::Tuner, PluginKind::Profiler, PluginKind::Env};
   for (PluginKind kind : kinds)
     checkOne(kind, dir / (std::string("libnccl-") + emu::kindName(kind) + "-railtune.so"), options, nccl, platform,
              report);

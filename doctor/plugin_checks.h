@@ -1,5 +1,5 @@
-// The plugin.<kind>.* lines for railtune's three libraries in the plugin folder: the file is there,
-// its ELF fits this machine, the symbol version NCCL will bind, and a real dlopen in a child.
+// The plugin.<kind>.* lines for railtune's four libraries (net, tuner, profiler, env) in the plugin folder: the file is
+// there, its ELF fits this machine, the symbol version NCCL will bind, and a real dlopen in a child.
 #pragma once
 
 #include "doctor/check.h"

@@ -36,7 +36,9 @@ ProbeResult runProbe(const std::vector<std::string>& args, int timeoutSeconds);
 //   load PATH            dlopen PATH with RTLD_NOW | RTLD_LOCAL as NCCL does: keys path, error
 //   nvml LIBRARY         dlopen LIBRARY, read NVML (nvml_probe.h): keys error, path, inventory
 //   resolve KIND VALUE   NCCL's plugin_open.cc name rules for NCCL_<KIND>_PLUGIN=VALUE (emulator's
-//                        openPluginLibrary): keys opened, path, error
+//                        openPluginLibrary; KIND net, tuner, profiler or env): keys opened, path, error
+//   env PATH CODE MAP HOST  the env plugin bound, initialised and asked NCCL_IB_HCA as NCCL CODE would
+//                        (env_plugin_check.h): keys symbol, hca, warn, error
 // Returns the exit status (0, or 2 for a malformed request); the caller _exits with it.
 int probeChildMain(const std::vector<std::string>& args);
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "doctor/env_plugin_check.h"
 #include "doctor/nvml_probe.h"
 #include "doctor/probe.h"
 #include "emulator/plugin_open.h"
@@ -64,6 +65,8 @@ int probeResolve(const std::string& kindName, const std::string& value) {
     kind = PluginKind::Tuner;
   else if (kindName == "profiler")
     kind = PluginKind::Profiler;
+  else if (kindName == "env")
+    kind = PluginKind::Env;
   else if (kindName != "net")
     return 2;
   std::vector<std::string> log;
@@ -94,6 +97,7 @@ int probeChildMain(const std::vector<std::string>& args) {
   if (args.size() == 2 && args[0] == "load") return probeLoad(args[1]);
   if (args.size() == 2 && args[0] == "nvml") return probeNvmlChild(args[1]);
   if (args.size() == 3 && args[0] == "resolve") return probeResolve(args[1], args[2]);
+  if (args.size() == 5 && args[0] == "env") return probeEnvAnswer(args);
   std::fprintf(stderr, "railtune doctor probe: bad request\n");
   return 2;
 }

@@ -6,6 +6,7 @@ namespace railtune::emu {
 
 NcclVersionNumbers ncclVersionNumbers(NcclBehaviour b) {
   if (b == NcclBehaviour::V2_28) return {2, 28, 9, ""};
+  if (b == NcclBehaviour::V2_31) return {2, 31, 2, ""};
   return {2, 30, 7, ""};
 }
 

@@ -18,7 +18,7 @@ struct NcclVersionNumbers {
   uint8_t patch = 0;
   const char* suffix = "";
 };
-// The version NCCL reports for the behaviour imitated: 2.28.9 or 2.30.7, suffix "".
+// The version NCCL reports for the behaviour imitated: 2.28.9, 2.30.7 or 2.31.2, suffix "".
 NcclVersionNumbers ncclVersionNumbers(NcclBehaviour b);
 
 class EnvDriver {

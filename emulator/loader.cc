@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <strings.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "emulator/plugin_open.h"
@@ -12,12 +13,21 @@
 namespace railtune::emu {
 
 const char* behaviourName(NcclBehaviour b) {
-  return b == NcclBehaviour::V2_28 ? "2.28" : "2.30";
+  switch (b) {
+    case NcclBehaviour::V2_28:
+      return "2.28";
+    case NcclBehaviour::V2_30:
+      return "2.30";
+    case NcclBehaviour::V2_31:
+      return "2.31";
+  }
+  return "unknown";
 }
 
 std::optional<NcclBehaviour> parseBehaviour(const std::string& s) {
   if (s == "2.28" || s == "2.28.9") return NcclBehaviour::V2_28;
   if (s == "2.30" || s == "2.30.7") return NcclBehaviour::V2_30;
+  if (s == "2.31" || s == "2.31.2") return NcclBehaviour::V2_31;
   return std::nullopt;
 }
 
@@ -35,14 +45,16 @@ const char* kindName(PluginKind k) {
   return "unknown";
 }
 
+// 2.31.2: src/plugin/profiler.cc (ncclProfilerPluginLoad) tries getNcclProfiler_v7 first, then v6..v1.
 std::vector<int> symbolVersions(NcclBehaviour b, PluginKind k) {
-  const bool v230 = b == NcclBehaviour::V2_30;
+  const bool v230 = b >= NcclBehaviour::V2_30;
   switch (k) {
     case PluginKind::Tuner:
       return v230 ? std::vector<int>{6, 5, 4, 3, 2} : std::vector<int>{5, 4, 3, 2};
     case PluginKind::Net:
       return v230 ? std::vector<int>{12, 11, 10, 9, 8, 7, 6} : std::vector<int>{11, 10, 9, 8, 7, 6};
     case PluginKind::Profiler:
+      if (b >= NcclBehaviour::V2_31) return {7, 6, 5, 4, 3, 2, 1};
       return v230 ? std::vector<int>{6, 5, 4, 3, 2, 1} : std::vector<int>{5, 4, 3, 2, 1};
     case PluginKind::Env:
       return v230 ? std::vector<int>{2, 1} : std::vector<int>{1};
@@ -59,38 +71,62 @@ std::vector<int> descending(int newest, int oldest) {
   return out;
 }
 
-// Per minor release (all patch releases of a minor agree, checked for every tag 2.19.1 .. 2.30.7):
-// the newest and oldest symbol version each kind's loader tries.
+// Per minor release: the newest and oldest symbol version each kind's loader tries. 2.19 to 2.30: every
+// patch release of a minor agrees (checked for every tag 2.19.1 .. 2.30.7). 2.31: profiler 7..1
+// (src/plugin/profiler.cc:26-32@v2.31.2); tuner 6..2 as at 2.30.7 and 2.32.3 on either side (tuner.cc:18-22
+// @v2.30.7 and @v2.32.3 declare getNcclTuner_v2..v6 only; 2.31.2's own tuner.cc is not in the store read);
+// net 12..6 and env 2..1 as at 2.30.7 (no net_v13 or env_v3 in any stored NCCL file). 2.32: the same, but
+// for kPatchChanges below.
 struct MinorRelease {
   int minor;
   int netNewest, netOldest, tunerNewest, tunerOldest, profilerNewest;
 };
 constexpr MinorRelease kMinorReleases[] = {
-    {19, 7, 5, 1, 1, 0},  {20, 8, 5, 1, 1, 0},  {21, 8, 5, 2, 2, 0},  {22, 8, 5, 3, 2, 0},
-    {23, 8, 5, 3, 2, 1},  {24, 9, 5, 4, 2, 2},  {25, 9, 5, 4, 2, 2},  {26, 10, 6, 4, 2, 3},
-    {27, 10, 6, 4, 2, 4}, {28, 11, 6, 5, 2, 5}, {29, 11, 6, 5, 2, 6}, {30, 12, 6, 6, 2, 6},
+    {19, 7, 5, 1, 1, 0},  {20, 8, 5, 1, 1, 0},  {21, 8, 5, 2, 2, 0},  {22, 8, 5, 3, 2, 0},  {23, 8, 5, 3, 2, 1},
+    {24, 9, 5, 4, 2, 2},  {25, 9, 5, 4, 2, 2},  {26, 10, 6, 4, 2, 3}, {27, 10, 6, 4, 2, 4}, {28, 11, 6, 5, 2, 5},
+    {29, 11, 6, 5, 2, 6}, {30, 12, 6, 6, 2, 6}, {31, 12, 6, 6, 2, 7}, {32, 12, 6, 6, 2, 7},
 };
+constexpr int kNewestMinor = 32;
+
+// A patch release that changed a kind's newest version within its minor. Tuner v7: its adapter and
+// NCCL_TUNER_PLUGIN_SYMBOL "ncclTunerPlugin_v7" come with Rubin support (src/plugin/tuner/tuner_v7.cc,
+// src/include/plugin/nccl_tuner.h at NVIDIA/nccl 2449986f), which NCCL's release notes give to 2.32.6;
+// 2.32.3 still binds v6..v2 (src/plugin/tuner.cc:18-22@v2.32.3).
+struct PatchChange {
+  int fromVersionCode;
+  PluginKind kind;
+  int newest;
+};
+constexpr PatchChange kPatchChanges[] = {{23206, PluginKind::Tuner, 7}};
+
+int newestFromPatches(int versionCode, PluginKind k, int newest) {
+  for (const PatchChange& c : kPatchChanges)
+    if (c.kind == k && versionCode >= c.fromVersionCode) newest = std::max(newest, c.newest);
+  return newest;
+}
 
 }  // namespace
 
 bool ncclVersionCovered(int versionCode) {
-  return versionCode >= 21900 && versionCode < 23100;
+  return versionCode >= 21900 && versionCode < 23200;
 }
 
 std::vector<int> symbolVersionsForNccl(int versionCode, PluginKind k) {
   if (versionCode < 21900 || versionCode >= 30000) return {};
-  const int minor = versionCode >= 23100 ? 30 : (versionCode / 100) % 100;
+  // A release newer than the table gets the newest list known (2.32.6's).
+  const int code = std::min(versionCode, kNewestMinor * 100 + 20099);
+  const int minor = (code / 100) % 100;
   for (const MinorRelease& r : kMinorReleases) {
     if (r.minor != minor) continue;
     switch (k) {
       case PluginKind::Net:
         return descending(r.netNewest, r.netOldest);
       case PluginKind::Tuner:
-        return descending(r.tunerNewest, r.tunerOldest);
+        return descending(newestFromPatches(code, k, r.tunerNewest), r.tunerOldest);
       case PluginKind::Profiler:
         return descending(r.profilerNewest, 1);
       case PluginKind::Env:  // src/plugin/env.cc appeared in 2.28.7; 2.30 added v2
-        return minor >= 30 ? descending(2, 1) : versionCode >= 22807 ? descending(1, 1) : std::vector<int>{};
+        return minor >= 30 ? descending(2, 1) : code >= 22807 ? descending(1, 1) : std::vector<int>{};
     }
   }
   return {};

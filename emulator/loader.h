@@ -1,5 +1,5 @@
 // The emulator's plugin loader: opens a plugin library and binds its symbols exactly as NCCL does,
-// imitating either NCCL 2.28.9 or 2.30.7 (names, fallbacks, symbol-version order, quirks).
+// imitating NCCL 2.28.9, 2.30.7 or 2.31.2 (names, fallbacks, symbol-version order, quirks).
 #pragma once
 
 #include <functional>
@@ -12,26 +12,28 @@
 
 namespace railtune::emu {
 
-enum class NcclBehaviour { V2_28, V2_30 };
+// In release order: `b >= NcclBehaviour::V2_30` is "2.30 or newer".
+enum class NcclBehaviour { V2_28, V2_30, V2_31 };
 enum class PluginKind { Net, Tuner, Profiler, Env };
 
-const char* behaviourName(NcclBehaviour b);  // "2.28" / "2.30"
+const char* behaviourName(NcclBehaviour b);  // "2.28" / "2.30" / "2.31"
 std::optional<NcclBehaviour> parseBehaviour(const std::string& s);
 const char* kindName(PluginKind k);  // "net", "tuner", "profiler", "env"
 
 // Symbol versions NCCL tries for a kind, newest first (2.28: tuner 5..2, net 11..6, profiler 5..1,
-// env 1; 2.30: tuner 6..2, net 12..6, profiler 6..1, env 2..1).
+// env 1; 2.30: tuner 6..2, net 12..6, profiler 6..1, env 2..1; 2.31: 2.30's with profiler 7..1).
 std::vector<int> symbolVersions(NcclBehaviour b, PluginKind k);
 std::string symbolName(PluginKind k, int version);  // "ncclTunerPlugin_v5", "ncclProfiler_v3", ...
 
 // The same for any NCCL release, by its version code (major*10000 + minor*100 + patch, what
 // ncclGetVersion reports from 2.9 on), as each release's src/plugin/<kind>.cc (before 2.26:
-// src/net.cc, src/misc/tuner.cc, src/misc/profiler.cc) tries them. Covered: 2.19.0 to 2.30.x;
-// empty for a kind the release does not load (profiler before 2.23, env before 2.28.7), for
-// releases before 2.19 and for codes that are not 2.x. A release newer than 2.30 gets 2.30's list
-// (ncclVersionCovered says so): it tries those too, but may try newer versions first.
+// src/net.cc, src/misc/tuner.cc, src/misc/profiler.cc) tries them. Known: 2.19.0 to 2.32.x (2.31: profiler
+// 7..1; 2.32.6 on: tuner 7..2); empty for a kind the release does not load (profiler before 2.23, env
+// before 2.28.7), for releases before 2.19 and for codes that are not 2.x. A release newer than 2.32 gets
+// 2.32.6's list (ncclVersionCovered says so): it tries those too, but may try newer versions first.
 std::vector<int> symbolVersionsForNccl(int versionCode, PluginKind k);
-// True when versionCode is a release the table above was read from (2.19.0 <= v < 2.31.0).
+// True when versionCode is a release whose loaders the table above was read from (2.19.0 <= v < 2.32.0).
+// 2.32 is listed but not covered: only its tuner.cc (2.32.3) and the v7 adapter were read.
 bool ncclVersionCovered(int versionCode);
 
 // Where NCCL's variables come from: the process environment, or a fixed map (tests).

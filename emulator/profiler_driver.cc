@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <type_traits>
 
 #include "emulator/logger.h"
@@ -19,7 +20,7 @@ uint64_t withDescendants(uint64_t type) {
   constexpr uint64_t net = ncclProfileNetPlugin;
   constexpr uint64_t step = ncclProfileProxyStep | net;
   constexpr uint64_t op = ncclProfileProxyOp | step;
-  constexpr uint64_t task = op | ncclProfileKernelCh;
+  constexpr uint64_t task = op | ncclProfileKernelCh | ncclProfileKernelPhase;
   constexpr uint64_t group = ncclProfileGroup | ncclProfileColl | ncclProfileP2p | task;
   constexpr uint64_t ce = ncclProfileCeColl | ncclProfileCeSync | ncclProfileCeBatch;
   switch (type) {
@@ -41,6 +42,8 @@ uint64_t withDescendants(uint64_t type) {
       return step;
     case ncclProfileCeColl:
       return ce;
+    case ncclProfileKernelCh:
+      return ncclProfileKernelCh | ncclProfileKernelPhase;
     default:
       return type;
   }
@@ -79,14 +82,25 @@ bool ProfilerDriver::loaded() const {
 ncclResult_t ProfilerDriver::init(uint64_t commId, const char* commName, int nNodes, int nRanks, int rank) {
   if (!loaded_) return ncclSuccess;
   ncclResult_t r = callInit(commId, commName, nNodes, nRanks, rank);
+  if (r == ncclSuccess || (version_ == 6 && behaviour_ >= NcclBehaviour::V2_31)) applyMaskRules();
   if (r == ncclSuccess) return ncclSuccess;
-  if (behaviour_ == NcclBehaviour::V2_30) {
+  if (behaviour_ >= NcclBehaviour::V2_30) {
     loaded_ = false;  // 2.30 unloads the plugin; 2.28 keeps it and whatever mask it left
     if (binding_.library) binding_.library->state().profilerUnloaded = true;
   }
   log_.push_back(infoLine("Profiler init failed with error '" + std::to_string(static_cast<int>(r)) +
                           "': " + std::strerror(errno) + ". Continue without profiler."));
   return ncclSuccess;  // NCCL never fails the communicator for its profiler
+}
+
+// NCCL 2.31 only: the adapters of v1..v6 clear KernelPhase (v6's even after a failed init, having no
+// NCCLCHECK: profiler_v6.cc ncclProfiler_init@v2.31.2), then KernelPhase implies KernelCh.
+void ProfilerDriver::applyMaskRules() {
+  int* mask = maskSlot();
+  if (mask == nullptr || behaviour_ < NcclBehaviour::V2_31) return;
+  std::lock_guard<std::mutex> lock(binding_.library->state().mutex);
+  if (version_ < 7) *mask &= ~ncclProfileKernelPhase;
+  if ((*mask & ncclProfileKernelPhase) != 0) *mask |= ncclProfileKernelCh;
 }
 
 // v1..v3: (ctx, mask); v4: (ctx, mask, commName, commHash, nNodes, nRanks, rank, log);
@@ -110,18 +124,27 @@ ncclResult_t ProfilerDriver::callInit(uint64_t commId, const char* commName, int
     case 6:
       return static_cast<const ncclProfiler_v6_t*>(t)->init(&context_, commId, mask, commName, nNodes, nRanks, rank,
                                                             pluginLogger());
+    case 7:
+      return static_cast<const ncclProfiler_v7_t*>(t)->init(&context_, commId, mask, commName, nNodes, nRanks, rank,
+                                                            pluginLogger());
     default:
       return ncclInternalError;
   }
 }
 
 template <typename Table, typename Descr>
-ncclResult_t ProfilerDriver::startNarrowed(const ncclProfilerEventDescr_v6_t& descr, void** eHandle) {
+ncclResult_t ProfilerDriver::startNarrowed(const ncclProfilerEventDescr_v7_t& descr, void** eHandle) {
   Poisoned<Descr> own;
-  if constexpr (std::is_same_v<Descr, ncclProfilerEventDescr_v6_t>) {
+  if constexpr (std::is_same_v<Descr, ncclProfilerEventDescr_v7_t>) {
     *own = descr;
   } else {
-    if (!narrowDescriptor(descr, own.get())) return ncclSuccess;  // this version does not know the event
+    ncclProfilerEventDescr_v6_t v6{};
+    if (!narrowDescriptor(descr, &v6)) return ncclSuccess;  // KernelPhase: v7's
+    if constexpr (std::is_same_v<Descr, ncclProfilerEventDescr_v6_t>) {
+      *own = v6;
+    } else {
+      if (!narrowDescriptor(v6, own.get())) return ncclSuccess;  // this version does not know the event
+    }
   }
   ncclResult_t r = static_cast<const Table*>(binding_.table)->startEvent(context_, eHandle, own.get());
   if (!checkPoison(own, "profiler.startEvent", "ncclProfilerEventDescr_t", violations_)) return ncclInternalError;
@@ -129,6 +152,20 @@ ncclResult_t ProfilerDriver::startNarrowed(const ncclProfilerEventDescr_v6_t& de
 }
 
 ncclResult_t ProfilerDriver::startEvent(ncclProfilerEventDescr_v6_t* descr, void** eHandle) {
+  if (descr == nullptr) return startEvent(static_cast<ncclProfilerEventDescr_v7_t*>(nullptr), eHandle);
+  ncclProfilerEventDescr_v7_t wide = widenDescriptor(*descr);
+  return startEvent(&wide, eHandle);
+}
+
+ncclResult_t ProfilerDriver::recordEventState(void* eHandle, ncclProfilerEventState_t state,
+                                              ncclProfilerEventStateArgs_v6_t* args) {
+  ncclProfilerEventStateArgs_v7_t wide{};
+  static_assert(sizeof(wide) == sizeof(*args), "the same union");
+  if (args != nullptr) std::memcpy(&wide, args, sizeof(wide));
+  return recordEventState(eHandle, state, args != nullptr ? &wide : nullptr);
+}
+
+ncclResult_t ProfilerDriver::startEvent(ncclProfilerEventDescr_v7_t* descr, void** eHandle) {
   *eHandle = nullptr;  // NCCL's callers start from NULL; a dropped event stays NULL
   if (!loaded_ || descr == nullptr || !profilerEventWanted(descr->type, activationMask())) return ncclSuccess;
   switch (version_) {
@@ -144,6 +181,8 @@ ncclResult_t ProfilerDriver::startEvent(ncclProfilerEventDescr_v6_t* descr, void
       return startNarrowed<ncclProfiler_v5_t, ncclProfilerEventDescr_v5_t>(*descr, eHandle);
     case 6:
       return startNarrowed<ncclProfiler_v6_t, ncclProfilerEventDescr_v6_t>(*descr, eHandle);
+    case 7:
+      return startNarrowed<ncclProfiler_v7_t, ncclProfilerEventDescr_v7_t>(*descr, eHandle);
     default:
       return ncclInternalError;
   }
@@ -167,6 +206,8 @@ ncclResult_t withProfilerTable(int version, const void* table, Fn&& fn) {
       return fn(static_cast<const ncclProfiler_v5_t*>(table));
     case 6:
       return fn(static_cast<const ncclProfiler_v6_t*>(table));
+    case 7:
+      return fn(static_cast<const ncclProfiler_v7_t*>(table));
     default:
       return ncclInternalError;
   }
@@ -181,12 +222,18 @@ ncclResult_t ProfilerDriver::stopEvent(void* eHandle) {
 
 template <typename Table, typename Args>
 ncclResult_t ProfilerDriver::recordNarrowed(void* eHandle, ncclProfilerEventState_t state,
-                                            const ncclProfilerEventStateArgs_v6_t* args) {
+                                            const ncclProfilerEventStateArgs_v7_t* args) {
   Poisoned<Args> own;
-  if constexpr (std::is_same_v<Table, ncclProfiler_v6_t>) {
+  if constexpr (std::is_same_v<Table, ncclProfiler_v7_t>) {
     if (args) *own = *args;
   } else {
-    if (!narrowStateArgs(state, args, own.get())) return ncclSuccess;  // state unknown to this version
+    ncclProfilerEventStateArgs_v6_t v6{};
+    if (!narrowStateArgs(state, args, &v6)) return ncclSuccess;  // KernelPhaseStop: v7's
+    if constexpr (std::is_same_v<Table, ncclProfiler_v6_t>) {
+      if (args) *own = v6;
+    } else {
+      if (!narrowStateArgs(state, args ? &v6 : nullptr, own.get())) return ncclSuccess;  // unknown to this version
+    }
   }
   ncclResult_t r = static_cast<const Table*>(binding_.table)->recordEventState(eHandle, state, own.get());
   if (!checkPoison(own, "profiler.recordEventState", "ncclProfilerEventStateArgs_t", violations_)) {
@@ -196,7 +243,7 @@ ncclResult_t ProfilerDriver::recordNarrowed(void* eHandle, ncclProfilerEventStat
 }
 
 ncclResult_t ProfilerDriver::recordEventState(void* eHandle, ncclProfilerEventState_t state,
-                                              ncclProfilerEventStateArgs_v6_t* args) {
+                                              ncclProfilerEventStateArgs_v7_t* args) {
   if (!loaded_) return ncclSuccess;
   switch (version_) {
     case 1:
@@ -211,6 +258,8 @@ ncclResult_t ProfilerDriver::recordEventState(void* eHandle, ncclProfilerEventSt
       return recordNarrowed<ncclProfiler_v5_t, ncclProfilerEventStateArgs_v5_t>(eHandle, state, args);
     case 6:
       return recordNarrowed<ncclProfiler_v6_t, ncclProfilerEventStateArgs_v6_t>(eHandle, state, args);
+    case 7:
+      return recordNarrowed<ncclProfiler_v7_t, ncclProfilerEventStateArgs_v7_t>(eHandle, state, args);
     default:
       return ncclInternalError;
   }

@@ -1,4 +1,4 @@
-// NCCL's profiler adapters (profiler_v1..v5.cc), as pure functions: the newest descriptor and state
+// NCCL's profiler adapters (profiler_v1..v6.cc), as pure functions: the newest descriptor and state
 // arguments narrowed to an older version. Each returns false when that version does not receive the
 // event or state at all (NCCL then returns success without calling the plugin).
 #pragma once
@@ -9,8 +9,18 @@
 #include "nccl/profiler_v4.h"
 #include "nccl/profiler_v5.h"
 #include "nccl/profiler_v6.h"
+#include "nccl/profiler_v7.h"
 
 namespace railtune::emu {
+
+// NCCL 2.31.2's v6 adapter (profiler_v6.cc:17-140): KernelPhase events are not passed on, every other member
+// is copied but the v7 ones (userTag, kernelVariant, isSymColl).
+bool narrowDescriptor(const ncclProfilerEventDescr_v7_t& in, ncclProfilerEventDescr_v6_t* out);
+// ... and its KernelPhaseStop state is not passed on.
+bool narrowStateArgs(ncclProfilerEventState_t state, const ncclProfilerEventStateArgs_v7_t* in,
+                     ncclProfilerEventStateArgs_v6_t* out);
+// The other way: an event built by a caller as v6, as v7 (the v7 members zero).
+ncclProfilerEventDescr_v7_t widenDescriptor(const ncclProfilerEventDescr_v6_t& in);
 
 bool narrowDescriptor(const ncclProfilerEventDescr_v6_t& in, ncclProfilerEventDescr_v5_t* out);
 bool narrowDescriptor(const ncclProfilerEventDescr_v6_t& in, ncclProfilerEventDescr_v4_t* out);

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <cstring>
 
 #include "formats/net_event.h"
 
@@ -25,68 +25,19 @@ struct ProfilerSequence::Task {
   void* api = nullptr;       // CollApi / P2pApi
   void* task = nullptr;      // Coll / P2p
   std::vector<Flow> flows;
-  std::vector<void*> kernelCh;  // per channel
-  bool self = false;            // a Send/Recv with the rank itself: no proxy op, no kernel channel events
-  bool aborted = false;         // the job was aborted under it: its events stay open
+  std::vector<void*> kernelCh;        // per channel
+  std::vector<uint64_t> kernelStart;  // per channel: its KernelCh's GPU start
+  bool self = false;                  // a Send/Recv with the rank itself: no proxy op, no kernel channel events
+  bool aborted = false;               // the job was aborted under it: its events stay open
   bool stalled() const { return op->stallAtStep >= 0; }
   bool stepDone(int step) const { return !stalled() || step < op->stallAtStep; }
   bool stepPosted(int step) const { return step < op->nSteps && (!stalled() || step <= op->stallAtStep); }
 };
 
-EmulatedOperation ringAllReduce(int rank, int nRanks, int nChannels, int peersPerChannel, int nSteps, size_t bytes) {
-  EmulatedOperation op;
-  op.func = "AllReduce";
-  op.count = bytes / 4;
-  op.nChannels = nChannels;
-  op.nSteps = nSteps;
-  for (int c = 0; c < nChannels; ++c) {
-    for (int k = 1; k <= peersPerChannel; ++k) {
-      for (bool send : {true, false}) {
-        ProxyFlow flow;
-        flow.channel = c;
-        flow.peer = ((send ? rank + k : rank - k) % nRanks + nRanks) % nRanks;
-        flow.send = send;
-        flow.nic.device = c;
-        flow.nic.hca = "mlx5_" + std::to_string(c);
-        flow.nic.rail = c;
-        flow.nic.connection = static_cast<uint64_t>(op.flows.size() + 1);
-        flow.nic.peerHost = "rank" + std::to_string(flow.peer);
-        op.flows.push_back(flow);
-      }
-    }
-  }
-  return op;
-}
-
-EmulatedOperation p2pOperation(bool send, int rank, int peer, size_t bytes, int nChannels, int nSteps) {
-  EmulatedOperation op;
-  op.p2p = true;
-  op.func = send ? "Send" : "Recv";
-  op.count = bytes;
-  op.datatype = "ncclInt8";
-  op.peer = peer;
-  op.algo.clear();
-  op.nChannels = nChannels;
-  op.nSteps = nSteps;
-  for (int c = 0; c < nChannels; ++c) {
-    ProxyFlow flow;
-    flow.channel = c;
-    flow.peer = peer;
-    flow.send = send;
-    flow.nic.device = c;
-    flow.nic.hca = "mlx5_" + std::to_string(c);
-    flow.nic.rail = c;
-    flow.nic.connection = static_cast<uint64_t>(rank * 1000 + c + 1);
-    flow.nic.peerHost = "rank" + std::to_string(peer);
-    op.flows.push_back(flow);
-  }
-  return op;
-}
-
 ProfilerSequence::ProfilerSequence(ProfilerDriver& driver, int rank)
     : driver_(driver), rank_(rank), pid_(static_cast<int>(getpid())) {}
 
-void* ProfilerSequence::start(ncclProfilerEventDescr_v6_t& descr) {
+void* ProfilerSequence::start(ncclProfilerEventDescr_v7_t& descr) {
   void* handle = nullptr;
   if (driver_.startEvent(&descr, &handle) != ncclSuccess) ++stats_.failures;
   ++stats_.starts;
@@ -99,8 +50,8 @@ void ProfilerSequence::stop(void* handle) {
   ++stats_.stops;
 }
 
-void ProfilerSequence::state(void* handle, ncclProfilerEventState_t s, const ncclProfilerEventStateArgs_v6_t* args) {
-  ncclProfilerEventStateArgs_v6_t copy{};
+void ProfilerSequence::state(void* handle, ncclProfilerEventState_t s, const ncclProfilerEventStateArgs_v7_t* args) {
+  ncclProfilerEventStateArgs_v7_t copy{};
   if (args != nullptr) copy = *args;
   if (driver_.recordEventState(handle, s, args != nullptr ? &copy : nullptr) != ncclSuccess) ++stats_.failures;
   ++stats_.states;
@@ -132,7 +83,7 @@ void ProfilerSequence::apiCall(Task& task, int& groupDepth) {
   ++groupDepth;  // ncclGroupStartInternal
   // NCCL tracks the outermost group only while the mask asks for an event at or below GroupApi.
   if (profilerGroupDepth_ == 0 && profilerEventWanted(ncclProfileGroupApi, driver_.activationMask())) {
-    ncclProfilerEventDescr_v6_t d{};
+    ncclProfilerEventDescr_v7_t d{};
     d.type = ncclProfileGroupApi;
     d.groupApi.groupDepth = groupDepth;
     groupApi_ = start(d);
@@ -144,14 +95,14 @@ void ProfilerSequence::apiCall(Task& task, int& groupDepth) {
     if (groupApi_ != nullptr) state(groupApi_, ncclProfilerGroupStartApiStop, nullptr);
   }
   const EmulatedOperation& op = *task.op;
-  ncclProfilerEventDescr_v6_t d{};
+  ncclProfilerEventDescr_v7_t d{};
   d.parentObj = groupApi_;
   if (op.p2p) {
     d.type = ncclProfileP2pApi;
-    d.p2pApi = {op.func.c_str(), op.count, op.datatype.c_str(), nullptr, false};
+    d.p2pApi = {op.func.c_str(), op.count, op.datatype.c_str(), nullptr, false, v231() ? op.userTag : 0};
   } else {
     d.type = ncclProfileCollApi;
-    d.collApi = {op.func.c_str(), op.count, op.datatype.c_str(), op.root, nullptr, false};
+    d.collApi = {op.func.c_str(), op.count, op.datatype.c_str(), op.root, nullptr, false, v231() ? op.userTag : 0};
   }
   task.groupApi = groupApi_;
   task.api = start(d);
@@ -176,12 +127,12 @@ void ProfilerSequence::groupEnd(int& groupDepth, std::vector<Task>& tasks) {
 // ncclLaunchKernel then hostStreamPlanTask: KernelLaunch, the Group event, the task events (the
 // plan's collectives first, then its P2p operations), stopped once the proxy ops are handed over.
 void ProfilerSequence::launch(std::vector<Task>& tasks) {
-  ncclProfilerEventDescr_v6_t d{};
+  ncclProfilerEventDescr_v7_t d{};
   d.type = ncclProfileKernelLaunch;
   d.parentObj = tasks.front().groupApi;
   if (void* kernelLaunch = start(d)) stop(kernelLaunch);
 
-  ncclProfilerEventDescr_v6_t g{};
+  ncclProfilerEventDescr_v7_t g{};
   g.type = ncclProfileGroup;
   void* group = start(g);
   std::vector<Task*> plan;
@@ -192,7 +143,7 @@ void ProfilerSequence::launch(std::vector<Task>& tasks) {
     if (t.op->p2p) plan.push_back(&t);
   }
   for (Task* t : plan) {
-    if (t->op->taskEvent) startTask(*t, group);
+    if (t->op->taskEvent && (!t->op->symmetric || v231())) startTask(*t, group);
   }
   for (Task* t : plan) {
     if (t->task != nullptr && !t->op->stopTaskLast) stop(t->task);
@@ -202,7 +153,7 @@ void ProfilerSequence::launch(std::vector<Task>& tasks) {
 
 void ProfilerSequence::startTask(Task& task, void* group) {
   const EmulatedOperation& op = *task.op;
-  ncclProfilerEventDescr_v6_t d{};
+  ncclProfilerEventDescr_v7_t d{};
   d.parentObj = task.api;
   d.rank = rank_;
   if (op.p2p) {
@@ -213,20 +164,36 @@ void ProfilerSequence::startTask(Task& task, void* group) {
     d.p2p.peer = op.peer;
     d.p2p.nChannels = static_cast<uint8_t>(op.announcedChannels >= 0 ? op.announcedChannels : op.nChannels);
     d.p2p.parentGroup = group;
+    d.p2p.userTag = v231() ? op.userTag : 0;
   } else {
-    d.type = ncclProfileColl;
-    d.coll.seqNumber = seqNumbers_[op.func]++;  // counted whether or not the event is recorded
-    d.coll.func = op.func.c_str();
-    d.coll.count = op.count;
-    d.coll.root = op.root;
-    d.coll.datatype = op.datatype.c_str();
-    d.coll.nChannels = static_cast<uint8_t>(op.announcedChannels >= 0 ? op.announcedChannels : op.nChannels);
-    d.coll.nWarps = static_cast<uint8_t>(op.nWarps);
-    d.coll.algo = op.algo.c_str();
-    d.coll.proto = op.proto.c_str();
     d.coll.parentGroup = group;
+    setCollDescriptor(op, d);
   }
   task.task = start(d);
+}
+
+// ncclProfilerStartTaskEvents: a symmetric kernel's Coll event names the kernel (2.31).
+void ProfilerSequence::setCollDescriptor(const EmulatedOperation& op, ncclProfilerEventDescr_v7_t& d) {
+  d.type = ncclProfileColl;
+  d.coll.seqNumber = seqNumbers_[op.func]++;  // counted whether or not the event is recorded
+  d.coll.func = op.func.c_str();
+  d.coll.count = op.count;
+  d.coll.root = op.root;
+  d.coll.datatype = op.datatype.c_str();
+  d.coll.nChannels = static_cast<uint8_t>(op.announcedChannels >= 0 ? op.announcedChannels : op.nChannels);
+  d.coll.nWarps = static_cast<uint8_t>(op.nWarps);
+  d.coll.algo = op.algo.c_str();
+  d.coll.proto = op.proto.c_str();
+  if (!v231()) return;
+  d.coll.userTag = op.userTag;
+  d.coll.isSymColl = op.symmetric;
+  if (op.symmetric) {
+    const char* variant = op.kernelVariant.c_str();
+    const char* underscore = std::strchr(variant, '_');
+    d.coll.kernelVariant = variant;
+    d.coll.algo = underscore != nullptr ? underscore + 1 : variant;
+    d.coll.proto = "";
+  }
 }
 
 // The proxy thread: each ProxyOp starts when its op is appended, the profiler's own proxy op
@@ -236,7 +203,7 @@ void ProfilerSequence::startTask(Task& task, void* group) {
 void ProfilerSequence::proxy(std::vector<Task>& tasks) {
   int maxSteps = 0;
   for (Task& task : tasks) {
-    if (!task.op->taskEvent || task.self) continue;  // no proxy op of any kind
+    if (!task.op->taskEvent || task.self || (task.op->symmetric && !v231())) continue;  // no proxy op of any kind
     task.flows.resize(task.op->flows.size());
     for (size_t i = 0; i < task.flows.size(); ++i) {
       task.flows[i].spec = &task.op->flows[i];
@@ -245,7 +212,7 @@ void ProfilerSequence::proxy(std::vector<Task>& tasks) {
     maxSteps = std::max(maxSteps, task.op->nSteps);
   }
   for (Task& task : tasks) {
-    if (task.op->taskEvent && !task.self) startKernelChannels(task);
+    if (task.op->taskEvent && !task.self && (!task.op->symmetric || v231())) startKernelChannels(task);
   }
   for (Task& task : tasks) {
     for (Flow& flow : task.flows) {
@@ -274,7 +241,7 @@ void ProfilerSequence::proxy(std::vector<Task>& tasks) {
 
 void ProfilerSequence::startProxyOp(Task& task, Flow& flow) {
   const ProxyFlow& spec = *flow.spec;
-  ncclProfilerEventDescr_v6_t d{};
+  ncclProfilerEventDescr_v7_t d{};
   d.type = ncclProfileProxyOp;
   d.parentObj = task.task;
   d.rank = rank_;
@@ -292,13 +259,15 @@ void ProfilerSequence::startProxyOp(Task& task, Flow& flow) {
 
 void ProfilerSequence::startKernelChannels(Task& task) {
   task.kernelCh.assign(static_cast<size_t>(task.op->nChannels), nullptr);
+  task.kernelStart.assign(static_cast<size_t>(task.op->nChannels), 0);
   for (int c = 0; c < task.op->nChannels; ++c) {
-    ncclProfilerEventDescr_v6_t d{};
+    ncclProfilerEventDescr_v7_t d{};
     d.type = ncclProfileKernelCh;
     d.parentObj = task.task;
     d.rank = rank_;
     d.kernelCh.channelId = static_cast<uint8_t>(c);
     d.kernelCh.pTimer = gpuClockNs_ += 1000;
+    task.kernelStart[static_cast<size_t>(c)] = d.kernelCh.pTimer;
     task.kernelCh[static_cast<size_t>(c)] = start(d);
   }
 }
@@ -308,14 +277,14 @@ void ProfilerSequence::startKernelChannels(Task& task) {
 // isend/irecv, under the step.
 void ProfilerSequence::postStep(Task& task, Flow& flow, int step) {
   const size_t i = static_cast<size_t>(step);
-  ncclProfilerEventDescr_v6_t d{};
+  ncclProfilerEventDescr_v7_t d{};
   d.type = ncclProfileProxyStep;
   d.parentObj = flow.op;
   d.rank = rank_;
   d.proxyStep.step = step;
   flow.steps[i] = start(d);
   void* handle = flow.op != nullptr ? flow.steps[i] : nullptr;  // NCCL records states only under a ProxyOp
-  ncclProfilerEventStateArgs_v6_t args{};
+  ncclProfilerEventStateArgs_v7_t args{};
   args.proxyStep.transSize = static_cast<size_t>(task.op->chunkSize);
   if (flow.spec->send) {
     if (handle != nullptr) state(handle, ncclProfilerProxyStepSendGPUWait, &args);
@@ -338,7 +307,7 @@ bool ProfilerSequence::completeStep(Task& task, Flow& flow, int step) {
     stop(flow.net[i]);  // railtune's net plugin stops only what started
   }
   void* handle = flow.op != nullptr ? flow.steps[i] : nullptr;
-  ncclProfilerEventStateArgs_v6_t args{};
+  ncclProfilerEventStateArgs_v7_t args{};
   args.proxyStep.transSize = static_cast<size_t>(task.op->chunkSize);
   if (!flow.spec->send && handle != nullptr) {
     state(handle, ncclProfilerProxyStepRecvFlushWait, &args);
@@ -374,7 +343,7 @@ void* ProfilerSequence::netEvent(Flow& flow, void* stepHandle, size_t bytes) {
   event.peerHost = nic.peerHost.c_str();
   event.peerRank = flow.spec->peer;
   event.bytes = bytes;
-  ncclProfilerEventDescr_v6_t d{};
+  ncclProfilerEventDescr_v7_t d{};
   d.type = ncclProfileNetPlugin;
   d.parentObj = stepHandle;
   d.rank = rank_;
@@ -394,46 +363,46 @@ void ProfilerSequence::finishTask(Task& task) {
   for (Flow& flow : task.flows) {
     if (flow.op != nullptr) stop(flow.op);
   }
-  for (void* channel : task.kernelCh) {
+  for (size_t c = 0; c < task.kernelCh.size(); ++c) {
+    void* channel = task.kernelCh[c];
     if (channel == nullptr) continue;
-    ncclProfilerEventStateArgs_v6_t args{};
-    args.kernelCh.pTimer = gpuClockNs_ += 50000;
+    const uint64_t phasesEnd = kernelPhases(task, c);
+    ncclProfilerEventStateArgs_v7_t args{};
+    gpuClockNs_ = std::max(gpuClockNs_ + 50000, phasesEnd);
+    args.kernelCh.pTimer = gpuClockNs_;
     state(channel, ncclProfilerKernelChStop, &args);
     stop(channel);
   }
 }
 
-namespace {
-std::atomic<ProfilerDriver*> netProfilerDriver{nullptr};
-}  // namespace
-
-void setNetProfilerDriver(ProfilerDriver* driver) {
-  netProfilerDriver.store(driver);
-}
-
-// profiler.cc's ncclProfilerCallback: Stop passes *eHandle on unchecked, as NCCL does.
-ncclResult_t netProfilerCallback(void** eHandle, int type, void* pHandle, int64_t pluginId, void* extData) {
-  ProfilerDriver* driver = netProfilerDriver.load();
-  if (driver == nullptr || eHandle == nullptr) return ncclSuccess;
-  if (type == ncclProfilerNetEventStart) {
-    const auto* proxy = static_cast<const ProxyEventHandle*>(pHandle);
-    ncclProfilerEventDescr_v6_t d{};
-    d.type = ncclProfileNetPlugin;
-    d.parentObj = proxy != nullptr ? proxy->stepEventHandle : nullptr;
-    d.rank = proxy != nullptr ? proxy->rank : -1;
-    d.netPlugin.id = pluginId;
-    d.netPlugin.data = extData;
-    return driver->startEvent(&d, eHandle);
+// profilerFireKernelPhaseEvents (2.31): per phase with a non-zero duration, a KernelPhase start under the
+// channel's KernelCh (GPU start in the descriptor), its KernelPhaseStop state (GPU end in kernelCh.pTimer),
+// its stop; from the channel's start on. Returns the last phase's end (0: none).
+uint64_t ProfilerSequence::kernelPhases(Task& task, size_t channel) {
+  const EmulatedOperation& op = *task.op;
+  if (!v231() || op.phaseNs.empty()) return 0;
+  static constexpr const char* kNames[] = {"initial_sync", "compute", "final_sync"};
+  const std::array<uint64_t, 3>& ns = op.phaseNs[channel % op.phaseNs.size()];
+  uint64_t at = task.kernelStart[channel];
+  for (size_t i = 0; i < ns.size(); ++i) {
+    if (ns[i] == 0) continue;  // "skip zero-duration (synthesized) boundary"
+    ncclProfilerEventDescr_v7_t d{};
+    d.type = ncclProfileKernelPhase;
+    d.parentObj = task.kernelCh[channel];
+    d.rank = 0;  // NCCL leaves it unset
+    d.kernelPhase.channelId = static_cast<uint8_t>(channel);
+    d.kernelPhase.phaseId = static_cast<uint8_t>(i < op.phaseIds.size() ? op.phaseIds[i] : static_cast<int>(i));
+    d.kernelPhase.phaseName = kNames[i];
+    d.kernelPhase.pTimer = at;
+    at += ns[i];
+    if (void* phase = start(d)) {
+      ncclProfilerEventStateArgs_v7_t args{};
+      args.kernelCh.pTimer = at;
+      state(phase, ncclProfilerKernelPhaseStop, &args);
+      stop(phase);
+    }
   }
-  if (type == ncclProfilerNetEventStop) return driver->stopEvent(*eHandle);
-  if (type == ncclProfilerNetEventUpdate || type == ncclProfilerNetEventUpdateAndStop) {
-    ncclProfilerEventStateArgs_v6_t args{};
-    args.netPlugin.data = extData;
-    const ncclResult_t r = driver->recordEventState(*eHandle, ncclProfilerNetPluginUpdate, &args);
-    if (type == ncclProfilerNetEventUpdate || r != ncclSuccess) return r;
-    return driver->stopEvent(*eHandle);
-  }
-  return ncclSuccess;
+  return at;
 }
 
 }  // namespace railtune::emu

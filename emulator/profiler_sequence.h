@@ -1,5 +1,5 @@
 // NCCL's profiler event order for one group of operations, played through a ProfilerDriver so that
-// the real profiler library receives what NCCL 2.28/2.30 would send it: the API events (GroupApi,
+// the real profiler library receives what NCCL 2.28/2.30/2.31 would send it: the API events (GroupApi,
 // CollApi/P2pApi, KernelLaunch; v5+) from the application thread, the Group and Coll/P2p task events
 // at launch, then from the proxy thread the ProxyOp events per channel and peer, their ProxySteps with
 // their states, the net plugin's NetPlugin events under the steps (railtune's own descriptor,
@@ -12,6 +12,7 @@
 // proxy's work, with several steps outstanding across channels at once.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -68,6 +69,20 @@ struct EmulatedOperation {
   // true: the Coll/P2p events stop after the proxy's children (NCCL stops them at launch, before the
   // proxy; a plan launched while the proxy already runs an earlier op can see the other order).
   bool stopTaskLast = false;
+  // NCCL 2.31 (profiler v7 carries them; older versions' adapters drop them): the application's tag of the
+  // call (ncclCollConfig_t userProfilerTag: CollApi/P2pApi, Coll/P2p);
+  uint64_t userTag = 0;
+  // a symmetric-memory kernel ran the collective: 2.31 gives it a Coll event with isSymColl, the kernel's
+  // name as kernelVariant ("AGxLL_R"), algo the part after '_', proto "" (profiler.cc
+  // ncclProfilerStartTaskEvents@v2.31.2); earlier releases give it no task event at all (taskEvent false);
+  bool symmetric = false;
+  std::string kernelVariant = "AGxLL_R";
+  // the kernel's barrier phases per channel, GPU nanoseconds of initial sync, compute, final sync: 2.31
+  // sends one KernelPhase event per channel and phase under the channel's KernelCh, before its stop, and
+  // none for a phase of zero duration (profiler.cc profilerFireKernelPhaseEvents@v2.31.2). Empty: the
+  // kernel times no phases. phaseIds overrides the ids sent (tests of ids NCCL does not define).
+  std::vector<std::array<uint64_t, 3>> phaseNs;
+  std::vector<int> phaseIds = {0, 1, 2};
 };
 // A Send or Recv whose peer is the rank itself gets no proxy op of any kind (enqueue.cc,
 // scheduleP2pTasksToPlan: nProxyOps = selfSend ? 0 : 2): no ProxyOp, no KernelCh. The sequence applies
@@ -133,9 +148,12 @@ class ProfilerSequence {
   struct Task;  // one operation's handles through the group
   struct Flow;  // one ProxyOp's handles
 
-  void* start(ncclProfilerEventDescr_v6_t& descr);
+  void* start(ncclProfilerEventDescr_v7_t& descr);
   void stop(void* handle);
-  void state(void* handle, ncclProfilerEventState_t state, const ncclProfilerEventStateArgs_v6_t* args);
+  void state(void* handle, ncclProfilerEventState_t state, const ncclProfilerEventStateArgs_v7_t* args);
+  bool v231() const { return driver_.behaviour() >= NcclBehaviour::V2_31; }
+  void setCollDescriptor(const EmulatedOperation& op, ncclProfilerEventDescr_v7_t& d);
+  uint64_t kernelPhases(Task& task, size_t channel);
 
   void apiCall(Task& task, int& groupDepth);
   void groupEnd(int& groupDepth, std::vector<Task>& tasks);

@@ -1,4 +1,4 @@
-// NCCL's ncclTunerConstantsDefaults for 2.28.9 and 2.30.7 in NCCL's struct (the values are in
+// NCCL's ncclTunerConstantsDefaults for 2.28.9 and 2.30.7 in NCCL's v5 and v7 structs (the values are in
 // formats/nccl_defaults.cc), and NCCL's pick from the cost table (topoGetAlgoInfo).
 #include "emulator/tuner_driver.h"
 
@@ -17,6 +17,21 @@ ncclTunerConstants_v5_t defaultTunerConstants(NcclBehaviour b) {
       "formats/nccl_enums.h mirrors NCCL's tuner constants");
   ncclTunerConstants_v5_t c;
   std::memcpy(&c, &ours, sizeof c);
+  return c;
+}
+
+ncclTunerConstants_v7_t defaultTunerConstantsV7(NcclBehaviour b) {
+  const ncclTunerConstants_v5_t rows = defaultTunerConstants(b);
+  ncclTunerConstants_v7_t c;
+  std::memset(&c, 0, sizeof c);
+  tunerConstantsV5ToV7(&c, &rows);
+  for (int s = 0; s < NCCL_NUM_TUNING_SCALES_V5; ++s) {  // row 4 as row 3: see tuner_driver.h
+    c.llMaxBws[NCCL_RUBIN_COMPCAP_IDX][s] = c.llMaxBws[NCCL_BLACKWELL_COMPCAP_IDX][s];
+    c.perChMaxRingLL128Bws[NCCL_RUBIN_COMPCAP_IDX][s] = c.perChMaxRingLL128Bws[NCCL_BLACKWELL_COMPCAP_IDX][s];
+    c.perChMaxTreeLL128Bws[NCCL_RUBIN_COMPCAP_IDX][s] = c.perChMaxTreeLL128Bws[NCCL_BLACKWELL_COMPCAP_IDX][s];
+    c.perChMaxTreeBws[NCCL_RUBIN_COMPCAP_IDX][s] = c.perChMaxTreeBws[NCCL_BLACKWELL_COMPCAP_IDX][s];
+    c.perChMaxNVLSTreeBws[NCCL_RUBIN_COMPCAP_IDX][s] = c.perChMaxNVLSTreeBws[NCCL_BLACKWELL_COMPCAP_IDX][s];
+  }
   return c;
 }
 

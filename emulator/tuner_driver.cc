@@ -1,4 +1,4 @@
-// TunerDriver: NCCL's tuner call sites (init.cc, enqueue.cc) and the adapters of tuner_v2..v4.cc.
+// TunerDriver: NCCL's tuner call sites (init.cc, enqueue.cc) and the adapters of tuner_v2..v6.cc.
 #include "emulator/tuner_driver.h"
 
 #include <cstring>
@@ -59,10 +59,46 @@ ncclResult_t TunerDriver::init(uint64_t commId, size_t nRanks, size_t nNodes, co
     case 6:
       r = initWithConstants(commId, nRanks, nNodes, domains, constants);
       break;
+    case 7: {
+      // No NCCL before v7 binds it; a test may still drive it so: the four rows widened, row 4 as initV7's.
+      ncclTunerConstants_v7_t wide = defaultTunerConstantsV7(NcclBehaviour::V2_30);
+      if (constants) tunerConstantsV5ToV7(&wide, constants);
+      r = initNative7(commId, nRanks, nNodes, domains, constants ? &wide : nullptr);
+      if (r == ncclSuccess && constants) tunerConstantsV7ToV5(constants, &wide);
+      return r;
+    }
     default:
       break;
   }
   open_ = r == ncclSuccess;
+  return r;
+}
+
+ncclResult_t TunerDriver::initV7(uint64_t commId, size_t nRanks, size_t nNodes, const ncclNvlDomainInfo_v5_t& domains,
+                                 ncclTunerConstants_v7_t* constants) {
+  if (version_ == 7) return initNative7(commId, nRanks, nNodes, domains, constants);
+  if (version_ < 5 || constants == nullptr) return init(commId, nRanks, nNodes, domains, nullptr);
+  ncclTunerConstants_v5_t rows;
+  tunerConstantsV7ToV5(&rows, constants);
+  const ncclResult_t r = init(commId, nRanks, nNodes, domains, &rows);
+  if (r == ncclSuccess) tunerConstantsV5ToV7(constants, &rows);
+  return r;
+}
+
+// v7 natively: NCCL's five-row table, poison-guarded at its own size (1272 bytes).
+ncclResult_t TunerDriver::initNative7(uint64_t commId, size_t nRanks, size_t nNodes,
+                                      const ncclNvlDomainInfo_v5_t& domains, ncclTunerConstants_v7_t* constants) {
+  Poisoned<ncclNvlDomainInfo_v7_t> domainGuard;
+  *domainGuard = domains;
+  Poisoned<ncclTunerConstants_v7_t> constantGuard;
+  if (constants) *constantGuard = *constants;
+  const ncclResult_t r = tableAs<ncclTuner_v7_t>(binding_)->init(
+      &context_, commId, nRanks, nNodes, pluginLogger(), domainGuard.get(), constants ? constantGuard.get() : nullptr);
+  bool intact = checkPoison(domainGuard, "tuner.init", "ncclNvlDomainInfo_v7_t", violations_);
+  intact = checkPoison(constantGuard, "tuner.init", "ncclTunerConstants_v7_t", violations_) && intact;
+  open_ = intact && r == ncclSuccess;
+  if (!intact) return ncclInternalError;
+  if (constants && r == ncclSuccess) *constants = *constantGuard;
   return r;
 }
 
@@ -127,18 +163,24 @@ ncclResult_t TunerDriver::callGetCollInfo(ncclFunc_t coll, size_t nBytes, int nu
     case 6:
       return tableAs<ncclTuner_v6_t>(binding_)->getCollInfo(
           context_, coll, nBytes, numPipeOps, asPointer, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, regBuff, nChannels);
+    case 7:
+      return tableAs<ncclTuner_v7_t>(binding_)->getCollInfo(
+          context_, coll, nBytes, numPipeOps, asPointer, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, regBuff, nChannels);
     default:
       return ncclInternalError;
   }
 }
 
 bool TunerDriver::hasChunkSize() const {
+  if (version_ == 7) return tableAs<ncclTuner_v7_t>(binding_)->getChunkSize != nullptr;
   return version_ == 6 && tableAs<ncclTuner_v6_t>(binding_)->getChunkSize != nullptr;
 }
 
 ncclResult_t TunerDriver::getChunkSize(ncclFunc_t coll, size_t nBytes, int algo, int proto, int nChannels,
                                        size_t* chunkSize) {
   if (!hasChunkSize()) return ncclInternalError;
+  if (version_ == 7)
+    return tableAs<ncclTuner_v7_t>(binding_)->getChunkSize(context_, coll, nBytes, algo, proto, nChannels, chunkSize);
   return tableAs<ncclTuner_v6_t>(binding_)->getChunkSize(context_, coll, nBytes, algo, proto, nChannels, chunkSize);
 }
 
@@ -156,6 +198,8 @@ ncclResult_t TunerDriver::finalize() {
       return tableAs<ncclTuner_v5_t>(binding_)->finalize(context_);
     case 6:
       return tableAs<ncclTuner_v6_t>(binding_)->finalize(context_);
+    case 7:
+      return tableAs<ncclTuner_v7_t>(binding_)->finalize(context_);
     default:
       return ncclInternalError;
   }

@@ -1,4 +1,5 @@
-// Event bits, event states and net-event ids shared by every profiler version (nccl_profiler.h).
+// Event bits, event states and net-event ids shared by every profiler version (nccl_profiler.h; the v7
+// additions from NCCL 2.31.2's nccl_profiler.h:29 and :78).
 #pragma once
 
 #include <stdbool.h>
@@ -23,9 +24,10 @@ enum {
   ncclProfileCollApi = (1 << 9),
   ncclProfileP2pApi = (1 << 10),
   ncclProfileKernelLaunch = (1 << 11),
-  ncclProfileCeColl = (1 << 12),   // v6
-  ncclProfileCeSync = (1 << 13),   // v6
-  ncclProfileCeBatch = (1 << 14),  // v6
+  ncclProfileCeColl = (1 << 12),       // v6
+  ncclProfileCeSync = (1 << 13),       // v6
+  ncclProfileCeBatch = (1 << 14),      // v6
+  ncclProfileKernelPhase = (1 << 15),  // v7: a kernel channel's barrier phase (under KernelCh)
 };
 
 // One enum for every version; numbering is not in declaration order (v4 states were added later).
@@ -61,6 +63,7 @@ typedef enum {
   ncclProfilerCeSyncComplete = 28,
   ncclProfilerCeBatchStart = 29,
   ncclProfilerCeBatchComplete = 30,
+  ncclProfilerKernelPhaseStop = 31,  // v7: a phase's end (GPU timer in the kernelCh state argument)
 } ncclProfilerEventState_t;
 typedef ncclProfilerEventState_t ncclProfilerEventState_v1_t;
 typedef ncclProfilerEventState_t ncclProfilerEventState_v2_t;
@@ -68,6 +71,7 @@ typedef ncclProfilerEventState_t ncclProfilerEventState_v3_t;
 typedef ncclProfilerEventState_t ncclProfilerEventState_v4_t;
 typedef ncclProfilerEventState_t ncclProfilerEventState_v5_t;
 typedef ncclProfilerEventState_t ncclProfilerEventState_v6_t;
+typedef ncclProfilerEventState_t ncclProfilerEventState_v7_t;
 
 // A net plugin's event id: low 16 bits the descriptor version, high 16 bits the network type.
 #define NCCL_PROFILER_NET_VER_BITS (16)

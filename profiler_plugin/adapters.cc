@@ -1,11 +1,13 @@
-// The exported profiler tables, v1..v6: one Adapter (adapter.h) per version, each version's traits
+// The exported profiler tables, v1..v7: one Adapter (adapter.h) per version, each version's traits
 // being all it changes. The line above each says what that is, citing NCCL 2.30.7's declaration of
-// it in src/include/plugin/profiler/profiler_vN.h (our copies: nccl/profiler_vN.h, pinned by tests/abi).
+// it in src/include/plugin/profiler/profiler_vN.h (v7: NCCL 2.31.2's; our copies: nccl/profiler_vN.h, pinned by
+// tests/abi).
 #include "nccl/profiler_v1.h"
 #include "nccl/profiler_v2.h"
 #include "nccl/profiler_v3.h"
 #include "nccl/profiler_v4.h"
 #include "nccl/profiler_v6.h"  // and v5, which it includes
+#include "nccl/profiler_v7.h"
 #include "profiler_plugin/adapter.h"
 #include "profiler_plugin/descr_convert.h"
 
@@ -67,6 +69,16 @@ struct V6 {
   static constexpr auto convert = convertDescriptor<Descr>;
 };
 
+// v7: v6 plus userTag (collApi, p2pApi, coll, p2p, ceColl), coll.kernelVariant and isSymColl, the KernelPhase
+// event (profiler_v7.h:31,40,60-62,73,114,129-134@v2.31.2) and its own state arguments (:138-157).
+struct V7 {
+  using Table = ncclProfiler_v7_t;
+  using Descr = ncclProfilerEventDescr_v7_t;
+  using StateArgs = ncclProfilerEventStateArgs_v7_t;
+  static constexpr auto init = initCommIdFirst<7>;
+  static constexpr auto convert = convertDescriptor<Descr>;
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) constinit const ncclProfiler_v1_t ncclProfiler_v1 =
@@ -81,3 +93,5 @@ extern "C" __attribute__((visibility("default"))) constinit const ncclProfiler_v
     Adapter<V5>::table();
 extern "C" __attribute__((visibility("default"))) constinit const ncclProfiler_v6_t ncclProfiler_v6 =
     Adapter<V6>::table();
+extern "C" __attribute__((visibility("default"))) constinit const ncclProfiler_v7_t ncclProfiler_v7 =
+    Adapter<V7>::table();

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "nccl/profiler_v1.h"
+#include "nccl/profiler_v7.h"
 #include "profiler_plugin/engine.h"
 
 namespace railtune::profiler {
@@ -24,6 +25,11 @@ void copyCollFields(const Coll& in, EventDescriptor& out) {
   out.coll.nWarps = in.nWarps;
   out.coll.algo = in.algo;
   out.coll.proto = in.proto;
+  if constexpr (requires { in.userTag; }) {  // v7
+    out.coll.kernelVariant = in.kernelVariant;
+    out.coll.isSymColl = in.isSymColl;
+    out.coll.userTag = in.userTag;
+  }
 }
 
 template <typename P2p>
@@ -33,6 +39,17 @@ void copyP2pFields(const P2p& in, EventDescriptor& out) {
   out.p2p.datatype = in.datatype;
   out.p2p.peer = in.peer;
   if constexpr (requires { in.nChannels; }) out.p2p.nChannels = in.nChannels;
+  if constexpr (requires { in.userTag; }) out.p2p.userTag = in.userTag;  // v7
+}
+
+template <typename CeColl>
+void copyCeCollFields(const CeColl& in, EventDescriptor& out) {
+  out.ceColl.seqNumber = in.seqNumber;
+  out.ceColl.func = in.func;
+  out.ceColl.count = in.count;
+  out.ceColl.root = in.root;
+  out.ceColl.datatype = in.datatype;
+  if constexpr (requires { in.userTag; }) out.ceColl.userTag = in.userTag;  // v7
 }
 
 // Members whose layout never changed across versions (proxy op/step); present in all of them.
@@ -73,11 +90,28 @@ EventDescriptor convertDescriptor(const Descr& in) {
     case EventType::NetPlugin:
       if constexpr (requires { in.netPlugin.id; }) out.netPlugin = {in.netPlugin.id, in.netPlugin.data};
       break;
-    default:  // Group, API, kernel-launch, CE and ProxyCtrl events: type, parent and rank say it all
+    case EventType::CeColl:
+      if constexpr (requires { in.ceColl; }) copyCeCollFields(in.ceColl, out);
+      break;
+    case EventType::KernelPhase:  // a version without the member has no such event: the type alone says so
+      if constexpr (requires { in.kernelPhase; }) {
+        out.kernelPhase.channelId = in.kernelPhase.channelId;
+        out.kernelPhase.phaseId = in.kernelPhase.phaseId;
+        out.kernelPhase.pTimer = in.kernelPhase.pTimer;
+      }
+      break;
+    default:  // Group, API, kernel-launch, CE sync/batch and ProxyCtrl events: type, parent and rank say it all
       break;
   }
   return out;
 }
+
+// Whether a version's state arguments belong to an ABI with KernelPhase events (v7+): only v7 declares
+// its own union, identical in shape to v5's.
+template <typename Args>
+inline constexpr bool kHasKernelPhase = false;
+template <>
+inline constexpr bool kHasKernelPhase<ncclProfilerEventStateArgs_v7_t> = true;
 
 // State arguments: a union in every version; the state code says which member NCCL filled.
 template <typename Args>
@@ -91,6 +125,9 @@ StateArgs convertStateArgs(EventState state, const Args* in) {
     if (proxyStep) out.transSize = in->proxyStep.transSize;
     if (state == EventState::NetPluginUpdate) out.netPluginData = in->netPlugin.data;
     if (state == EventState::KernelChStop) out.pTimer = in->kernelCh.pTimer;
+    // v7's phase stop reuses kernelCh (profiler_v7.h@v2.31.2); through an older table it is an unknown
+    // state, whose arguments are not read (the engine counts it).
+    if (state == EventState::KernelPhaseStop && kHasKernelPhase<Args>) out.pTimer = in->kernelCh.pTimer;
   } else {  // v1..v3
     if (proxyOp) {
       out.transSize = in->proxyOp.transSize;

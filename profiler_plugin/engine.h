@@ -33,6 +33,7 @@ enum class EventType : uint64_t {
   CeColl = 1ULL << 12,
   CeSync = 1ULL << 13,
   CeBatch = 1ULL << 14,
+  KernelPhase = 1ULL << 15,  // v7: one barrier phase of a kernel channel, under its KernelCh
 };
 using EventMask = uint64_t;  // OR of EventType values
 
@@ -60,6 +61,7 @@ enum class EventState : int {
   GroupEndApiStart = 24,
   CeCollStart = 25,
   CeBatchComplete = 30,
+  KernelPhaseStop = 31,  // v7: StateArgs::pTimer is the phase's end
 };
 
 struct CommInfo {
@@ -83,6 +85,9 @@ struct EventDescriptor {
     int nWarps = 0;
     const char* algo = nullptr;
     const char* proto = nullptr;
+    const char* kernelVariant = nullptr;  // v7: the symmetric kernel, NULL when none
+    bool isSymColl = false;               // v7
+    uint64_t userTag = 0;                 // v7: the application's tag (0: untagged)
   } coll;
   struct {
     const char* func = nullptr;
@@ -90,6 +95,7 @@ struct EventDescriptor {
     const char* datatype = nullptr;
     int peer = -1;
     int nChannels = 0;
+    uint64_t userTag = 0;  // v7
   } p2p;
   struct {
     pid_t pid = 0;  // with PXN not always this process: never dereference a foreign parent
@@ -110,6 +116,19 @@ struct EventDescriptor {
     int64_t id = 0;
     void* data = nullptr;
   } netPlugin;
+  struct {  // v6+: a copy-engine collective
+    uint64_t seqNumber = 0;
+    const char* func = nullptr;
+    size_t count = 0;
+    int root = -1;
+    const char* datatype = nullptr;
+    uint64_t userTag = 0;  // v7
+  } ceColl;
+  struct {  // v7
+    int channelId = -1;
+    int phaseId = -1;  // 0 initial_sync, 1 compute, 2 final_sync; NCCL may add more
+    uint64_t pTimer = 0;
+  } kernelPhase;
 };
 
 // The arguments of a state change; only the member that fits the state is set.
@@ -118,7 +137,7 @@ struct StateArgs {
   int steps = 0;             // ProxyOp (v1..v3)
   int appendedProxyOps = 0;  // ProxyCtrl append states
   void* netPluginData = nullptr;
-  uint64_t pTimer = 0;  // KernelCh stop
+  uint64_t pTimer = 0;  // KernelCh stop, KernelPhase stop (v7)
 };
 
 class Engine;

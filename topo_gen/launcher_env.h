@@ -1,7 +1,9 @@
 // The launcher environment for one rank: the NCCL_* settings (and RAILTUNE_RAIL_MAP) that make NCCL
 // use this host's topology file, keep each ring/tree on its rail, and load railtune's plugins by
-// absolute path. It never sets NCCL_NET: naming a transport turns a plugin that steps aside into a
-// failed job, where without it NCCL falls back to its own IB transport.
+// absolute path. The NCCL_* table is formats::hostNcclEnv's, computed from the rail map written from the
+// fabric model: the same function the env plugin (NCCL_ENV_PLUGIN=railtune) answers NCCL with. It never sets NCCL_NET:
+// naming a transport turns a plugin that steps aside into a failed job, where without it NCCL falls back to its own IB
+// transport.
 #pragma once
 
 #include <string>
@@ -29,13 +31,13 @@ struct LauncherEnvOptions {
 
 using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
-// In a fixed order; the QP policy's NCCL_IB_* variables (those that differ from NCCL's defaults, the
-// same policy the net plugin's verbs transport follows) come after NCCL_CROSS_NIC. Measured settings
-// (options.measured) go into the QP policy, replace NCCL_CROSS_NIC's 0, and add NCCL_NCHANNELS_PER_NET_PEER and
-// the entry's other variables after the plugins', each unless the user's environment sets it; a measured variable
-// this function sets from the fabric (NCCL_IB_HCA, ...) keeps the fabric's value. Throws std::invalid_argument naming
-// the problem (unknown host, local rank out of range or missing where an option needs it, more than NCCL's 32 HCAs, a
-// host without rail NICs).
+// In a fixed order (formats/host_nccl_env.h), then RAILTUNE_RAIL_MAP and CUDA_VISIBLE_DEVICES; the QP policy's
+// NCCL_IB_* variables (those that differ from NCCL's defaults, the same policy the net plugin's verbs transport
+// follows) come after NCCL_CROSS_NIC. Measured settings (options.measured) go into the QP policy, replace
+// NCCL_CROSS_NIC's 0, and add NCCL_NCHANNELS_PER_NET_PEER and the entry's other variables after the plugins', each
+// unless the user's environment sets it; a measured variable this function sets from the fabric (NCCL_IB_HCA, ...)
+// keeps the fabric's value. Throws std::invalid_argument naming the problem (unknown host, local rank out of range or
+// missing where an option needs it, more than NCCL's 32 HCAs, a host without rail NICs).
 EnvVars launcherEnv(const fabric::Fabric& fabric, const LauncherEnvOptions& options);
 
 // The fabric shape of a host's rail NICs (link layer, rails, planes, slowest port, the GID index they
@@ -47,9 +49,5 @@ qp::QpPolicy launcherQpPolicy(const fabric::Fabric& fabric, const LauncherEnvOpt
 
 // "export NAME=<shell-quoted value>" lines.
 std::string exportLines(const EnvVars& vars);
-
-// NCCL_IB_HCA's value: "=" (exact match, so mlx5_1 does not also pick mlx5_10..19), then
-// hca:port (NCCL < 2.30) or hca:port:rail[:plane] (2.30+, which reads rail and plane from it).
-std::string ibHcaList(const std::vector<const fabric::Nic*>& nics, int ncclMinor);
 
 }  // namespace railtune::topo

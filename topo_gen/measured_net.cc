@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "formats/host_nccl_env.h"
 #include "topo_gen/sched_common.h"
 
 namespace railtune::topo {
@@ -36,23 +37,7 @@ formats::NetEnvChoice measuredForHost(const fabric::Fabric& fabric, const std::s
 }
 
 std::vector<qp::Decision> measuredNcclDecisions(const qp::MeasuredNet& measured, EnvLookup env) {
-  std::vector<std::pair<std::string, std::string>> vars;
-  if (measured.crossNic) vars.emplace_back("NCCL_CROSS_NIC", std::to_string(*measured.crossNic));
-  if (measured.channelsPerNetPeer)
-    vars.emplace_back("NCCL_NCHANNELS_PER_NET_PEER", std::to_string(*measured.channelsPerNetPeer));
-  vars.insert(vars.end(), measured.others.begin(), measured.others.end());
-  std::vector<qp::Decision> out;
-  for (const auto& [name, value] : vars) {
-    const std::optional<std::string> user = env ? env(name.c_str()) : std::nullopt;
-    if (user && !user->empty())  // NCCL takes an empty value for unset
-      out.push_back({name, *user,
-                     "set in the environment (" + name + "), which NCCL reads itself; the measured " + value +
-                         " is not used (" + measured.source + ")",
-                     false});
-    else
-      out.push_back({name, value, measured.source, true});
-  }
-  return out;
+  return formats::measuredNcclDecisions(measured, env);  // the one the NCCL_* table (host_nccl_env.h) applies
 }
 
 }  // namespace railtune::topo

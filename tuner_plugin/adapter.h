@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "nccl/tuner_v6.h"
+#include "nccl/tuner_v7.h"
 #include "tuner_plugin/boundary.h"
 
 namespace railtune::tuner::adapter {
@@ -35,6 +35,22 @@ ncclResult_t initWithComm(void** ctx, uint64_t commId, size_t nRanks, size_t nNo
                          .nvlDomainInfo = nvlDomainInfo,
                          .constants = constants,
                          .abiVersion = Version});
+}
+
+// v7: the same call with five compute-capability rows. railtune's engine knows rows 0..3 (its GPUs are
+// Blackwell, NCCL_BLACKWELL_COMPCAP_IDX): it tunes a four-row copy, as NCCL's own v5/v6 adapters hand a
+// plugin, and only rows 0..3 are copied back, after a successful init. Row 4 (NCCL_RUBIN_COMPCAP_IDX) keeps
+// NCCL's value, as it does for a v5/v6 plugin; it is read nowhere else.
+template <int Version>
+ncclResult_t initWithCommV7(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                            ncclNvlDomainInfo_v7_t* nvlDomainInfo, ncclTunerConstants_v7_t* constants) {
+  if (constants == nullptr)
+    return initWithComm<Version>(ctx, commId, nRanks, nNodes, logFunction, nvlDomainInfo, nullptr);
+  ncclTunerConstants_v5_t rows;
+  tunerConstantsV7ToV5(&rows, constants);
+  const ncclResult_t r = initWithComm<Version>(ctx, commId, nRanks, nNodes, logFunction, nvlDomainInfo, &rows);
+  if (r == ncclSuccess) tunerConstantsV5ToV7(constants, &rows);
+  return r;
 }
 
 // v4 on: NCCL's cost table and whether the user buffer is registered.

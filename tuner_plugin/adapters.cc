@@ -1,10 +1,10 @@
-// The exported tuner tables, v2..v6: one Adapter (adapter.h) per version, each version's traits being
+// The exported tuner tables, v2..v7: one Adapter (adapter.h) per version, each version's traits being
 // all it changes. The line above each says what that is, citing NCCL 2.30.7's declaration of it in
 // src/include/plugin/tuner/tuner_vN.h (our copies: nccl/tuner_vN.h, pinned by tests/abi).
 #include "nccl/tuner_v2.h"
 #include "nccl/tuner_v3.h"
 #include "nccl/tuner_v4.h"
-#include "nccl/tuner_v6.h"  // and v5, which it includes
+#include "nccl/tuner_v7.h"  // and v5, v6, which it includes
 #include "tuner_plugin/adapter.h"
 
 namespace {
@@ -52,6 +52,16 @@ struct V6 {
   static constexpr bool hasChunkSize = true;
 };
 
+// v7: v6's entry points; the constants have a fifth compute-capability row (tuner_v7.h, at the commit that adds
+// it; not bound by NCCL 2.31.2 or 2.32.3: docs/tuning.md). init converts as NCCL's v5/v6 adapters do.
+struct V7 {
+  using Table = ncclTuner_v7_t;
+  static constexpr auto init = initWithCommV7<7>;
+  static constexpr auto getCollInfo = getCollInfoWithRegBuff;
+  static constexpr bool hasChunkSize = true;
+};
+static_assert(sizeof(ncclTunerConstants_v7_t) == 159 * sizeof(double), "ncclTunerConstants_v7_t is 1272 bytes");
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) constinit const ncclTuner_v2_t ncclTunerPlugin_v2 =
@@ -64,3 +74,5 @@ extern "C" __attribute__((visibility("default"))) constinit const ncclTuner_v5_t
     Adapter<V5>::table();
 extern "C" __attribute__((visibility("default"))) constinit const ncclTuner_v6_t ncclTunerPlugin_v6 =
     Adapter<V6>::table();
+extern "C" __attribute__((visibility("default"))) constinit const ncclTuner_v7_t ncclTunerPlugin_v7 =
+    Adapter<V7>::table();

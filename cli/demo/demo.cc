@@ -4,7 +4,8 @@
 // under DIR/topology/ (demo_topology.h) and checks them, the tuner's decision tables under DIR/tuner/,
 // runs an emulated 16-rank job over the net plugin with one NIC miswired (DIR/net/, demo/net.h), and an 8-rank job
 // over the verbs transport on the verbs simulator whose path log shows each connection's HCA, GID and QPs
-// (DIR/verbs/, demo/verbs.h). Everything the demo produces goes under DIR.
+// (DIR/verbs/, demo/verbs.h). The env plugin is loaded as NCCL loads it and asked, for the first host, every NCCL
+// variable topo env exports (DIR/env/, demo/env.h). Everything the demo produces goes under DIR.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 
 #include "cli/bindings_report.h"
 #include "cli/commands.h"
+#include "cli/demo/env.h"
 #include "cli/demo/net.h"
 #include "cli/demo/topology.h"
 #include "cli/demo/tuner.h"
@@ -60,7 +62,7 @@ void printBinding(const emu::Binding& b, const NcclBindings& all) {
 int reportBindings(const PluginFiles& files, std::ostream& jsonl) {
   const Identity id = resolveIdentity();
   int unbound = 0;
-  for (emu::NcclBehaviour nccl : {emu::NcclBehaviour::V2_28, emu::NcclBehaviour::V2_30}) {
+  for (emu::NcclBehaviour nccl : {emu::NcclBehaviour::V2_28, emu::NcclBehaviour::V2_30, emu::NcclBehaviour::V2_31}) {
     const NcclBindings all = bindRailtunePlugins(nccl, files);
     for (const emu::Binding& binding : all.bindings) {
       printBinding(binding, all);
@@ -90,6 +92,12 @@ int runDemo(const DemoOptions& opts) {
       "\"communicators get\" above says which it was here.\n");
   std::printf("Wrote %s\n\n", (out / "bindings.jsonl").c_str());
   const int topologyErrors = writeDemoTopology(out, files.net.parent_path(), opts.fabric);
+  const fs::path envPlugin = files.net.parent_path() / "libnccl-env-railtune.so";
+  if (!fs::is_regular_file(envPlugin))
+    throw std::runtime_error("libnccl-env-railtune.so not found in " + files.net.parent_path().string());
+  if (topologyErrors == 0 && writeDemoEnv(out, envPlugin, out / "topology", opts.fabric) > 0)
+    throw std::runtime_error("the env plugin's answers differ from topo env's: see MISMATCH in " +
+                             (out / "env" / "answers.txt").string());
   if (writeDemoTuner(out, files.tuner) > 0)
     throw std::runtime_error("the tuner disagreed with its rules: see MISMATCH in " + (out / "tuner").string());
   size_t pluginWarnings = 0;  // of the emulated jobs' ranks, printed on stderr by each job

@@ -70,7 +70,7 @@ nj::JobOptions jobOptions(const NetJobArgs& a) {
   o.mnnvl = !a.noMnnvl;
   o.pathLogDir = a.pathLogDir;
   const auto behaviour = emu::parseBehaviour(a.nccl);
-  if (!behaviour) throw std::invalid_argument("--nccl " + a.nccl + ": expected 2.28 or 2.30");
+  if (!behaviour) throw std::invalid_argument("--nccl " + a.nccl + ": expected 2.28, 2.30 or 2.31");
   o.behaviour = *behaviour;
   const PluginFiles plugins =
       findPluginFiles(a.pluginDir.empty() ? defaultPluginDir() : std::filesystem::path(a.pluginDir));
@@ -160,7 +160,7 @@ Command addNetJobCommand(CLI::App& emu) {
                   "The verbs simulator's libibverbs.so.1 for --transport ib (default: <plugin dir>/railtune/"
                   "verbs_sim/, or verbs_sim/ of the build tree)")
       ->check(CLI::ExistingFile);
-  sub->add_option("--nccl", a->nccl, "NCCL behaviour to emulate: 2.28 or 2.30")->capture_default_str();
+  sub->add_option("--nccl", a->nccl, "NCCL behaviour to emulate: 2.28, 2.30 or 2.31")->capture_default_str();
   sub->add_option("--fault-rank", a->faultRank, "The rank --fault applies to");
   sub->add_option("--fault", a->faults, "VAR=VALUE set in --fault-rank's environment only (repeatable)");
   sub->add_option("--signal-rank", a->signalRank, "The rank --signal is sent to");

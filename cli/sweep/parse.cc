@@ -14,6 +14,8 @@
 #include "cli/sweep/shape_options.h"
 #include "cli/sweep/sweep.h"
 #include "nccl-tests-integration/dataset/parse_outputs.h"
+#include "nccl-tests-integration/run/call_options.h"
+#include "nccl-tests-integration/run/plan.h"
 
 namespace railtune::cli {
 namespace {
@@ -24,6 +26,7 @@ struct ParseOptions {
   std::vector<std::string> inputs;
   std::vector<std::string> env;  // KEY=VALUE
   std::string collective;
+  std::string testsArgs;  // --nccl-tests-args "-R 2": the -R/-D/-x of outputs that do not say
   std::string output;
   ShapeOptions shape;
   size_t maxWarnings = 20;
@@ -79,6 +82,13 @@ int runParse(const ParseOptions& opts, const CLI::App& app) {
   sweep::ParseRequest request;
   static_cast<sweep::DomainFacts&>(request.base) = opts.shape.facts();
   request.base.collective = opts.collective;
+  if (!opts.testsArgs.empty()) {  // outputs of a sweep folder keep what their manifest recorded
+    try {
+      request.base.call = sweep::readCallOptions(sweep::splitCommandLine(opts.testsArgs));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--nccl-tests-args: ") + e.what());
+    }
+  }
   request.readCluster = clusterFacts;
   request.inputs = inputsWithEnv(opts, app);
   request.output = opts.output;
@@ -112,6 +122,9 @@ Command addSweepParseCommand(CLI::App& sweepGroup) {
       ->allow_extra_args(false);
   sub->add_option("--collective", opts->collective,
                   "for outputs that do not name their program: allreduce, allgather, reducescatter, broadcast, ...");
+  sub->add_option("--nccl-tests-args", opts->testsArgs,
+                  "the -R/-D/-x the outputs were run with (\"-R 2\"), for text outputs without a sweep manifest; "
+                  "rows NCCL may have run without the tuner are then kept out of rules and fits");
   sub->add_option("-o,--output", opts->output, "the dataset to write (JSONL)")->required();
   sub->add_option("--max-warnings", opts->maxWarnings, "warnings printed before the rest are counted")
       ->capture_default_str();

@@ -15,6 +15,7 @@
 #include "cli/tuner/fit_column.h"
 #include "emulator/logger.h"
 #include "emulator/nccl_model/emulated_nccl.h"
+#include "emulator/tuner_decisions/bypass_rows.h"
 #include "emulator/tuner_driver.h"
 #include "formats/tuner_rules/rules_file.h"
 #include "tuner_plugin/rules/rule_index.h"
@@ -394,6 +395,8 @@ DecisionsReport computeDecisions(const DecisionsRequest& request) {
   const RowContext ctx{ncclSide, edited ? *edited : ncclSide, plugin, rules, modelOn, model, fit ? &*fit : nullptr};
   for (Collective c : request.collectives)
     for (uint64_t nBytes : sizes) report.rows.push_back(decideRow(ctx, c, nBytes));
+  report.bypass = request.bypass;
+  emu::markBypassRows(report, ncclSide.model().topo);  // the rows NCCL decides without a tuner
   plugin.driver.finalize();
   if (fit) fit->plugin->driver.finalize();
   collectPluginLog(report, nullptr);

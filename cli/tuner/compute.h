@@ -41,6 +41,7 @@ struct DecisionsRequest {
   uint64_t minBytes = 8;
   uint64_t maxBytes = uint64_t{16} << 30;
   ncclmodel::NcclKnobs knobs;  // NCCL_ALGO / NCCL_PROTO as NCCL would read them
+  emu::BypassSettings bypass;  // the call's datatype, registration, CTA policy: the paths no tuner sees
 
   static std::vector<formats::Collective>
   defaultCollectives();  // AllReduce, AllGather, ReduceScatter, Broadcast, Reduce

@@ -35,6 +35,10 @@ struct DecisionsOptions {
   std::vector<std::string> collectives;
   std::string minBytes = "8";
   std::string maxBytes = "16G";
+  std::string dataType = "float";
+  std::string op = "sum";
+  std::string registration = "none";
+  std::string ctaPolicy;  // "" = NCCL_CTA_POLICY, else default
 };
 
 // "8", "4096", "64K", "1M", "16G", "2T" (binary multiples; a trailing "B"/"iB" is accepted).
@@ -73,6 +77,37 @@ std::string envOrEmpty(const char* name) {
   return value ? value : "";
 }
 
+// The call's datatype, reduction, registration and CTA policy, and NCCL's variables for the paths no tuner
+// sees (emulator/nccl_model/bypass.h). --cta-policy defaults to NCCL_CTA_POLICY, as NCCL reads it.
+emu::BypassSettings buildBypass(const DecisionsOptions& opts) {
+  emu::BypassSettings b;
+  const auto dataType = ncclmodel::parseDataType(opts.dataType);
+  if (!dataType)
+    throw std::invalid_argument("--datatype: unknown datatype '" + opts.dataType + "' (nccl-tests' -d names)");
+  const auto op = ncclmodel::parseRedOp(opts.op);
+  if (!op) throw std::invalid_argument("--op must be sum, prod, max, min or avg, not '" + opts.op + "'");
+  const auto registration = ncclmodel::parseRegistration(opts.registration);
+  if (!registration)
+    throw std::invalid_argument("--registration must be none, local or symmetric (nccl-tests -R 0/1/2), not '" +
+                                opts.registration + "'");
+  const std::string ctaText = opts.ctaPolicy.empty() ? envOrEmpty("NCCL_CTA_POLICY") : opts.ctaPolicy;
+  const auto cta = ctaText.empty() ? std::optional<ncclmodel::CtaPolicy>(ncclmodel::CtaPolicy{})
+                                   : ncclmodel::parseCtaPolicy(ctaText);
+  if (!cta)
+    throw std::invalid_argument((opts.ctaPolicy.empty() ? "NCCL_CTA_POLICY '" : "--cta-policy '") + ctaText +
+                                "' names no CTA policy (default, efficiency, zero, joined by |, or 0/1/2)");
+  b.dataType = *dataType;
+  b.op = *op;
+  b.registration = *registration;
+  b.cta = *cta;
+  b.env = ncclmodel::readBypassEnv([](const char* name) { return std::getenv(name); });
+  const ncclmodel::BypassEnv defaults;
+  b.given = *registration != ncclmodel::Registration::None || *cta != ncclmodel::CtaPolicy{} || b.env.symCeThreshold ||
+            !b.env.symKernel.empty() || b.env.symNoWinEnable || b.env.symTmaEnable ||
+            b.env.winEnable != defaults.winEnable || b.env.cuMemEnable != defaults.cuMemEnable;
+  return b;
+}
+
 DecisionsRequest buildRequest(const DecisionsOptions& opts) {
   DecisionsRequest request;
   request.comm = opts.comm;
@@ -86,6 +121,7 @@ DecisionsRequest buildRequest(const DecisionsOptions& opts) {
   request.maxBytes = parseByteCount("--max-bytes", opts.maxBytes);
   request.knobs.algo = envOrEmpty("NCCL_ALGO");  // NCCL's own restrictions reach the table as IGNORE cells
   request.knobs.proto = envOrEmpty("NCCL_PROTO");
+  request.bypass = buildBypass(opts);
   return request;
 }
 
@@ -163,6 +199,14 @@ Command addTunerDecisionsCommand(CLI::App& tunerGroup) {
   sub->add_option("--min-bytes", opts->minBytes, "smallest size (NCCL's nBytes; K, M, G suffixes)")
       ->capture_default_str();
   sub->add_option("--max-bytes", opts->maxBytes, "largest size")->capture_default_str();
+  sub->add_option("--datatype", opts->dataType, "the call's datatype (nccl-tests -d names)")->capture_default_str();
+  sub->add_option("--op", opts->op, "the call's reduction: sum|prod|max|min|avg")->capture_default_str();
+  sub->add_option("--registration", opts->registration,
+                  "how the buffers are registered: none|local|symmetric (nccl-tests -R 0/1/2); symmetric windows "
+                  "let NCCL pick symmetric kernels and CE AllGather without a tuner")
+      ->capture_default_str();
+  sub->add_option("--cta-policy", opts->ctaPolicy,
+                  "the communicator's CTA policy: default|efficiency|zero (default: NCCL_CTA_POLICY)");
   return Command{sub, [opts] { return runDecisions(*opts); }};
 }
 

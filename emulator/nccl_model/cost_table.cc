@@ -48,7 +48,7 @@ PerCallFactors perCallFactors(const AlgoTimeFacts& f, const CollRequest& r, int 
   const bool allReduce = r.collective == Collective::AllReduce;
   if (a == static_cast<int>(Algorithm::Tree) && allReduce && logSize >= 0 && logSize < 23)
     k.bandwidthFactor = kTreeCorrection[p][logSize];
-  if (f.version == NcclVersion::V2_30 && a == static_cast<int>(Algorithm::NvlsTree) && allReduce && logSize >= 0 &&
+  if (f.version >= NcclVersion::V2_30 && a == static_cast<int>(Algorithm::NvlsTree) && allReduce && logSize >= 0 &&
       logSize < 24 && f.minCompCap >= 100 && f.cpuArch == CpuArch::X86)
     k.bandwidthFactor = kTreeCorrection[p][logSize];
   const long perChannelRank = static_cast<long>(f.nChannels) * f.nRanks;

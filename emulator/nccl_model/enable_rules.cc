@@ -21,7 +21,7 @@ bool ll128ByDefault(const ModelContext& m, Algorithm a) {
   }
   enable = enable && g.typeIntra <= PathType::NVB;
   // 2.30 lets Hopper and newer mix compute capabilities.
-  const bool mixedOk = m.version == NcclVersion::V2_30 && minCc >= 90;
+  const bool mixedOk = m.version >= NcclVersion::V2_30 && minCc >= 90;
   enable = enable && (minCc == maxCc || mixedOk);
   // (NCCL also disables Ring/LL128 AllReduce on 2 SM90 ranks with CUDA 11.8; CUDA 11.8 is not emulated.)
   enable = enable && minCc >= 70;

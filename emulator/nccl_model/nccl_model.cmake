@@ -32,6 +32,8 @@ add_library(railtune_nccl_model STATIC
   nccl_model/const_ids.cc
   nccl_model/terms.cc
   nccl_model/shape_model.cc
-  nccl_model/gpu_profiles.cc)
+  nccl_model/gpu_profiles.cc
+  nccl_model/bypass.cc
+  nccl_model/bypass_names.cc)
 target_link_libraries(railtune_nccl_model PUBLIC railtune_emulator PRIVATE nlohmann_json::nlohmann_json railtune_common)
 target_include_directories(railtune_nccl_model PRIVATE ${CMAKE_BINARY_DIR}/generated)  # emulator/nccl_graphs.h

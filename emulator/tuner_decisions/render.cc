@@ -18,8 +18,15 @@ struct DecisionColumn {
   const char* tableHeader;
   bool alignRight;
   std::string (*text)(const DecisionRow& row, Style style);
-  bool fitOnly = false;  // shown only with a fitted model (--model-file), so outputs without one stay as they were
+  bool fitOnly = false;   // shown only with a fitted model (--model-file), so outputs without one stay as they were
+  bool pathOnly = false;  // shown only when the path column is (DecisionsReport::pathShown)
 };
+
+// "tuned", or the verdict: "NCCL decides without a tuner: symmetric kernel".
+std::string pathText(const DecisionRow& r) {
+  if (r.bypass.path != ncclmodel::BypassPath::Tuned) return r.bypass.summary;
+  return r.bypass.caveat.empty() ? "tuned" : "tuned " + r.bypass.caveat;
+}
 
 std::string algorithmText(const std::optional<CellChoice>& c) {
   return c ? formats::algorithmName(c->algorithm) : "-";
@@ -54,6 +61,7 @@ const std::vector<DecisionColumn>& decisionColumns() {
       {"fitted_channels", "ch", true, [](const DecisionRow& r, Style) { return channelsText(r.fitted); }, true},
       {"fitted_reason", "fitted reason", false, [](const DecisionRow& r, Style) { return r.fittedReason; }, true},
       {"reason", "reason", false, [](const DecisionRow& r, Style) { return r.reason.text; }},
+      {"path", "NCCL path", false, [](const DecisionRow& r, Style) { return pathText(r); }, false, true},
   };
   return columns;
 }
@@ -61,13 +69,35 @@ const std::vector<DecisionColumn>& decisionColumns() {
 // The columns of this report: the fitted ones only when a model file was given.
 std::vector<DecisionColumn> reportColumns(const DecisionsReport& report) {
   std::vector<DecisionColumn> shown;
+  const bool pathShown = report.pathShown();
   for (const DecisionColumn& c : decisionColumns())
-    if (!c.fitOnly || !report.fit.path.empty()) shown.push_back(c);
+    if ((!c.fitOnly || !report.fit.path.empty()) && (!c.pathOnly || pathShown)) shown.push_back(c);
   return shown;
 }
 
 std::string orNone(const std::string& s) {
   return s.empty() ? "none" : s;
+}
+
+std::string callText(const BypassSettings& b) {
+  return std::string("datatype ") + ncclmodel::dataTypeName(b.dataType) + ", op " + ncclmodel::redOpName(b.op) +
+         ", registration " + ncclmodel::registrationName(b.registration) + ", CTA policy " +
+         ncclmodel::ctaPolicyName(b.cta);
+}
+
+// Under the table: the conditions of each verdict that takes a row away from the tuner, once, at its first row.
+std::string bypassConditions(const DecisionsReport& report) {
+  std::ostringstream out;
+  std::vector<std::string> told;
+  for (const DecisionRow& row : report.rows) {
+    if (row.bypass.path == ncclmodel::BypassPath::Tuned) continue;
+    if (std::find(told.begin(), told.end(), row.bypass.summary) != told.end()) continue;
+    told.push_back(row.bypass.summary);
+    out << row.bypass.summary << " (from " << formats::collectiveName(row.collective) << " " << shortBytes(row.nBytes)
+        << "):\n";
+    for (const std::string& c : row.bypass.conditions) out << "  " << c << "\n";
+  }
+  return out.str();
 }
 
 std::string tableHeader(const DecisionsReport& r) {
@@ -95,6 +125,7 @@ std::string tableHeader(const DecisionsReport& r) {
     if (!r.fit.verdict.empty()) out << "fit verdict:     " << r.fit.verdict << "\n";
     for (const std::string& c : r.fit.constantsWritten) out << "constant:        " << c << "\n";
   }
+  if (r.pathShown()) out << "call:            " << callText(r.bypass) << "\n";
   if (r.constantsEdited) out << "note: the plugin edited NCCL's cost-model constants at init\n";
   for (const std::string& w : r.warnings) out << "warning: " << w << "\n";
   return out.str();
@@ -108,6 +139,8 @@ std::string changedLine(const DecisionsReport& report) {
                      " by rules, " + std::to_string(c.byModel) + " by the model";
   if (!report.fit.path.empty()) line += ", " + std::to_string(c.byFit) + " by the fit";
   if (c.mismatched > 0) line += ", " + std::to_string(c.mismatched) + " MISMATCH";
+  if (c.bypassed > 0)
+    line += "; " + std::to_string(c.bypassed) + " rows NCCL decides without a tuner (the path column), not counted";
   return line;
 }
 
@@ -133,7 +166,7 @@ std::string formatTable(const DecisionsReport& report) {
     }
     out << text << "\n";
   }
-  out << changedLine(report) << "\n";
+  out << changedLine(report) << "\n" << bypassConditions(report);
   return out.str();
 }
 
@@ -195,6 +228,20 @@ Json reasonJson(const DecisionReason& r) {
   return j;
 }
 
+// Every row says which path NCCL takes; a row NCCL decides without a tuner also says why.
+Json pathJson(const ncclmodel::BypassVerdict& v) {
+  Json j{{"kind", ncclmodel::bypassPathName(v.path)}, {"text", v.summary}};
+  if (v.path != ncclmodel::BypassPath::Tuned) {
+    j["conditions"] = v.conditions;
+    j["tunerAsked"] = v.tunerAsked;
+  }
+  if (!v.caveat.empty()) {
+    j["caveat"] = v.caveat;
+    j["conditions"] = v.conditions;
+  }
+  return j;
+}
+
 Json stringOrNull(const std::string& s) {
   return s.empty() ? Json(nullptr) : Json(s);
 }
@@ -215,6 +262,10 @@ Json headerJson(const DecisionsReport& r) {
                                    : Json{{"path", r.rulesPath}, {"usable", r.rulesUsable}, {"count", r.ruleCount}};
   j["railMap"] = stringOrNull(r.railMapPath);
   j["model"] = Json{{"mode", r.modelMode}, {"description", stringOrNull(r.modelDescription)}};
+  j["call"] = Json{{"dataType", ncclmodel::dataTypeName(r.bypass.dataType)},
+                   {"op", ncclmodel::redOpName(r.bypass.op)},
+                   {"registration", ncclmodel::registrationName(r.bypass.registration)},
+                   {"ctaPolicy", ncclmodel::ctaPolicyName(r.bypass.cta)}};
   if (!r.fit.path.empty())
     j["fit"] = Json{{"path", r.fit.path},
                     {"appliesTo", r.fit.appliesTo},
@@ -236,7 +287,8 @@ std::string formatJson(const DecisionsReport& report) {
                         {"nccl", choiceJson(row.nccl)},
                         {"railtune", choiceJson(row.railtune)},
                         {"model", adviceJson(row.model)},
-                        {"reason", reasonJson(row.reason)}});
+                        {"reason", reasonJson(row.reason)},
+                        {"path", pathJson(row.bypass)}});
     if (!report.fit.path.empty()) {
       rows.back()["fitted"] = choiceJson(row.fitted);
       rows.back()["fittedReason"] = row.fittedReason;

@@ -12,6 +12,10 @@ size_t DecisionsReport::mismatches() const {
 DecisionsReport::Changed DecisionsReport::changed() const {
   Changed c;
   for (const DecisionRow& row : rows) {
+    if (row.bypass.path != ncclmodel::BypassPath::Tuned) {
+      ++c.bypassed;  // the tuner's pick never runs here
+      continue;
+    }
     if (row.nccl == row.railtune) continue;
     ++c.rows;
     c.byRules += row.reason.kind == DecisionReason::Kind::Rule ? 1 : 0;
@@ -20,6 +24,13 @@ DecisionsReport::Changed DecisionsReport::changed() const {
     c.mismatched += row.reason.kind == DecisionReason::Kind::Mismatch ? 1 : 0;
   }
   return c;
+}
+
+bool DecisionsReport::pathShown() const {
+  if (bypass.given) return true;
+  for (const DecisionRow& row : rows)
+    if (row.bypass.path != ncclmodel::BypassPath::Tuned || !row.bypass.caveat.empty()) return true;
+  return false;
 }
 
 }  // namespace railtune::emu

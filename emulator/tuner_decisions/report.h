@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/nccl_model/bypass.h"
 #include "emulator/tuner_decisions/communicator.h"
 #include "formats/nccl_enums.h"
 
@@ -44,6 +45,20 @@ struct DecisionRow {
   // model off, and why ("fit", "NCCL (the fit agrees)", "no fit: ..."); nullopt/"" without a model file.
   std::optional<CellChoice> fitted;
   std::string fittedReason;
+  // The path NCCL takes for this call whatever the tuner says (bypass_rows.h): tuned, or a symmetric kernel
+  // or the copy engines, with the conditions that held.
+  ncclmodel::BypassVerdict bypass;
+};
+
+// The call the rows describe besides its size, and NCCL's variables that move the paths no tuner sees:
+// --datatype, --op, --registration, --cta-policy (default NCCL_CTA_POLICY), NCCL_SYM_* and friends.
+struct BypassSettings {
+  ncclmodel::DataType dataType = ncclmodel::DataType::Float;  // nccl-tests' default -d float
+  ncclmodel::RedOp op = ncclmodel::RedOp::Sum;
+  ncclmodel::Registration registration = ncclmodel::Registration::None;
+  ncclmodel::CtaPolicy cta;
+  ncclmodel::BypassEnv env;
+  bool given = false;  // an option or variable above was set: the path column is shown even when all rows are tuned
 };
 
 // The fitted model given to the plugin (RAILTUNE_TUNER_MODEL_FILE), for the header.
@@ -75,10 +90,14 @@ struct DecisionsReport {
   FitSummary fit;
   std::vector<std::string> warnings;  // the plugin's WARN lines and problems with the rules file
   std::vector<DecisionRow> rows;
+  BypassSettings bypass;
   size_t mismatches() const;
+  // The path column is shown: the call's settings were given, or a row is not tuned.
+  bool pathShown() const;
   // Rows where railtune's pick (cell or channels) differs from NCCL's, by why: the table's last line.
   struct Changed {
     size_t rows = 0, byRules = 0, byModel = 0, byFit = 0, mismatched = 0;
+    size_t bypassed = 0;  // rows NCCL decides without a tuner; never counted as changed by railtune
   };
   Changed changed() const;
 };

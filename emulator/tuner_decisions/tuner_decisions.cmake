@@ -6,6 +6,7 @@ find_package(nlohmann_json 3 REQUIRED)
 add_library(railtune_tuner_decisions STATIC
   tuner_decisions/communicator.cc
   tuner_decisions/report.cc
-  tuner_decisions/render.cc)
+  tuner_decisions/render.cc
+  tuner_decisions/bypass_rows.cc)
 target_link_libraries(railtune_tuner_decisions PUBLIC railtune_nccl_model railtune_formats railtune_fabric
                       PRIVATE nlohmann_json::nlohmann_json)

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "nccl-tests-integration/dataset/call_mode.h"
 #include "nccl-tests-integration/dataset/choice.h"
 #include "nccl-tests-integration/dataset/net_env.h"
 #include "nccl-tests-integration/parse/nccl_tests_text.h"
@@ -86,6 +87,7 @@ struct DatasetRow {
   ForcedBy forcedBy = ForcedBy::None;
   std::map<std::string, std::string> env;  // the NCCL_* / RAILTUNE_* variables that forced it
   NetEnv netEnv;                           // the network setting it was measured under (net_env.h); may be empty
+  CallMode call;  // nccl-tests' -R/-D/-x (call_mode.h): rows NCCL may run without the tuner are kept apart
   Shape shape;
   Measurement outOfPlace, inPlace;
   bool valid = true;  // false: a non-zero #wrong in either half (flagged, never used for rules)

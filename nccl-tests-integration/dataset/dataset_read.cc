@@ -199,6 +199,12 @@ bool readRunField(std::string_view name, od::value& v, DatasetRow& row) {
     eachField(object(v, name), [&](std::string_view key, od::value ev) { row.env[std::string(key)] = str(ev, key); });
   } else if (name == "net_env") {
     readNetEnv(v, row.netEnv);
+  } else if (name == "call") {
+    try {
+      row.call = callModeFromLabel(str(v, name));
+    } catch (const std::invalid_argument& e) {
+      throw BadField{e.what()};
+    }
   } else if (name == "shape")
     readShape(v, row.shape);
   else if (name == "repeat")

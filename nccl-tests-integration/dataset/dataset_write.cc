@@ -172,6 +172,7 @@ DatasetLineParts datasetLineParts(const DatasetRow& run) {
     }
     json.endObject();
     appendNetEnv(run.netEnv, parts.afterRoot);
+    if (!run.call.isDefault()) json.key("call").string(run.call.label());
     appendShape(json, run.shape);
   }
   {

@@ -211,6 +211,7 @@ void OutputRowBuilder::settle(const TestRun& run) {
   base_.choice = choiceFromEnvironment(base_.env);
   base_.shape = shape;
   base_.repeat = context_.repeat;
+  base_.call = context_.call ? *context_.call : callModeFromArgs(run.args);
   base_.ncclVersion = ncclVersionText(run.ncclLibrary ? run.ncclLibrary : run.ncclHeaders);
   base_.testsVersion = run.testsVersion;
   base_.gpu = shape.gpu;

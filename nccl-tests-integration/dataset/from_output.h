@@ -28,8 +28,9 @@ struct OutputContext : DomainFacts {
   ForcedBy envFrom = ForcedBy::None;       // Manifest or Option when env came from there
   NetEnv netEnv;                           // the manifest's setting (net_env.h); else from env and NCCL's lines
   int repeat = 0;
-  std::string test;        // the manifest's program ("all_reduce_perf"); "" = from the output
-  std::string collective;  // --collective: for outputs that do not name their program
+  std::string test;              // the manifest's program ("all_reduce_perf"); "" = from the output
+  std::string collective;        // --collective: for outputs that do not name their program
+  std::optional<CallMode> call;  // the manifest's command's -R/-D/-x; nullopt: a -J file's args say, else none
 };
 
 // "all_reduce_perf", "all_reduce_perf_mpi", "./build/all_reduce_perf" -> "allreduce"; "" when unknown.

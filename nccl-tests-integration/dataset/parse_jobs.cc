@@ -14,6 +14,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The nccl-tests binary and its arguments in a manifest's command: the launcher's words (srun's own -D is
+// --chdir) are left out, up to the word that names the test.
+std::vector<std::string> binaryArgs(const ManifestEntry& e) {
+  for (size_t i = 0; i < e.command.size(); ++i)
+    if (!e.test.empty() && e.command[i].find(e.test) != std::string::npos)
+      return {e.command.begin() + static_cast<std::ptrdiff_t>(i), e.command.end()};
+  return e.command;
+}
+
 // The job of a run its manifest says completed: its -J file when it wrote one, else its text output.
 ParseJob manifestJob(const std::string& dir, const ParseJob& base, const ManifestEntry& e) {
   ParseJob job = base;
@@ -28,6 +37,7 @@ ParseJob manifestJob(const std::string& dir, const ParseJob& base, const Manifes
   job.context.netEnv = e.netEnv;
   job.context.repeat = e.repeat;
   job.context.test = e.test;
+  job.context.call = e.call ? *e.call : callModeFromArgs(binaryArgs(e));
   return job;
 }
 

@@ -149,6 +149,8 @@ ParsedText parseNcclTestsJson(std::string_view text) {
       args != doc.end() && args->is_array() && !args->empty() && args->front().is_string()) {
     const std::string program = args->front().get<std::string>();
     run.collective = program.substr(program.rfind('/') == std::string::npos ? 0 : program.rfind('/') + 1);
+    for (const json& arg : *args)
+      if (arg.is_string()) run.args.push_back(arg.get<std::string>());  // -R, -D, -x: call_mode.h
   }
   if (const auto env = doc.find("env"); env != doc.end() && env->is_array()) {
     for (const json& entry : *env) {

@@ -45,6 +45,7 @@ struct TestRun {
   std::string testsVersion;                       // "2.19.6" (E7+), "" before
   int ncclHeaders = 0, ncclLibrary = 0;           // NCCL_VERSION_CODE, runtime; 0 unknown
   std::string collective;                         // "all_reduce_perf" (E5+), "" unknown
+  std::vector<std::string> args;                  // the -J file's argv (its "args"); empty for text output
   std::map<std::string, std::string> parameters;  // nThread line: "nThread" -> "1", "warmup iters" -> "5", ...
   std::vector<DeviceLine> devices;
   std::vector<std::string> columns;  // the table header's labels

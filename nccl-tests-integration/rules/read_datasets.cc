@@ -18,16 +18,35 @@ std::string droppedRows(const std::string& path, const DatasetSource& source) {
 
 }  // namespace
 
+// Rows NCCL may have run without the tuner (call_mode.h), by why: never pooled with tuned rows.
+struct Untuned {
+  size_t symmetric = 0, deviceApi = 0, symVariables = 0;
+  size_t total() const { return symmetric + deviceApi + symVariables; }
+  bool take(const DatasetRow& row) {
+    if (!mayBypassTuner(row.call, row.collective, row.shape.nodes, row.env)) return false;
+    ++(row.call.deviceImpl > 0 ? deviceApi : row.call.registration == 2 ? symmetric : symVariables);
+    return true;
+  }
+  std::string line() const {
+    return std::to_string(total()) + " rows NCCL may have run without the tuner left out (" +
+           std::to_string(symmetric) + " with symmetric windows, -R 2; " + std::to_string(deviceApi) +
+           " nccl-tests device-API kernels, -D; " + std::to_string(symVariables) +
+           " under NCCL_SYM_KERNEL or NCCL_SYM_NOWIN_ENABLE): tuned rows only";
+  }
+};
+
 void readDatasetRows(const std::vector<std::string>& paths, size_t maxWarnings,
                      const std::function<void(std::string_view)>& warn, const DatasetSink& rows,
                      const DatasetSourceSink& sources) {
   size_t rowsRead = 0;
+  Untuned untuned;
   std::vector<DatasetDiagnostic> diagnostics;
   std::vector<std::string> dropped;  // what sweep parse could not use, as the datasets record it
   for (const std::string& path : paths)
     readDatasetFile(
         path,
         [&](const DatasetRow& row) {
+          if (untuned.take(row)) return;
           ++rowsRead;
           rows(row);
         },
@@ -47,6 +66,10 @@ void readDatasetRows(const std::vector<std::string>& paths, size_t maxWarnings,
     }
     warn(d.source + ":" + std::to_string(d.line) + ": " + d.message + "; line skipped");
   }
+  if (untuned.total() > 0) warn(untuned.line());
+  if (rowsRead == 0 && untuned.total() > 0)
+    throw std::runtime_error("every row of " + std::string(paths.size() == 1 ? paths[0] : "the inputs") + ": " +
+                             untuned.line() + "; sweep again without -R 2 and -D for the tuner's rules");
   if (rowsRead == 0)
     throw std::runtime_error("no sweep dataset rows in " + std::string(paths.size() == 1 ? paths[0] : "the inputs") +
                              " (railtune sweep parse writes them)");

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -85,6 +86,17 @@ nlohmann::ordered_json fabricJson(const ManifestFabric& f) {
   return out;
 }
 
+// "call": nccl-tests' -R/-D/-x as `sweep run` recorded them (absent: none given, or an earlier sweep).
+void readCall(const ManifestJson& object, ManifestEntry& entry) {
+  const std::string call = manifestString(object, "call", false);
+  if (call.empty()) return;
+  try {
+    entry.call = callModeFromLabel(call);
+  } catch (const std::invalid_argument& e) {
+    throw FieldError{e.what()};
+  }
+}
+
 ManifestEntry entryFromJson(const ManifestJson& object) {
   if (!object.is_object()) throw FieldError{"not a JSON object"};
   const std::string schema = manifestString(object, "schema", true);
@@ -133,6 +145,8 @@ ManifestEntry entryFromJson(const ManifestJson& object) {
   entry.status = *parsed;
   entry.exitCode = static_cast<int>(manifestInteger(object, "exit", true, 0, 255));
   entry.reason = manifestString(object, "reason", false);
+  readCall(object, entry);
+
   entry.start = manifestString(object, "start", true);
   entry.end = manifestString(object, "end", true);
   entry.nvlDomains = static_cast<int>(manifestInteger(object, "nvl_domains", false, 0, 1000000));
@@ -192,6 +206,7 @@ std::string manifestLine(const ManifestEntry& entry) {
   if (entry.nvlDomains > 0) line["nvl_domains"] = entry.nvlDomains;
   if (!entry.mnnvl.empty()) line["mnnvl"] = entry.mnnvl;
   if (entry.fabric) line["fabric"] = fabricJson(*entry.fabric);
+  if (entry.call && !entry.call->isDefault()) line["call"] = entry.call->label();
   // Invalid UTF-8 (a reason cut from a binary's output) is replaced, never thrown.
   return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }

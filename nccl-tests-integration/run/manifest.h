@@ -58,6 +58,9 @@ struct ManifestEntry {
   int nvlDomains = 0;                    // --nvl-domains
   std::string mnnvl;                     // --mnnvl on|off ("" = not told)
   std::optional<ManifestFabric> fabric;  // --rail-map / --fabric
+  // nccl-tests' -R/-D/-x in the command (dataset/call_mode.h), "call": "-R 2"; absent when none was given, and in
+  // lines of earlier sweeps (`sweep parse` then reads the command).
+  std::optional<CallMode> call;
 };
 
 std::string manifestLine(const ManifestEntry& entry);  // one JSON line with its newline

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nccl-tests-integration/dataset/call_mode.h"
 #include "nccl-tests-integration/dataset/choice.h"
 #include "nccl-tests-integration/dataset/from_output.h"
 #include "nccl-tests-integration/run/env_matrix.h"
@@ -44,6 +45,7 @@ struct SweepSpec {
   int nvlDomains = 0;                    // --nvl-domains, recorded in the manifest
   std::string mnnvl;                     // --mnnvl on|off, recorded in the manifest
   std::optional<ManifestFabric> fabric;  // --rail-map / --fabric, recorded in the manifest
+  CallMode call;                         // -R/-D/-x among args (call_options.h), recorded in the manifest
 };
 
 // Whether a run is the sweep's probe (SweepSpec::probe): NCCL's own choice, nothing forced, repeat 0.

@@ -155,6 +155,7 @@ ManifestEntry entryOf(const PlannedRun& run, const Plan& plan, const SweepSpec& 
   entry.nvlDomains = spec.nvlDomains;
   entry.mnnvl = spec.mnnvl;
   entry.fabric = spec.fabric;
+  entry.call = spec.call;
   return entry;
 }
 
@@ -243,6 +244,7 @@ JsonProbe probeJsonSupport(const std::string& binary, const std::string& dir) {
   std::error_code ec;
   fs::remove(spec.outputPath, ec);
   JsonProbe probe;
+  probe.help = help;
   if (!result.end.startError.empty()) {
     probe.note = "--json auto: " + result.end.startError + "; text output only";
   } else if (result.end.timedOut) {

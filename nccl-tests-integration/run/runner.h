@@ -51,6 +51,7 @@ bool listsJsonOption(std::string_view helpText);
 struct JsonProbe {
   bool supported = false;
   std::string note;
+  std::string help;  // the help text itself ("" when it could not be had): what else the binary offers
 };
 JsonProbe probeJsonSupport(const std::string& binary, const std::string& dir);
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/byte_size.h"
+#include "nccl-tests-integration/run/call_options.h"
 #include "nccl-tests-integration/run/manifest.h"
 #include "nccl-tests-integration/run/process.h"
 #include "nccl-tests-integration/run/runner.h"
@@ -178,6 +179,20 @@ void noteEnvironment(PreparedSweep& sweep) {
                             " is set: NCCL's own choice is measured with that tuner loaded");
 }
 
+// -R 2, -D, -x: asked of the binary's -h where it is here (not in a dry run), and told to the user.
+void checkCallSupport(const SweepRequest& r, PreparedSweep& sweep) {
+  const CallMode& call = sweep.spec.call;
+  if (call.isDefault()) return;
+  for (std::string& note : callOptionNotes(call)) sweep.notes.push_back(std::move(note));
+  if (r.dryRun) return;
+  const std::optional<std::string> local = findExecutable(r.command.front());
+  if (!local) return;
+  const JsonProbe probe = probeJsonSupport(*local, sweep.spec.dir);
+  if (probe.help.empty()) return;
+  if (const std::string why = unsupportedCallOptions(call, probe.help); !why.empty())
+    throw std::invalid_argument(why + ": " + *local + " -h does not list it");
+}
+
 }  // namespace
 
 SweepSpec makeSpec(const SweepRequest& r, std::vector<std::string>& notes) {
@@ -199,6 +214,7 @@ SweepSpec makeSpec(const SweepRequest& r, std::vector<std::string>& notes) {
   spec.setNcclDebug = std::getenv("NCCL_DEBUG") == nullptr;
   spec.probe = spec.setNcclDebug && std::getenv("NCCL_DEBUG_SUBSYS") == nullptr;
   spec.fabric = r.fabric;
+  spec.call = readCallOptions(spec.args);
   if (!spec.chunkSizes.empty()) {
     spec.tunerPlugin = r.tunerPlugin.empty() ? r.defaultTunerPlugin : r.tunerPlugin;
     if (!fs::exists(spec.tunerPlugin)) {
@@ -230,6 +246,7 @@ PreparedSweep prepareSweep(const SweepRequest& request) {
   sweep.spec = makeSpec(request, sweep.notes);
   sweep.spec.dir = prepareOutputFolder(request.output, !request.dryRun);
   sweep.jsonNote = decideJson(request, sweep.spec);
+  checkCallSupport(request, sweep);
   sweep.plan = makePlan(sweep.spec);
   noteEnvironment(sweep);
   sweep.notes.insert(sweep.notes.end(), sweep.plan.notes.begin(), sweep.plan.notes.end());

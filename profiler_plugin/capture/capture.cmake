@@ -8,5 +8,6 @@ railtune_add_plugin_code(railtune_profiler_capture STATIC
   ${CMAKE_CURRENT_LIST_DIR}/capture_engine.cc
   ${CMAKE_CURRENT_LIST_DIR}/capture_stop.cc
   ${CMAKE_CURRENT_LIST_DIR}/capture_complete.cc
+  ${CMAKE_CURRENT_LIST_DIR}/capture_phase.cc
   ${CMAKE_CURRENT_LIST_DIR}/make_capture.cc)
 target_link_libraries(railtune_profiler_capture PUBLIC railtune_common)

@@ -175,7 +175,8 @@ void CaptureEngine::housekeep(int64_t nowMonotonicNs) {
 // never folded into a later operation's record. A notice the sink cannot take is tried again later.
 void CaptureEngine::pushLostNoticeLocked(int64_t now) {
   const uint64_t lost = operationsDropped_.exchange(0, std::memory_order_relaxed);
-  if (lost == 0) return;
+  const uint64_t unknown = unknownSinceNotice_.exchange(0, std::memory_order_relaxed);
+  if (lost == 0 && unknown == 0) return;
   OperationRecord& notice = scratch_;
   notice.kind = RecordKind::Lost;
   notice.comm = comm_.commId;
@@ -193,13 +194,19 @@ void CaptureEngine::pushLostNoticeLocked(int64_t now) {
   notice.timing = TimingSource::Enqueue;
   notice.nFlows = notice.flowsDropped = 0;
   notice.stuckForNs = 0;
-  notice.eventsDropped = 0;
+  notice.eventsDropped = unknown;  // events of a type the bound ABI lacks: no operation to count them in
   notice.closedBy = CloseReason::Events;
   notice.operationsDropped = lost;
+  notice.userTag.reset();
+  notice.symColl.reset();
+  notice.kernelVariant.assign("");
+  notice.path = OperationPath::Tuned;
+  notice.phases = KernelPhases{};
   if (sink_ != nullptr && sink_->push(notice)) {
     notices_.fetch_add(1, std::memory_order_relaxed);
   } else {
     operationsDropped_.fetch_add(lost, std::memory_order_relaxed);
+    unknownSinceNotice_.fetch_add(unknown, std::memory_order_relaxed);
   }
 }
 
@@ -271,6 +278,7 @@ void CaptureEngine::buildRecord(const OperationSlot& op, RecordKind kind, int64_
   const int64_t offset = realtimeOffset_.load(std::memory_order_relaxed);
   out.start = bothClocks(start, offset);
   out.end = bothClocks(end, offset);
+  collectPhases(op, out);
   collectFlows(op, kind == RecordKind::Hang, out);
 }
 
@@ -360,6 +368,8 @@ CaptureStats CaptureEngine::stats() const {
   s.orphans = orphans_.load(std::memory_order_relaxed);
   s.unknownNetEvents = unknownNet_.load(std::memory_order_relaxed);
   s.misuse = misuse_.load(std::memory_order_relaxed);
+  s.unknownEvents = unknownEvents_.load(std::memory_order_relaxed);
+  s.phaseEvents = phaseEvents_.load(std::memory_order_relaxed);
   return s;
 }
 

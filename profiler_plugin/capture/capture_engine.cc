@@ -40,6 +40,8 @@ constexpr EventMask bits(EventType type) {
 // ProxyOp, ProxyStep, KernelCh or NetPlugin is in the mask; a ProxyOp for ProxyStep and NetPlugin),
 // so the capture takes them too: a ProxyStep is only useful under its ProxyOp and operation.
 EventMask withParents(EventMask mask) {
+  // KernelPhase comes only under KernelCh (profiler.cc, ncclProfilerEnforceMaskDeps@v2.31.2).
+  if ((mask & bits(EventType::KernelPhase)) != 0) mask |= bits(EventType::KernelCh);
   if ((mask & (bits(EventType::ProxyStep) | bits(EventType::NetPlugin))) != 0) mask |= bits(EventType::ProxyOp);
   if ((mask & (bits(EventType::ProxyOp) | bits(EventType::KernelCh))) != 0) {
     mask |= bits(EventType::Coll) | bits(EventType::P2p);
@@ -72,13 +74,27 @@ CaptureEngine::CaptureEngine(const CommInfo& comm, const CaptureOptions& options
   for (uint32_t i = 0; i < options_.eventSlots; ++i) children_[i].event.engine = this;
 }
 
+// One of the event types the bound ABI defines (nccl_profiler.h): a single bit up to CeBatch, and
+// KernelPhase from v7. Anything else is misuse or an ABI mismatch: counted, never followed.
+bool CaptureEngine::knownType(EventType type) const {
+  const EventMask bit = static_cast<EventMask>(type);
+  if (bit == 0 || (bit & (bit - 1)) != 0) return false;
+  return bit <= bits(EventType::CeBatch) || (bit == bits(EventType::KernelPhase) && options_.v7Events);
+}
+
 Event* CaptureEngine::startEvent(const EventDescriptor& descr) {
+  if (!knownType(descr.type)) {
+    unknownEvents_.fetch_add(1, std::memory_order_relaxed);
+    unknownSinceNotice_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
   // NCCL's activation mask is one per process: another communicator (another ABI version, another
   // mask) may have asked for events this one did not, and they arrive here too.
   if (!hasBit(accepted_, descr.type)) return nullptr;
   switch (descr.type) {
     case EventType::Coll:
     case EventType::P2p:
+    case EventType::CeColl:
       return startOperation(descr);
     case EventType::ProxyOp:
       return startProxyOp(descr);
@@ -86,11 +102,13 @@ Event* CaptureEngine::startEvent(const EventDescriptor& descr) {
       return startProxyStep(descr);
     case EventType::KernelCh:
       return startKernelCh(descr);
+    case EventType::KernelPhase:
+      return startKernelPhase(descr);
     case EventType::NetPlugin:
       decodeNetPlugin(descr);
       return nullptr;  // everything it says is kept on its flow; nothing to stop
     default:
-      return nullptr;  // Group, API, ProxyCtrl, CE events: nothing the records use
+      return nullptr;  // Group, API, ProxyCtrl, CeSync, CeBatch events: nothing the records use
   }
 }
 
@@ -107,21 +125,11 @@ Event* CaptureEngine::startOperation(const EventDescriptor& descr) {
   // Counted before the ticket is drawn, both in one total order (seq_cst): an operation that holds an
   // earlier ticket is always seen in the count by complete().
   openOperations_.fetch_add(1);
-  const bool coll = descr.type == EventType::Coll;
-  op.kind = coll ? RecordKind::Collective : RecordKind::P2p;
+  describeOperation(op, descr);
   op.ticket = nextTicket_.fetch_add(1);
   op.rank = comm_.rank.value_or(descr.rank);
-  const char* func = coll ? descr.coll.func : descr.p2p.func;
-  const char* datatype = coll ? descr.coll.datatype : descr.p2p.datatype;
-  op.operation.assign(func != nullptr ? func : "");
-  op.datatype.assign(datatype != nullptr ? datatype : "");
-  op.algorithm.assign(coll && descr.coll.algo != nullptr ? descr.coll.algo : "");
-  op.protocol.assign(coll && descr.coll.proto != nullptr ? descr.coll.proto : "");
-  op.channels = coll ? descr.coll.nChannels : descr.p2p.nChannels;
-  op.peer = coll ? -1 : descr.p2p.peer;
-  op.seq = coll ? descr.coll.seqNumber : p2pSeq(op);
-  op.bytes = messageBytes(op.operation.view(), coll ? descr.coll.count : descr.p2p.count, op.datatype.view(),
-                          comm_.nRanks.value_or(0));
+  op.seq = op.kind == RecordKind::P2p ? p2pSeq(op) : op.seq;
+  setV7Fields(op, descr);
   op.awaits = awaitsFor(op);
   op.expectsKernels = op.awaits == Awaits::Kernels;
   const uint64_t expected = op.expectsKernels ? static_cast<uint64_t>(op.channels) : op.awaits == Awaits::Any ? 1 : 0;
@@ -140,11 +148,34 @@ Event* CaptureEngine::startOperation(const EventDescriptor& descr) {
   return &op.event;
 }
 
+// What the descriptor says about the operation: a collective (Coll), a copy-engine collective (CeColl, v6+:
+// NCCL names no algorithm, protocol or channels for it) or a Send/Recv (P2p).
+void CaptureEngine::describeOperation(OperationSlot& op, const EventDescriptor& descr) const {
+  const bool p2p = descr.type == EventType::P2p;
+  const bool ce = descr.type == EventType::CeColl;
+  op.kind = p2p ? RecordKind::P2p : RecordKind::Collective;
+  const char* func = p2p ? descr.p2p.func : ce ? descr.ceColl.func : descr.coll.func;
+  const char* datatype = p2p ? descr.p2p.datatype : ce ? descr.ceColl.datatype : descr.coll.datatype;
+  const bool coll = !p2p && !ce;
+  op.operation.assign(func != nullptr ? func : "");
+  op.datatype.assign(datatype != nullptr ? datatype : "");
+  op.algorithm.assign(coll && descr.coll.algo != nullptr ? descr.coll.algo : "");
+  op.protocol.assign(coll && descr.coll.proto != nullptr ? descr.coll.proto : "");
+  op.channels = coll ? descr.coll.nChannels : p2p ? descr.p2p.nChannels : 0;
+  op.peer = p2p ? descr.p2p.peer : -1;
+  op.seq = coll ? descr.coll.seqNumber : ce ? descr.ceColl.seqNumber : 0;
+  const size_t count = p2p ? descr.p2p.count : ce ? descr.ceColl.count : descr.coll.count;
+  op.bytes = messageBytes(op.operation.view(), count, op.datatype.view(), comm_.nRanks.value_or(0));
+}
+
 // What can follow the operation's stop. NCCL gives a send or receive with the rank itself no proxy op
 // of any kind, so neither ProxyOp nor KernelCh (enqueue.cc, scheduleP2pTasksToPlan: "nProxyOps =
 // selfSend ? 0 : 2"). Otherwise, with KernelCh events NCCL adds one profiler proxy op per channel the
 // operation announced (enqueue.cc, addProfilerProxyOpIfNeeded), each a KernelCh start and stop.
 Awaits CaptureEngine::awaitsFor(const OperationSlot& op) const {
+  // A copy-engine collective's work is copies on the stream: no ProxyOp, no KernelCh (its CeSync and
+  // CeBatch children are not captured), so its CeColl stop ends it.
+  if (op.path == OperationPath::CopyEngine) return Awaits::Nothing;
   if (op.kind == RecordKind::P2p && op.peer >= 0 && op.peer == op.rank) return Awaits::Nothing;
   if (expectKernels_ && op.channels > 0) return Awaits::Kernels;
   return childrenCome_ ? Awaits::Any : Awaits::Nothing;

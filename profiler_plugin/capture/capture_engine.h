@@ -40,6 +40,7 @@ struct CaptureOptions {
   uint32_t operationSlots = 256;  // Coll/P2p events in flight
   uint32_t eventSlots = 4096;     // ProxyOp + ProxyStep + KernelCh events in flight
   bool kernelEvents = true;       // the ABI has KernelCh events (profiler v3+)
+  bool v7Events = false;          // the ABI has userTag, kernelVariant/isSymColl and KernelPhase events (v7+)
   // An operation that has stopped, has no open event and no earlier operation running is closed by age
   // once nothing of this communicator has started or stopped for this long.
   int64_t closeAfterNs = 1'000'000'000;
@@ -60,6 +61,11 @@ struct CaptureStats {
   uint64_t orphans = 0;               // children whose parent is not a live event of this engine
   uint64_t unknownNetEvents = 0;
   uint64_t misuse = 0;  // stops of events already stopped, foreign handles
+  // Events of a type the bound ABI does not have (a KernelPhase through v1..v6, an unknown bit), and
+  // states of a type it does not have (KernelPhaseStop through v1..v6): reported as events in the next
+  // Lost notice ("dropped" line).
+  uint64_t unknownEvents = 0;
+  uint64_t phaseEvents = 0;  // KernelPhase events taken
 };
 
 class CaptureEngine final : public Engine, public InFlightSource {
@@ -87,10 +93,18 @@ class CaptureEngine final : public Engine, public InFlightSource {
   using ChildSlot = capture::ChildSlot;
 
   Event* startOperation(const EventDescriptor& descr);
+  void describeOperation(OperationSlot& op, const EventDescriptor& descr) const;
   Event* startProxyOp(const EventDescriptor& descr);
   Event* startProxyStep(const EventDescriptor& descr);
   Event* startKernelCh(const EventDescriptor& descr);
   void decodeNetPlugin(const EventDescriptor& descr);
+  bool knownType(EventType type) const;
+  // KernelPhase (capture_phase.cc).
+  Event* startKernelPhase(const EventDescriptor& descr);
+  void phaseState(ChildSlot& phase, EventState state, const StateArgs& args);
+  void stopPhase(ChildSlot& phase);
+  void collectPhases(const OperationSlot& op, OperationRecord& out) const;
+  void setV7Fields(OperationSlot& op, const EventDescriptor& descr) const;
   capture::Awaits awaitsFor(const OperationSlot& op) const;
   uint64_t p2pSeq(const OperationSlot& op);
   uint32_t evictForStart();
@@ -146,6 +160,7 @@ class CaptureEngine final : public Engine, public InFlightSource {
   std::atomic<uint64_t> operationsDropped_{0};                 // since the last Lost notice
   std::atomic<uint64_t> droppedTotal_{0}, operationsDroppedTotal_{0}, foreignParents_{0}, orphans_{0}, unknownNet_{0},
       misuse_{0};
+  std::atomic<uint64_t> unknownEvents_{0}, unknownSinceNotice_{0}, phaseEvents_{0};
   std::atomic<uint64_t> pushed_{0}, rejected_{0}, notices_{0}, incompleteAtFinalize_{0};
   std::atomic<uint64_t> closed_[6] = {};
 

@@ -39,6 +39,7 @@ void CaptureEngine::stopChild(ChildSlot& child) {
     return;
   }
   const uint32_t index = static_cast<uint32_t>(&child - children_.get());
+  if (child.kind == ChildKind::KernelPhase) return stopPhase(child);
   if (child.kind == ChildKind::ProxyStep) {
     ChildSlot& proxyOp = children_[child.proxyOp];
     if (waiting(child, proxyOp.send)) closeWait(child, options_.clock());
@@ -71,10 +72,16 @@ void CaptureEngine::stopChild(ChildSlot& child) {
 }
 
 void CaptureEngine::recordEventState(Event* event, EventState state, const StateArgs& args) {
+  if (state == EventState::KernelPhaseStop && !options_.v7Events) {  // a v7 state through an older table
+    unknownEvents_.fetch_add(1, std::memory_order_relaxed);
+    unknownSinceNotice_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   ChildSlot* child = childOf(event);
   if (child == nullptr || child->state.load(std::memory_order_relaxed) != SlotState::Open) return;
   if (child->kind == ChildKind::ProxyStep) stepState(*child, state, args);
   if (child->kind == ChildKind::ProxyOp) proxyOpState(*child, state, args);
+  if (child->kind == ChildKind::KernelPhase) phaseState(*child, state, args);
 }
 
 bool CaptureEngine::waiting(const ChildSlot& step, bool send) {

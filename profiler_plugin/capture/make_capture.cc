@@ -35,6 +35,11 @@ std::unique_ptr<CaptureEngine> makeCaptureEngine(const CommInfo& comm, int abiVe
   CaptureSettings settings = readCaptureSettings(env);
   for (const std::string& error : settings.errors) RT_WARN(log, NCCL_INIT | NCCL_ENV, "%s", error.c_str());
   settings.options.kernelEvents = abiVersion >= 3;
+  settings.options.v7Events = abiVersion >= 7;
+  // KernelPhase exists from v7 on; NCCL 2.31 strips it from an older plugin's mask itself
+  // (profiler_v6.cc, ncclProfiler_init@v2.31.2), earlier releases never send it: asked only where it can come.
+  if (abiVersion < 7) settings.options.mask &= ~static_cast<EventMask>(EventType::KernelPhase);
+  if (abiVersion < 6) settings.options.mask &= ~static_cast<EventMask>(EventType::CeColl);  // v6's event
   RT_INFO(log, NCCL_INIT | NCCL_PROFILE, "capture: events %s, %u operation and %u event slots",
           profileMaskNames(settings.options.mask).c_str(), settings.options.operationSlots,
           settings.options.eventSlots);

@@ -17,6 +17,8 @@ constexpr MaskName kNames[] = {
     {"proxyop", static_cast<EventMask>(EventType::ProxyOp)},
     {"proxystep", static_cast<EventMask>(EventType::ProxyStep)},
     {"kernelch", static_cast<EventMask>(EventType::KernelCh)},
+    {"kernelphase", static_cast<EventMask>(EventType::KernelPhase)},
+    {"cecoll", static_cast<EventMask>(EventType::CeColl)},
     {"netplugin", static_cast<EventMask>(EventType::NetPlugin)},
     {"all", kAllProfileMask},
     {"default", kDefaultProfileMask},
@@ -45,8 +47,9 @@ ParsedMask parseProfileMask(const std::vector<std::string>& names) {
       }
     }
     if (!known) {
-      parsed.error = "unknown event name '" + raw +
-                     "'; expected coll, p2p, proxyop, proxystep, kernelch, netplugin, all, default or none";
+      parsed.error =
+          "unknown event name '" + raw +
+          "'; expected coll, p2p, proxyop, proxystep, kernelch, kernelphase, cecoll, netplugin, all, default or none";
       return parsed;
     }
   }

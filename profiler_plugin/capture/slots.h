@@ -88,11 +88,24 @@ struct OperationSlot {
   std::atomic<uint64_t> eventsDropped{0};   // its children that a full pool could not take
   std::atomic<bool> childSeen{false};       // a KernelCh or ProxyOp of it started: earlier ones may be overtaken
   std::atomic<bool> hangReported{false};    // the watchdog wrote a hang record for it
+  // Profiler v7 (set at start): the application's tag, the symmetric kernel, the path NCCL took.
+  bool tagged = false;  // the ABI carries userTag (v7): write it, 0 included
+  uint64_t userTag = 0;
+  bool symColl = false;
+  InlineText<24> kernelVariant;
+  OperationPath path = OperationPath::Tuned;
+  // KernelPhase events (v7), from several channels at once: per phase the longest channel, the channels
+  // seen (a bit per channel id), phase ids outside 0..2, phases without a stop time.
+  std::atomic<uint64_t> phaseLongestNs[kKernelPhases] = {};
+  std::atomic<uint8_t> phaseTimed{0};  // bit i: phase i timed on some channel
+  std::atomic<uint64_t> phaseChannels[4] = {};
+  std::atomic<uint32_t> phaseUnknown{0};
+  std::atomic<bool> phaseIncomplete{false};
 };
 
-enum class ChildKind : uint8_t { ProxyOp, ProxyStep, KernelCh };
+enum class ChildKind : uint8_t { ProxyOp, ProxyStep, KernelCh, KernelPhase };
 
-// A ProxyOp, ProxyStep or KernelCh event. A ProxyOp's slot also accumulates its flow (one channel, peer
+// A ProxyOp, ProxyStep, KernelCh or KernelPhase event. A ProxyOp's slot also accumulates its flow (one channel, peer
 // and direction) and stays, Stopped, on its operation's list until the operation's record is built.
 struct ChildSlot {
   Event event;
@@ -119,6 +132,10 @@ struct ChildSlot {
   int64_t stepStateSinceNs = 0;
   uint64_t stepWaitNs = 0;
   uint64_t stepBytes = 0;
+  // KernelPhase: which phase, its GPU start, and its GPU end once NCCL's KernelPhaseStop state gave it.
+  int phaseId = -1;
+  uint64_t phaseStartGpuNs = 0;
+  std::atomic<uint64_t> phaseEndGpuNs{0};
 };
 
 // The slot whose address `handle` is, or NULL when it is not one of `slots` (a handle from another

@@ -95,6 +95,7 @@ void PrometheusMetrics::add(const OperationRecord& record) {
     ++hangs_[op];
     return;
   }
+  ++byPath_[static_cast<size_t>(record.path)];
   Series& s = series_[{op, sizeBucket(record.bytes)}];
   ++s.operations;
   s.bytes += record.bytes;
@@ -152,6 +153,12 @@ std::string PrometheusMetrics::render() const {
       "railtune_profile_operations_dropped_total{" + labels("", "") + "} " + std::to_string(operationsDropped_) + "\n";
   header("railtune_profile_records_dropped_total", "counter", "Records the profiler's writer lost.", &out);
   out += "railtune_profile_records_dropped_total{" + labels("", "") + "} " + std::to_string(recordsDropped_) + "\n";
+  header("railtune_profile_operations_by_path_total", "counter",
+         "Completed NCCL operations by the path that ran them (tuned, symmetric, copy_engine).", &out);
+  for (OperationPath path : {OperationPath::Tuned, OperationPath::Symmetric, OperationPath::CopyEngine}) {
+    out += "railtune_profile_operations_by_path_total{" + labels("", "") + ",path=\"" + operationPathName(path) +
+           "\"} " + std::to_string(byPath_[static_cast<size_t>(path)]) + "\n";
+  }
   return out;
 }
 

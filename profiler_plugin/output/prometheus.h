@@ -11,6 +11,8 @@
 //   railtune_profile_events_dropped_total    counter    events the capture could not record
 //   railtune_profile_operations_dropped_total counter   operations the capture could not record
 //   railtune_profile_records_dropped_total   counter    records the writer lost (queue full, disk failing)
+//   railtune_profile_operations_by_path_total counter   completed operations by path (tuned, symmetric,
+//                                                       copy_engine: formats/profile_record.h OperationPath)
 // Size buckets are powers of 4 from 1 KiB: size="1KiB" holds messages up to 1 KiB, "4KiB" those
 // above 1 KiB up to 4 KiB, ... "16GiB", then "larger".
 #pragma once
@@ -55,6 +57,7 @@ class PrometheusMetrics {
   std::map<std::pair<std::string, uint64_t>, Series> series_;  // (op, size bucket index)
   std::map<std::string, uint64_t> hangs_;
   uint64_t eventsDropped_ = 0, operationsDropped_ = 0, recordsDropped_ = 0;
+  std::array<uint64_t, 3> byPath_{};  // by OperationPath
 };
 
 // Writes `text` to `path` atomically: a temporary file in the same directory, then rename(2), so

@@ -20,6 +20,8 @@ namespace {
 // which keeps tids within the int that viewers expect.
 constexpr int kLanesPerComm = 100;
 constexpr uint64_t kCommLanes = 999983;
+// The lane of a communicator's kernel phases (profiler v7): past NCCL's 64 channels.
+constexpr int kPhaseLane = kLanesPerComm - 2;
 
 int laneOf(const OperationRecord& record, int channel) {
   const int comm = record.comm ? 1 + static_cast<int>(*record.comm % kCommLanes) : 0;
@@ -101,13 +103,35 @@ void operationArgs(JsonAppender& json, const OperationRecord& record) {
   json.key("channels").integer(record.channels);
   commValue(json.key("comm"), record);
   json.key("datatype").string(record.datatype.view());
+  if (!record.kernelVariant.view().empty()) json.key("kernel_variant").string(record.kernelVariant.view());
   json.key("nranks").integer(record.nRanks);
+  if (record.path != OperationPath::Tuned) json.key("path").string(operationPathName(record.path));
   if (record.peer >= 0) json.key("peer").integer(record.peer);
   json.key("protocol").string(record.protocol.view());
   json.key("rank").integer(record.rank);
   json.key("seq").count(record.seq);
   if (hang) json.key("stuck_for_s").number(static_cast<double>(record.stuckForNs / 1000000) / 1000.0);
   if (!hang) json.key("timing").string(timingSourceName(record.timing));
+  if (record.userTag) json.key("user_tag").count(*record.userTag);
+  json.endObject();
+}
+
+constexpr const char* kPhaseNames[kKernelPhases] = {"initial_sync", "compute", "final_sync"};
+
+void phaseEvent(JsonAppender& json, const OperationRecord& record, size_t phase, int64_t tsUs, int pid, int tid) {
+  json.beginObject();
+  json.key("args").beginObject();
+  json.key("channels").count(record.phases.channels);
+  commValue(json.key("comm"), record);
+  json.key("seq").count(record.seq);
+  json.endObject();
+  json.key("cat").string("phase");
+  json.key("dur").number(static_cast<double>(record.phases.longestNs[phase]) / 1000.0);
+  json.key("name").string(kPhaseNames[phase]);
+  json.key("ph").string("X");
+  json.key("pid").integer(pid);
+  json.key("tid").integer(tid);
+  json.key("ts").integer(tsUs);
   json.endObject();
 }
 
@@ -162,7 +186,11 @@ int TraceRenderer::lane(const OperationRecord& record, int channel, std::string*
   const int tid = laneOf(record, channel);
   if (namedLanes_.insert(tid).second) {  // once per lane: the strings below are rare
     std::string name = "comm " + commLabel(record) + " rank " + std::to_string(record.rank);
-    if (channel >= 0) name += " ch " + std::to_string(channel);
+    if (channel == kPhaseLane) {
+      name += " phases";
+    } else if (channel >= 0) {
+      name += " ch " + std::to_string(channel);
+    }
     metadata("thread_name", tid, &name, out);
     metadata("thread_sort_index", tid, nullptr, out);
   }
@@ -212,6 +240,21 @@ void TraceRenderer::append(const OperationRecord& record, std::string* out) {
   json.key("ts").integer(drawnAtUs(record));
   json.endObject();
   channelEvents(record, out);
+  phaseEvents(record, out);
+}
+
+// One slice per timed phase, back to back from the operation's start, each as long as the phase's
+// longest channel: how the kernel's time splits into waiting for peers and computing.
+void TraceRenderer::phaseEvents(const OperationRecord& record, std::string* out) {
+  if (record.kind == RecordKind::Hang || !record.phases.present()) return;
+  int64_t atNs = record.start.realtimeNs;
+  for (size_t phase = 0; phase < kKernelPhases; ++phase) {
+    if (!record.phases.timed[phase]) continue;
+    const int tid = lane(record, kPhaseLane, out);
+    JsonAppender json = event(out);
+    phaseEvent(json, record, phase, microseconds(atNs), identity_.pid, tid);
+    atNs = static_cast<int64_t>(static_cast<uint64_t>(atNs) + record.phases.longestNs[phase]);  // wraps, never UB
+  }
 }
 
 }  // namespace railtune::profiler::output

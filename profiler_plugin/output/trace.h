@@ -7,6 +7,9 @@
 //     the communicator's id, so a plugin loaded again by the same process keeps its lanes);
 //   - one child event per channel with network flows, on a lane per communicator and channel
 //     ("... ch N"), spanning its operation: bytes each way, steps, wait, peers and NICs;
+//   - profiler v7: one slice per kernel phase (initial_sync, compute, final_sync; the longest channel's),
+//     back to back from the operation's start on the communicator's "phases" lane; the operation's args
+//     carry user_tag, path (when not tuned) and kernel_variant;
 //   - one instant event ("ph":"i") per hang the watchdog found.
 // Times: ts is CLOCK_REALTIME in microseconds (files from many hosts line up), dur comes from the
 // monotonic clock.
@@ -49,6 +52,7 @@ class TraceRenderer {
   // A metadata event: args {"name": *label}, or {"sort_index": tid} without a label; tid < 0: none.
   void metadata(const char* name, int tid, const std::string* label, std::string* out);
   void channelEvents(const OperationRecord& record, std::string* out);
+  void phaseEvents(const OperationRecord& record, std::string* out);
 
   Identity identity_;
   bool started_ = false;

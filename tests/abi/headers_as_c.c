@@ -16,12 +16,14 @@
 #include "nccl/profiler_v4.h"
 #include "nccl/profiler_v5.h"
 #include "nccl/profiler_v6.h"
+#include "nccl/profiler_v7.h"
 #include "nccl/tuner_common.h"
 #include "nccl/tuner_v2.h"
 #include "nccl/tuner_v3.h"
 #include "nccl/tuner_v4.h"
 #include "nccl/tuner_v5.h"
 #include "nccl/tuner_v6.h"
+#include "nccl/tuner_v7.h"
 
 int railtune_abi_headers_compile_as_c(void) {
   return NCCL_NUM_ALGORITHMS;

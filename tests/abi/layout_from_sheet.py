@@ -73,6 +73,11 @@ CONSTS = struct(("baseLatencies", arr("double", 7, 3)), ("hwLatencies", arr("dou
                 ("perChMaxNVLSTreeBws", arr("double", 4, 3)))
 TUNER_V5 = fn_table("name", "init", "getCollInfo", "finalize")
 TUNER_V6 = fn_table("name", "init", "getCollInfo", "finalize", "getChunkSize")
+# v7: five compute-capability rows (NCCL_NUM_COMPCAPS_V7), the same entry points as v6.
+CONSTS_V7 = struct(("baseLatencies", arr("double", 7, 3)), ("hwLatencies", arr("double", 3, 7, 3)),
+                   ("llMaxBws", arr("double", 5, 3)), ("perChMaxRingLL128Bws", arr("double", 5, 3)),
+                   ("perChMaxTreeLL128Bws", arr("double", 5, 3)), ("perChMaxTreeBws", arr("double", 5, 3)),
+                   ("perChMaxNVLSTreeBws", arr("double", 5, 3)))
 
 # ---- net ----
 HEAD = [("name", "ptr"), ("pciPath", "ptr"), ("guid", "u64"), ("ptrSupport", "int")]
@@ -182,7 +187,8 @@ CHECKS = []  # (test name, C type, layout)
 for v in (2, 3, 4):
     CHECKS.append((f"TunerV{v}", f"ncclTuner_v{v}_t", TUNER_OLD))
 CHECKS += [("NvlDomainInfoV5", "ncclNvlDomainInfo_v5_t", NVL), ("TunerConstantsV5", "ncclTunerConstants_v5_t", CONSTS),
-           ("TunerV5", "ncclTuner_v5_t", TUNER_V5), ("TunerV6", "ncclTuner_v6_t", TUNER_V6)]
+           ("TunerV5", "ncclTuner_v5_t", TUNER_V5), ("TunerV6", "ncclTuner_v6_t", TUNER_V6),
+           ("TunerConstantsV7", "ncclTunerConstants_v7_t", CONSTS_V7), ("TunerV7", "ncclTuner_v7_t", TUNER_V6)]
 for v in range(6, 13):
     CHECKS.append((f"NetPropertiesV{v}", f"ncclNetProperties_v{v}_t", PROPS[v]))
     CHECKS.append((f"NetV{v}", f"ncclNet_v{v}_t", fn_table(*NETS[v])))
@@ -207,7 +213,7 @@ def main():
     print("// (x86-64 LP64 layout rules, computed without a compiler). Every sizeof and offsetof of our")
     print("// declarations in nccl/ must equal these numbers: a moved, resized or dropped field fails here.")
     print("#include <gtest/gtest.h>\n\n#include <cstddef>\n")
-    for h in ["tuner_v2", "tuner_v3", "tuner_v4", "tuner_v5", "tuner_v6"] + [f"net_v{v}" for v in range(6, 13)] + \
+    for h in ["tuner_v2", "tuner_v3", "tuner_v4", "tuner_v5", "tuner_v6", "tuner_v7"] + [f"net_v{v}" for v in range(6, 13)] + \
              [f"profiler_v{v}" for v in range(1, 7)] + ["env_v1", "env_v2"]:
         print(f'#include "nccl/{h}.h"')
     print("\n// offsetof on members of anonymous unions and nested structs is what we want to pin.")

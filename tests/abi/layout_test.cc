@@ -25,6 +25,7 @@
 #include "nccl/tuner_v4.h"
 #include "nccl/tuner_v5.h"
 #include "nccl/tuner_v6.h"
+#include "nccl/tuner_v7.h"
 
 // offsetof on members of anonymous unions and nested structs is what we want to pin.
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
@@ -86,6 +87,26 @@ TEST(AbiLayout, TunerV6) {
   EXPECT_EQ(offsetof(ncclTuner_v6_t, getCollInfo), 16u);
   EXPECT_EQ(offsetof(ncclTuner_v6_t, finalize), 24u);
   EXPECT_EQ(offsetof(ncclTuner_v6_t, getChunkSize), 32u);
+}
+
+TEST(AbiLayout, TunerConstantsV7) {
+  EXPECT_EQ(sizeof(ncclTunerConstants_v7_t), 1272u);
+  EXPECT_EQ(offsetof(ncclTunerConstants_v7_t, baseLatencies), 0u);
+  EXPECT_EQ(offsetof(ncclTunerConstants_v7_t, hwLatencies), 168u);
+  EXPECT_EQ(offsetof(ncclTunerConstants_v7_t, llMaxBws), 672u);
+  EXPECT_EQ(offsetof(ncclTunerConstants_v7_t, perChMaxRingLL128Bws), 792u);
+  EXPECT_EQ(offsetof(ncclTunerConstants_v7_t, perChMaxTreeLL128Bws), 912u);
+  EXPECT_EQ(offsetof(ncclTunerConstants_v7_t, perChMaxTreeBws), 1032u);
+  EXPECT_EQ(offsetof(ncclTunerConstants_v7_t, perChMaxNVLSTreeBws), 1152u);
+}
+
+TEST(AbiLayout, TunerV7) {
+  EXPECT_EQ(sizeof(ncclTuner_v7_t), 40u);
+  EXPECT_EQ(offsetof(ncclTuner_v7_t, name), 0u);
+  EXPECT_EQ(offsetof(ncclTuner_v7_t, init), 8u);
+  EXPECT_EQ(offsetof(ncclTuner_v7_t, getCollInfo), 16u);
+  EXPECT_EQ(offsetof(ncclTuner_v7_t, finalize), 24u);
+  EXPECT_EQ(offsetof(ncclTuner_v7_t, getChunkSize), 32u);
 }
 
 TEST(AbiLayout, NetPropertiesV6) {

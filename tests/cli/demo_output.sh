@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `railtune demo` as a user runs it, from a fresh folder with no options: it must find the plugins
 # beside its binary, write ./railtune-demo/bindings.jsonl, and that file must fit its schema and say
-# that NCCL 2.28 binds net v11 / tuner v5 / profiler v5 and NCCL 2.30 net v12 / tuner v6 / profiler v6.
+# that NCCL 2.28 binds net v11 / tuner v5 / profiler v5, NCCL 2.30 net v12 / tuner v6 / profiler v6 and
+# NCCL 2.31 net v12 / tuner v6 / profiler v7.
 # It must also write the built-in cluster's topology outputs under ./railtune-demo/topology/: every
 # file present and non-empty, one NCCL topology file per host (2 racks x 18 trays), a rail map that
 # fits its schema, a passing check, and a launcher env whose files exist and which never sets NCCL_NET.
@@ -17,7 +18,8 @@ cd "$scratch"
 "$railtune" demo | tee demo.out
 "$validate" "$schema" railtune-demo/bindings.jsonl --min-records 6 \
   --expect 2.28/net=11 --expect 2.28/tuner=5 --expect 2.28/profiler=5 \
-  --expect 2.30/net=12 --expect 2.30/tuner=6 --expect 2.30/profiler=6
+  --expect 2.30/net=12 --expect 2.30/tuner=6 --expect 2.30/profiler=6 \
+  --expect 2.31/net=12 --expect 2.31/tuner=6 --expect 2.31/profiler=7
 leftovers=$(find . -mindepth 1 -maxdepth 1 ! -name railtune-demo ! -name demo.out)
 [ -z "$leftovers" ] || { echo "FAIL: demo wrote outside its output folder: $leftovers"; exit 1; }
 

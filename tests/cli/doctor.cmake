@@ -18,7 +18,8 @@ function(railtune_doctor_test name)
   # NCCL_* and RAILTUNE_* of the shell that runs ctest must not leak into what doctor is asked.
   set(_clear NCCL_NET_PLUGIN=unset: NCCL_TUNER_PLUGIN=unset: NCCL_PROFILER_PLUGIN=unset: NCCL_NET=unset:
              NCCL_TOPO_FILE=unset: NCCL_IB_HCA=unset: NCCL_CROSS_NIC=unset: NCCL_MNNVL_ENABLE=unset:
-             RAILTUNE_RAIL_MAP=unset: RAILTUNE_STRICT=unset: RAILTUNE_NVML_LIBRARY=unset:)
+             RAILTUNE_RAIL_MAP=unset: RAILTUNE_STRICT=unset: RAILTUNE_NVML_LIBRARY=unset: NCCL_ENV_PLUGIN=unset:
+             RAILTUNE_HOST=unset: RAILTUNE_ENV_TOPO_FILE=unset: RAILTUNE_ENV_PLUGINS=unset:)
   foreach(_env ${D_ENV})
     string(FIND "${_env}" "=" _eq)  # the first '=' only: a value may hold more (NCCL_IB_HCA==mlx5_0)
     string(SUBSTRING "${_env}" 0 ${_eq} _name)
@@ -42,6 +43,23 @@ add_test(NAME cli.doctor_json_failing COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/doctor
 set_tests_properties(cli.doctor_json cli.doctor_json_failing PROPERTIES FIXTURES_REQUIRED doctor_fixtures)
 railtune_doctor_test(usage_error 2 "--frobnicate" -- ${_railtune} doctor --frobnicate)
 
+# The env plugin: selected and answering for the rail map's host; unselected and without a map (one WARN, said);
+# bound as v1 by NCCL 2.28.
+railtune_doctor_test(env_plugin_answers ok
+                     "^ok +env\\.NCCL_ENV_PLUGIN +NCCL_ENV_PLUGIN=railtune -> libnccl-env-railtune\\.so"
+                     "^ok +plugin\\.env\\.abi"
+                     "^ok +plugin\\.env\\.answer +NCCL 2\\.31\\.2 binds ncclEnvPlugin_v2; for host gb300-r00-t00 it answers NCCL_IB_HCA \"=mlx5_0:1:0"
+                     -- ${_railtune} doctor ${_with_map}
+                     ENV NCCL_ENV_PLUGIN=railtune LD_LIBRARY_PATH=${RAILTUNE_PLUGIN_DIR})
+railtune_doctor_test(env_plugin_without_map ok "^skip +env\\.NCCL_ENV_PLUGIN +unset"
+                     "^warn +plugin\\.env\\.answer +NCCL 2\\.31\\.2 binds ncclEnvPlugin_v2; it answers nothing .*RAILTUNE_RAIL_MAP is not set"
+                     -- ${_railtune} doctor --no-nccl --no-nvml)
+railtune_doctor_test(env_plugin_nccl_2_28 ok "^ok +plugin\\.env\\.abi +NCCL 2\\.28\\.9 binds ncclEnvPlugin_v1 "
+                     "^ok +plugin\\.env\\.answer +NCCL 2\\.28\\.9 binds ncclEnvPlugin_v1; for host gb300-r00-t00 it answers NCCL_IB_HCA \"=mlx5_0:1[,\"]"
+                     -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/22809/libnccl.so.2 --rail-map ${_rail_map}
+                     --host gb300-r00-t00 --no-nvml)
+set_tests_properties(cli.doctor_env_plugin_nccl_2_28 PROPERTIES DEPENDS railtune_fake_nccl)
+
 # NCCL: a fake libnccl.so.2 per release; one that crashes, one that hangs, none at all.
 railtune_doctor_test(fake_nccl_2_28 ok "^ok +nccl\\.library +NCCL 2\\.28\\.9 \\(22809\\) at .*fake-nccl/22809/libnccl\\.so\\.2"
                      "^ok +plugin\\.net\\.abi +NCCL 2\\.28\\.9 binds ncclNetPlugin_v11 "
@@ -52,6 +70,13 @@ railtune_doctor_test(fake_nccl_2_30 ok "^ok +nccl\\.library +NCCL 2\\.30\\.7"
                      "^ok +plugin\\.net\\.abi +NCCL 2\\.30\\.7 binds ncclNetPlugin_v12 "
                      "^ok +plugin\\.tuner\\.abi +NCCL 2\\.30\\.7 binds ncclTunerPlugin_v6 "
                      -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/23007/libnccl.so.2)
+# 2.31 tries profiler v7 first and still tuner v6 (docs/tuning.md, "Tuner v7"); .newest says what it misses.
+railtune_doctor_test(fake_nccl_2_31 ok "^ok +nccl\\.library +NCCL 2\\.31\\.2"
+                     "^ok +plugin\\.tuner\\.abi +NCCL 2\\.31\\.2 binds ncclTunerPlugin_v6 "
+                     "^ok +plugin\\.tuner\\.newest +a job on NCCL 2\\.31\\.2 binds ncclTunerPlugin_v6, the newest"
+                     "^ok +plugin\\.net\\.newest +a job on NCCL 2\\.31\\.2 binds ncclNetPlugin_v12"
+                     "^(ok|warn) +plugin\\.profiler\\.newest +a job on NCCL 2\\.31\\.2 (binds ncclProfiler_v7|tries ncclProfiler_v7 first.*misses profiler v7: userTag)"
+                     -- ${_railtune} doctor --nccl-lib ${_fake_nccl}/23102/libnccl.so.2)
 # Under ASan the child's SIGSEGV or SIGBUS would be caught and turned into exit status 1: let the
 # signal kill it, as it does in a release build.
 set(_crash_vars)
@@ -65,7 +90,7 @@ railtune_doctor_test(nccl_hang 1 "^fail +nccl\\.library .*did not finish within 
                      -- ${_railtune} doctor --timeout 1 --nccl-lib ${_fake_nccl}/hang/libnccl.so.2)
 railtune_doctor_test(nccl_missing 1 "^fail +nccl\\.library +cannot load .*no-such-libnccl" "fix: point --nccl-lib"
                      -- ${_railtune} doctor --nccl-lib ${_doctor_fx}/no-such-libnccl.so.2)
-set_tests_properties(cli.doctor_fake_nccl_2_28 cli.doctor_fake_nccl_2_30 cli.doctor_nccl_crash cli.doctor_nccl_hang
+set_tests_properties(cli.doctor_fake_nccl_2_28 cli.doctor_fake_nccl_2_30 cli.doctor_fake_nccl_2_31 cli.doctor_nccl_crash cli.doctor_nccl_hang
                      PROPERTIES FIXTURES_REQUIRED doctor_fixtures DEPENDS railtune_fake_nccl)
 
 # Plugins that cannot work here: one clear line each, exit 1.

@@ -173,3 +173,27 @@ foreach(_step rules compare)
                -- ${_railtune} sweep ${_step} ${_sweep_work}/env.jsonl -o ${_out})
   set_tests_properties(cli.sweep_${_step}_repeats_the_nvl72_warning PROPERTIES DEPENDS cli.sweep_parse_env_per_file)
 endforeach()
+
+# nccl-tests' -R/-D/-x (dataset/call_mode.h): a text output has no args, so --nccl-tests-args says them; every row then
+# carries "call", valid for the schema. On one NCCL node (--nvl-domains 1: one NVL72 rack) -R 2 AllReduce rows may be
+# NCCL's symmetric kernels, so `sweep rules` leaves them all out, counts them and refuses a dataset of nothing else;
+# on two nodes NCCL has no symmetric support and the same rows are used.
+set(_sweep_g8_default ${PROJECT_SOURCE_DIR}/tests/data/sweep/recorded/g8/default.txt)
+sweep_expect(parse_call_symmetric ok "^wrote .*call-sym\\.jsonl: 11 rows"
+             -- ${_railtune} sweep parse ${_sweep_g8_default} --nvl-domains 1 --nccl-tests-args "-R 2"
+             -o ${_sweep_work}/call-sym.jsonl)
+add_test(NAME cli.sweep_dataset_schema_accepts_call
+         COMMAND ${_validate} ${_formats}/sweep-dataset.schema.json ${_sweep_work}/call-sym.jsonl --min-records 11)
+sweep_expect(rules_refuse_untuned_rows 2
+             "11 rows NCCL may have run without the tuner left out \\(11 with symmetric windows, -R 2"
+             "sweep again without -R 2 and -D for the tuner's rules"
+             -- ${_railtune} sweep rules ${_sweep_work}/call-sym.jsonl -o ${_sweep_work}/call-sym-rules.json)
+sweep_expect(parse_call_two_nodes ok "^wrote .*call-two\\.jsonl: 11 rows"
+             -- ${_railtune} sweep parse ${_sweep_g8_default} --nccl-tests-args "-R 2" -o ${_sweep_work}/call-two.jsonl)
+sweep_expect(rules_keep_symmetric_rows_across_nodes ok "^wrote .*call-two-rules\\.json: 0 rules from 11 rows"
+             -- ${_railtune} sweep rules ${_sweep_work}/call-two.jsonl -o ${_sweep_work}/call-two-rules.json)
+set_tests_properties(cli.sweep_dataset_schema_accepts_call cli.sweep_rules_refuse_untuned_rows PROPERTIES
+                     DEPENDS cli.sweep_parse_call_symmetric)
+set_tests_properties(cli.sweep_rules_keep_symmetric_rows_across_nodes PROPERTIES DEPENDS cli.sweep_parse_call_two_nodes)
+sweep_expect(parse_call_bad 2 "^railtune sweep parse: --nccl-tests-args: -D 1 needs -R 2"
+             -- ${_railtune} sweep parse ${_sweep_g8_default} --nccl-tests-args "-D 1" -o ${_sweep_work}/call-bad.jsonl)

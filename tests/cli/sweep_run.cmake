@@ -83,3 +83,16 @@ add_test(NAME cli.format_golden_sweep_manifest_env
          COMMAND ${_validate} ${_formats}/sweep-manifest.schema.json ${_formats}/sweep-manifest-env.example.jsonl --min-records 5)
 add_test(NAME cli.format_golden_sweep_running
          COMMAND ${_validate} ${_formats}/sweep-running.schema.json ${_formats}/sweep-running.example.json --min-records 1)
+
+# nccl-tests' -R/-D/-x (nccl-tests-integration/run/call_options.h): -D without -R 2 is refused before any run, and a
+# binary whose -h does not offer symmetric registration (an nccl-tests 2.15 stand-in) is refused with the release
+# that added it, before any run.
+add_test(NAME cli.sweep_run_device_impl_needs_symmetric
+         COMMAND ${_expect} 2 "^railtune sweep run: -D 1 needs -R 2"
+                 -- ${_railtune} sweep run --dry-run -o ${_sweep_out}/call-d -- ${_sweep_standin} -D 1)
+add_test(NAME cli.sweep_run_symmetric_needs_nccl_tests_216
+         COMMAND ${_expect} 2 "-R 2: this nccl-tests offers no symmetric registration \\(nccl-tests 2.16.0 added it\\)"
+                 -- ${_railtune} sweep run -o ${_sweep_out}/call-r -- ${_sweep_data}/old_all_reduce_perf -R 2)
+add_test(NAME cli.sweep_run_symmetric_dry_run_note
+         COMMAND ${_expect} ok "-R 2: with symmetric windows NCCL may run AllReduce, AllGather and ReduceScatter"
+                 -- ${_railtune} sweep run --dry-run -o ${_sweep_out}/call-dry -- ${_sweep_standin} -R 2)

@@ -93,6 +93,46 @@ tuner_expect(bad_tuning_log fail "truncated-row.log:[0-9]+:" -- ${_railtune} tun
 tuner_expect(nccl_228 ok "emulated NCCL 2.28" "ncclTunerPlugin_v5" --
              ${_railtune} tuner decisions --nodes 1 --ranks 4 --nccl 2.28 --collectives Broadcast)
 
+# What the tuner never sees (emulator/nccl_model/bypass.h): with symmetric windows on one NVL72 rack NCCL 2.30 runs
+# symmetric kernels for AllReduce and AllGather, and the copy engines for an AllGather above NCCL_SYM_CE_THRESHOLD
+# (8 Mi floats per rank: 4G over 72 ranks is above, 2G below); Broadcast stays tuned; no row counts as changed.
+set(_tuner_bypass tuner decisions --nodes 1 --ranks 72 --collectives AllReduce,AllGather,Broadcast --min-bytes 2G
+                  --max-bytes 4G)
+tuner_expect(bypass_symmetric ok "^call: +datatype float, op sum, registration symmetric, CTA policy default$"
+             "^AllReduce +2G .* NCCL decides without a tuner: symmetric kernel$"
+             "^AllGather +2G .* NCCL decides without a tuner: symmetric kernel$"
+             "^AllGather +4G .* NCCL decides without a tuner: copy engine \\(AllGather above NCCL_SYM_CE_THRESHOLD\\)$"
+             "^Broadcast +4G .* tuned$" "4 rows NCCL decides without a tuner \\(the path column\\), not counted$"
+             "^  holds: 14913080 elements per rank > NCCL_SYM_CE_THRESHOLD 8388608 \\[src/enqueue.cc:31,3110-3113@v2.30.7\\]$"
+             -- ${_railtune} ${_tuner_bypass} --registration symmetric)
+# Without registration nothing is bypassed and the outputs stay as they were (no path column).
+tuner_expect(bypass_none ok "^collective +size .* reason$" -- ${_railtune} ${_tuner_bypass})
+# CTA policy ZERO (here from NCCL_CTA_POLICY, as NCCL reads it) sends every AllGather to the copy engines; 2.28 too.
+tuner_expect(bypass_cta_zero ok "^AllGather +2G .* NCCL decides without a tuner: copy engine \\(zero-SM CTA policy\\)$"
+             "^call: .* CTA policy zero$" -- env NCCL_CTA_POLICY=ZERO ${_railtune} ${_tuner_bypass} --registration 2 --nccl 2.28)
+# Across racks under CTA policy ZERO an AllGather on windows may take NCCL's hierarchical CE (RMA proxy, not emulated):
+# the row is tuned with the caveat, never an outright verdict.
+tuner_expect(bypass_hierarchical_caveat ok
+             "^AllGather +2G .* tuned unless NCCL's RMA proxy is up: then copy engine \\(hierarchical, zero-SM CTA policy\\)"
+             -- ${_railtune} tuner decisions --nodes 2 --ranks 144 --collectives AllGather --min-bytes 2G --max-bytes 2G
+             --registration symmetric --cta-policy zero)
+# Local registration (ncclCommRegister) is not a symmetric window: NCCL falls back to the tuned path.
+tuner_expect(bypass_local ok "^AllReduce +2G .* tuned$" -- ${_railtune} ${_tuner_bypass} --registration local)
+tuner_expect(bypass_bad_registration fail "--registration must be none, local or symmetric \\(nccl-tests -R 0/1/2\\), not 'window'"
+             -- ${_railtune} ${_tuner_bypass} --registration window)
+tuner_expect(bypass_bad_cta_env fail "NCCL_CTA_POLICY 'fast' names no CTA policy" --
+             env NCCL_CTA_POLICY=fast ${_railtune} ${_tuner_bypass})
+tuner_expect(bypass_bad_threshold fail "NCCL_SYM_CE_THRESHOLD='8M' is not an integer" --
+             env NCCL_SYM_CE_THRESHOLD=8M ${_railtune} ${_tuner_bypass} --registration symmetric)
+add_test(NAME cli.tuner_decisions_golden_bypass
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tuner_golden.sh ${_tuner_golden}/one-rack-symmetric.json
+                 ${PROJECT_SOURCE_DIR} ${_tuner_lib} -- ${_railtune} ${_tuner_bypass} --registration symmetric
+                 --format json)
+add_test(NAME cli.tuner_decisions_bypass_schema
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py ${_formats}/tuner-decisions.schema.json
+                 ${_tuner_golden}/one-rack-symmetric.json)
+list(APPEND _tuner_tests cli.tuner_decisions_golden_bypass cli.tuner_decisions_bypass_schema)
+
 # A fitted model (--model-file): the golden model covers one GB300 tray (its profile's rail map, written for it),
 # writes its identified constants and moves NCCL's pick at 4M and 8M; on GB200 or at 2 nodes nothing changes,
 # with the plugin's reason in the header; rules still win over the fit.
@@ -158,7 +198,8 @@ set(_tuner_env "")
 foreach(var RAILTUNE_TUNER_CONFIG NCCL_TUNER_CONFIG_FILE RAILTUNE_RAIL_MAP RAILTUNE_TUNER_MODEL RAILTUNE_TUNER_MODEL_FILE
             RAILTUNE_STRICT
             RAILTUNE_INJECT_FAULT NCCL_ALGO NCCL_PROTO NCCL_MIN_NCHANNELS NCCL_MAX_NCHANNELS NCCL_NVLS_ENABLE
-            NCCL_MNNVL_ENABLE NCCL_CROSS_NIC NCCL_NET_MERGE_POLICY)
+            NCCL_MNNVL_ENABLE NCCL_CROSS_NIC NCCL_NET_MERGE_POLICY NCCL_CTA_POLICY NCCL_SYM_CE_THRESHOLD
+            NCCL_WIN_ENABLE NCCL_CUMEM_ENABLE NCCL_SYM_NOWIN_ENABLE NCCL_SYM_TMA_ENABLE NCCL_SYM_KERNEL)
   list(APPEND _tuner_env "${var}=unset:")
 endforeach()
 set_tests_properties(${_tuner_tests} PROPERTIES ENVIRONMENT_MODIFICATION "${_tuner_env}")

@@ -1,5 +1,5 @@
 // Tests that drive the real plugins through the emulator, the host-side stand-in for NCCL 2.28
-// and 2.30: its loader binds the symbols NCCL would, its drivers call them as NCCL's call sites
+// 2.30 and 2.31: its loader binds the symbols NCCL would, its drivers call them as NCCL's call sites
 // and adapters do, and its poison guards catch writes past any struct it hands over.
 #pragma once
 
@@ -20,7 +20,7 @@ inline std::string pluginPath(const char* kind) {
 }
 
 inline std::string behaviourTag(emu::NcclBehaviour b) {
-  return b == emu::NcclBehaviour::V2_28 ? "nccl2_28" : "nccl2_30";
+  return b == emu::NcclBehaviour::V2_28 ? "nccl2_28" : b == emu::NcclBehaviour::V2_30 ? "nccl2_30" : "nccl2_31";
 }
 
 class EmulatedTest : public PluginTest {

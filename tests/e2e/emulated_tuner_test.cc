@@ -97,7 +97,8 @@ TEST_P(EmulatedTunerTest, GetCollInfoFailureIsContainedAndDisablesTheContext) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllVersions, EmulatedTunerTest,
-    ::testing::Combine(::testing::Values(NcclBehaviour::V2_28, NcclBehaviour::V2_30), ::testing::Values(2, 3, 4, 5, 6)),
+    ::testing::Combine(::testing::Values(NcclBehaviour::V2_28, NcclBehaviour::V2_30),
+                       ::testing::Values(2, 3, 4, 5, 6, 7)),
     [](const ::testing::TestParamInfo<std::tuple<NcclBehaviour, int>>& p) {
       return behaviourTag(std::get<0>(p.param)).append("_v").append(std::to_string(std::get<1>(p.param)));
     });

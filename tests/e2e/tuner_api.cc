@@ -1,5 +1,9 @@
 #include "tests/e2e/tuner_api.h"
 
+#include <gtest/gtest.h>
+
+#include <cstring>
+
 namespace railtune::testing {
 namespace {
 
@@ -61,6 +65,31 @@ void bindNewInit(TunerApi& api, const Table* t) {  // v5, v6
   bindCommon(api, t);
 }
 
+// v7 takes NCCL's five-row table: the harness's four rows widened into one whose row 4 holds a marker, and
+// narrowed back after init; a plugin that wrote row 4 (or past the table) is caught here.
+void bindV7(TunerApi& api, const ncclTuner_v7_t* t) {
+  api.init = [t](void** ctx, const TunerInitArgs& a) {
+    ncclNvlDomainInfo_v7_t domains = a.domains;
+    if (a.constants == nullptr) return t->init(ctx, a.commId, a.nRanks, a.nNodes, a.logger, &domains, nullptr);
+    struct {
+      ncclTunerConstants_v7_t table;
+      double past[4];
+    } wide;
+    std::memset(&wide, 0x7b, sizeof(wide));
+    tunerConstantsV5ToV7(&wide.table, a.constants);
+    decltype(wide) marked = wide;
+    const ncclResult_t r = t->init(ctx, a.commId, a.nRanks, a.nNodes, a.logger, &domains, &wide.table);
+    tunerConstantsV7ToV5(a.constants, &wide.table);
+    // Whatever the plugin did to rows 0..3, nothing else moved: row 4 of each array and the bytes past the table.
+    tunerConstantsV5ToV7(&marked.table, a.constants);
+    EXPECT_EQ(std::memcmp(&wide, &marked, sizeof(wide)), 0) << "row 4 changed, or written past the v7 table";
+    return r;
+  };
+  bindTableGetCollInfo(api, t);
+  bindCommon(api, t);
+  api.getChunkSize = t->getChunkSize;
+}
+
 }  // namespace
 
 TunerApi bindTuner(const PluginLibrary& lib, int version) {
@@ -96,6 +125,12 @@ TunerApi bindTuner(const PluginLibrary& lib, int version) {
         bindNewInit(api, t);
         api.getChunkSize = t->getChunkSize;
         api.version = 6;
+      }
+      break;
+    case 7:
+      if (auto* t = lib.table<ncclTuner_v7_t>(symbol)) {
+        bindV7(api, t);
+        api.version = 7;
       }
       break;
     default:

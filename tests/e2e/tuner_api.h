@@ -10,7 +10,7 @@
 #include "nccl/tuner_v3.h"
 #include "nccl/tuner_v4.h"
 #include "nccl/tuner_v5.h"
-#include "nccl/tuner_v6.h"
+#include "nccl/tuner_v7.h"
 #include "tests/e2e/plugin_fixture.h"
 
 namespace railtune::testing {

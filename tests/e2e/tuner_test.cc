@@ -198,7 +198,7 @@ TEST_P(TunerTest, ConcurrentFailuresDisableOnceWithOneWarning) {
   EXPECT_EQ(warnCount(), 1u) << logText();
 }
 
-INSTANTIATE_TEST_SUITE_P(AllVersions, TunerTest, ::testing::Values(2, 3, 4, 5, 6), versionName);
+INSTANTIATE_TEST_SUITE_P(AllVersions, TunerTest, ::testing::Values(2, 3, 4, 5, 6, 7), versionName);
 
 // Misuse that only the cost-table versions can express.
 class TunerTableTest : public TunerTest {};
@@ -229,7 +229,7 @@ TEST_P(TunerTableTest, NullTableOrChannelsIsMisuseNotACrash) {
   EXPECT_EQ(api.finalize(second), ncclSuccess);
 }
 
-INSTANTIATE_TEST_SUITE_P(CostTableVersions, TunerTableTest, ::testing::Values(3, 4, 5, 6), versionName);
+INSTANTIATE_TEST_SUITE_P(CostTableVersions, TunerTableTest, ::testing::Values(3, 4, 5, 6, 7), versionName);
 
 // v5+: NCCL's cost-model constants and NVLink-domain info.
 class TunerConstantsTest : public TunerTest {};
@@ -256,9 +256,9 @@ TEST_P(TunerConstantsTest, ConstantsStayUntouchedWhenInitFails) {
   EXPECT_EQ(std::memcmp(&before, &constants, sizeof(constants)), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(ConstantsVersions, TunerConstantsTest, ::testing::Values(5, 6), versionName);
+INSTANTIATE_TEST_SUITE_P(ConstantsVersions, TunerConstantsTest, ::testing::Values(5, 6, 7), versionName);
 
-// v6: getChunkSize.
+// v6, v7: getChunkSize.
 class TunerChunkTest : public TunerTest {};
 
 TEST_P(TunerChunkTest, ChunkSizeIsLeftToNccl) {
@@ -301,7 +301,7 @@ TEST_P(TunerChunkTest, ChunkSizeMisuseIsHandled) {
   EXPECT_EQ(api.finalize(second), ncclSuccess);
 }
 
-INSTANTIATE_TEST_SUITE_P(ChunkVersions, TunerChunkTest, ::testing::Values(6), versionName);
+INSTANTIATE_TEST_SUITE_P(ChunkVersions, TunerChunkTest, ::testing::Values(6, 7), versionName);
 
 }  // namespace
 }  // namespace railtune::testing

@@ -21,8 +21,8 @@ TEST_P(EnvEchoTest, InitGetEnvFinalize) {
   EXPECT_EQ(c->version, is230() ? 2 : 1);
   ASSERT_EQ(c->nArgs, is230() ? 5 : 4);
   EXPECT_EQ(c->args[0], 2u);
-  EXPECT_EQ(c->args[1], is230() ? 30u : 28u);
-  EXPECT_EQ(c->args[2], is230() ? 7u : 9u);
+  EXPECT_EQ(c->args[1], is231() ? 31u : is230() ? 30u : 28u);
+  EXPECT_EQ(c->args[2], is231() ? 2u : is230() ? 7u : 9u);
   EXPECT_EQ(c->args[3], bits(v.suffix));
   if (is230()) {
     EXPECT_EQ(c->args[4], bits(reinterpret_cast<void*>(pluginLogger())));

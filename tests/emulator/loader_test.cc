@@ -204,6 +204,15 @@ TEST(LoaderNames, SymbolNamesAndVersionLists) {
   EXPECT_EQ(symbolName(PluginKind::Env, 2), "ncclEnvPlugin_v2");
   EXPECT_EQ(symbolVersions(NcclBehaviour::V2_28, PluginKind::Net), (std::vector<int>{11, 10, 9, 8, 7, 6}));
   EXPECT_EQ(symbolVersions(NcclBehaviour::V2_30, PluginKind::Profiler), (std::vector<int>{6, 5, 4, 3, 2, 1}));
+  // 2.31.2: profiler.cc tries getNcclProfiler_v7 first; the other kinds' lists are 2.30's.
+  EXPECT_EQ(symbolVersions(NcclBehaviour::V2_31, PluginKind::Profiler), (std::vector<int>{7, 6, 5, 4, 3, 2, 1}));
+  EXPECT_EQ(symbolVersions(NcclBehaviour::V2_31, PluginKind::Tuner), (std::vector<int>{6, 5, 4, 3, 2}));
+  EXPECT_EQ(symbolVersions(NcclBehaviour::V2_31, PluginKind::Net), (std::vector<int>{12, 11, 10, 9, 8, 7, 6}));
+  EXPECT_EQ(symbolVersions(NcclBehaviour::V2_31, PluginKind::Env), (std::vector<int>{2, 1}));
+  EXPECT_EQ(parseBehaviour("2.31"), NcclBehaviour::V2_31);
+  EXPECT_EQ(parseBehaviour("2.31.2"), NcclBehaviour::V2_31);
+  EXPECT_STREQ(behaviourName(NcclBehaviour::V2_31), "2.31");
+  EXPECT_LT(NcclBehaviour::V2_30, NcclBehaviour::V2_31);  // "2.30 or newer" is >= V2_30
   EXPECT_EQ(parseBehaviour("2.28"), NcclBehaviour::V2_28);
   EXPECT_EQ(parseBehaviour("2.30.7"), NcclBehaviour::V2_30);
   EXPECT_FALSE(parseBehaviour("2.29"));

@@ -92,16 +92,17 @@ inline bool endsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// Every loader rule runs under both behaviours.
+// Every loader rule runs under every behaviour (2.28, 2.30, 2.31).
 class BehaviourTest : public ::testing::TestWithParam<NcclBehaviour> {
  protected:
   NcclBehaviour behaviour() const { return GetParam(); }
-  bool is230() const { return GetParam() == NcclBehaviour::V2_30; }
+  bool is230() const { return GetParam() >= NcclBehaviour::V2_30; }  // 2.30 or newer
+  bool is231() const { return GetParam() >= NcclBehaviour::V2_31; }
   Loader loader(std::map<std::string, std::string> env) const { return Loader(GetParam(), EnvSource::fromMap(env)); }
 };
 
 inline std::string behaviourTestName(const ::testing::TestParamInfo<NcclBehaviour>& info) {
-  return info.param == NcclBehaviour::V2_28 ? "nccl2_28" : "nccl2_30";
+  return info.param == NcclBehaviour::V2_28 ? "nccl2_28" : info.param == NcclBehaviour::V2_30 ? "nccl2_30" : "nccl2_31";
 }
 
 // "v6" for a test instantiated per ABI version.
@@ -113,7 +114,8 @@ inline std::string versionTestName(const ::testing::TestParamInfo<int>& param) {
 
 }  // namespace railtune::emu::test
 
-#define RAILTUNE_BOTH_BEHAVIOURS(suite)                                                                         \
-  INSTANTIATE_TEST_SUITE_P(                                                                                     \
-      Nccl, suite, ::testing::Values(railtune::emu::NcclBehaviour::V2_28, railtune::emu::NcclBehaviour::V2_30), \
-      railtune::emu::test::behaviourTestName)
+#define RAILTUNE_BOTH_BEHAVIOURS(suite)                                                                                \
+  INSTANTIATE_TEST_SUITE_P(Nccl, suite,                                                                                \
+                           ::testing::Values(railtune::emu::NcclBehaviour::V2_28, railtune::emu::NcclBehaviour::V2_30, \
+                                             railtune::emu::NcclBehaviour::V2_31),                                     \
+                           railtune::emu::test::behaviourTestName)

@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+
+#include "nccl/env_v2.h"
 #include "nccl/net_v11.h"
 #include "nccl/net_v12.h"
 #include "nccl/profiler_v6.h"
@@ -69,6 +72,18 @@ const char* exerciseProfiler(void* handle, int) {
   if (profiler->init(&ctx, kCommId, &mask, "hygiene", 1, 1, 0, quietLogger) != ncclSuccess)
     return "profiler init failed";
   if (profiler->finalize(ctx) != ncclSuccess) return "profiler finalize failed";
+  return nullptr;
+}
+
+const char* exerciseEnv(void* handle, int cycle) {
+  const auto* env = table<ncclEnv_v2_t>(handle, "ncclEnvPlugin_v2");
+  if (env == nullptr) return "ncclEnvPlugin_v2 not found";
+  ::setenv("RAILTUNE_RAIL_MAP", RAILTUNE_SOURCE_DIR "/docs/formats/rail-map.example.json", 1);
+  ::setenv("RAILTUNE_HOST", "dgx-h100-01", 1);
+  if (env->init(2, 30, 7, "", quietLogger) != ncclSuccess) return "env init failed";
+  const char* hca = env->getEnv("NCCL_IB_HCA");
+  if (hca == nullptr || hca[0] != '=') return "env plugin did not answer NCCL_IB_HCA from the example rail map";
+  if (cycle % 2 == 0 && env->finalize() != ncclSuccess) return "env finalize failed";  // odd cycles: unload without
   return nullptr;
 }
 

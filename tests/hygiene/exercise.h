@@ -9,5 +9,8 @@ namespace railtune::hygiene {
 const char* exerciseTuner(void* handle, int cycle);
 const char* exerciseNet(void* handle, int cycle);
 const char* exerciseProfiler(void* handle, int cycle);
+// The env plugin answers from RAILTUNE_RAIL_MAP (the docs' example map, which this sets) and retires its table at
+// finalize: the cycle checks that unloading frees what init built.
+const char* exerciseEnv(void* handle, int cycle);
 
 }  // namespace railtune::hygiene

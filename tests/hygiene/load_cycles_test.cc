@@ -86,7 +86,8 @@ TEST_P(LoadCycles, UnmapsAndLeavesProcessFlat) {
 INSTANTIATE_TEST_SUITE_P(Plugins, LoadCycles,
                          ::testing::Values(PluginCase{"libnccl-tuner-railtune.so", exerciseTuner},
                                            PluginCase{"libnccl-net-railtune.so", exerciseNet},
-                                           PluginCase{"libnccl-profiler-railtune.so", exerciseProfiler}),
+                                           PluginCase{"libnccl-profiler-railtune.so", exerciseProfiler},
+                                           PluginCase{"libnccl-env-railtune.so", exerciseEnv}),
                          kindOfCase);
 
 }  // namespace

@@ -7,7 +7,7 @@ check=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-floors=(nccl:0 common:0 formats:1 fabric:2 topo_gen:2 tuner_plugin:2 net_plugin:2 profiler_plugin:2 emulator:3
+floors=(nccl:0 common:0 formats:1 fabric:2 topo_gen:2 tuner_plugin:2 net_plugin:2 profiler_plugin:2 env_plugin:2 emulator:3
   analysis:3 nccl-tests-integration:3 eval:3 doctor:3 cli:4)
 make_tree() {  # the Layout rows, one per line
   rm -rf "$work/tree"

@@ -23,10 +23,11 @@ FLOORS = {
     "nccl": 0, "common": 0,
     "formats": 1,
     "fabric": 2, "topo_gen": 2, "tuner_plugin": 2, "net_plugin": 2, "profiler_plugin": 2,
+    "env_plugin": 2,
     "emulator": 3, "analysis": 3, "nccl-tests-integration": 3, "eval": 3, "doctor": 3,
     "cli": 4,
 }
-PLUGINS = {"tuner_plugin", "net_plugin", "profiler_plugin"}
+PLUGINS = {"tuner_plugin", "net_plugin", "profiler_plugin", "env_plugin"}
 # Uses within one floor that the design allows (docs/design.md, "Floors"):
 #  topo_gen renders the fabric model; common's log is told its NCCL logger type by nccl/; the sweep tools
 #  read their many files through the analyses' ingest stack (analysis/ingest); the evaluations drive the

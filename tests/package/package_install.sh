@@ -24,7 +24,7 @@ dpkg-deb -f "$deb" Depends | grep "libc6 (>= $floor)" >/dev/null || fail "Depend
 check_tree() {  # <prefix>: the installed layout
   local prefix=$1 kind
   [ -x "$prefix/bin/railtune" ] || fail "$prefix/bin/railtune missing"
-  for kind in net tuner profiler; do
+  for kind in net tuner profiler env; do
     [ -f "$prefix/lib/libnccl-$kind-railtune.so" ] || fail "$prefix/lib/libnccl-$kind-railtune.so missing"
   done
   [ -f "$prefix/lib/railtune/verbs_sim/libibverbs.so.1" ] || fail "$prefix/lib/railtune/verbs_sim/libibverbs.so.1 missing"
@@ -49,12 +49,13 @@ run_from() {  # <prefix> <label>: the CLI runs there and loads the plugins by th
   report=$(NCCL_NET_PLUGIN=$prefix/lib/libnccl-net-railtune.so \
     NCCL_TUNER_PLUGIN=$prefix/lib/libnccl-tuner-railtune.so \
     NCCL_PROFILER_PLUGIN=$prefix/lib/libnccl-profiler-railtune.so \
+    NCCL_ENV_PLUGIN=$prefix/lib/libnccl-env-railtune.so \
     "$prefix/bin/railtune" doctor --no-nccl --no-nvml) || true
-  for kind in net tuner profiler; do
+  for kind in net tuner profiler env; do
     echo "$report" | grep -E "^ok +plugin\.$kind\.load .*$prefix/lib/libnccl-$kind-railtune.so" >/dev/null ||
       { echo "$report"; fail "$label: doctor did not load the $kind plugin from $prefix/lib"; }
   done
-  echo "ok: $label: the CLI runs and loads the three plugins from $prefix/lib"
+  echo "ok: $label: the CLI runs and loads the four plugins from $prefix/lib"
 }
 
 # .deb: unpacked into a scratch root; its files sit under opt/railtune.

@@ -1,4 +1,4 @@
-/* Test tuner plugin: exports the tuner versions selected by RT_TUNER_V2..RT_TUNER_V6 and echoes every
+/* Test tuner plugin: exports the tuner versions selected by RT_TUNER_V2..RT_TUNER_V7 and echoes every
  * argument it receives. Types are declared here, independently of railtune's nccl/ headers, from the
  * NCCL plugin ABI fact sheet (plain C types, the sheet's member order).
  * Behaviour switches: RT_TUNER_NAME (plugin name), RT_INIT_FAIL, RT_POISON_CONSTANTS, RT_POISON_DOMAINS,
@@ -31,6 +31,17 @@ typedef struct {
   double perChMaxTreeBws[4][3];
   double perChMaxNVLSTreeBws[4][3];
 } rtTunerConstants;
+
+/* v7: five compute-capability rows in each per-GPU array (row 4: Rubin). */
+typedef struct {
+  double baseLatencies[7][3];
+  double hwLatencies[3][7][3];
+  double llMaxBws[5][3];
+  double perChMaxRingLL128Bws[5][3];
+  double perChMaxTreeLL128Bws[5][3];
+  double perChMaxTreeBws[5][3];
+  double perChMaxNVLSTreeBws[5][3];
+} rtTunerConstantsV7;
 
 /* Values the plugin hands back, so tests can see they reached NCCL's side. */
 #define RT_OUT_CHANNELS 0x21
@@ -260,4 +271,61 @@ EXPORT const struct {
   rtResult (*finalize)(void*);
   rtResult (*getChunkSize)(void*, int, size_t, int, int, int, size_t*);
 } ncclTunerPlugin_v6 = {RT_TUNER_NAME, v6Init, v6GetCollInfo, v6Finalize, v6GetChunkSize};
+#endif
+
+#if defined(RT_TUNER_V7)
+/* v7 init: v6's arguments with the five-row table; edits in the Blackwell row and in row 4 (Rubin). */
+static rtResult v7Init(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, rtLogger log,
+                       rtNvlDomainInfo* domains, rtTunerConstantsV7* constants) {
+  rtEchoCall* c = rtEchoBegin("tuner.init", 7);
+  RT_ARG_PTR(c, ctx);
+  RT_ARG_U64(c, commId);
+  RT_ARG_U64(c, nRanks);
+  RT_ARG_U64(c, nNodes);
+  RT_ARG_PTR(c, log);
+  RT_ARG_PTR(c, domains);
+  RT_ARG_PTR(c, constants);
+  RT_ARG_INT(c, domains->nNvlDomains);
+  RT_ARG_INT(c, domains->minRanksPerNvlDomain);
+  RT_ARG_INT(c, domains->maxRanksPerNvlDomain);
+  rtEchoBytes(c, constants, sizeof(*constants));
+  constants->perChMaxTreeBws[3][2] = 15.0;
+  constants->perChMaxTreeBws[4][2] = 16.0;
+#ifdef RT_POISON_CONSTANTS
+  poisonPast(constants, sizeof(*constants));
+#endif
+#ifdef RT_POISON_DOMAINS
+  poisonPast(domains, sizeof(*domains));
+#endif
+  *ctx = RT_CTX(7);
+  return initCommon(c);
+}
+static rtResult v7GetCollInfo(void* context, int collType, size_t nBytes, int numPipeOps, float** table, int numAlgo,
+                              int numProto, int regBuff, int* nChannels) {
+  return getCollInfoRegBuff(7, context, collType, nBytes, numPipeOps, table, numAlgo, numProto, regBuff, nChannels);
+}
+static rtResult v7Finalize(void* context) {
+  return destroyAny(7, context);
+}
+static rtResult v7GetChunkSize(void* context, int collType, size_t nBytes, int algo, int proto, int nChannels,
+                               size_t* chunkSize) {
+  rtEchoCall* c = rtEchoBegin("tuner.getChunkSize", 7);
+  RT_ARG_PTR(c, context);
+  RT_ARG_INT(c, collType);
+  RT_ARG_U64(c, nBytes);
+  RT_ARG_INT(c, algo);
+  RT_ARG_INT(c, proto);
+  RT_ARG_INT(c, nChannels);
+  RT_ARG_PTR(c, chunkSize);
+  RT_ARG_U64(c, *chunkSize);
+  *chunkSize = RT_OUT_CHUNK;
+  return 0;
+}
+EXPORT const struct {
+  const char* name;
+  rtResult (*init)(void**, uint64_t, size_t, size_t, rtLogger, rtNvlDomainInfo*, rtTunerConstantsV7*);
+  rtResult (*getCollInfo)(void*, int, size_t, int, float**, int, int, int, int*);
+  rtResult (*finalize)(void*);
+  rtResult (*getChunkSize)(void*, int, size_t, int, int, int, size_t*);
+} ncclTunerPlugin_v7 = {RT_TUNER_NAME, v7Init, v7GetCollInfo, v7Finalize, v7GetChunkSize};
 #endif

@@ -52,6 +52,7 @@ TEST(SchedLauncherEnv, Nccl228HasNoMergePolicyNorRailFields) {
 
 TEST(SchedLauncherEnv, PlanesAppearInTheHcaListFrom230) {
   fabric::Fabric fabric = test::smallCluster(1, 1, 1);
+  fabric.network.planes = 2;  // the table is computed from the rail map, which holds planes to the fabric's count
   fabric.hosts[0].nics[0].plane = 0;
   fabric.hosts[0].nics[1].plane = 1;
   fabric.hosts[0].nics[1].rail = 0;
@@ -64,6 +65,7 @@ TEST(SchedLauncherEnv, HcaListReadsBackAsNcclReadsIt) {
   // What `topo env` writes, read by the parser the net plugin and doctor use (NCCL's own rules): exact names,
   // every rail NIC accepted on its port and no other, the rail and plane NCCL 2.30 takes from it.
   fabric::Fabric fabric = test::smallCluster(1, 1, 1);
+  fabric.network.planes = 2;
   fabric.hosts[0].nics[1].plane = 1;
   const formats::NcclIfList list = formats::parseNcclIfList(
       valueOf(launcherEnv(fabric, optionsFor("rack00-tray00")), "NCCL_IB_HCA"), formats::kMaxIbHcaEntries);

@@ -68,6 +68,8 @@ bool releaseMatches(const tm::Fit& fit, int abiVersion) {
   };
   if (abiVersion == 5) return listed("2.28") || listed("2.29");
   if (abiVersion == 6) return listed("2.30");
+  // v7: first bound by 2.32.6 (2.31.2 and 2.32.3 still bind v6; docs/tuning.md, "Tuner v7").
+  if (abiVersion == 7) return listed("2.32");
   return true;  // v3/v4: the table transform, approximate for any release before 2.28 (fitted_model.h)
 }
 
@@ -125,6 +127,7 @@ Coverage coverage(const FitInputs& in, const CommInfo& comm) {
   }
   const std::string release = comm.abiVersion == 5   ? " and NCCL 2.28/2.29 (tuner v5)"
                               : comm.abiVersion == 6 ? " and NCCL 2.30 (tuner v6)"
+                              : comm.abiVersion == 7 ? " and NCCL 2.32 (tuner v7)"
                                                      : "";
   return {std::nullopt, prefix(in) + "fits " + (fits.empty() ? std::string("nothing") : fits) +
                             "; this communicator's GPU and fabric are " + ours + release +

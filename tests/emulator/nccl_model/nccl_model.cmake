@@ -15,6 +15,11 @@ target_compile_definitions(nccl_model_tests PRIVATE RAILTUNE_NCCL_TEST_DATA="${P
 target_link_libraries(nccl_model_tests PRIVATE railtune_nccl_model GTest::gtest_main)
 gtest_discover_tests(nccl_model_tests TEST_PREFIX "emulator." NO_PRETTY_VALUES)
 
+# What the tuner never sees: symmetric kernels, CE AllGather, the zero-SM CTA policy (bypass.h).
+add_executable(nccl_bypass_tests ${CMAKE_CURRENT_LIST_DIR}/nccl_model_bypass_test.cc)
+target_link_libraries(nccl_bypass_tests PRIVATE railtune_nccl_model GTest::gtest_main)
+gtest_discover_tests(nccl_bypass_tests TEST_PREFIX "emulator." NO_PRETTY_VALUES)
+
 # Every graph data file follows docs/formats/nccl-graph-data.schema.json, and every number names a source.
 add_test(NAME emulator.nccl_graph_data_schema
          COMMAND ${PROJECT_SOURCE_DIR}/tests/support/validate_schema.py

@@ -39,8 +39,9 @@ TEST(DoctorNcclVersions, ReleasesAsTheirSourcesTryThem) {
 TEST(DoctorNcclVersions, OutsideTheTable) {
   EXPECT_EQ(emu::symbolVersionsForNccl(21812, PluginKind::Net), V{});
   EXPECT_EQ(emu::symbolVersionsForNccl(2708, PluginKind::Net), V{});
-  EXPECT_FALSE(emu::ncclVersionCovered(23100));
-  EXPECT_EQ(emu::symbolVersionsForNccl(23100, PluginKind::Net), emu::symbolVersionsForNccl(23007, PluginKind::Net));
+  EXPECT_FALSE(emu::ncclVersionCovered(23200));  // 2.32: only its tuner loader was read
+  EXPECT_EQ(emu::symbolVersionsForNccl(23300, PluginKind::Net), emu::symbolVersionsForNccl(23206, PluginKind::Net));
+  EXPECT_EQ(emu::symbolVersionsForNccl(23300, PluginKind::Tuner), (V{7, 6, 5, 4, 3, 2}));
   EXPECT_TRUE(emu::ncclVersionCovered(21900));
   EXPECT_TRUE(emu::ncclVersionCovered(23007));
 }

@@ -76,6 +76,14 @@ TEST_F(TunerFitCoverage, ReleaseFromTheAbiAndVerdictFromTheScale) {
   EXPECT_TRUE(coverage({copy, "m", &map, "r"}, comm(1, 6)).plan);
   EXPECT_NE(coverage({copy, "m", &map, "r"}, comm(1, 5)).reason.find("NCCL 2.28/2.29 (tuner v5)"), std::string::npos);
   EXPECT_TRUE(coverage({copy, "m", &map, "r"}, comm(1, 4)).plan) << "v3/v4: the approximate table transform";
+  // v7 is bound from 2.32.6 on (2.31 still binds v6): a 2.30 fit does not apply, one listing 2.32 does.
+  EXPECT_NE(coverage({copy, "m", &map, "r"}, comm(1, 7)).reason.find("NCCL 2.32 (tuner v7)"), std::string::npos);
+  tm::TunerModel with232 = only230;
+  with232.fits[0].appliesTo.nccl = {"2.30", "2.32"};
+  const auto copy232 = std::make_shared<const tm::TunerModel>(with232);
+  const Coverage v7 = coverage({copy232, "m", &map, "r"}, comm(1, 7));
+  ASSERT_TRUE(v7.plan) << v7.reason;
+  EXPECT_TRUE(v7.plan->writeConstants);
   EXPECT_NE(cover(&map, comm(1, 2)).reason.find("tuner v2 gets no cost table"), std::string::npos);
   EXPECT_NE(cover(&map, comm(2, 6)).reason.find("not usable at 2nodes"), std::string::npos);
   EXPECT_NE(cover(&map, comm(5, 6)).reason.find("not usable at 4nodes"), std::string::npos);

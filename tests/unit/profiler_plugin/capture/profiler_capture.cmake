@@ -5,6 +5,7 @@ add_executable(profiler_capture_tests
   ${CMAKE_CURRENT_LIST_DIR}/profiler_capture_ring_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profiler_capture_rules_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profiler_capture_inflight_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/profiler_capture_threads_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/profiler_capture_threads_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/profiler_capture_v7_test.cc)
 target_link_libraries(profiler_capture_tests PRIVATE railtune_profiler_capture GTest::gtest_main)
 gtest_discover_tests(profiler_capture_tests TEST_PREFIX unit. NO_PRETTY_VALUES DISCOVERY_TIMEOUT 30)

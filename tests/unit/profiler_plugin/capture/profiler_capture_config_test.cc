@@ -25,11 +25,11 @@ constexpr EventMask bit(EventType type) {
 }
 
 TEST(ProfilerCaptureMask, DefaultIsWhatCompletionAndTheWatchdogNeed) {
-  EXPECT_EQ(kDefaultProfileMask,
-            bit(EventType::Coll) | bit(EventType::P2p) | bit(EventType::ProxyOp) | bit(EventType::KernelCh));
+  EXPECT_EQ(kDefaultProfileMask, bit(EventType::Coll) | bit(EventType::P2p) | bit(EventType::ProxyOp) |
+                                     bit(EventType::KernelCh) | bit(EventType::KernelPhase) | bit(EventType::CeColl));
   EXPECT_EQ(parseProfileMask({}).mask, kDefaultProfileMask);
   EXPECT_EQ(parseProfileMask({"default"}).mask, kDefaultProfileMask);
-  EXPECT_EQ(profileMaskNames(kDefaultProfileMask), "coll,p2p,proxyop,kernelch");
+  EXPECT_EQ(profileMaskNames(kDefaultProfileMask), "coll,p2p,proxyop,kernelch,kernelphase,cecoll");
 }
 
 TEST(ProfilerCaptureMask, NamesCombineCaseInsensitively) {
@@ -37,6 +37,7 @@ TEST(ProfilerCaptureMask, NamesCombineCaseInsensitively) {
   EXPECT_TRUE(parsed.error.empty());
   EXPECT_EQ(parsed.mask, bit(EventType::Coll) | bit(EventType::ProxyStep) | bit(EventType::NetPlugin));
   EXPECT_EQ(parseProfileMask({"all"}).mask, kAllProfileMask);
+  EXPECT_EQ(parseProfileMask({"KernelPhase", "cecoll"}).mask, bit(EventType::KernelPhase) | bit(EventType::CeColl));
   EXPECT_EQ(parseProfileMask({"none"}).mask, 0u);
   EXPECT_EQ(profileMaskNames(0), "none");
 }
@@ -80,7 +81,7 @@ TEST(ProfilerCaptureSettings, EveryNameTheParameterTableAllowsParses) {
   std::string names = spec->allowed;
   std::replace(names.begin(), names.end(), '|', ',');
   const std::vector<std::string> items = splitList(names);
-  EXPECT_EQ(items.size(), 9u) << names;
+  EXPECT_EQ(items.size(), 11u) << names;
   for (const std::string& item : items) EXPECT_EQ(parseProfileMask({item}).error, "") << item;
 }
 
@@ -88,8 +89,11 @@ TEST(ProfilerCaptureSettings, TheFactoryTakesKernelEventsFromTheAbiVersion) {
   fakeEnvVars().clear();
   const Log log("test");
   auto v5 = makeCaptureEngine(CommInfo{}, 5, nullptr, log, fakeEnv);
-  EXPECT_EQ(v5->activationMask(), kDefaultProfileMask);
+  // KernelPhase is v7's: not asked of NCCL through an older table.
+  EXPECT_EQ(v5->activationMask(), kDefaultProfileMask & ~bit(EventType::KernelPhase) & ~bit(EventType::CeColl));
   EXPECT_STREQ(v5->name(), "capture");
+  auto v7 = makeCaptureEngine(CommInfo{}, 7, nullptr, log, fakeEnv);
+  EXPECT_EQ(v7->activationMask(), kDefaultProfileMask);
 }
 
 TEST(ProfilerCaptureMessageSize, FollowsNcclTestsSizes) {

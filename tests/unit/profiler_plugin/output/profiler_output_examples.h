@@ -105,6 +105,35 @@ inline std::vector<OperationRecord> exampleRecords() {
   return records;
 }
 
+// Profiler v7 (NCCL 2.31): a tagged AllGather a symmetric kernel ran, with its kernel phases, and a Recv
+// whose tag is the largest a uint64 holds. The collective example's lines after exampleRecords().
+inline std::vector<OperationRecord> exampleV7Records() {
+  std::vector<OperationRecord> records;
+  OperationRecord symmetric = operation(RecordKind::Collective, "AllGather", 19, 1048576, 11000000, 41250);
+  symmetric.algorithm.assign("LL_R");
+  symmetric.protocol.assign("");
+  symmetric.channels = 4;
+  symmetric.userTag = 2;
+  symmetric.symColl = true;
+  symmetric.kernelVariant.assign("AGxLL_R");
+  symmetric.path = OperationPath::Symmetric;
+  symmetric.phases.channels = 4;
+  symmetric.phases.timed = {true, true, true};
+  symmetric.phases.longestNs = {12500, 24000, 3125};
+  records.push_back(symmetric);
+  OperationRecord tagged = operation(RecordKind::P2p, "Recv", 2, 4194304, 12000000, 250000);
+  tagged.peer = 76;
+  tagged.channels = 2;
+  tagged.userTag = UINT64_MAX;
+  tagged.phases.channels = 2;
+  tagged.phases.timed = {false, true, false};
+  tagged.phases.longestNs = {0, 240000, 0};
+  tagged.phases.unknown = 1;
+  tagged.phases.incomplete = true;
+  records.push_back(tagged);
+  return records;
+}
+
 // A capture's notice that its pools were full: operations and events it could not record.
 inline OperationRecord exampleLost() {
   OperationRecord r;

@@ -41,6 +41,21 @@ void addOperation(json& out, const OperationRecord& r) {
   out["start_realtime_ns"] = r.start.realtimeNs;
   out["start_monotonic_ns"] = r.start.monotonicNs;
   out["events_dropped"] = r.eventsDropped;
+  // Profiler v7's fields (section 1 of the collective record in docs/formats.md).
+  if (r.path != OperationPath::Tuned) out["path"] = operationPathName(r.path);
+  if (r.userTag) out["user_tag"] = *r.userTag;
+  if (r.symColl) out["sym_coll"] = *r.symColl;
+  if (!r.kernelVariant.view().empty()) out["kernel_variant"] = r.kernelVariant.view();
+}
+
+json phasesJson(const KernelPhases& p) {
+  json out{{"channels", p.channels}, {"unknown", p.unknown}};
+  const char* keys[] = {"initial_sync_us", "compute_us", "final_sync_us"};
+  for (size_t i = 0; i < kKernelPhases; ++i) {
+    if (p.timed[i]) out[keys[i]] = static_cast<double>(p.longestNs[i]) / 1000.0;
+  }
+  if (p.incomplete) out["incomplete"] = true;
+  return out;
 }
 
 void addCompletion(json& out, const OperationRecord& r) {
@@ -76,6 +91,7 @@ std::string dump(const json& out) {
 // (NCCL has at most 64), c being 1 + its id modulo a prime below 10^6 (0: no id, NCCL before v4),
 // which keeps tids within the int that viewers expect.
 constexpr int kLanesPerComm = 100;
+constexpr int kPhaseLane = kLanesPerComm - 2;
 constexpr uint64_t kCommLanes = 999983;
 
 int laneOf(const OperationRecord& record, int channel) {
@@ -119,6 +135,7 @@ std::string collectiveLine(const Identity& identity, const OperationRecord& reco
   } else {
     addCompletion(out, record);
     out["closed_by"] = closeReasonName(record.closedBy);
+    if (record.phases.present()) out["phases"] = phasesJson(record.phases);
   }
   if (recordsDropped > 0) out["records_dropped"] = recordsDropped;
   return dump(out);
@@ -170,7 +187,11 @@ int Trace::lane(const OperationRecord& record, int channel, std::string* out) {
   const int tid = laneOf(record, channel);
   if (namedLanes_.insert(tid).second) {
     std::string name = "comm " + commLabel(record) + " rank " + std::to_string(record.rank);
-    if (channel >= 0) name += " ch " + std::to_string(channel);
+    if (channel == kPhaseLane) {
+      name += " phases";
+    } else if (channel >= 0) {
+      name += " ch " + std::to_string(channel);
+    }
     event(dump(json{
               {"name", "thread_name"}, {"ph", "M"}, {"pid", identity_.pid}, {"tid", tid}, {"args", {{"name", name}}}}),
           out);
@@ -232,6 +253,9 @@ void Trace::append(const OperationRecord& record, std::string* out) {
             {"protocol", record.protocol.view()},
             {"channels", record.channels}};
   if (record.peer >= 0) args["peer"] = record.peer;
+  if (record.userTag) args["user_tag"] = *record.userTag;
+  if (record.path != OperationPath::Tuned) args["path"] = operationPathName(record.path);
+  if (!record.kernelVariant.view().empty()) args["kernel_variant"] = record.kernelVariant.view();
   json e{{"cat", formats::profile::recordKindName(record.kind)}, {"pid", identity_.pid}, {"tid", tid}};
   if (record.kind == RecordKind::Hang) {
     e["name"] = "hang: " + std::string(record.operation.view()) + " seq " + std::to_string(record.seq);
@@ -251,6 +275,23 @@ void Trace::append(const OperationRecord& record, std::string* out) {
   e["args"] = std::move(args);
   event(dump(e), out);
   channelEvents(record, out);
+  if (record.kind == RecordKind::Hang || !record.phases.present()) return;
+  const char* names[] = {"initial_sync", "compute", "final_sync"};
+  int64_t atNs = record.start.realtimeNs;
+  for (size_t phase = 0; phase < kKernelPhases; ++phase) {
+    if (!record.phases.timed[phase]) continue;
+    const int phaseTid = lane(record, kPhaseLane, out);
+    json p{{"name", names[phase]},
+           {"cat", "phase"},
+           {"ph", "X"},
+           {"pid", identity_.pid},
+           {"tid", phaseTid},
+           {"ts", microseconds(atNs)},
+           {"dur", static_cast<double>(record.phases.longestNs[phase]) / 1000.0},
+           {"args", {{"channels", record.phases.channels}, {"comm", commLabel(record)}, {"seq", record.seq}}}};
+    event(dump(p), out);
+    atNs = static_cast<int64_t>(static_cast<uint64_t>(atNs) + record.phases.longestNs[phase]);  // wraps, never UB
+  }
 }
 
 }  // namespace railtune::profiler::oracle

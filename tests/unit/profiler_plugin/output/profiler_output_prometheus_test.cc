@@ -115,7 +115,8 @@ std::string checkExposition(const std::string& text) {
 std::string exampleMetrics() {
   PrometheusMetrics metrics(exampleIdentity());
   for (const OperationRecord& r : exampleRecords()) metrics.add(r);
-  metrics.add(exampleRecords()[0]);                         // a second 1 GiB AllReduce: counts add up
+  metrics.add(exampleRecords()[0]);  // a second 1 GiB AllReduce: counts add up
+  for (const OperationRecord& r : railtune::profiler::testing::exampleV7Records()) metrics.add(r);  // one symmetric
   metrics.add(railtune::profiler::testing::exampleLost());  // 2 operations, 40 events
   metrics.addRecordsDropped(4);
   return metrics.render();

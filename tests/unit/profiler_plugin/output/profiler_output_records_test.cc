@@ -21,6 +21,7 @@ using railtune::profiler::testing::compareGolden;
 using railtune::profiler::testing::exampleIdentity;
 using railtune::profiler::testing::exampleLost;
 using railtune::profiler::testing::exampleRecords;
+using railtune::profiler::testing::exampleV7Records;
 using railtune::profiler::testing::readFile;
 
 const std::string kCollectivesExample = std::string(RAILTUNE_FORMATS_DIR) + "/profile-collectives.example.jsonl";
@@ -33,6 +34,7 @@ std::string collectivesText() {
   appendHeaderLine(&text, exampleIdentity(), 1764479990000000000, kExampleBootId);
   text += "\n";
   for (const OperationRecord& r : exampleRecords()) text += renderCollectiveLine(exampleIdentity(), r) + "\n";
+  for (const OperationRecord& r : exampleV7Records()) text += renderCollectiveLine(exampleIdentity(), r) + "\n";
   text += renderCollectiveLine(exampleIdentity(), exampleLost()) + "\n";
   return text + renderDroppedLine(exampleIdentity(), 1764480400000000000, 5) + "\n";
 }
@@ -56,7 +58,8 @@ TEST(ProfilerOutputRecords, NetSummaryMatchesTheGoldenExample) {
 TEST(ProfilerOutputRecords, ReaderReadsTheCollectiveExampleBackExactly) {
   const CollectiveParseResult parsed = parseCollectiveRecords(readFile(kCollectivesExample), "example");
   ASSERT_EQ(parsed.error, "");
-  const std::vector<OperationRecord> expected = exampleRecords();
+  std::vector<OperationRecord> expected = exampleRecords();
+  for (const OperationRecord& r : exampleV7Records()) expected.push_back(r);
   ASSERT_EQ(parsed.records.size(), expected.size() + 2);
   ASSERT_EQ(parsed.headers.size(), 1u);
   const ParsedCollective& header = parsed.headers[0];
@@ -85,7 +88,15 @@ TEST(ProfilerOutputRecords, ReaderReadsTheCollectiveExampleBackExactly) {
   EXPECT_FALSE(all[3].record.comm.has_value());
   EXPECT_EQ(all[1].record.closedBy, CloseReason::Overtaken);
   EXPECT_EQ(all[4].record.flows[0].outstanding, 2u);
-  const ParsedCollective& lost = all[5];
+  // Profiler v7's fields come back exactly, the tag's largest value included.
+  EXPECT_EQ(all[5].record.userTag, 2u);
+  EXPECT_EQ(all[5].record.path, OperationPath::Symmetric);
+  EXPECT_EQ(all[5].record.kernelVariant.view(), "AGxLL_R");
+  EXPECT_EQ(all[5].record.phases.longestNs[1], 24000u);
+  EXPECT_EQ(all[6].record.userTag, UINT64_MAX);
+  EXPECT_TRUE(all[6].record.phases.incomplete);
+  EXPECT_FALSE(all[0].record.userTag.has_value());  // v1..v6 records carry none
+  const ParsedCollective& lost = all[expected.size()];
   EXPECT_TRUE(lost.droppedNotice);
   EXPECT_EQ(lost.record.kind, RecordKind::Lost);
   EXPECT_EQ(lost.operationsDropped, 2u);
@@ -96,9 +107,9 @@ TEST(ProfilerOutputRecords, ReaderReadsTheCollectiveExampleBackExactly) {
   EXPECT_EQ(lost.record.start.realtimeNs, 1764480300000000000);
   EXPECT_EQ(renderDroppedLine(lost.identity, droppedNoticeOf(lost)),
             renderCollectiveLine(exampleIdentity(), exampleLost()));
-  EXPECT_TRUE(all[6].droppedNotice);
-  EXPECT_EQ(all[6].recordsDropped, 5u);
-  EXPECT_FALSE(all[6].record.comm.has_value());
+  EXPECT_TRUE(all[expected.size() + 1].droppedNotice);
+  EXPECT_EQ(all[expected.size() + 1].recordsDropped, 5u);
+  EXPECT_FALSE(all[expected.size() + 1].record.comm.has_value());
 }
 
 // Files written before "closed_by" and "dropped" lines: records_dropped on any line, no closed_by.

@@ -117,6 +117,24 @@ NetFlow randomFlow(Random& random) {
   return f;
 }
 
+// Profiler v7's fields, each present or not; the tag's extremes (0 and 2^64-1) as often as any value.
+void randomV7Fields(Random& random, OperationRecord& r) {
+  if (random.chance(60))
+    r.userTag = random.chance(30) ? (random.chance(50) ? 0 : UINT64_MAX) : random.integer<uint64_t>();
+  if (random.chance(50)) r.symColl = random.chance(50);
+  if (random.chance(30)) r.kernelVariant.assign(random.text(20));
+  r.path = static_cast<OperationPath>(random.below(3));
+  if (random.chance(50)) {
+    r.phases.channels = random.integer<uint32_t>() % 65;
+    for (size_t i = 0; i < kKernelPhases; ++i) {
+      r.phases.timed[i] = random.chance(70);
+      r.phases.longestNs[i] = random.integer<uint64_t>() % 100000000000ULL;
+    }
+    r.phases.unknown = random.chance(20) ? random.integer<uint32_t>() : 0;
+    r.phases.incomplete = random.chance(20);
+  }
+}
+
 OperationRecord randomRecord(Random& random) {
   OperationRecord r;
   r.kind = static_cast<RecordKind>(random.below(4));
@@ -143,6 +161,7 @@ OperationRecord randomRecord(Random& random) {
   r.eventsDropped = random.integer<uint64_t>();
   r.closedBy = static_cast<CloseReason>(random.below(6));
   r.operationsDropped = random.integer<uint64_t>();
+  randomV7Fields(random, r);
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +53,36 @@ TEST(ProfilerOutputTrace, ClosedTraceIsAJsonArrayOfEvents) {
   EXPECT_TRUE(laneNames.contains("comm 5d3c0f1e2a4b6c7d rank 3"));
   EXPECT_TRUE(laneNames.contains("comm 5d3c0f1e2a4b6c7d rank 3 ch 1"));
   EXPECT_TRUE(laneNames.contains("comm unknown rank -1"));
+}
+
+// Profiler v7: the operation's args carry the tag, path and kernel; its timed phases are slices on the
+// communicator's phases lane, back to back from the operation's start.
+TEST(ProfilerOutputTrace, KernelPhasesAreSlicesOnTheirOwnLane) {
+  TraceRenderer renderer(exampleIdentity());
+  std::string text = "[\n";
+  for (const OperationRecord& r : railtune::profiler::testing::exampleV7Records()) renderer.append(r, &text);
+  const json trace = json::parse(text + TraceRenderer::kClose);
+  std::vector<json> slices;
+  std::set<std::string> laneNames;
+  for (const json& e : trace) {
+    if (e["name"] == "thread_name") laneNames.insert(e["args"]["name"].get<std::string>());
+    if (e.value("cat", "") == "phase") slices.push_back(e);
+    if (e.value("cat", "") == "collective") {
+      EXPECT_EQ(e["args"]["user_tag"], 2);
+      EXPECT_EQ(e["args"]["path"], "symmetric");
+      EXPECT_EQ(e["args"]["kernel_variant"], "AGxLL_R");
+    }
+    if (e.value("cat", "") == "p2p") {
+      EXPECT_EQ(e["args"]["user_tag"].get<uint64_t>(), UINT64_MAX);
+    }
+  }
+  EXPECT_TRUE(laneNames.contains("comm 5d3c0f1e2a4b6c7d rank 3 phases"));
+  ASSERT_EQ(slices.size(), 4u) << "the AllGather's three phases, the Recv's compute";
+  EXPECT_EQ(slices[0]["name"], "initial_sync");
+  EXPECT_EQ(slices[1]["name"], "compute");
+  EXPECT_EQ(slices[1]["ts"].get<int64_t>() - slices[0]["ts"].get<int64_t>(), 12);  // after initial_sync's 12.5 us
+  EXPECT_DOUBLE_EQ(slices[1]["dur"].get<double>(), 24.0);
+  EXPECT_EQ(slices[3]["name"], "compute");
 }
 
 TEST(ProfilerOutputTrace, CutOffTraceIsStillTheArrayForm) {
