@@ -6,8 +6,10 @@
 #include <simdjson.h>
 
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "formats/profile_logs.h"
 #include "formats/profile_record.h"
@@ -23,24 +25,25 @@ constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 // clang-format off
 enum Key : int {
   kAlgbw, kAlgorithm, kBusbw, kBytes, kChannels, kClosedBy, kComm, kDatatype, kDuration, kEndMono, kEndReal,
-  kEventsDropped, kHost, kJob, kNranks, kOp, kPeer, kPid, kProtocol, kRank, kRecord, kRecordsDropped,
-  kSchema, kSeq, kStartMono, kStartReal, kTiming, kKeyCount
+  kEventsDropped, kHost, kJob, kKernelVariant, kNranks, kOp, kPath, kPeer, kPhases, kPid, kProtocol, kRank,
+  kRecord, kRecordsDropped, kSchema, kSeq, kStartMono, kStartReal, kSymColl, kTiming, kUserTag, kKeyCount
 };
 
 constexpr std::array<std::string_view, kKeyCount> kKeyNames = {
     "algbw_gbps", "algorithm", "busbw_gbps", "bytes", "channels", "closed_by", "comm", "datatype", "duration_us",
-    "end_monotonic_ns", "end_realtime_ns", "events_dropped", "host", "job", "nranks", "op", "peer", "pid",
-    "protocol", "rank", "record", "records_dropped", "schema", "seq", "start_monotonic_ns",
-    "start_realtime_ns", "timing"};
+    "end_monotonic_ns", "end_realtime_ns", "events_dropped", "host", "job", "kernel_variant", "nranks", "op",
+    "path", "peer", "phases", "pid", "protocol", "rank", "record", "records_dropped", "schema", "seq",
+    "start_monotonic_ns", "start_realtime_ns", "sym_coll", "timing", "user_tag"};
 // clang-format on
 
-constexpr uint32_t bit(Key key) {
-  return 1u << key;
+constexpr uint64_t bit(int key) {
+  return uint64_t{1} << key;
 }
 
-constexpr uint32_t kOptional =
-    bit(kClosedBy) | bit(kComm) | bit(kRank) | bit(kNranks) | bit(kPeer) | bit(kRecordsDropped);
-constexpr uint32_t kRequired = ((1u << kKeyCount) - 1) & ~kOptional;
+constexpr uint64_t kOptional = bit(kClosedBy) | bit(kComm) | bit(kRank) | bit(kNranks) | bit(kPeer) |
+                               bit(kRecordsDropped) | bit(kKernelVariant) | bit(kPath) | bit(kPhases) | bit(kSymColl) |
+                               bit(kUserTag);
+constexpr uint64_t kRequired = (bit(kKeyCount) - 1) & ~kOptional;
 
 // The writer sorts its keys, so the key after the previous one is tried first.
 int keyOf(std::string_view name, int previous) {
@@ -138,6 +141,79 @@ bool closeReason(od::value& value, formats::profile::CloseReason* out) {
   return false;
 }
 
+// A phase's microseconds, three decimals of whole nanoseconds (the strict reader's microsecondsAsNs).
+bool phaseNs(od::value& value, uint64_t* out) {
+  double us = 0;
+  if (!number(value, &us) || !(us >= 0 && us < 9e15)) return false;
+  *out = static_cast<uint64_t>(std::llround(us * 1000.0));
+  return static_cast<double>(*out) / 1000.0 == us;
+}
+
+bool phaseField(std::string_view name, od::value& value, formats::profile::KernelPhases* p) {
+  static constexpr std::string_view kKeys[formats::profile::kKernelPhases] = {"initial_sync_us", "compute_us",
+                                                                              "final_sync_us"};
+  int64_t number = 0;
+  if (name == "channels") {
+    if (!integerIn(value, 0, 1 << 16, &number)) return false;
+    p->channels = static_cast<uint32_t>(number);
+    return true;
+  }
+  if (name == "unknown") {
+    if (!integerIn(value, 0, std::numeric_limits<uint32_t>::max(), &number)) return false;
+    p->unknown = static_cast<uint32_t>(number);
+    return true;
+  }
+  if (name == "incomplete") return !value.get_bool().get(p->incomplete) && p->incomplete;  // written only when true
+  for (size_t k = 0; k < formats::profile::kKernelPhases; ++k)
+    if (name == kKeys[k]) return !std::exchange(p->timed[k], true) && phaseNs(value, &p->longestNs[k]);
+  return false;
+}
+
+// The "phases" object: "channels" and "unknown" required, each key at most once, as the strict reader has it.
+bool phases(od::value& value, formats::profile::KernelPhases* p) {
+  od::object object;
+  if (value.get_object().get(object)) return false;
+  bool channels = false, unknown = false, incomplete = false;
+  for (auto field : object) {
+    std::string_view name;
+    od::value inner;
+    if (field.unescaped_key().get(name) || field.value().get(inner)) return false;
+    bool& once = name == "channels" ? channels : name == "unknown" ? unknown : incomplete;
+    if ((name == "channels" || name == "unknown" || name == "incomplete") && std::exchange(once, true)) return false;
+    if (!phaseField(name, inner, p)) return false;
+  }
+  return channels && unknown && p->present();  // a phases object that says nothing is refused
+}
+
+bool readV7Field(int key, od::value& value, Raw* raw) {
+  CollectiveFields& f = raw->fields;
+  std::string_view name;
+  switch (key) {
+    case kUserTag: {
+      uint64_t tag = 0;
+      if (!count(value, &tag)) return false;
+      f.userTag = tag;
+      return true;
+    }
+    case kKernelVariant:
+      return text(value, 23, &name) && !name.empty();
+    case kSymColl: {
+      bool sym = false;
+      return !value.get_bool().get(sym);
+    }
+    case kPath:
+      if (!text(value, 16, &name)) return false;
+      for (const auto p : {formats::profile::OperationPath::Tuned, formats::profile::OperationPath::Symmetric,
+                           formats::profile::OperationPath::CopyEngine})
+        if (name == formats::profile::operationPathName(p)) return f.path = p, true;
+      return false;
+    case kPhases:
+      return phases(value, &f.phases);
+    default:
+      return false;
+  }
+}
+
 bool readIdentityField(int key, od::value& value, Raw* raw) {
   CollectiveFields& f = raw->fields;
   switch (key) {
@@ -166,7 +242,7 @@ bool readIdentityField(int key, od::value& value, Raw* raw) {
     case kNranks:
       return intIn(value, 1, kIntMax, &f.nRanks);
     default:
-      return false;
+      return readV7Field(key, value, raw);
   }
 }
 
@@ -252,14 +328,14 @@ std::optional<CollectiveFields> FastCollectiveReader::read(std::string_view line
   od::object object;
   if (doc.get_object().get(object)) return std::nullopt;
   Raw raw;
-  uint32_t seen = 0;
+  uint64_t seen = 0;
   int key = -1;
   for (auto field : object) {
     std::string_view name;
     if (field.unescaped_key().get(name)) return std::nullopt;
     key = keyOf(name, key);
-    if (key < 0 || (seen & (1u << key)) != 0) return std::nullopt;  // unknown or duplicate
-    seen |= 1u << key;
+    if (key < 0 || (seen & bit(key)) != 0) return std::nullopt;  // unknown or duplicate
+    seen |= bit(key);
     od::value value;
     if (field.value().get(value) || !readOperationField(key, value, &raw)) return std::nullopt;
   }

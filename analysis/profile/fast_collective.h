@@ -34,6 +34,10 @@ struct CollectiveFields {
   uint64_t recordsDropped = 0;  // old files only: the writer now says so in a "dropped" line
   formats::profile::CloseReason closedBy = formats::profile::CloseReason::Events;  // "events" when absent (older files)
   bool enqueueTimed = false;  // "timing": "enqueue": start and end are the enqueue's, not the work's
+  // Profiler v7: the application's tag (absent: untagged), the path that ran and the kernel phases.
+  std::optional<uint64_t> userTag;
+  formats::profile::OperationPath path = formats::profile::OperationPath::Tuned;
+  formats::profile::KernelPhases phases;
 };
 
 class FastCollectiveReader {

@@ -141,8 +141,22 @@ class FileReader {
     if (f.closedBy != formats::profile::CloseReason::Events)
       result_.unusualCloses.push_back(UnusualClose{static_cast<uint32_t>(result_.samples.size()), f.closedBy});
     if (f.enqueueTimed) result_.enqueueTimed.push_back(static_cast<uint32_t>(result_.samples.size()));
+    const bool tagged = f.userTag.value_or(0) != 0;
+    if (tagged || f.path != formats::profile::OperationPath::Tuned || f.phases.present())
+      result_.traits.push_back(traitsOf(f, static_cast<uint32_t>(result_.samples.size()), tagged));
     result_.samples.push_back(
         Sample{f.endRealtimeNs, f.endMonotonicNs - f.startMonotonicNs, f.seq, streamOf(f), opOf(f.op)});
+  }
+
+  static SampleTraits traitsOf(const CollectiveFields& f, uint32_t sample, bool tagged) {
+    using formats::profile::KernelPhase;
+    const formats::profile::KernelPhases& p = f.phases;
+    const auto initial = static_cast<size_t>(KernelPhase::InitialSync),
+               compute = static_cast<size_t>(KernelPhase::Compute);
+    // A GPU timer's durations are far below 2^62 ns; a record that says otherwise is capped, not wrapped.
+    auto ns = [&](size_t k) { return static_cast<int64_t>(std::min<uint64_t>(p.longestNs[k], uint64_t{1} << 62)); };
+    return SampleTraits{sample,      f.path,     tagged, p.timed[initial] && p.timed[compute], f.userTag.value_or(0),
+                        ns(initial), ns(compute)};
   }
 
   void collectiveLine(std::string_view line, int number) {
@@ -163,6 +177,7 @@ class FileReader {
     f.startMonotonicNs = r.start.monotonicNs, f.endMonotonicNs = r.end.monotonicNs;
     f.eventsDropped = r.eventsDropped, f.recordsDropped = parsed.recordsDropped, f.closedBy = r.closedBy;
     f.enqueueTimed = r.timing == formats::profile::TimingSource::Enqueue;
+    f.userTag = r.userTag, f.path = r.path, f.phases = r.phases;
     return f;
   }
 

@@ -40,6 +40,7 @@ struct FileResult {
   std::vector<Sample> samples;              // stream and op index this file's tables
   std::vector<UnusualClose> unusualCloses;  // sample indexes this file's samples
   std::vector<uint32_t> enqueueTimed;       // this file's samples timed by their enqueue
+  std::vector<SampleTraits> traits;         // sample indexes this file's samples
   std::vector<P2pSample> p2p;               // stream indexes this file's streams
   std::vector<FileLoss> losses;
   std::vector<FileBoot> boots;

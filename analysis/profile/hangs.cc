@@ -14,6 +14,7 @@
 #include "analysis/profile/hangs_graph.h"
 #include "analysis/profile/hangs_link.h"
 #include "analysis/profile/hangs_render.h"
+#include "analysis/profile/phase_causes.h"
 #include "analysis/profile/progress.h"
 
 namespace railtune::analysis::profile {
@@ -90,6 +91,8 @@ class JobHangFinder {
       candidates_.insert(id);
       watchdog_[id][r.rank] = Watched{std::move(stuck), r.start.realtimeNs};
       if (!r.algorithm.view().empty()) algorithms_.try_emplace(id, std::string(r.algorithm.view()));
+      if (r.userTag.value_or(0) != 0 || r.path != formats::profile::OperationPath::Tuned)
+        traits_.try_emplace(id, CollectiveTrait{r.userTag.value_or(0) != 0, r.userTag.value_or(0), r.path, false});
       watchedRanks_.insert(CommRank{comm.first, comm.second, r.rank});
     }
   }
@@ -117,6 +120,7 @@ class JobHangFinder {
   // The completions of the operations looked at: one pass over the samples, one over the transfers.
   void collectCompletions() {
     if (candidates_.empty()) return;
+    const SampleTraitIndex sampleTraits(logs_);
     size_t close = 0;
     for (uint32_t i = 0; i < logs_.samples.size(); ++i) {
       const Sample& sample = logs_.samples[i];
@@ -128,6 +132,8 @@ class JobHangFinder {
       const bool unusual = close < logs_.unusualCloses.size() && logs_.unusualCloses[close].sample == i;
       completions_[id][s.rank] = Completion{
           sample.endRealtimeNs, unusual ? logs_.unusualCloses[close].closedBy : formats::profile::CloseReason::Events};
+      if (const SampleTraits* t = sampleTraits.of(i))
+        traits_.try_emplace(id, CollectiveTrait{t->tagged, t->userTag, t->path, false});
     }
     for (const P2pSample& p : logs_.p2p) {
       const Stream& s = logs_.streams[p.stream];
@@ -155,6 +161,7 @@ class JobHangFinder {
     hung.hasComm = hasComm, hung.comm = comm, hung.seq = key.seq, hung.op = key.op, hung.from = key.from;
     hung.to = key.to, hung.nRanks = nRanks_[id.first];
     if (const auto a = algorithms_.find(id); a != algorithms_.end()) hung.algorithm = a->second;
+    if (const auto t = traits_.find(id); t != traits_.end()) hung.trait = t->second;
     const auto& watched = watchdog_[id];
     const auto& completed = completions_[id];
     for (const int rank : ranksOf(id)) {
@@ -254,6 +261,7 @@ class JobHangFinder {
   std::set<OpId> candidates_;
   std::map<OpId, std::map<int, Watched>> watchdog_;
   std::map<OpId, std::string> algorithms_;
+  std::map<OpId, CollectiveTrait> traits_;
   std::set<CommRank> watchedRanks_;
   std::map<OpId, std::map<int, Completion>> completions_;
 };

@@ -13,6 +13,7 @@
 
 #include "analysis/profile/logs.h"
 #include "analysis/profile/losses.h"
+#include "analysis/profile/user_tags.h"
 #include "formats/rail_map.h"
 
 namespace railtune::analysis::profile {
@@ -65,6 +66,7 @@ struct HungCollective {
   int from = -1, to = -1;  // a transfer's sender and receiver
   int nRanks = 0;
   std::string algorithm;  // NCCL's, from the hang records ("RING", "TREE", ...); "" unknown
+  CollectiveTrait trait;  // its user tag and path, from the hang records or the ranks that completed it
   std::vector<StuckRank> stuck;
   std::vector<int> completed;  // ranks that completed it
   std::vector<LostRank> lost;  // ranks whose record of it was lost

@@ -8,6 +8,7 @@
 
 #include "analysis/profile/losses.h"
 #include "analysis/profile/stragglers_render.h"
+#include "analysis/profile/tag_groups_render.h"
 #include "formats/schemas.h"
 
 namespace railtune::analysis::profile {
@@ -48,7 +49,7 @@ json endJson(const LinkEnd& e) {
               {"rail", orNull(e.rail)}};
 }
 
-json hungJson(const HungCollective& h) {
+json hungJson(const HungCollective& h, const TagNames& names) {
   json stuck = json::array();
   for (const StuckRank& s : h.stuck) stuck.push_back(stuckJson(s));
   json suspect = nullptr;
@@ -61,17 +62,19 @@ json hungJson(const HungCollective& h) {
   json lost = json::array();
   for (const LostRank& l : h.lost)
     lost.push_back({{"rank", l.rank}, {"host", orNull(l.host)}, {"why", l.wentPast ? "went_past" : "records_dropped"}});
-  return json{{"comm", h.hasComm ? json(commName(true, h.comm)) : json(nullptr)},
-              {"seq", h.seq},
-              {"op", orNull(h.op)},
-              {"from", orNull(h.from)},
-              {"to", orNull(h.to)},
-              {"nranks", h.nRanks},
-              {"stuck", stuck},
-              {"completed", h.completed},
-              {"lost", lost},
-              {"silent", h.silent},
-              {"suspect_link", suspect}};
+  json out{{"comm", h.hasComm ? json(commName(true, h.comm)) : json(nullptr)},
+           {"seq", h.seq},
+           {"op", orNull(h.op)},
+           {"from", orNull(h.from)},
+           {"to", orNull(h.to)},
+           {"nranks", h.nRanks},
+           {"stuck", stuck},
+           {"completed", h.completed},
+           {"lost", lost},
+           {"silent", h.silent},
+           {"suspect_link", suspect}};
+  addTagKeys(out, h.trait, names);
+  return out;
 }
 
 const char* causeKindName(CauseKind kind) {
@@ -176,13 +179,16 @@ std::string flowsText(const StuckRank& s, const std::string& series) {
   return out + finalize;
 }
 
-void hungText(const HungCollective& h, std::ostringstream& out) {
+void hungText(const HungCollective& h, const TagNames& names, std::ostringstream& out) {
   out << "  comm " << commName(h.hasComm, h.comm) << " "
       << (h.from >= 0 ? opText(h.op, h.from, h.to, std::to_string(h.seq))
                       : "seq " + std::to_string(h.seq) + " " + (h.op.empty() ? "?" : h.op))
       << ": " << h.stuck.size() << " stuck, " << h.completed.size() << " completed, "
       << (h.lost.empty() ? "" : std::to_string(h.lost.size()) + " records lost, ") << h.silent.size() << " silent"
       << (h.nRanks > 0 && h.from < 0 ? " (of " + std::to_string(h.nRanks) + " ranks)" : "") << "\n";
+  if (h.trait.tagged || h.trait.path != formats::profile::OperationPath::Tuned)
+    out << "    step phase: " << tagLabel(h.trait.tagged, h.trait.userTag, names)
+        << ", path: " << formats::profile::operationPathName(h.trait.path) << "\n";
   if (!h.completed.empty()) out << "    completed: ranks " << rankRanges(h.completed, 16) << "\n";
   for (const LostRank& l : h.lost)
     out << "    records lost: rank " << l.rank << " on " << (l.host.empty() ? "?" : l.host) << " ("
@@ -274,11 +280,11 @@ std::string rootCauseText(const RootCause& c) {
          std::to_string(c.recvOutstanding) + " receive steps outstanding), no rank stopped";
 }
 
-std::string renderHangsJson(const HangReport& report) {
+std::string renderHangsJson(const HangReport& report, const TagNames& tagNames) {
   json jobs = json::array();
   for (const JobHangs& job : report.jobs) {
     json hung = json::array();
-    for (const HungCollective& h : job.hung) hung.push_back(hungJson(h));
+    for (const HungCollective& h : job.hung) hung.push_back(hungJson(h, tagNames));
     json gaps = json::array(), resolved = json::array();
     for (const RecordGap& g : job.gaps) gaps.push_back(gapJson(g));
     for (const ResolvedHang& r : job.resolved) resolved.push_back(resolvedJson(r));
@@ -296,7 +302,7 @@ std::string renderHangsJson(const HangReport& report) {
          "\n";
 }
 
-std::string renderHangsTable(const HangReport& report) {
+std::string renderHangsTable(const HangReport& report, const TagNames& tagNames) {
   std::ostringstream out;
   for (const JobHangs& job : report.jobs) {
     out << "job " << job.job << ": ";
@@ -305,7 +311,7 @@ std::string renderHangsTable(const HangReport& report) {
     else
       out << job.hung.size() << " hung collective" << (job.hung.size() == 1 ? "" : "s") << "\n";
     causesText(job, out);
-    for (const HungCollective& h : job.hung) hungText(h, out);
+    for (const HungCollective& h : job.hung) hungText(h, tagNames, out);
     gapsText(job, out);
   }
   return out.str();

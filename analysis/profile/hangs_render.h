@@ -8,9 +8,10 @@
 
 namespace railtune::analysis::profile {
 
-std::string renderHangsTable(const HangReport& report);
+// tagNames: --tag-names, what the hung collectives' user tags are called.
+std::string renderHangsTable(const HangReport& report, const TagNames& tagNames = {});
 // The sentence for one root cause, the table's first line under its job.
 std::string rootCauseText(const RootCause& cause);
-std::string renderHangsJson(const HangReport& report);
+std::string renderHangsJson(const HangReport& report, const TagNames& tagNames = {});
 
 }  // namespace railtune::analysis::profile

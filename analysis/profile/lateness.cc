@@ -61,30 +61,35 @@ void lateGroups(const Placement& placement, const StragglerOptions& options, Gro
   };
   std::vector<uint32_t> rackLate(placement.rackNames.size(), 0);
   std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> rackValues(placement.rackNames.size());
+  std::vector<CauseTally> rackCauses(placement.rackNames.size());
   for (size_t i = 0; i < outcome->late.size();) {
     const uint32_t tray = placement.trayOfStream[outcome->late[i].stream];
     std::vector<int64_t> lateness, arrival;
+    CauseTally causes;
     for (; i < outcome->late.size() && placement.trayOfStream[outcome->late[i].stream] == tray; ++i) {
       lateness.push_back(outcome->late[i].latenessNs);
       arrival.push_back(outcome->late[i].arrivalNs);
+      causes.add(outcome->late[i].cause);
     }
     const uint32_t rack = placement.rackOfTray[tray];
     if (rack != kNone) {
       rackLate[rack] += static_cast<uint32_t>(lateness.size());
       rackValues[rack].first.insert(rackValues[rack].first.end(), lateness.begin(), lateness.end());
       rackValues[rack].second.insert(rackValues[rack].second.end(), arrival.begin(), arrival.end());
+      rackCauses[rack].lateArrival += causes.lateArrival, rackCauses[rack].slowCompute += causes.slowCompute;
+      rackCauses[rack].unknown += causes.unknown;
     }
     const double present = counts.trayRanks[tray];
     if (present >= 2 && static_cast<double>(lateness.size()) >= options.groupFraction * present) {
       const auto [l, a] = medianRun(lateness, arrival);
-      outcome->trays.push_back(GroupLate{tray, l, a});
+      outcome->trays.push_back(GroupLate{tray, l, a, causes.verdict()});
     }
   }
   for (uint32_t rack = 0; rack < rackLate.size(); ++rack) {
     const double present = counts.rackRanks[rack];
     if (counts.rackTrays[rack] < 2 || rackLate[rack] == 0 || rackLate[rack] < options.groupFraction * present) continue;
     const auto [l, a] = medianRun(rackValues[rack].first, rackValues[rack].second);
-    outcome->racks.push_back(GroupLate{rack, l, a});
+    outcome->racks.push_back(GroupLate{rack, l, a, rackCauses[rack].verdict()});
   }
 }
 
@@ -95,7 +100,7 @@ namespace {
 // Pass 3 for one collective: the late ranks, then the groups they form.
 CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& placement,
                         const StragglerOptions& options, const Centre& centre, const Collective& col,
-                        const ClockModel& clocks, GroupCounts& counts) {
+                        const ClockModel& clocks, const SampleTraitIndex& traits, GroupCounts& counts) {
   CollectiveOutcome outcome;
   outcome.medianDurationNs = centre.medianDurationNs;
   outcome.ranks = static_cast<int>(col.end - col.begin);
@@ -120,14 +125,18 @@ CollectiveOutcome judge(const ProfileLogs& logs, const CollectiveIndex& index, c
   }
   std::vector<int64_t> sortedArrivals = arrivals;
   const int64_t medianArrival = medianOfKnown(sortedArrivals);
+  const PhaseCentre phases = phaseCentre(traits, index, col, options.floorFraction, options.madFactor);
   for (uint32_t i = col.begin; i < col.end; ++i) {
     const Sample& s = logs.samples[index.order[i]];
+    const SampleTraits* own = traits.of(index.order[i]);
     const int64_t lateness = centre.onTimeNs - s.durationNs;
     const int64_t arrival = arrivals[i - col.begin];
+    const int64_t relative =
+        arrival == kUnknownArrival || medianArrival == kUnknownArrival ? kUnknownArrival : arrival - medianArrival;
     if (static_cast<double>(lateness) > threshold)
-      outcome.late.push_back(LateEvent{
-          s.stream, lateness,
-          arrival == kUnknownArrival || medianArrival == kUnknownArrival ? kUnknownArrival : arrival - medianArrival});
+      outcome.late.push_back(LateEvent{s.stream, lateness, relative, arrivalCause(own, phases, lateness)});
+    else if (const int64_t excess = slowComputeExcess(own, phases); excess > 0)
+      outcome.late.push_back(LateEvent{s.stream, excess, relative, Cause::SlowCompute});
   }
   std::sort(outcome.late.begin(), outcome.late.end(), [&](const LateEvent& a, const LateEvent& b) {
     const uint32_t ta = placement.trayOfStream[a.stream], tb = placement.trayOfStream[b.stream];
@@ -151,6 +160,7 @@ LatenessResult measureLateness(const ProfileLogs& logs, const CollectiveIndex& i
                                const StragglerOptions& options) {
   LatenessResult result;
   const std::vector<Centre> centre = centres(logs, index);
+  const SampleTraitIndex traits(logs);
   result.clocks = estimateClocks(logs, index, placement.trayOfStream);
   result.outcomes.resize(index.collectives.size());
   const size_t trays = placement.trayNames.size(), racks = placement.rackNames.size();
@@ -161,7 +171,8 @@ LatenessResult measureLateness(const ProfileLogs& logs, const CollectiveIndex& i
     mine.trayCollectives.assign(trays, 0), mine.trayRanks.assign(trays, 0);
     mine.rackCollectives.assign(racks, 0), mine.rackRanks.assign(racks, 0), mine.rackTrays.assign(racks, 0);
     for (size_t c = k; c < index.collectives.size(); c += chunks)
-      result.outcomes[c] = judge(logs, index, placement, options, centre[c], index.collectives[c], result.clocks, mine);
+      result.outcomes[c] =
+          judge(logs, index, placement, options, centre[c], index.collectives[c], result.clocks, traits, mine);
   });
   result.trayCollectives.assign(trays, 0);
   result.rackCollectives.assign(racks, 0);

@@ -6,6 +6,7 @@
 
 #include "analysis/profile/clocks.h"
 #include "analysis/profile/collectives.h"
+#include "analysis/profile/phase_causes.h"
 #include "analysis/profile/stragglers.h"
 
 namespace railtune::analysis::profile {
@@ -23,15 +24,19 @@ inline constexpr int64_t kUnknownArrival = INT64_MIN;
 // The median of the values other than kUnknownArrival (reordering them); kUnknownArrival when none is known.
 int64_t medianOfKnown(std::vector<int64_t>& values);
 
+// A rank late by its duration deficit (latenessNs), or found slow to compute from its kernel phases
+// (latenessNs: how much longer its compute phase was than its peers'), and why (phase_causes.h).
 struct LateEvent {
   uint32_t stream = 0;
   int64_t latenessNs = 0, arrivalNs = 0;
+  Cause cause = Cause::Unknown;
 };
 
 // A tray or rack nearly all of whose ranks were late together; lateness is its late ranks' median.
 struct GroupLate {
   uint32_t group = 0;
   int64_t latenessNs = 0, arrivalNs = 0;
+  Cause cause = Cause::Unknown;  // what its late ranks' events say together (CauseTally)
 };
 
 struct CollectiveOutcome {

@@ -50,6 +50,10 @@ class Merger {
     }
     for (uint32_t sample : file.enqueueTimed)
       logs_->enqueueTimed.push_back(sample + static_cast<uint32_t>(logs_->samples.size()));
+    for (SampleTraits traits : file.traits) {
+      traits.sample += static_cast<uint32_t>(logs_->samples.size());
+      logs_->traits.push_back(traits);
+    }
     logs_->samples.reserve(logs_->samples.size() + file.samples.size());
     for (Sample sample : file.samples) {
       sample.stream = streamIds[sample.stream];

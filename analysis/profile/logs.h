@@ -42,6 +42,20 @@ struct UnusualClose {
   formats::profile::CloseReason closedBy = formats::profile::CloseReason::Events;
 };
 
+// What profiler v7 says of a collective sample beyond its timing: the application's tag, the NCCL path
+// that ran it, and the two kernel phases the straggler causes need (phase_causes.h). Kept beside the
+// samples (by sample) and only for samples that have one of them, so that logs of earlier profilers cost
+// nothing more; 32 bytes like a sample, because a v7 job has one per sample.
+struct SampleTraits {
+  uint32_t sample = 0;  // index into ProfileLogs::samples
+  formats::profile::OperationPath path = formats::profile::OperationPath::Tuned;
+  bool tagged = false;  // a user tag other than 0 (NCCL's "untagged")
+  bool phases = false;  // the initial sync and compute phases below were both timed
+  uint64_t userTag = 0;
+  int64_t initialSyncNs = 0, computeNs = 0;  // the longest channel's, when `phases`
+};
+static_assert(sizeof(SampleTraits) == 32, "one per sample of a v7 job");
+
 // One completed Send or Recv on one rank. seq counts this rank's earlier operations of the same kind
 // with the same peer, so the k-th Send from r to p and p's k-th Recv from r are one transfer.
 struct P2pSample {
@@ -107,6 +121,7 @@ struct ProfileLogs {
   // Samples whose start and end are their enqueue's ("timing": "enqueue", the profiler saw no kernel or
   // proxy event): they bound no clock. Rare, so kept beside the samples, by sample.
   std::vector<uint32_t> enqueueTimed;
+  std::vector<SampleTraits> traits;  // by sample: the v7 tag, path and phases of those that have them
   std::vector<P2pSample> p2p;
   std::vector<Loss> losses;  // by job, host, pid, comm, rank
   std::vector<HangRecord> hangs;

@@ -8,6 +8,9 @@ add_library(railtune_profile_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/collectives.cc
   ${CMAKE_CURRENT_LIST_DIR}/clocks.cc
   ${CMAKE_CURRENT_LIST_DIR}/lateness.cc
+  ${CMAKE_CURRENT_LIST_DIR}/phase_causes.cc
+  ${CMAKE_CURRENT_LIST_DIR}/tag_groups.cc
+  ${CMAKE_CURRENT_LIST_DIR}/tag_groups_render.cc
   ${CMAKE_CURRENT_LIST_DIR}/stragglers.cc
   ${CMAKE_CURRENT_LIST_DIR}/stragglers_render.cc
   ${CMAKE_CURRENT_LIST_DIR}/losses.cc

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/profile/lateness.h"
+#include "analysis/profile/tag_groups.h"
 
 namespace railtune::analysis::profile {
 namespace {
@@ -56,7 +57,8 @@ Placement place(const ProfileLogs& logs, const CollectiveIndex& index, const for
 // What one candidate offender collected: its lateness and arrival lateness per late collective.
 struct Tally {
   std::vector<int64_t> lateness, arrival;
-  void add(int64_t l, int64_t a) { lateness.push_back(l), arrival.push_back(a); }
+  CauseTally causes;
+  void add(int64_t l, int64_t a, Cause cause) { lateness.push_back(l), arrival.push_back(a), causes.add(cause); }
 };
 
 bool persistent(const Tally& tally, uint64_t collectives, const StragglerOptions& options) {
@@ -73,6 +75,8 @@ Offender summarise(Level level, Tally tally, uint64_t collectives) {
   o.medianLatenessUs = us(medianOf(tally.lateness));
   o.p90LatenessUs = us(percentileOf(tally.lateness, 0.9));
   o.medianArrivalLatenessUs = arrivalUs(medianOfKnown(tally.arrival));
+  o.cause = tally.causes.verdict();
+  o.lateArrivals = tally.causes.lateArrival, o.slowComputes = tally.causes.slowCompute;
   return o;
 }
 
@@ -124,7 +128,7 @@ class OffenderFinder {
     std::vector<uint64_t> seen(p_.rackNames.size(), kNoCollective);
     for (size_t c = 0; c < m_.outcomes.size(); ++c) {
       const CollectiveOutcome& o = m_.outcomes[c];
-      for (const GroupLate& g : o.racks) tallies[g.group].add(g.latenessNs, g.arrivalNs);
+      for (const GroupLate& g : o.racks) tallies[g.group].add(g.latenessNs, g.arrivalNs, g.cause);
       for (const GroupLate& g : o.trays) {
         const uint32_t rack = p_.rackOfTray[g.group];
         if (rack != kNone && seen[rack] != c) seen[rack] = c, ++traysLate[rack];
@@ -145,7 +149,7 @@ class OffenderFinder {
     std::map<uint32_t, Tally> tallies;
     for (size_t c = 0; c < m_.outcomes.size(); ++c)
       for (const GroupLate& g : m_.outcomes[c].trays)
-        if (!explainedByRack(c, g.group)) tallies[g.group].add(g.latenessNs, g.arrivalNs);
+        if (!explainedByRack(c, g.group)) tallies[g.group].add(g.latenessNs, g.arrivalNs, g.cause);
     for (auto& [tray, tally] : tallies) {
       if (!persistent(tally, m_.trayCollectives[tray], options_)) continue;
       trayOffender_[tray] = true;
@@ -163,7 +167,7 @@ class OffenderFinder {
       for (const LateEvent& e : m_.outcomes[c].late) {
         const uint32_t tray = p_.trayOfStream[e.stream];
         if (explainedByRack(c, tray) || (trayOffender_[tray] && groupLateIn(m_.outcomes[c].trays, tray))) continue;
-        tallies[e.stream].add(e.latenessNs, e.arrivalNs);
+        tallies[e.stream].add(e.latenessNs, e.arrivalNs, e.cause);
       }
     }
     for (auto& [stream, tally] : tallies) {
@@ -195,7 +199,7 @@ void sortOffenders(std::vector<Offender>* offenders) {
 }
 
 std::vector<LateCollective> lateCollectives(const ProfileLogs& logs, const CollectiveIndex& index, const Placement& p,
-                                            const LatenessResult& m) {
+                                            const LatenessResult& m, const std::vector<CollectiveTrait>& traits) {
   std::vector<LateCollective> out;
   for (size_t c = 0; c < m.outcomes.size(); ++c) {
     const CollectiveOutcome& o = m.outcomes[c];
@@ -217,7 +221,9 @@ std::vector<LateCollective> lateCollectives(const ProfileLogs& logs, const Colle
                         us(worst->latenessNs),
                         arrivalUs(worst->arrivalNs),
                         {},
-                        {}};
+                        {},
+                        worst->cause,
+                        traits[c]};
     // Trays of a late rack are the rack's lateness, not their own.
     for (const GroupLate& g : o.trays)
       if (p.rackOfTray[g.group] == kNone || !groupLateIn(o.racks, p.rackOfTray[g.group]))
@@ -297,7 +303,9 @@ JobStragglers analyseJob(const ProfileLogs& logs, uint32_t job, const formats::R
   for (const CollectiveOutcome& o : measured.outcomes) out.lateEvents += o.late.size();
   out.offenders = OffenderFinder(logs, placement, measured, options).find();
   sortOffenders(&out.offenders);
-  out.late = lateCollectives(logs, index, placement, measured);
+  const std::vector<CollectiveTrait> traits = collectiveTraits(logs, index);
+  out.late = lateCollectives(logs, index, placement, measured, traits);
+  out.groups = groupByTag(logs, index, traits, measured, placement, out.offenders, options);
   describeClocks(logs, placement, measured.clocks, &out);
   out.losses = jobLosses(logs, job);
   return out;
@@ -320,6 +328,7 @@ const char* levelName(Level level) {
 StragglerReport analyseStragglers(const ProfileLogs& logs, const formats::RailMap* railMap,
                                   const StragglerOptions& options) {
   StragglerReport report;
+  report.tagNames = options.tagNames;
   std::vector<uint32_t> jobs(logs.jobs.size());
   for (uint32_t j = 0; j < jobs.size(); ++j) jobs[j] = j;
   std::sort(jobs.begin(), jobs.end(), [&](uint32_t a, uint32_t b) { return logs.jobs[a] < logs.jobs[b]; });

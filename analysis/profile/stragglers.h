@@ -14,6 +14,8 @@
 
 #include "analysis/profile/logs.h"
 #include "analysis/profile/losses.h"
+#include "analysis/profile/phase_causes.h"
+#include "analysis/profile/user_tags.h"
 #include "formats/rail_map.h"
 
 namespace railtune::analysis::profile {
@@ -25,6 +27,7 @@ struct StragglerOptions {
   double groupFraction = 0.9;      // a tray or rack is late when this share of its ranks is late
   double minShare = 0.05;          // an offender is late in at least this share of its collectives
   uint64_t minCollectives = 3;     // ... and in at least this many
+  TagNames tagNames;               // --tag-names: what the report calls each user tag
 };
 
 enum class Level { Rack, Tray, Rank };
@@ -41,6 +44,21 @@ struct Offender {
   uint64_t collectivesLate = 0, collectives = 0;
   double medianLatenessUs = 0, p90LatenessUs = 0;
   double medianArrivalLatenessUs = 0;  // the secondary signal, over the same collectives
+  // Late to arrive or slow to compute, from the kernel phases of its late collectives (phase_causes.h);
+  // Unknown without phases or when they do not agree.
+  Cause cause = Cause::Unknown;
+  uint64_t lateArrivals = 0, slowComputes = 0;  // its late collectives the phases explain each way
+};
+
+// One user tag and path of a job (tag_groups.h): its collectives, and the offenders named above that were
+// late in a persistent share of them, with their counts, lateness and cause within the group.
+struct TagGroup {
+  bool tagged = false;
+  uint64_t userTag = 0;
+  formats::profile::OperationPath path = formats::profile::OperationPath::Tuned;
+  uint64_t collectives = 0, lateEvents = 0;
+  uint64_t mixed = 0;               // of its collectives, those whose ranks disagreed on tag or path
+  std::vector<Offender> offenders;  // as JobStragglers::offenders, restricted to the group
 };
 
 // One collective: (comm, op, seq); NCCL counts seq per collective type.
@@ -54,6 +72,8 @@ struct LateCollective {
   std::string host;
   double latenessUs = 0, arrivalLatenessUs = 0;
   std::vector<std::string> lateTrays, lateRacks;
+  Cause cause = Cause::Unknown;  // the latest rank's
+  CollectiveTrait trait;         // its user tag and path
 };
 
 struct CommSummary {
@@ -97,6 +117,7 @@ struct JobStragglers {
   uint64_t collectives = 0, lateEvents = 0;
   std::vector<Offender> offenders;   // racks, trays, then ranks; each by collectives late, lateness
   std::vector<LateCollective> late;  // every collective with a late rank, by lateness
+  std::vector<TagGroup> groups;      // by user tag and path; empty when no record names either
   std::vector<HostClock> clocks;     // by host name
   ClockSummary clockSummary;
   std::vector<LossReport> losses;  // what the logs say was lost: those ranks took part less
@@ -104,6 +125,7 @@ struct JobStragglers {
 
 struct StragglerReport {
   std::vector<JobStragglers> jobs;  // by job id
+  TagNames tagNames;                // StragglerOptions::tagNames, for the renderers
 };
 
 StragglerReport analyseStragglers(const ProfileLogs& logs, const formats::RailMap* railMap,

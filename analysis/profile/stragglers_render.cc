@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/profile/losses.h"
+#include "analysis/profile/tag_groups_render.h"
 #include "formats/schemas.h"
 
 namespace railtune::analysis::profile {
@@ -33,54 +34,26 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
-std::string offenderName(const Offender& o) {
-  const std::string rack = o.rack.empty() ? "" : " (" + o.rack + ")";
-  switch (o.level) {
-    case Level::Rack:
-      return o.rack;
-    case Level::Tray:
-      return o.host + rack;
-    case Level::Rank:
-      return "rank " + std::to_string(o.rank) + " on " + o.host + rack;
-  }
-  return "";
-}
-
 double share(const Offender& o) {
   return o.collectives == 0 ? 0.0 : static_cast<double>(o.collectivesLate) / static_cast<double>(o.collectives);
 }
 
-json offenderJson(const Offender& o) {
-  json out{{"level", levelName(o.level)},
-           {"ranks", o.ranks},
-           {"collectives_late", o.collectivesLate},
-           {"collectives", o.collectives},
-           {"share", std::round(share(o) * 10000.0) / 10000.0},
-           {"median_lateness_us", ns3(o.medianLatenessUs)},
-           {"p90_lateness_us", ns3(o.p90LatenessUs)},
-           {"median_arrival_lateness_us", known(o.medianArrivalLatenessUs)},
-           {"rack", o.rack.empty() ? json(nullptr) : json(o.rack)}};
-  if (o.level != Level::Rack) out["host"] = o.host;
-  if (o.level == Level::Rank) {
-    out["rank"] = o.rank;
-    out["comm"] = o.hasComm ? json(commName(true, o.comm)) : json(nullptr);
-  }
+json collectiveJson(const LateCollective& c, const TagNames& names) {
+  json out{{"comm", c.hasComm ? json(commName(true, c.comm)) : json(nullptr)},
+           {"seq", c.seq},
+           {"op", c.op},
+           {"ranks", c.ranks},
+           {"late_ranks", c.lateRanks},
+           {"median_duration_us", ns3(c.medianDurationUs)},
+           {"rank", c.rank},
+           {"host", c.host},
+           {"lateness_us", ns3(c.latenessUs)},
+           {"arrival_lateness_us", known(c.arrivalLatenessUs)},
+           {"late_trays", c.lateTrays},
+           {"late_racks", c.lateRacks},
+           {"cause", causeName(c.cause)}};
+  addTagKeys(out, c.trait, names);
   return out;
-}
-
-json collectiveJson(const LateCollective& c) {
-  return json{{"comm", c.hasComm ? json(commName(true, c.comm)) : json(nullptr)},
-              {"seq", c.seq},
-              {"op", c.op},
-              {"ranks", c.ranks},
-              {"late_ranks", c.lateRanks},
-              {"median_duration_us", ns3(c.medianDurationUs)},
-              {"rank", c.rank},
-              {"host", c.host},
-              {"lateness_us", ns3(c.latenessUs)},
-              {"arrival_lateness_us", known(c.arrivalLatenessUs)},
-              {"late_trays", c.lateTrays},
-              {"late_racks", c.lateRacks}};
 }
 
 json clocksJson(const JobStragglers& job) {
@@ -106,7 +79,7 @@ json clocksJson(const JobStragglers& job) {
               {"hosts", hosts}};
 }
 
-json jobJson(const JobStragglers& job) {
+json jobJson(const JobStragglers& job, const TagNames& names) {
   json comms = json::array(), offenders = json::array(), collectives = json::array(), clocks = json::object();
   for (const CommSummary& c : job.comms)
     comms.push_back({{"comm", c.hasComm ? json(commName(true, c.comm)) : json(nullptr)},
@@ -115,7 +88,7 @@ json jobJson(const JobStragglers& job) {
                      {"missing_ranks", c.missingRanks},
                      {"collectives", c.collectives}});
   for (const Offender& o : job.offenders) offenders.push_back(offenderJson(o));
-  for (const LateCollective& c : job.late) collectives.push_back(collectiveJson(c));
+  for (const LateCollective& c : job.late) collectives.push_back(collectiveJson(c, names));
   for (const HostClock& h : job.clocks) clocks[h.host] = h.bounded ? json(ns3(h.offsetUs)) : json(nullptr);
   return json{{"job", job.job},
               {"processes", job.processes},
@@ -129,10 +102,45 @@ json jobJson(const JobStragglers& job) {
               {"collectives", collectives},
               {"clock_offsets_us", clocks},
               {"clocks", clocksJson(job)},
-              {"losses", lossesJson(job.losses)}};
+              {"losses", lossesJson(job.losses)},
+              {"groups", tagGroupsJson(job.groups, names)}};
 }
 
 }  // namespace
+
+std::string offenderName(const Offender& o) {
+  const std::string rack = o.rack.empty() ? "" : " (" + o.rack + ")";
+  switch (o.level) {
+    case Level::Rack:
+      return o.rack;
+    case Level::Tray:
+      return o.host + rack;
+    case Level::Rank:
+      return "rank " + std::to_string(o.rank) + " on " + o.host + rack;
+  }
+  return "";
+}
+
+nlohmann::json offenderJson(const Offender& o) {
+  json out{{"level", levelName(o.level)},
+           {"ranks", o.ranks},
+           {"collectives_late", o.collectivesLate},
+           {"collectives", o.collectives},
+           {"share", std::round(share(o) * 10000.0) / 10000.0},
+           {"median_lateness_us", ns3(o.medianLatenessUs)},
+           {"p90_lateness_us", ns3(o.p90LatenessUs)},
+           {"median_arrival_lateness_us", known(o.medianArrivalLatenessUs)},
+           {"rack", o.rack.empty() ? json(nullptr) : json(o.rack)},
+           {"cause", causeName(o.cause)},
+           {"late_arrivals", o.lateArrivals},
+           {"slow_computes", o.slowComputes}};
+  if (o.level != Level::Rack) out["host"] = o.host;
+  if (o.level == Level::Rank) {
+    out["rank"] = o.rank;
+    out["comm"] = o.hasComm ? json(commName(true, o.comm)) : json(nullptr);
+  }
+  return out;
+}
 
 std::string commName(bool hasComm, uint64_t comm) {
   if (!hasComm) return "-";
@@ -156,7 +164,7 @@ std::string rankRanges(const std::vector<int>& ranks, size_t maxItems) {
 
 std::string renderStragglersJson(const StragglerReport& report) {
   json jobs = json::array();
-  for (const JobStragglers& job : report.jobs) jobs.push_back(jobJson(job));
+  for (const JobStragglers& job : report.jobs) jobs.push_back(jobJson(job, report.tagNames));
   return json{{"schema", formats::kProfileStragglersSchema}, {"jobs", jobs}}.dump(-1, ' ', false,
                                                                                   json::error_handler_t::replace) +
          "\n";
@@ -230,7 +238,7 @@ void headline(const JobStragglers& job, std::ostringstream& out) {
       << plural(static_cast<size_t>(job.processes), "process", "processes") << " on "
       << plural(static_cast<size_t>(job.hosts), "tray")
       << (job.racksKnown ? " in " + plural(static_cast<size_t>(job.racks), "rack") : "") << ", "
-      << plural(job.collectives, "collective") << " analysed, " << plural(job.lateEvents, "late arrival") << "\n";
+      << plural(job.collectives, "collective") << " analysed, " << plural(job.lateEvents, "late event") << "\n";
   if (!job.racksKnown) out << "  racks unknown (no rail map): offenders are reported as trays and ranks\n";
   if (!job.unmapped.empty())
     out << "  " << job.unmapped.size() << " hosts not in the rail map (no rack): " << job.unmapped.front()
@@ -255,16 +263,17 @@ void offenderTable(const JobStragglers& job, const StragglerOptions& options, st
   }
   out << job.offenders.size() << "\n";
   std::vector<std::vector<std::string>> rows{
-      {"level", "name", "ranks", "late", "share", "median_us", "p90_us", "arrival_us"}};
+      {"level", "name", "ranks", "late", "share", "median_us", "p90_us", "arrival_us", "cause"}};
   for (const Offender& o : job.offenders)
     rows.push_back({levelName(o.level), offenderName(o), std::to_string(o.ranks),
                     std::to_string(o.collectivesLate) + "/" + std::to_string(o.collectives),
                     fixed(share(o) * 100.0, 1) + "%", fixed(o.medianLatenessUs, 1), fixed(o.p90LatenessUs, 1),
-                    fixed(o.medianArrivalLatenessUs, 1)});
+                    fixed(o.medianArrivalLatenessUs, 1), causeName(o.cause)});
   out << columns(rows, "  ");
   out << "  late: collectives late / taken part in; median_us, p90_us: lateness in the collectives it was late\n"
          "  in (the on-time ranks' duration minus the rank's), median and 90th percentile; arrival_us:\n"
-         "  median arrival lateness with host clocks corrected (the secondary signal); times in microseconds\n";
+         "  median arrival lateness with host clocks corrected (the secondary signal); cause: late_arrival or\n"
+         "  slow_compute as the kernel phases (profiler v7) show it, unknown without them; times in microseconds\n";
 }
 
 void collectiveTable(const JobStragglers& job, size_t top, std::ostringstream& out) {
@@ -332,6 +341,7 @@ std::string renderStragglersTable(const StragglerReport& report, const Straggler
     headline(report.jobs[i], out);
     offenderTable(report.jobs[i], options, out);
     collectiveTable(report.jobs[i], top, out);
+    tagGroupsTable(report.jobs[i].groups, report.tagNames, out);
     clockTable(report.jobs[i], top, out);
   }
   return out.str();

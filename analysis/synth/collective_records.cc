@@ -44,6 +44,23 @@ void addFlows(const SynthJob& job, int rank, size_t seq, formats::profile::Opera
   }
 }
 
+// What a profiler v7 binding adds: the step phase's tag, the path, and the kernel phases (the same on
+// every channel: the longest channel's is what a record keeps).
+void addV7Fields(const SynthJob& job, int rank, size_t seq, formats::profile::OperationRecord& r) {
+  namespace pf = formats::profile;
+  const CollectiveSpec& c = job.timeline.collectives()[seq];
+  r.userTag = stepTag(seq);
+  r.path = c.symmetric ? pf::OperationPath::Symmetric : pf::OperationPath::Tuned;
+  r.symColl = c.symmetric;
+  const RankPhases p = job.timeline.rankPhases(rank, seq);
+  r.phases.channels = job.connections.channels();
+  const int64_t ns[pf::kKernelPhases] = {p.initialSyncNs, p.computeNs, p.finalSyncNs};  // by KernelPhase
+  for (size_t k = 0; k < pf::kKernelPhases; ++k) {
+    r.phases.longestNs[k] = static_cast<uint64_t>(ns[k]);
+    r.phases.timed[k] = true;
+  }
+}
+
 }  // namespace
 
 formats::profile::OperationRecord collectiveRecord(const SynthJob& job, int rank, size_t seq) {
@@ -67,6 +84,7 @@ formats::profile::OperationRecord collectiveRecord(const SynthJob& job, int rank
   r.end = formats::profile::Timestamp{t.realtimeNs(host, timing.endNs), t.monotonicNs(host, timing.endNs)};
   r.timing = formats::profile::TimingSource::Kernel;
   r.closedBy = formats::profile::CloseReason::Events;  // a healthy job: every awaited event stopped
+  if (job.options.v7.enabled) addV7Fields(job, rank, seq, r);
   return r;
 }
 

@@ -61,6 +61,8 @@ const char* offenderLevelName(OffenderLevel level) {
 }
 
 int64_t Offenders::delayNs(uint64_t seed, int o, uint64_t seq) const {
+  if (!onlyTag.empty() && onlyTag[static_cast<size_t>(o)] != 0 && stepTag(seq) != onlyTag[static_cast<size_t>(o)])
+    return 0;
   if (!named.empty()) {
     const NamedOffender& n = named[static_cast<size_t>(o)];
     const uint64_t every = n.share >= 1.0 ? 1 : static_cast<uint64_t>(1.0 / n.share + 0.5);
@@ -174,6 +176,18 @@ Offenders nameOffenders(const JobPlacement& job, const std::vector<NamedOffender
     out.named.push_back(n);
   }
   return out;
+}
+
+Offenders withV7Truth(Offenders offenders, const V7Spec& spec, uint64_t seed) {
+  if (!spec.enabled) return offenders;
+  offenders.slowCompute.assign(offenders.list.size(), false);
+  offenders.onlyTag.assign(offenders.list.size(), 0);
+  for (size_t o = 0; o < offenders.list.size(); ++o) {
+    offenders.slowCompute[o] = randomUnit(seed, Stream::SlowCompute, o) < spec.slowComputeShare;
+    if (offenders.list[o].level == OffenderLevel::Rank && randomUnit(seed, Stream::TagOnly, o) < spec.tagOnlyShare)
+      offenders.onlyTag[o] = static_cast<uint64_t>(randomBetween(seed, Stream::TagOnly, 1, 3, o, 1));
+  }
+  return offenders;
 }
 
 }  // namespace railtune::analysis::synth

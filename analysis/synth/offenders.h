@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/synth/placement.h"
+#include "analysis/synth/step_phases.h"
 
 namespace railtune::analysis::synth {
 
@@ -44,10 +45,18 @@ struct Offenders {
   std::vector<Offender> list;        // racks, then trays, then ranks
   std::vector<int> ofRank;           // per rank: index into list, -1 for a rank that is on time
   std::vector<NamedOffender> named;  // parallel to list when the offenders were named; empty when picked
+  // Parallel to list (empty: none): its delay is a slow compute phase, not a late arrival (step_phases.h);
+  // it is late only in the collectives of this user tag (0: in any).
+  std::vector<bool> slowCompute;
+  std::vector<uint64_t> onlyTag;
 
-  // How late offender `o` is in collective `seq`: 0 when it is on time there.
+  // How late offender `o` is in collective `seq` (arriving, or computing): 0 when it is on time there.
   int64_t delayNs(uint64_t seed, int o, uint64_t seq) const;
+  bool computeBound(int o) const { return !slowCompute.empty() && slowCompute[static_cast<size_t>(o)]; }
 };
+
+// Draws, per offender, whether it is slow to compute and whether it is late in one tag only (V7Spec).
+Offenders withV7Truth(Offenders offenders, const V7Spec& spec, uint64_t seed);
 
 // Throws SynthError when the job is too small for the counts (at least one rack, tray and rank must
 // stay on time, or nothing would be late relative to anything).

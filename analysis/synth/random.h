@@ -27,6 +27,10 @@ enum class Stream : uint64_t {
   BootId,
   NoiseSpike,
   NoiseDelay,
+  SlowCompute,
+  TagOnly,
+  Symmetric,
+  ComputeJitter,
 };
 
 inline uint64_t mix64(uint64_t x) {

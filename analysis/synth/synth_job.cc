@@ -17,6 +17,8 @@ void validate(const SynthOptions& o) {
   if (o.spread.hostsPerClock < 1) throw SynthError("--hosts-per-clock must be at least 1");
   if (!(o.spread.maxDriftPpm >= 0 && o.spread.maxDriftPpm <= 1000))
     throw SynthError("--drift-ppm must be from 0 to 1000 (NTP's limit on a clock's slew is 500 ppm)");
+  for (const double share : {o.v7.slowComputeShare, o.v7.tagOnlyShare, o.v7.symmetricShare})
+    if (!(share >= 0 && share <= 1)) throw SynthError("a profiler v7 share must be from 0 to 1");
   for (int r : o.silentRanks)
     if (r < 0 || r >= o.ranks)
       throw SynthError("--silent-ranks " + std::to_string(r) + ": the job's ranks are 0.." +
@@ -34,10 +36,12 @@ SynthJob::SynthJob(const SynthOptions& opts, formats::RailMap railMap)
     : options(withDefaults(opts)),
       map(std::move(railMap)),
       placement(placeJob(map, options.ranks, options.mnnvl)),
-      offenders(options.late.empty() ? pickOffenders(placement, options.offenders, options.seed)
-                                     : nameOffenders(placement, options.late)),
+      offenders(withV7Truth(options.late.empty() ? pickOffenders(placement, options.offenders, options.seed)
+                                                 : nameOffenders(placement, options.late),
+                            options.v7, options.seed)),
       connections(placement, options.connectionsPerRank / 2, options.crossRail, options.seed),
-      timeline(placement, offenders, options.collectives, options.connectionsPerRank / 2, options.seed, options.spread),
+      timeline(placement, offenders, options.collectives, options.connectionsPerRank / 2, options.seed, options.spread,
+               options.v7.enabled ? options.v7.symmetricShare : 0.0),
       comm(randomBits(options.seed, Stream::Identity, 1)),
       digest(randomBits(options.seed, Stream::Identity, 2)) {}
 

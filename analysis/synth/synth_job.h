@@ -32,6 +32,7 @@ struct SynthOptions {
   bool mnnvl = true;
   bool net = false;      // also the profiler's network summaries
   bool bootIds = false;  // each collective log starts with the plugin's header line, naming the machine's boot id
+  V7Spec v7;             // profiler v7 records: user tags, paths, kernel phases (step_phases.h)
 };
 
 struct SynthJob {

@@ -43,7 +43,7 @@ CollectiveSpec describe(uint64_t seed, uint64_t seq, int ranks, int nodes, int c
 }  // namespace
 
 Timeline::Timeline(const JobPlacement& job, const Offenders& offenders, int collectives, int channels, uint64_t seed,
-                   TimingSpread spread)
+                   TimingSpread spread, double symmetricShare)
     : offenders_(offenders), seed_(seed), spread_(spread), channels_(channels) {
   jobStartRealtimeNs_ = kEpochNs + randomBetween(seed, Stream::Identity, 0, 86'400'000'000'000, 0);
   const int ranks = static_cast<int>(job.ranks.size());
@@ -53,9 +53,12 @@ Timeline::Timeline(const JobPlacement& job, const Offenders& offenders, int coll
     CollectiveSpec c = describe(seed, static_cast<uint64_t>(s), ranks, nodes, channels);
     c.t0Ns = t0;
     c.lastArrivalNs = t0;
-    for (int r = 0; r < ranks; ++r)
+    for (int r = 0; r < ranks; ++r) {
       c.lastArrivalNs = std::max(c.lastArrivalNs, arrivalNs(r, static_cast<size_t>(s), t0));
-    const int64_t end = c.lastArrivalNs + c.baseNs + spread_.endJitterNs;
+      c.computeDelayNs = std::max(c.computeDelayNs, computeDelayNs(r, static_cast<size_t>(s)));
+    }
+    c.symmetric = symmetricShare > 0 && randomUnit(seed, Stream::Symmetric, static_cast<uint64_t>(s)) < symmetricShare;
+    const int64_t end = c.lastArrivalNs + c.baseNs + c.computeDelayNs + spread_.endJitterNs;
     t0 = end + randomBetween(seed, Stream::Gap, 50'000, 400'000, static_cast<uint64_t>(s));
     jobEndNs_ = end;
     collectives_.push_back(c);
@@ -66,7 +69,7 @@ int64_t Timeline::arrivalNs(int rank, size_t seq, int64_t t0Ns) const {
   int64_t t =
       t0Ns + randomBetween(seed_, Stream::ArrivalJitter, 0, spread_.arrivalJitterNs, static_cast<uint64_t>(rank), seq);
   const int o = offenders_.ofRank[static_cast<size_t>(rank)];
-  if (o >= 0) t += offenders_.delayNs(seed_, o, seq);
+  if (o >= 0 && !offenders_.computeBound(o)) t += offenders_.delayNs(seed_, o, seq);
   if (spread_.noiseShare > 0 &&
       randomUnit(seed_, Stream::NoiseSpike, static_cast<uint64_t>(rank), seq) < spread_.noiseShare)
     t += randomBetween(seed_, Stream::NoiseDelay, 0, spread_.noiseMaxNs, static_cast<uint64_t>(rank), seq);
@@ -93,9 +96,28 @@ int64_t Timeline::monotonicNs(int host, int64_t trueNs) const {
 
 RankTiming Timeline::rankTiming(int rank, size_t seq) const {
   const CollectiveSpec& c = collectives_[seq];
-  const int64_t end = c.lastArrivalNs + c.baseNs +
+  const int64_t end = c.lastArrivalNs + c.baseNs + c.computeDelayNs +
                       randomBetween(seed_, Stream::EndJitter, 0, spread_.endJitterNs, static_cast<uint64_t>(rank), seq);
   return RankTiming{arrivalNs(rank, seq, c.t0Ns), end};
+}
+
+int64_t Timeline::computeDelayNs(int rank, size_t seq) const {
+  const int o = offenders_.ofRank[static_cast<size_t>(rank)];
+  return o >= 0 && offenders_.computeBound(o) ? offenders_.delayNs(seed_, o, seq) : 0;
+}
+
+// initial + compute + final = the rank's duration: the final sync takes what the others' compute left.
+RankPhases Timeline::rankPhases(int rank, size_t seq) const {
+  const CollectiveSpec& c = collectives_[seq];
+  const RankTiming t = rankTiming(rank, seq);
+  const int64_t baseCompute = std::max<int64_t>(c.baseNs - 2 * kSyncNs, 1'000);
+  const int64_t jitter =
+      randomBetween(seed_, Stream::ComputeJitter, 0, baseCompute / 50, static_cast<uint64_t>(rank), seq);
+  RankPhases p;
+  p.initialSyncNs = c.lastArrivalNs - t.arrivalNs + kSyncNs;
+  p.computeNs = baseCompute - jitter + computeDelayNs(rank, seq);
+  p.finalSyncNs = std::max<int64_t>(t.endNs - t.arrivalNs - p.initialSyncNs - p.computeNs, 0);
+  return p;
 }
 
 }  // namespace railtune::analysis::synth

@@ -21,6 +21,7 @@
 
 #include "analysis/synth/offenders.h"
 #include "analysis/synth/placement.h"
+#include "analysis/synth/step_phases.h"
 
 namespace railtune::analysis::synth {
 
@@ -34,6 +35,8 @@ struct CollectiveSpec {
   int64_t t0Ns = 0;              // true time the collective is entered (job clock)
   int64_t baseNs = 0;            // duration once every rank is in
   int64_t lastArrivalNs = 0;     // true time the last rank arrived
+  int64_t computeDelayNs = 0;    // the slowest slow-compute offender's extra compute time (step_phases.h)
+  bool symmetric = false;        // ran a symmetric-memory kernel (V7Spec::symmetricShare)
 };
 
 struct RankTiming {
@@ -62,7 +65,7 @@ struct TimingSpread {
 class Timeline {
  public:
   Timeline(const JobPlacement& job, const Offenders& offenders, int collectives, int channels, uint64_t seed,
-           TimingSpread spread = {});
+           TimingSpread spread = {}, double symmetricShare = 0);
 
   const std::vector<CollectiveSpec>& collectives() const { return collectives_; }
   int channels() const { return channels_; }
@@ -73,9 +76,11 @@ class Timeline {
   int64_t realtimeNs(int host, int64_t trueNs) const;   // what the host's CLOCK_REALTIME reads at trueNs
   int64_t monotonicNs(int host, int64_t trueNs) const;  // ... and its CLOCK_MONOTONIC
   RankTiming rankTiming(int rank, size_t seq) const;
+  RankPhases rankPhases(int rank, size_t seq) const;  // its kernel phases (step_phases.h)
 
  private:
   int64_t arrivalNs(int rank, size_t seq, int64_t t0Ns) const;
+  int64_t computeDelayNs(int rank, size_t seq) const;  // 0 unless a slow-compute offender is slow there
 
   const Offenders& offenders_;
   uint64_t seed_;

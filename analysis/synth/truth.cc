@@ -32,6 +32,11 @@ json offenderJson(const SynthJob& job, int o) {
     high = std::max(high, delay);
     late.push_back(s);
   }
+  if (!job.offenders.slowCompute.empty()) {
+    out["cause"] = job.offenders.computeBound(o) ? "slow_compute" : "late_arrival";
+    const uint64_t tag = job.offenders.onlyTag[static_cast<size_t>(o)];
+    out["only_user_tag"] = tag == 0 ? json(nullptr) : json(tag);
+  }
   out["late_collectives"] = late.size();
   out["late_seqs"] = late;
   out["delay_us"] = json{{"min", static_cast<double>(low) / 1000.0}, {"max", static_cast<double>(high) / 1000.0}};

@@ -24,9 +24,11 @@ struct HangArgs {
   std::string railMap;
   std::string job;
   bool json = false;
+  std::string tagNames;
 };
 
 int runHangs(const HangArgs& args) {
+  const pa::TagNames tagNames = pa::parseTagNames(args.tagNames);  // a bad option before reading any log
   const std::optional<formats::RailMap> railMap = formats::readChosenRailMap(args.railMap);
   pa::ReadOptions read;
   read.folders = args.logDirs;
@@ -35,7 +37,7 @@ int runHangs(const HangArgs& args) {
   const std::optional<std::string> job = args.job.empty() ? std::nullopt : std::optional<std::string>(args.job);
   const pa::ProfileLogs logs = readLogsToAnalyse(read, job, /*hangRecordsCount=*/true, std::cerr);
   const pa::HangReport report = pa::analyseHangs(logs, railMap ? &*railMap : nullptr, job);
-  std::cout << (args.json ? pa::renderHangsJson(report) : pa::renderHangsTable(report));
+  std::cout << (args.json ? pa::renderHangsJson(report, tagNames) : pa::renderHangsTable(report, tagNames));
   for (const pa::JobHangs& j : report.jobs)
     if (!j.hung.empty()) return 1;
   return 0;
@@ -56,6 +58,8 @@ Command addProfileHangsCommand(CLI::App& profile) {
   app->add_option("--rail-map", args->railMap, "rail map giving the GPU behind a NIC (default: RAILTUNE_RAIL_MAP)");
   app->add_option("--job", args->job, "analyse only this job (default: every job found)");
   app->add_flag("--json", args->json, "JSON (railtune.profile_hangs.v1) instead of the table");
+  app->add_option("--tag-names", args->tagNames,
+                  "names of the user tags (profiler v7), e.g. 1=forward,2=backward,3=optimizer");
   return {app, [args]() { return runHangs(*args); }};
 }
 

@@ -9,6 +9,7 @@
 
 #include "analysis/profile/stragglers.h"
 #include "analysis/profile/stragglers_render.h"
+#include "analysis/profile/tag_groups.h"
 #include "cli/profile/command_support.h"
 #include "cli/profile/profile.h"
 #include "formats/rail_map_choice.h"
@@ -24,6 +25,7 @@ struct StragglerArgs {
   std::string job;
   bool json = false;
   size_t top = 10;
+  std::string tagNames;
   pa::StragglerOptions options;
 };
 
@@ -33,6 +35,7 @@ int runStragglers(const StragglerArgs& args) {
   read.folders = args.logDirs;
   pa::StragglerOptions options = args.options;
   if (!args.job.empty()) options.job = args.job;
+  options.tagNames = pa::parseTagNames(args.tagNames);
   const pa::ProfileLogs logs = readLogsToAnalyse(read, options.job, /*hangRecordsCount=*/false, std::cerr);
   const pa::StragglerReport report = pa::analyseStragglers(logs, railMap ? &*railMap : nullptr, options);
   std::cout << (args.json ? pa::renderStragglersJson(report) : pa::renderStragglersTable(report, options, args.top));
@@ -49,6 +52,8 @@ Command addProfileStragglersCommand(CLI::App& profile) {
   app->add_option("--rail-map", args->railMap, "rail map placing trays in racks (default: RAILTUNE_RAIL_MAP)");
   app->add_option("--job", args->job, "analyse only this job (default: every job found, one after another)");
   app->add_flag("--json", args->json, "JSON (railtune.profile_stragglers.v1) instead of the table");
+  app->add_option("--tag-names", args->tagNames,
+                  "names of the user tags (profiler v7), e.g. 1=forward,2=backward,3=optimizer");
   app->add_option("--top", args->top, "late collectives the table lists per job")->capture_default_str();
   app->add_option("--min-share", args->options.minShare,
                   "an offender is late in at least this share of its collectives")

@@ -77,6 +77,21 @@ bool tableLeadsWith(const std::string& table, const std::string& text) {
   return line == "  root cause: " + text;
 }
 
+// Every hung operation names the user tag of its communicator's operations (profiler v7 jobs only).
+void judgeTags(const json& hung, const Truth& truth, Verdict* v) {
+  if (truth.commTags.empty()) return;
+  for (const json& h : hung) {
+    const auto tag = truth.commTags.find(str(h, "comm"));
+    ++v->taggedHung;
+    const bool right = tag != truth.commTags.end() && h.contains("user_tag") && h["user_tag"].is_number_unsigned() &&
+                       h["user_tag"].get<uint64_t>() == tag->second;
+    v->tagRight += right ? 1 : 0;
+    if (!right)
+      v->miss += (v->miss.empty() ? "" : "; ") + std::string("hung operation in comm ") + str(h, "comm") +
+                 " names user_tag " + (h.contains("user_tag") ? h["user_tag"].dump() : "none");
+  }
+}
+
 }  // namespace
 
 Verdict judgeHangs(const std::string& dir, const Truth& truth) {
@@ -91,6 +106,7 @@ Verdict judgeHangs(const std::string& dir, const Truth& truth) {
   const json& causes = job["root_causes"];
   v.hangReported = !job["hung"].empty();
   v.named = !causes.empty();
+  judgeTags(job["hung"], truth, &v);
   if (truth.kind == "none") {
     v.correct = !v.hangReported && causes.empty();
     if (!v.correct)
@@ -103,8 +119,9 @@ Verdict judgeHangs(const std::string& dir, const Truth& truth) {
              " hung operations)";
     return v;
   }
-  v.correct = matches(truth, causes[0]) && tableLeadsWith(a.table, str(causes[0], "text"));
-  if (!v.correct)
+  v.correct =
+      matches(truth, causes[0]) && tableLeadsWith(a.table, str(causes[0], "text")) && v.tagRight == v.taggedHung;
+  if (!matches(truth, causes[0]) || !tableLeadsWith(a.table, str(causes[0], "text")))
     v.miss = "truth " + truthText(truth) + "; named first: " + str(causes[0], "text") +
              (tableLeadsWith(a.table, str(causes[0], "text")) ? "" : " (the table does not lead with it)");
   return v;

@@ -15,6 +15,8 @@ struct Verdict {
   std::string miss;  // what the truth was and what the analysis said
   bool hangReported = false;
   bool named = false;  // a root cause was named (right or wrong)
+  int taggedHung = 0;  // hung operations listed in a job whose records carry tags (Truth::commTags)
+  int tagRight = 0;    // ... that name their communicator's tag
 };
 
 // truth.kind "rank" and "link" may leave hosts and pids empty (emulated jobs, one communicator: matched

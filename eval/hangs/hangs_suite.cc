@@ -115,7 +115,9 @@ ScenarioResult runSynthetic(const ScenarioSpec& spec, const RunContext& context)
                      {"nonhang_scenarios", hang ? 0 : 1},
                      {"false_hangs", !hang && v.hangReported ? 1 : 0},
                      {"log_lines", static_cast<double>(job.lines)},
-                     {"max_ranks", ranks}};
+                     {"max_ranks", ranks},
+                     {"hung_tagged", v.taggedHung},
+                     {"hung_tag_right", v.tagRight}};
   const Counters bad = hangs::badInputCheck(dir, context.scratchDir + "/bad-input", spec.seed);
   addCounters(result.counters, bad);
   if (bad.at("bad_input_unreported") > 0 || bad.at("bad_input_errors") > 0) {
@@ -163,6 +165,8 @@ class HangsSuite final : public Suite {
         Target{"root cause named first (hangs)",
                [](const Counters& c) { return counterRatio(c, "root_cause_first", "hang_scenarios", 0.0); }, 0.98, true,
                "%"},
+        Target{"hung operations naming their user tag (profiler v7 records)",
+               [](const Counters& c) { return counterRatio(c, "hung_tag_right", "hung_tagged", 1.0); }, 1.0, true, "%"},
         Target{"hangs reported in non-hang scenarios", [](const Counters& c) { return counterValue(c, "false_hangs"); },
                0, false, ""},
         Target{"cut or shuffled logs not reported",

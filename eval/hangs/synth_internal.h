@@ -36,6 +36,7 @@ struct SynthFault {
 struct SynthModel {
   std::string kind;
   uint64_t seed = 0;
+  bool v7 = false;  // records carry a user tag per communicator (Truth::commTags)
   int ranks = 0, hosts = 0;
   std::mt19937_64 rng;
   Pattern pattern = Pattern::Ring;

@@ -3,6 +3,7 @@
 #include "eval/hangs/synth_job.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -212,7 +213,7 @@ SynthJob writeSynthJob(const std::string& kind, uint64_t seed, int ranks, const 
   if (!kKinds.contains(base) || (tree && base != "link-one-direction" && base != "nic-down"))
     throw std::invalid_argument("unknown synthetic hang kind " + kind);
   SynthModel m;
-  m.kind = base, m.seed = seed, m.ranks = ranks;
+  m.kind = base, m.seed = seed, m.ranks = ranks, m.v7 = seed % 2 == 1;
   m.rng.seed(mix(seed ^ hashText(kind)));
   const bool linkKind = base == "link-one-direction" || base == "nic-down";
   const Pattern patterns[] = {Pattern::Ring, Pattern::Tree, Pattern::Nvls};
@@ -227,6 +228,12 @@ SynthJob writeSynthJob(const std::string& kind, uint64_t seed, int ranks, const 
   playFaultyIteration(m);
   SynthJob job;
   fillTruth(m, job);
+  if (m.v7)
+    for (const SynthComm& c : m.comms) {
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(c.id));
+      job.truth.commTags[hex] = static_cast<uint64_t>(c.order + 1);
+    }
   renderSynthJob(m, dir, job);
   job.shape = std::to_string(ranks) + " ranks, " + patternName(m.pattern) + " world, " +
               std::to_string(m.comms.size()) + " comms" +

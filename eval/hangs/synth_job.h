@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct Truth {
   std::string host, toHost, hca;
   int pid = 0, toPid = 0;
   int rank = -1, toRank = -1;  // world ranks
+  // Odd seeds write profiler v7 records: each communicator's operations carry one user tag (its place in
+  // the iteration, 1..3), which every hung operation the analysis lists must name. Comm id (16 hex
+  // digits) -> tag; empty for even seeds.
+  std::map<std::string, uint64_t> commTags;
 };
 
 struct SynthJob {

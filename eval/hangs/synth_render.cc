@@ -109,6 +109,7 @@ struct Writer {
     r.protocol.assign("SIMPLE");
     r.channels = c.channels;
     r.timing = fp::TimingSource::Kernel;
+    if (m.v7) r.userTag = static_cast<uint64_t>(c.order + 1), r.symColl = false;  // a profiler v7 binding
     return r;
   }
 

@@ -28,13 +28,23 @@ struct KindShape {
   int maxHostsPerClock;          // > 1: several hosts are one machine (one boot id)
   bool bootIds;
   bool damaged;
+  sy::V7Spec v7;  // profiler v7 records: tags, paths, kernel phases, slow-compute and tag-only offenders
 };
 
 const KindShape kShapes[] = {
-    {"late-rank", 8, {3, 0, 0}, 0, 1, false, false},  {"late-tray", 16, {0, 2, 0}, 0, 1, false, false},
-    {"late-rack", 16, {0, 0, 1}, 0, 1, false, false}, {"mixed", 16, {2, 1, 1}, 0, 1, false, false},
-    {"none", 8, {0, 0, 0}, 0, 1, false, false},       {"clock-skew", 8, {1, 1, 0}, 50, 1, true, false},
-    {"same-boot", 16, {1, 1, 0}, 20, 4, true, false}, {"truncated-shuffled", 16, {1, 1, 1}, 20, 2, true, true},
+    {"late-rank", 8, {3, 0, 0}, 0, 1, false, false, {}},
+    {"late-tray", 16, {0, 2, 0}, 0, 1, false, false, {}},
+    {"late-rack", 16, {0, 0, 1}, 0, 1, false, false, {}},
+    {"mixed", 16, {2, 1, 1}, 0, 1, false, false, {}},
+    {"none", 8, {0, 0, 0}, 0, 1, false, false, {}},
+    {"clock-skew", 8, {1, 1, 0}, 50, 1, true, false, {}},
+    {"same-boot", 16, {1, 1, 0}, 20, 4, true, false, {}},
+    {"truncated-shuffled", 16, {1, 1, 1}, 20, 2, true, true, {}},
+    // Profiler v7: half the offenders slow to compute (no duration deficit: only the phases show them).
+    {"phase-causes", 16, {2, 1, 1}, 0, 1, false, false, {true, 0.5, 0.0, 0.0}},
+    // Profiler v7: rank stragglers, most late in one step phase's collectives only, a fifth of the
+    // collectives on symmetric kernels.
+    {"tagged-steps", 8, {3, 0, 0}, 0, 1, false, false, {true, 0.3, 0.7, 0.2}},
 };
 
 const KindShape& shapeOf(const std::string& kind) {
@@ -131,6 +141,7 @@ Plan makePlan(const ScenarioSpec& spec) {
   o.offenders = offenderCounts(shape, spec.seed, racks, trays);
   o.pathLog = false, o.crossRail = 0, o.net = false;
   o.bootIds = shape.bootIds;
+  o.v7 = shape.v7;
   // Realistic jitter: ranks enter a collective up to 5..50 us apart and leave it up to 1..10 us apart.
   o.spread.arrivalJitterNs = static_cast<int64_t>(pick(spec.seed, 5, 5, 50)) * 1000;
   o.spread.endJitterNs = static_cast<int64_t>(pick(spec.seed, 6, 1, 10)) * 1000;
@@ -143,10 +154,11 @@ Plan makePlan(const ScenarioSpec& spec) {
       shape.maxHostsPerClock > 1 ? static_cast<int>(pick(spec.seed, 7, 2, shape.maxHostsPerClock)) : 1;
   char text[200];
   std::snprintf(
-      text, sizeof text, "%d ranks, %d trays in %d racks, %d collectives, %d+%d+%d offenders, %.1f%% noise%s%s", ranks,
-      trays, racks, o.collectives, o.offenders.slowRacks, o.offenders.slowTrays, o.offenders.stragglers,
+      text, sizeof text, "%d ranks, %d trays in %d racks, %d collectives, %d+%d+%d offenders, %.1f%% noise%s%s%s",
+      ranks, trays, racks, o.collectives, o.offenders.slowRacks, o.offenders.slowTrays, o.offenders.stragglers,
       o.spread.noiseShare * 100.0, o.spread.maxDriftPpm > 0 ? ", drifting clocks" : "",
-      o.spread.hostsPerClock > 1 ? (", " + std::to_string(o.spread.hostsPerClock) + " hosts per machine").c_str() : "");
+      o.spread.hostsPerClock > 1 ? (", " + std::to_string(o.spread.hostsPerClock) + " hosts per machine").c_str() : "",
+      o.v7.enabled ? ", profiler v7 phases and tags" : "");
   plan.shape = text;
   return plan;
 }

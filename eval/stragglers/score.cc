@@ -59,6 +59,111 @@ void scoreOffenders(const sy::SynthJob& job, const pa::JobStragglers& answer, Sc
   }
 }
 
+// The name scoreOffenders gives offender `o` of the truth.
+std::string truthName(const sy::SynthJob& job, const sy::Offender& o) {
+  switch (o.level) {
+    case sy::OffenderLevel::Rank:
+      return "rank " + std::to_string(o.index);
+    case sy::OffenderLevel::Tray:
+      return "tray " + job.placement.hosts[static_cast<size_t>(o.index)].entry->name;
+    case sy::OffenderLevel::Rack:
+      return "rack " + job.placement.domains[static_cast<size_t>(o.index)];
+  }
+  return "";
+}
+
+// Of the injected offenders the report found at their level: the cause it gives against the truth. A
+// job without phases has no cause to find: anything but unknown is a guess.
+void scoreCauses(const sy::SynthJob& job, const pa::JobStragglers& answer, Score* score) {
+  const bool phased = !job.offenders.slowCompute.empty();
+  std::map<std::string, pa::Cause> said;
+  for (const pa::Offender& o : answer.offenders)
+    said[std::string(pa::levelName(o.level)) + " " +
+         (o.level == pa::Level::Rank   ? std::to_string(o.rank)
+          : o.level == pa::Level::Tray ? o.host
+                                       : o.rack)] = o.cause;
+  double truth = 0, right = 0, unknown = 0, wrong = 0;
+  for (size_t i = 0; i < job.offenders.list.size(); ++i) {
+    const std::string name = truthName(job, job.offenders.list[i]);
+    const auto it = said.find(name);
+    if (it == said.end()) continue;
+    const pa::Cause expected = !phased                                           ? pa::Cause::Unknown
+                               : job.offenders.computeBound(static_cast<int>(i)) ? pa::Cause::SlowCompute
+                                                                                 : pa::Cause::LateArrival;
+    truth += 1;
+    if (it->second == expected) right += phased ? 1 : 0;
+    if (it->second == pa::Cause::Unknown) unknown += phased ? 1 : 0;
+    if (it->second != expected && it->second != pa::Cause::Unknown) {
+      wrong += 1;
+      score->causesRight = false;
+      score->miss += name + ": cause " + pa::causeName(it->second) + ", injected " + pa::causeName(expected) + ". ";
+    }
+  }
+  score->counters[phased ? "causes_true" : "causes_unphased"] = truth;
+  score->counters[phased ? "causes_wrong" : "causes_guessed"] = wrong;
+  if (phased) score->counters["causes_right"] = right, score->counters["causes_unknown"] = unknown;
+}
+
+bool groupHasRank(const pa::TagGroup& g, int rank) {
+  return std::any_of(g.offenders.begin(), g.offenders.end(),
+                     [&](const pa::Offender& o) { return o.level == pa::Level::Rank && o.rank == rank; });
+}
+
+// A rank late only in tag T's collectives is listed in T's group and in no other tag's; the symmetric
+// collectives make groups of their own holding exactly them.
+void scoreTags(const sy::SynthJob& job, const pa::JobStragglers& answer, Score* score) {
+  if (job.offenders.onlyTag.empty()) return;
+  double offenders = 0, hits = 0, falses = 0;
+  for (size_t i = 0; i < job.offenders.list.size(); ++i) {
+    const uint64_t tag = job.offenders.onlyTag[i];
+    const sy::Offender& o = job.offenders.list[i];
+    if (tag == 0 || o.level != sy::OffenderLevel::Rank) continue;
+    offenders += 1;
+    bool hit = false, stray = false;
+    for (const pa::TagGroup& g : answer.groups) {
+      if (!groupHasRank(g, o.index)) continue;
+      (g.tagged && g.userTag == tag ? hit : stray) = true;
+    }
+    hits += hit ? 1 : 0, falses += stray ? 1 : 0;
+    if (!hit || stray) {
+      score->tagsRight = false;
+      score->miss += "rank " + std::to_string(o.index) + " (late in tag " + std::to_string(tag) +
+                     " only): " + (hit ? "" : "not in its tag's group") +
+                     (stray ? " listed under another tag or path" : "") + ". ";
+    }
+  }
+  score->counters["tag_offenders"] = offenders, score->counters["tag_hits"] = hits,
+  score->counters["tag_false"] = falses;
+  uint64_t symmetric = 0, grouped = 0;
+  for (const sy::CollectiveSpec& c : job.timeline.collectives()) symmetric += c.symmetric ? 1 : 0;
+  for (const pa::TagGroup& g : answer.groups)
+    grouped += g.path == formats::profile::OperationPath::Symmetric ? g.collectives : 0;
+  // Every offender a group lists is one injected (at its level), and late in that group's tag: an
+  // offender late only in one tag's collectives is listed there alone.
+  const std::set<std::string> truth = injected(job);
+  double listed = 0, strays = 0;
+  for (const pa::TagGroup& g : answer.groups)
+    for (const pa::Offender& o : g.offenders) {
+      listed += 1;
+      const std::string name = std::string(pa::levelName(o.level)) + " " +
+                               (o.level == pa::Level::Rank   ? std::to_string(o.rank)
+                                : o.level == pa::Level::Tray ? o.host
+                                                             : o.rack);
+      if (truth.contains(name)) continue;
+      strays += 1;
+      score->tagsRight = false;
+      score->miss += name + " listed under tag " + std::to_string(g.userTag) + " but not injected. ";
+    }
+  score->counters["group_offenders"] = listed, score->counters["group_offenders_false"] = strays;
+  if (symmetric == 0) return;  // nothing to keep apart
+  score->counters["path_checks"] = 1, score->counters["path_right"] = symmetric == grouped ? 1 : 0;
+  if (symmetric != grouped) {
+    score->tagsRight = false;
+    score->miss +=
+        std::to_string(symmetric) + " symmetric-kernel collectives, " + std::to_string(grouped) + " grouped as such. ";
+  }
+}
+
 // Microseconds a host's clock is off at true time t (ns since the job's true time 0).
 double trueOffsetUs(const sy::HostClock& c, double t) {
   return (static_cast<double>(c.realtimeOffsetNs) + c.driftPpm * 1e-6 * t) / 1000.0;
@@ -129,6 +234,8 @@ Score scoreReport(const sy::SynthJob& job, const pa::StragglerReport& report, do
     return score;
   }
   scoreOffenders(job, report.jobs[0], &score);
+  scoreCauses(job, report.jobs[0], &score);
+  scoreTags(job, report.jobs[0], &score);
   scoreClocks(job, report.jobs[0], clockTargetUs, &score);
   return score;
 }

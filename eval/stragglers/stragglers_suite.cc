@@ -60,7 +60,8 @@ class StragglersSuite : public Suite {
  public:
   std::string name() const override { return "stragglers"; }
   std::string describe() const override {
-    return "profile stragglers: late ranks, trays and racks named at their level, host clock offsets, damaged logs";
+    return "profile stragglers: late ranks, trays and racks named at their level, late arrival or slow compute, "
+           "user-tag and path groups, host clock offsets, damaged logs";
   }
   std::vector<std::string> kinds() const override {
     std::vector<std::string> all = stragglers::kinds();
@@ -97,7 +98,8 @@ class StragglersSuite : public Suite {
     const pa::StragglerReport report = pa::analyseStragglers(logsRead, &job->map, pa::StragglerOptions{});
     const stragglers::Score score = stragglers::scoreReport(*job, report, kClockTargetUs);
     result.counters = score.counters;
-    result.correct = score.offendersExact && score.clocksWithinTarget && logsRead.problems.count == 0;
+    result.correct = score.offendersExact && score.clocksWithinTarget && score.causesRight && score.tagsRight &&
+                     logsRead.problems.count == 0;
     if (logsRead.problems.count > 0)
       result.miss += std::to_string(logsRead.problems.count) + " bad lines in clean logs. ";
     result.miss += score.miss;
@@ -116,6 +118,21 @@ class StragglersSuite : public Suite {
          [](const Counters& c) { return counterValue(c, "max_same_machine_us"); }, 0.0, false, "us"},
         {"hosts whose truth is within their error bar",
          [](const Counters& c) { return counterRatio(c, "clocks_within_bars", "clock_hosts", 1.0); }, 0.99, true, "%"},
+        {"cause named right where the kernel phases show it (of offenders found)",
+         [](const Counters& c) { return counterRatio(c, "causes_right", "causes_true", 1.0); }, 0.9, true, "%"},
+        {"wrong cause named (worse than unknown)",
+         [](const Counters& c) { return counterRatio(c, "causes_wrong", "causes_true", 0.0); }, 0.0, false, "%"},
+        {"cause guessed without kernel phases",
+         [](const Counters& c) { return counterRatio(c, "causes_guessed", "causes_unphased", 0.0); }, 0.0, false, "%"},
+        {"tag-only stragglers listed under their user tag",
+         [](const Counters& c) { return counterRatio(c, "tag_hits", "tag_offenders", 1.0); }, 0.95, true, "%"},
+        {"tag-only stragglers listed under another tag",
+         [](const Counters& c) { return counterRatio(c, "tag_false", "tag_offenders", 0.0); }, 0.0, false, "%"},
+        {"offenders listed under a user tag that were not injected",
+         [](const Counters& c) { return counterRatio(c, "group_offenders_false", "group_offenders", 0.0); }, 0.0, false,
+         "%"},
+        {"symmetric-kernel collectives grouped apart, exactly",
+         [](const Counters& c) { return counterRatio(c, "path_right", "path_checks", 1.0); }, 1.0, true, "%"},
         {"damaged logs read to the end, every damaged line counted",
          [](const Counters& c) { return counterRatio(c, "damaged_handled", "damaged_runs", 1.0); }, 1.0, true, "%"},
     };

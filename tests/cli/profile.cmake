@@ -61,6 +61,13 @@ if(TARGET railtune_profile_analysis)
                  "^4 bad lines skipped; the rest was analysed"
                  "^job 48213: 144 ranks" "^job 48999: " "missing ranks 0-2, 4-143"
                  -- ${_railtune} profile stragglers ${_profile_data}/bad-lines)
+  # --tag-names: a malformed item is named (exit 2); names appear where a tag does (none in these logs).
+  profile_expect(stragglers_bad_tag_names 2 "^railtune profile stragglers: --tag-names: 'x=forward': expected TAG=NAME" --
+                 ${_railtune} profile stragglers ${_profile_data}/bad-lines --tag-names 1=a,x=forward)
+  profile_expect(hangs_bad_tag_names 2 "^railtune profile hangs: --tag-names: tag 2 named twice" --
+                 ${_railtune} profile hangs ${_profile_data}/ring-hang --tag-names 2=a,2=b)
+  profile_expect(hangs_tag_names 1 "^job ring-job: 1 hung collective" --
+                 ${_railtune} profile hangs ${_profile_data}/ring-hang --tag-names 1=forward)
   profile_expect(stragglers_one_job ok "^job 48999: " -- ${_railtune} profile stragglers ${_profile_data}/bad-lines --job 48999)
   profile_expect(stragglers_unknown_job 2 "^railtune profile stragglers: no records of job 7; the logs hold job\\(s\\) 48213, 48999" --
                  ${_railtune} profile stragglers ${_profile_data}/bad-lines --job 7)

@@ -34,6 +34,11 @@ std::string compare(const CollectiveFields& f, const po::ParsedCollective& p) {
   if (f.peer != r.peer || f.eventsDropped != r.eventsDropped || f.closedBy != r.closedBy)
     return "peer, events_dropped or closed_by differs";
   if (f.enqueueTimed != (r.timing == formats::profile::TimingSource::Enqueue)) return "timing differs";
+  if (f.userTag != r.userTag || f.path != r.path) return "user_tag or path differs";
+  const formats::profile::KernelPhases &a = f.phases, &b = r.phases;
+  if (a.present() != b.present() || a.channels != b.channels || a.longestNs != b.longestNs || a.timed != b.timed ||
+      a.unknown != b.unknown || a.incomplete != b.incomplete)
+    return "phases differ";
   return "";
 }
 

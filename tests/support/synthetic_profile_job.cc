@@ -47,6 +47,7 @@ sy::SynthOptions optionsOf(const JobSpec& spec) {
               .maxDriftPpm = spec.driftPpm,
               .hostsPerClock = spec.traysPerClock};
   o.bootIds = spec.bootIds;
+  o.v7 = spec.v7;
   for (const Injected& i : spec.injected) {
     const sy::OffenderLevel level = i.level == Injected::Level::Rank   ? sy::OffenderLevel::Rank
                                     : i.level == Injected::Level::Tray ? sy::OffenderLevel::Tray

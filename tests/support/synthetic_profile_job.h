@@ -35,6 +35,7 @@ struct JobSpec {
   uint64_t seed = 1;
   std::vector<Injected> injected;
   std::vector<int> silentRanks;  // ranks that write no file at all
+  analysis::synth::V7Spec v7;    // profiler v7 records: tags, paths, kernel phases (analysis/synth/step_phases.h)
 };
 
 // A rail map (railtune.rail_map.v1) of the job's trays in racks: hosts "r003-t07" in racks "r003", one

@@ -10,7 +10,8 @@ add_executable(profile_analysis_tests
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_root_causes_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_tree_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_golden_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_input_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_input_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/profile_analysis_v7_test.cc)
 target_link_libraries(profile_analysis_tests PRIVATE railtune_profile_analysis railtune_test_support_profile GTest::gtest_main)
 target_compile_definitions(profile_analysis_tests PRIVATE
   RAILTUNE_FORMATS_DIR="${PROJECT_SOURCE_DIR}/docs/formats"
