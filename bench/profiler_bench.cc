@@ -1,12 +1,16 @@
 // bench_profiler_events: what each profiler event costs NCCL's threads. The real
 // libnccl-profiler-railtune.so, opened as NCCL opens it and called through its ncclProfiler_v5 table
-// with RAILTUNE_PROFILE_MASK=all, beside a no-op ncclProfiler_v5 table compiled into the benchmark
-// (profiler_bench_table.h), in the same run. One benchmark per event type and output setting:
-//   events/TYPE/output:none   RAILTUNE_PROFILE_DIR unset: capture only (records go nowhere)
-//   events/TYPE/output:dir    RAILTUNE_PROFILE_DIR a temporary directory: the writer runs too
+// (NCCL 2.28-2.30), or its _v6 and _v7 tables (NCCL 2.31), beside a no-op table of the same ABI compiled
+// into the benchmark (profiler_bench_table.h), in the same run. One benchmark per event type and output:
+//   events/TYPE/output:none       RAILTUNE_PROFILE_DIR unset: capture only (records go nowhere)
+//   events/TYPE/output:dir        RAILTUNE_PROFILE_DIR a temporary directory: the writer runs too
+//   events/vN/TYPE/output:...     the same through ncclProfiler_vN (6, 7) in NCCL 2.31's order
 // TYPE is Group, Coll, P2p, ProxyOp, ProxyStep (with its three state changes), KernelCh, NetPlugin
 // (railtune's net event under a ProxyStep), Collective (a whole 2-channel collective, 40 pairs) or
-// CollectiveDefault (the same with the default mask's events only, 8 pairs); see
+// CollectiveDefault (the same with the default mask's events only, 8 pairs); through v7 also Coll with the
+// application's tag, KernelPhase (a phase's start, KernelPhaseStop state and stop under an open KernelCh)
+// and CollectiveDefault as NCCL 2.31 sends it (13 pairs with the phases; through v6, 7). The mask is
+// RAILTUNE_PROFILE_MASK=all, but default for the v6 and v7 CollectiveDefault rows; see
 // profiler_bench_events.h. Each benchmark alternates rounds: no-op on one thread and on two, railtune
 // on one thread, railtune on two threads with one communicator each (two inits), all doing pairs at
 // full speed.
@@ -86,7 +90,9 @@ struct TwoThreadRound {
   double concurrency = 0;
 };
 
-TwoThreadRound twoThreadRound(const ProfiledComm& a, const ProfiledComm& b, EventKind kind, uint64_t units) {
+template <typename Table>
+TwoThreadRound twoThreadRound(const ProfiledComm<Table>& a, const ProfiledComm<Table>& b, EventKind kind,
+                              uint64_t units) {
   std::atomic<int> ready{0};
   TwoThreadRound round;
   double secondCpuNs = 0;
@@ -116,19 +122,34 @@ struct Medians {
   std::vector<double> noop, single, two, ratio, singleMean, twoMean, concurrency, noopRatio;
 };
 
+// The mask a benchmark runs under: the default for CollectiveDefault through v6 and v7 (NCCL 2.31's rows),
+// every event otherwise. Throws when the capture did not take it.
+const char* maskFor(EventKind kind, int abiVersion) {
+  return kind == EventKind::CollectiveDefault && abiVersion >= 6 ? "default" : "all";
+}
+void checkMask(int mask, EventKind kind, int abiVersion) {
+  const bool all = std::string(maskFor(kind, abiVersion)) == "all";
+  if (all && (mask & ncclProfileNetPlugin) == 0) throw ProfilerBenchError("RAILTUNE_PROFILE_MASK=all was not applied");
+  if (!all && (mask & ncclProfileNetPlugin) != 0)
+    throw ProfilerBenchError("RAILTUNE_PROFILE_MASK=default was not applied");
+  if (abiVersion >= 7 && (mask & ncclProfileKernelPhase) == 0) throw ProfilerBenchError("v7 mask lacks KernelPhase");
+}
+
 // The rounds; returns the operations the railtune communicators completed (each one a record).
+template <typename Table>
 uint64_t runRounds(benchmark::State& state, EventKind kind, Medians& out) {
   constexpr uint64_t kCommA = 0xa11ce, kCommB = 0xb0b;
-  static const ncclProfiler_v5_t& railtune = railtuneProfilerTable(options().plugin);  // loaded once
-  const ProfiledComm noop(noopProfilerTable(), 1);
-  const ProfiledComm noop2(noopProfilerTable(), 2);
-  const ProfiledComm a(railtune, kCommA);
-  const ProfiledComm b(railtune, kCommB);
-  if ((a.mask() & ncclProfileNetPlugin) == 0) throw ProfilerBenchError("RAILTUNE_PROFILE_MASK=all was not applied");
-  const uint64_t units = std::max<uint64_t>(1, static_cast<uint64_t>(options().pairs) / pairsPerUnit(kind));
+  constexpr int kAbi = ProfilerAbi<Table>::kVersion;
+  static const Table& railtune = railtuneProfilerTable<Table>(options().plugin);  // loaded once
+  const ProfiledComm<Table> noop(noopProfilerTable<Table>(), 1);
+  const ProfiledComm<Table> noop2(noopProfilerTable<Table>(), 2);
+  const ProfiledComm<Table> a(railtune, kCommA);
+  const ProfiledComm<Table> b(railtune, kCommB);
+  checkMask(a.mask(), kind, kAbi);
+  const uint64_t units = std::max<uint64_t>(1, static_cast<uint64_t>(options().pairs) / pairsPerUnit(kind, kAbi));
   uint64_t operations = 0;
   (void)runRound(noop.table(), noop.context(), kind, units / 8 + 1);  // warm-up: caches, pools, pages
-  for (const ProfiledComm* comm : {&a, &b}) {
+  for (const ProfiledComm<Table>* comm : {&a, &b}) {
     operations += runRound(comm->table(), comm->context(), kind, units / 8 + 1).operationsCompleted;
   }
   for (auto _ : state) {
@@ -151,7 +172,7 @@ uint64_t runRounds(benchmark::State& state, EventKind kind, Medians& out) {
                             none.medianStretchNsPerPair);
     operations += single.operationsCompleted + first.operationsCompleted + second.operationsCompleted;
   }
-  state.counters["pairs_per_round"] = static_cast<double>(units * pairsPerUnit(kind));
+  state.counters["pairs_per_round"] = static_cast<double>(units * pairsPerUnit(kind, kAbi));
   state.counters["clock_ns"] = clockOverheadNs();  // subtracted from every timed stretch
   return operations;
 }  // finalize: the captures push their last records; the last one closes the writer
@@ -173,12 +194,13 @@ void checkCollectiveLog(benchmark::State& state, const std::string& dir, uint64_
   state.counters["records_dropped"] = static_cast<double>(counts.recordsDropped);
 }
 
+template <typename Table>
 void eventPairs(benchmark::State& state, EventKind kind, bool writeOutput) {
   try {
-    setenv("RAILTUNE_PROFILE_MASK", "all", 1);
+    setenv("RAILTUNE_PROFILE_MASK", maskFor(kind, ProfilerAbi<Table>::kVersion), 1);
     const ProfileOutputDir dir(writeOutput);
     Medians rounds;
-    const uint64_t operations = runRounds(state, kind, rounds);
+    const uint64_t operations = runRounds<Table>(state, kind, rounds);
     state.counters["noop_ns"] = railtune::bench::median(rounds.noop);
     state.counters["single_ns"] = railtune::bench::median(rounds.single);
     state.counters["two_threads_ns"] = railtune::bench::median(rounds.two);
@@ -194,18 +216,29 @@ void eventPairs(benchmark::State& state, EventKind kind, bool writeOutput) {
   }
 }
 
+template <typename Table>
+void registerEvents(EventKind kind, bool writeOutput) {
+  const int abi = ProfilerAbi<Table>::kVersion;
+  const std::string name = std::string("events/") + (abi == 5 ? "" : "v" + std::to_string(abi) + "/") +
+                           eventKindName(kind) + (writeOutput ? "/output:dir" : "/output:none");
+  benchmark::RegisterBenchmark(name.c_str(), eventPairs<Table>, kind, writeOutput)
+      ->Iterations(options().rounds)
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+// Through v5 every event type (NCCL 2.28-2.30's rows, names without an ABI); through v7 what NCCL 2.31
+// adds or changes (a tagged Coll, KernelPhase, the default mask's collective), and that collective through
+// v6 beside it (2.31's calls without the phases).
 void registerBenchmarks() {
   constexpr EventKind kKinds[] = {EventKind::Group,     EventKind::Coll,       EventKind::P2p,
                                   EventKind::ProxyOp,   EventKind::ProxyStep,  EventKind::KernelCh,
                                   EventKind::NetPlugin, EventKind::Collective, EventKind::CollectiveDefault};
   for (const bool writeOutput : {false, true}) {
-    for (const EventKind kind : kKinds) {
-      const std::string name =
-          std::string("events/") + eventKindName(kind) + (writeOutput ? "/output:dir" : "/output:none");
-      benchmark::RegisterBenchmark(name.c_str(), eventPairs, kind, writeOutput)
-          ->Iterations(options().rounds)
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond);
+    for (const EventKind kind : kKinds) registerEvents<ncclProfiler_v5_t>(kind, writeOutput);
+    registerEvents<ncclProfiler_v6_t>(EventKind::CollectiveDefault, writeOutput);
+    for (const EventKind kind : {EventKind::Coll, EventKind::KernelPhase, EventKind::CollectiveDefault}) {
+      registerEvents<ncclProfiler_v7_t>(kind, writeOutput);
     }
   }
 }

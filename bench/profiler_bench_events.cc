@@ -1,13 +1,11 @@
 #include "bench/profiler_bench_events.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <vector>
 
-#include "formats/net_event.h"
+#include "bench/profiler_bench_driver.h"
 
 namespace railtune::bench {
 namespace {
@@ -18,8 +16,6 @@ constexpr uint32_t kBatch = 32;           // units per timed stretch: the clock 
 constexpr uint32_t kCollectiveBatch = 4;  // whole collectives per timed stretch
 constexpr uint8_t kChannels = 2;          // the shape of a whole collective: channels ...
 constexpr int kSteps = 4;                 // ... and network steps per ProxyOp (one send, one recv per channel)
-constexpr size_t kStepBytes = size_t{512} << 10;
-constexpr size_t kCount = size_t{1} << 20;  // elements of the benchmark's collectives (4 MiB of floats)
 
 double sinceNs(Clock::time_point start) {
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
@@ -52,130 +48,24 @@ class Stopwatch {
   std::vector<double> perPairNs_;
 };
 
-// What railtune's net plugin hands NCCL for a transfer (formats/net_event.h).
-railtuneNetEventDescr_v1_t netDescr(bool send) {
-  railtuneNetEventDescr_v1_t d{};
-  d.type = send ? railtuneNetEventSend : railtuneNetEventRecv;
-  d.connection = send ? 7 : 8;
-  d.device = 3;
-  d.hca = "mlx5_3";
-  d.netdev = "ibp3s0";
-  d.rail = 3;
-  d.plane = 0;
-  d.peerHost = "gb300-r01-t06";
-  d.peerRank = 1;
-  d.bytes = kStepBytes;
-  return d;
-}
-
-// Calls one context's table with descriptors filled as NCCL fills them, one per call, on the stack.
-class Driver {
- public:
-  Driver(const ncclProfiler_v5_t& table, void* context)
-      : table_(table), context_(context), pid_(getpid()), sendNet_(netDescr(true)), recvNet_(netDescr(false)) {}
-
-  void* group() {
-    ncclProfilerEventDescr_v5_t d{};
-    d.type = ncclProfileGroup;
-    return start(d);
-  }
-  void* coll(void* group, uint8_t nChannels) {
-    ncclProfilerEventDescr_v5_t d{};
-    d.type = ncclProfileColl;
-    d.coll = {seq_++, "AllReduce", nullptr, nullptr, kCount, 0, "ncclFloat32", nChannels, 16, "RING", "SIMPLE", group};
-    return start(d);
-  }
-  void* p2p(void* group) {
-    ncclProfilerEventDescr_v5_t d{};
-    d.type = ncclProfileP2p;
-    d.p2p = {"Send", nullptr, "ncclFloat32", kCount, 1, 1, group};
-    return start(d);
-  }
-  void* proxyOp(void* operation, uint8_t channel, bool send, int nSteps) {
-    ncclProfilerEventDescr_v5_t d{};
-    d.type = ncclProfileProxyOp;
-    d.parentObj = operation;
-    d.proxyOp = {pid_, channel, 1, nSteps, static_cast<int>(kStepBytes), send ? 1 : 0};
-    return start(d);
-  }
-  void* proxyStep(void* proxyOp, int step) {
-    ncclProfilerEventDescr_v5_t d{};
-    d.type = ncclProfileProxyStep;
-    d.parentObj = proxyOp;
-    d.proxyStep.step = step;
-    return start(d);
-  }
-  void* kernelCh(void* operation, uint8_t channel) {
-    ncclProfilerEventDescr_v5_t d{};
-    d.type = ncclProfileKernelCh;
-    d.parentObj = operation;
-    d.kernelCh = {channel, 1000000};
-    return start(d);
-  }
-  void* net(void* step, bool send) {
-    ncclProfilerEventDescr_v5_t d{};
-    d.type = ncclProfileNetPlugin;
-    d.parentObj = step;
-    d.netPlugin = {RAILTUNE_PROFILER_NET_TYPE | RAILTUNE_PROFILER_NET_VERSION, send ? &sendNet_ : &recvNet_};
-    return start(d);
-  }
-  void state(void* handle, ncclProfilerEventState_v5_t state, size_t transSize) {
-    ncclProfilerEventStateArgs_v5_t args{};
-    args.proxyStep.transSize = transSize;
-    (void)table_.recordEventState(handle, state, &args);
-  }
-  void stop(void* handle) { (void)table_.stopEvent(handle); }
-
-  // A network step as NCCL's proxy runs it: start, its states (the bytes when sent or received),
-  // stop; with `withNet` the net plugin's event for its transfer inside it.
-  void step(void* proxyOp, int index, bool send, bool withNet) {
-    void* handle = proxyStep(proxyOp, index);
-    void* transfer = nullptr;
-    if (send) {
-      state(handle, ncclProfilerProxyStepSendGPUWait, 0);
-      state(handle, ncclProfilerProxyStepSendPeerWait_v4, 0);
-      if (withNet) transfer = net(handle, true);
-      state(handle, ncclProfilerProxyStepSendWait, kStepBytes);
-    } else {
-      if (withNet) transfer = net(handle, false);
-      state(handle, ncclProfilerProxyStepRecvWait, 0);
-      state(handle, ncclProfilerProxyStepRecvFlushWait, kStepBytes);
-      state(handle, ncclProfilerProxyStepRecvGPUWait, 0);
-    }
-    if (withNet) stop(transfer);
-    stop(handle);
-  }
-
- private:
-  void* start(ncclProfilerEventDescr_v5_t& d) {
-    void* handle = nullptr;
-    (void)table_.startEvent(context_, &handle, &d);
-    return handle;
-  }
-
-  const ncclProfiler_v5_t& table_;
-  void* context_;
-  pid_t pid_;
-  uint64_t seq_ = 0;
-  railtuneNetEventDescr_v1_t sendNet_, recvNet_;
-};
-
 // A collective enqueued on one channel (its Coll event stopped) with its kernel channel started: the
 // parents of the ProxyOp, ProxyStep and NetPlugin benchmarks. close() completes it.
+template <typename Table>
 struct OpenCollective {
-  explicit OpenCollective(Driver& d) : driver(d), coll(d.coll(nullptr, 1)) {
+  explicit OpenCollective(Driver<Table>& d) : driver(d), coll(d.coll(nullptr, 1)) {
     driver.stop(coll);
     kernel = driver.kernelCh(coll, 0);
   }
   void close() { driver.stop(kernel); }
-  Driver& driver;
+  Driver<Table>& driver;
   void* coll;
   void* kernel = nullptr;
 };
 
-// Every event of one collective in NCCL's order, timed as a whole; its last KernelCh stop completes it.
-// Without `steps`, what NCCL sends for the default mask: no ProxyStep, no NetPlugin event.
-void wholeCollective(Driver& d, bool steps) {
+// Every event of one collective in NCCL 2.30's order, timed as a whole; its last KernelCh stop completes
+// it. Without `steps`, what NCCL sends for the default mask: no ProxyStep, no NetPlugin event.
+template <typename Table>
+void wholeCollective(Driver<Table>& d, bool steps) {
   void* group = d.group();
   void* coll = d.coll(group, kChannels);
   d.stop(coll);
@@ -192,8 +82,37 @@ void wholeCollective(Driver& d, bool steps) {
   for (void* kernel : kernels) d.stop(kernel);
 }
 
+// One collective as NCCL 2.31 reports it for railtune's default mask (profiler.cc@v2.31.2): the API events
+// of the call (ncclProfilerStartGroupApiEvent, ncclProfilerStartCollApiEvent), then the plan's Group and
+// Coll (ncclProfilerStartGroupEvent, ncclProfilerStartTaskEvents); a handle railtune answers NULL gets no
+// stop. The profiler thread starts each channel's KernelCh when the kernel starts and, when it completes,
+// fires the channel's phases (v7) before the KernelCh stop state and stop (profilerProgressOps,
+// profilerFireKernelPhaseEvents); the proxy's ProxyOps run in between.
+template <typename Table>
+void defaultCollective231(Driver<Table>& d) {
+  for (const uint64_t api : {uint64_t{ncclProfileGroupApi}, uint64_t{ncclProfileCollApi}}) {
+    if (void* handle = d.api(api)) d.stop(handle);
+  }
+  void* group = d.group();
+  void* coll = d.coll(group, kChannels);
+  d.stop(coll);
+  if (group != nullptr) d.stop(group);
+  std::array<void*, kChannels> kernels{};
+  for (uint8_t ch = 0; ch < kChannels; ++ch) kernels[ch] = d.kernelCh(coll, ch);
+  for (uint8_t ch = 0; ch < kChannels; ++ch) {
+    for (const bool send : {true, false}) d.stop(d.proxyOp(coll, ch, send, kSteps));
+  }
+  for (uint8_t ch = 0; ch < kChannels; ++ch) {
+    if constexpr (Driver<Table>::kV7) {
+      for (uint8_t phase = 0; phase < 3; ++phase) d.phase(kernels[ch], ch, phase);
+    }
+    d.kernelChStop(kernels[ch]);
+  }
+}
+
 // Coll or P2p pairs, as NCCL enqueues a run of operations; then each one's kernel channel completes it.
-uint64_t operationBatch(Driver& d, EventKind kind, uint32_t n, Stopwatch& watch) {
+template <typename Table>
+uint64_t operationBatch(Driver<Table>& d, EventKind kind, uint32_t n, Stopwatch& watch) {
   std::array<void*, kBatch> handles{};
   watch.begin();
   for (uint32_t i = 0; i < n; ++i) {
@@ -206,7 +125,8 @@ uint64_t operationBatch(Driver& d, EventKind kind, uint32_t n, Stopwatch& watch)
 }
 
 // KernelCh pairs of one collective announcing n + 1 channels; the last one, untimed, completes it.
-uint64_t kernelBatch(Driver& d, uint32_t n, Stopwatch& watch) {
+template <typename Table>
+uint64_t kernelBatch(Driver<Table>& d, uint32_t n, Stopwatch& watch) {
   void* coll = d.coll(nullptr, static_cast<uint8_t>(n + 1));
   d.stop(coll);
   watch.begin();
@@ -216,10 +136,32 @@ uint64_t kernelBatch(Driver& d, uint32_t n, Stopwatch& watch) {
   return 1;
 }
 
+// KernelPhase pairs (start, KernelPhaseStop state, stop), three per channel, under the open KernelCh
+// events of one enqueued collective announcing a channel per three phases; the KernelCh stops, untimed,
+// complete it.
+template <typename Table>
+uint64_t phaseBatch(Driver<Table>& d, uint32_t n, Stopwatch& watch) {
+  if constexpr (!Driver<Table>::kV7) {
+    throw ProfilerBenchError("KernelPhase events exist from profiler v7 on");
+  } else {
+    const uint32_t channels = (n + 2) / 3;
+    void* coll = d.coll(nullptr, static_cast<uint8_t>(channels));
+    d.stop(coll);
+    std::array<void*, (kBatch + 2) / 3> kernels{};
+    for (uint32_t ch = 0; ch < channels; ++ch) kernels[ch] = d.kernelCh(coll, static_cast<uint8_t>(ch));
+    watch.begin();
+    for (uint32_t i = 0; i < n; ++i) d.phase(kernels[i / 3], static_cast<uint8_t>(i / 3), static_cast<uint8_t>(i % 3));
+    watch.end(n);
+    for (uint32_t ch = 0; ch < channels; ++ch) d.kernelChStop(kernels[ch]);
+    return 1;
+  }
+}
+
 // ProxyOp, ProxyStep or NetPlugin pairs under an open collective with a send and a receive ProxyOp,
 // which are then stopped, completing the collective.
-uint64_t networkBatch(Driver& d, EventKind kind, uint32_t n, Stopwatch& watch) {
-  OpenCollective open(d);
+template <typename Table>
+uint64_t networkBatch(Driver<Table>& d, EventKind kind, uint32_t n, Stopwatch& watch) {
+  OpenCollective<Table> open(d);
   void* send = d.proxyOp(open.coll, 0, true, static_cast<int>(n));
   void* recv = d.proxyOp(open.coll, 0, false, static_cast<int>(n));
   if (kind == EventKind::ProxyOp) {
@@ -246,7 +188,8 @@ uint64_t networkBatch(Driver& d, EventKind kind, uint32_t n, Stopwatch& watch) {
 }
 
 // One timed stretch of n units and what it leaves to complete; returns the operations completed.
-uint64_t batch(Driver& d, EventKind kind, uint32_t n, Stopwatch& watch) {
+template <typename Table>
+uint64_t batch(Driver<Table>& d, EventKind kind, uint32_t n, Stopwatch& watch) {
   switch (kind) {
     case EventKind::Group:
       watch.begin();
@@ -258,11 +201,19 @@ uint64_t batch(Driver& d, EventKind kind, uint32_t n, Stopwatch& watch) {
       return operationBatch(d, kind, n, watch);
     case EventKind::KernelCh:
       return kernelBatch(d, n, watch);
+    case EventKind::KernelPhase:
+      return phaseBatch(d, n, watch);
     case EventKind::Collective:
     case EventKind::CollectiveDefault:
       watch.begin();
-      for (uint32_t i = 0; i < n; ++i) wholeCollective(d, kind == EventKind::Collective);
-      watch.end(n * pairsPerUnit(kind));
+      for (uint32_t i = 0; i < n; ++i) {
+        if (kind == EventKind::CollectiveDefault && ProfilerAbi<Table>::kVersion >= 6) {
+          defaultCollective231(d);
+        } else {
+          wholeCollective(d, kind == EventKind::Collective);
+        }
+      }
+      watch.end(n * pairsPerUnit(kind, ProfilerAbi<Table>::kVersion));
       return n;
     case EventKind::ProxyOp:
     case EventKind::ProxyStep:
@@ -294,23 +245,30 @@ const char* eventKindName(EventKind kind) {
       return "Collective";
     case EventKind::CollectiveDefault:
       return "CollectiveDefault";
+    case EventKind::KernelPhase:
+      return "KernelPhase";
   }
   return "?";
 }
 
-uint32_t pairsPerUnit(EventKind kind) {
+uint32_t pairsPerUnit(EventKind kind, int abiVersion) {
   // Group, Coll, a KernelCh per channel, a send and a recv ProxyOp per channel ...
   const uint32_t withoutSteps = 2 + kChannels + 2 * kChannels;
+  if (kind == EventKind::CollectiveDefault && abiVersion >= 6) {
+    // ... NCCL 2.31: no Group pair (started, answered NULL, never stopped), three phases per channel (v7).
+    return withoutSteps - 1 + (abiVersion >= 7 ? 3 * kChannels : 0);
+  }
   if (kind == EventKind::CollectiveDefault) return withoutSteps;
   // ... each with kSteps ProxySteps, each step with one NetPlugin event.
   if (kind == EventKind::Collective) return withoutSteps + 2 * 2 * kChannels * kSteps;
   return 1;
 }
 
-RoundResult runRound(const ncclProfiler_v5_t& table, void* context, EventKind kind, uint64_t units) {
+template <typename Table>
+RoundResult runRound(const Table& table, void* context, EventKind kind, uint64_t units) {
   const bool whole = kind == EventKind::Collective || kind == EventKind::CollectiveDefault;
   const uint32_t perBatch = whole ? kCollectiveBatch : kBatch;
-  Driver driver(table, context);
+  Driver<Table> driver(table, context);
   Stopwatch watch(static_cast<size_t>(units / perBatch + 1));
   RoundResult result;
   for (uint64_t done = 0; done < units;) {
@@ -320,9 +278,13 @@ RoundResult runRound(const ncclProfiler_v5_t& table, void* context, EventKind ki
   }
   result.timedNs = watch.totalNs();
   result.medianStretchNsPerPair = watch.medianPerPairNs();
-  result.pairs = units * pairsPerUnit(kind);
+  result.pairs = units * pairsPerUnit(kind, ProfilerAbi<Table>::kVersion);
   return result;
 }
+
+template RoundResult runRound(const ncclProfiler_v5_t&, void*, EventKind, uint64_t);
+template RoundResult runRound(const ncclProfiler_v6_t&, void*, EventKind, uint64_t);
+template RoundResult runRound(const ncclProfiler_v7_t&, void*, EventKind, uint64_t);
 
 double clockOverheadNs() {
   static const double overhead = [] {

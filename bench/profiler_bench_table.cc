@@ -20,7 +20,8 @@ ncclResult_t noopInit(void** context, uint64_t /*commId*/, int* eActivationMask,
   return ncclSuccess;
 }
 
-ncclResult_t noopStartEvent(void* /*context*/, void** eHandle, ncclProfilerEventDescr_v5_t* /*eDescr*/) {
+template <typename Descr>
+ncclResult_t noopStartEvent(void* /*context*/, void** eHandle, Descr* /*eDescr*/) {
   *eHandle = &noopHandle;
   return ncclSuccess;
 }
@@ -29,8 +30,8 @@ ncclResult_t noopStopEvent(void* /*eHandle*/) {
   return ncclSuccess;
 }
 
-ncclResult_t noopRecordEventState(void* /*eHandle*/, ncclProfilerEventState_v5_t /*eState*/,
-                                  ncclProfilerEventStateArgs_v5_t* /*eStateArgs*/) {
+template <typename Args>
+ncclResult_t noopRecordEventState(void* /*eHandle*/, ncclProfilerEventState_t /*eState*/, Args* /*eStateArgs*/) {
   return ncclSuccess;
 }
 
@@ -38,27 +39,36 @@ ncclResult_t noopFinalize(void* /*context*/) {
   return ncclSuccess;
 }
 
-const ncclProfiler_v5_t kNoopTable = {"noop",      noopInit, noopStartEvent, noopStopEvent, noopRecordEventState,
-                                      noopFinalize};
+template <typename Table>
+constexpr Table kNoopTable = {"noop",
+                              noopInit,
+                              noopStartEvent<typename ProfilerAbi<Table>::Descr>,
+                              noopStopEvent,
+                              noopRecordEventState<typename ProfilerAbi<Table>::StateArgs>,
+                              noopFinalize};
 
 }  // namespace
 
-const ncclProfiler_v5_t& railtuneProfilerTable(const std::string& path) {
-  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+template <typename Table>
+const Table& railtuneProfilerTable(const std::string& path) {
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the same handle at every call
   if (library == nullptr) {
     const char* why = dlerror();
     throw ProfilerBenchError("cannot load " + path + ": " + (why != nullptr ? why : "unknown dlopen error"));
   }
-  const void* symbol = dlsym(library, "ncclProfiler_v5");
-  if (symbol == nullptr) throw ProfilerBenchError(path + " does not export ncclProfiler_v5");
-  return *static_cast<const ncclProfiler_v5_t*>(symbol);
+  const std::string symbol = "ncclProfiler_v" + std::to_string(ProfilerAbi<Table>::kVersion);
+  const void* table = dlsym(library, symbol.c_str());
+  if (table == nullptr) throw ProfilerBenchError(path + " does not export " + symbol);
+  return *static_cast<const Table*>(table);
 }
 
-const ncclProfiler_v5_t& noopProfilerTable() {
-  return kNoopTable;
+template <typename Table>
+const Table& noopProfilerTable() {
+  return kNoopTable<Table>;
 }
 
-ProfiledComm::ProfiledComm(const ncclProfiler_v5_t& table, uint64_t commId) : table_(table) {
+template <typename Table>
+ProfiledComm<Table>::ProfiledComm(const Table& table, uint64_t commId) : table_(table) {
   const std::string name = "bench-" + std::to_string(commId);
   const ncclResult_t result = table_.init(&context_, commId, &mask_, name.c_str(), 1, 2, 0, benchLogger);
   if (result != ncclSuccess || context_ == nullptr) {
@@ -71,8 +81,18 @@ ProfiledComm::ProfiledComm(const ncclProfiler_v5_t& table, uint64_t commId) : ta
   }
 }
 
-ProfiledComm::~ProfiledComm() {
+template <typename Table>
+ProfiledComm<Table>::~ProfiledComm() {
   (void)table_.finalize(context_);
 }
+
+#define RAILTUNE_BENCH_PROFILER_TABLE(Table)                              \
+  template const Table& railtuneProfilerTable<Table>(const std::string&); \
+  template const Table& noopProfilerTable<Table>();                       \
+  template class ProfiledComm<Table>;
+RAILTUNE_BENCH_PROFILER_TABLE(ncclProfiler_v5_t)
+RAILTUNE_BENCH_PROFILER_TABLE(ncclProfiler_v6_t)
+RAILTUNE_BENCH_PROFILER_TABLE(ncclProfiler_v7_t)
+#undef RAILTUNE_BENCH_PROFILER_TABLE
 
 }  // namespace railtune::bench
