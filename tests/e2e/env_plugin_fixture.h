@@ -68,32 +68,43 @@ class EnvPluginLibrary {
   void* handle_;
 };
 
-// The variables the plugin's table or its inputs read, unset for the test so that the machine's own do not enter.
-inline void clearPluginInputs(ScopedVars& vars) {
-  for (const char* name : {"RAILTUNE_RAIL_MAP",
-                           "RAILTUNE_INJECT_FAULT",
-                           "RAILTUNE_HOST",
-                           "NCCL_HOSTID",
-                           "RAILTUNE_ENV_TOPO_FILE",
-                           "RAILTUNE_ENV_PLUGINS",
-                           "RAILTUNE_NET_QPS",
-                           "NCCL_IB_HCA",
-                           "NCCL_CROSS_NIC",
-                           "NCCL_NET_MERGE_POLICY",
-                           "NCCL_TOPO_FILE",
-                           "NCCL_MNNVL_ENABLE",
-                           "NCCL_CUMEM_ENABLE",
-                           "NCCL_NET_PLUGIN",
-                           "NCCL_TUNER_PLUGIN",
-                           "NCCL_PROFILER_PLUGIN",
-                           "NCCL_IB_QPS_PER_CONNECTION",
-                           "NCCL_IB_SPLIT_DATA_ON_QPS",
-                           "NCCL_IB_ADAPTIVE_ROUTING",
-                           "NCCL_IB_GID_INDEX",
-                           "NCCL_IB_TC",
-                           "NCCL_IB_SL",
-                           "NCCL_NCHANNELS_PER_NET_PEER"})
-    vars.unset(name);
+// The variables that define a test's case, set by the case (never unset, so that a user's own stay as they are): the
+// rail map and the host it answers for, and no topo file or other plugins unless the case names them (an empty value
+// is "not set" for railtune's variables, common/params.cc). The machine's NCCL_* settings, RAILTUNE_NET_QPS and
+// NCCL_HOSTID are left alone: they are a case of every test, whose expectations take them in (expectedAnswer).
+// RAILTUNE_INJECT_FAULT is the harness's own switch (common/fault.h), cleared as tests/e2e/plugin_fixture.h does.
+struct CaseInputs {
+  std::string railMap;   // RAILTUNE_RAIL_MAP; "" = no rail map
+  std::string host;      // RAILTUNE_HOST, which wins over NCCL_HOSTID and the hostname
+  std::string topoFile;  // RAILTUNE_ENV_TOPO_FILE
+  std::string plugins;   // RAILTUNE_ENV_PLUGINS
+};
+
+inline void setCaseInputs(ScopedVars& vars, const CaseInputs& inputs) {
+  vars.unset("RAILTUNE_INJECT_FAULT");
+  vars.set("RAILTUNE_RAIL_MAP", inputs.railMap);
+  vars.set("RAILTUNE_HOST", inputs.host);
+  vars.set("RAILTUNE_ENV_TOPO_FILE", inputs.topoFile);
+  vars.set("RAILTUNE_ENV_PLUGINS", inputs.plugins);
+}
+
+inline std::string answerText(const char* value) {
+  return value == nullptr ? "<null>" : value;
+}
+
+// True when the process environment sets `name` to a non-empty value: the user's, which getEnv answers unchanged.
+inline bool userSets(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  return value != nullptr && *value != '\0';
+}
+
+// What getEnv answers for `name` (as answerText) when the table holds `tableValue` (nullopt: the table does not set
+// it), by the plugin's documented rule (docs/training-image.md, "The env plugin"): a value set non-empty in the
+// process environment wins, read live; else the table's; else whatever the environment holds (NULL, or "").
+inline std::string expectedAnswer(const std::string& name, const std::optional<std::string>& tableValue) {
+  if (userSets(name)) return std::getenv(name.c_str());
+  if (tableValue) return *tableValue;
+  return answerText(std::getenv(name.c_str()));
 }
 
 }  // namespace railtune::testing

@@ -26,23 +26,29 @@ class EnvPluginThreadsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(lib_.loaded()) << dlerror();
-    clearPluginInputs(vars_);
-    vars_.set("RAILTUNE_RAIL_MAP", std::string(RAILTUNE_SOURCE_DIR) + "/docs/formats/rail-map.example.json");
-    vars_.set("RAILTUNE_HOST", "dgx-h100-01");
+    setCaseInputs(vars_,
+                  {std::string(RAILTUNE_SOURCE_DIR) + "/docs/formats/rail-map.example.json", "dgx-h100-01", "", ""});
     vars_.set("NCCL_DEBUG", "WARN");
+    // The user's environment is part of the case: a name set there answers the user's value, table or none.
+    hca_ = expectedAnswer("NCCL_IB_HCA", kHca);
+    merge_ = expectedAnswer("NCCL_NET_MERGE_POLICY", "RAIL");
     ASSERT_EQ(lib_.v2()->init(2, 31, 2, "", captureLogger), ncclSuccess);
   }
   void TearDown() override { lib_.v2()->finalize(); }
 
-  // One reader's rounds; `tableMayBeGone`: a table name may also answer null (a finalize ran beside it).
+  // A table name's answer: the expected one, or, while a finalize runs beside the reader (`tableMayBeGone`), the
+  // environment's own (NULL where the user does not set it).
+  static bool right(const char* answer, const std::string& expected, const char* name, bool tableMayBeGone) {
+    if (answer != nullptr && expected == answer) return true;
+    return tableMayBeGone && answer == std::getenv(name);
+  }
+  // One reader's rounds.
   int wrongAnswers(bool tableMayBeGone) const {
     const auto getEnv = lib_.v2()->getEnv;
     int wrong = 0;
     for (int i = 0; i < kRounds; ++i) {
-      const char* hca = getEnv("NCCL_IB_HCA");
-      if (!(hca != nullptr ? kHca == hca : tableMayBeGone)) ++wrong;
-      const char* merge = getEnv("NCCL_NET_MERGE_POLICY");
-      if (!(merge != nullptr ? std::strcmp(merge, "RAIL") == 0 : tableMayBeGone)) ++wrong;
+      if (!right(getEnv("NCCL_IB_HCA"), hca_, "NCCL_IB_HCA", tableMayBeGone)) ++wrong;
+      if (!right(getEnv("NCCL_NET_MERGE_POLICY"), merge_, "NCCL_NET_MERGE_POLICY", tableMayBeGone)) ++wrong;
       const char* debug = getEnv("NCCL_DEBUG");
       if (debug == nullptr || std::strcmp(debug, "WARN") != 0) ++wrong;
       if (getEnv("NCCL_NOT_SET_BY_ANYONE") != nullptr || getEnv(nullptr) != nullptr) ++wrong;
@@ -52,6 +58,7 @@ class EnvPluginThreadsTest : public ::testing::Test {
 
   EnvPluginLibrary lib_;
   ScopedVars vars_;
+  std::string hca_, merge_;  // what getEnv answers for them while the table is there
 };
 
 TEST_F(EnvPluginThreadsTest, ManyThreadsGetWholeRightAnswers) {
