@@ -23,6 +23,9 @@ namespace fs = std::filesystem;
 
 constexpr int kNewestKnownNccl = 23102;  // 2.31.2: the release whose env plugin rules doctor states without NCCL
 
+// NCCL's logger signature; the attribute lets the compiler check the format through the va_list.
+__attribute__((format(printf, 5, 6))) void sayWarn(ncclDebugLogLevel level, unsigned long, const char*, int,
+                                                   const char* fmt, ...);
 void sayWarn(ncclDebugLogLevel level, unsigned long, const char*, int, const char* fmt, ...) {
   static bool said = false;
   if (level != NCCL_LOG_WARN || said) return;
