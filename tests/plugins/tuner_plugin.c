@@ -238,6 +238,24 @@ EXPORT const struct {
 } ncclTunerPlugin_v5 = {RT_TUNER_NAME, v5Init, v5GetCollInfo, v5Finalize};
 #endif
 
+#if defined(RT_TUNER_V6) || defined(RT_TUNER_V7)
+/* getChunkSize, the same for v6 and v7: echoes the call and answers RT_OUT_CHUNK. */
+static rtResult getChunkSizeAny(int version, void* context, int collType, size_t nBytes, int algo, int proto,
+                                int nChannels, size_t* chunkSize) {
+  rtEchoCall* c = rtEchoBegin("tuner.getChunkSize", version);
+  RT_ARG_PTR(c, context);
+  RT_ARG_INT(c, collType);
+  RT_ARG_U64(c, nBytes);
+  RT_ARG_INT(c, algo);
+  RT_ARG_INT(c, proto);
+  RT_ARG_INT(c, nChannels);
+  RT_ARG_PTR(c, chunkSize);
+  RT_ARG_U64(c, *chunkSize);
+  *chunkSize = RT_OUT_CHUNK;
+  return 0;
+}
+#endif
+
 #if defined(RT_TUNER_V6)
 static rtResult v6Init(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, rtLogger log,
                        rtNvlDomainInfo* domains, rtTunerConstants* constants) {
@@ -252,17 +270,7 @@ static rtResult v6Finalize(void* context) {
 }
 static rtResult v6GetChunkSize(void* context, int collType, size_t nBytes, int algo, int proto, int nChannels,
                                size_t* chunkSize) {
-  rtEchoCall* c = rtEchoBegin("tuner.getChunkSize", 6);
-  RT_ARG_PTR(c, context);
-  RT_ARG_INT(c, collType);
-  RT_ARG_U64(c, nBytes);
-  RT_ARG_INT(c, algo);
-  RT_ARG_INT(c, proto);
-  RT_ARG_INT(c, nChannels);
-  RT_ARG_PTR(c, chunkSize);
-  RT_ARG_U64(c, *chunkSize);
-  *chunkSize = RT_OUT_CHUNK;
-  return 0;
+  return getChunkSizeAny(6, context, collType, nBytes, algo, proto, nChannels, chunkSize);
 }
 EXPORT const struct {
   const char* name;
@@ -309,17 +317,7 @@ static rtResult v7Finalize(void* context) {
 }
 static rtResult v7GetChunkSize(void* context, int collType, size_t nBytes, int algo, int proto, int nChannels,
                                size_t* chunkSize) {
-  rtEchoCall* c = rtEchoBegin("tuner.getChunkSize", 7);
-  RT_ARG_PTR(c, context);
-  RT_ARG_INT(c, collType);
-  RT_ARG_U64(c, nBytes);
-  RT_ARG_INT(c, algo);
-  RT_ARG_INT(c, proto);
-  RT_ARG_INT(c, nChannels);
-  RT_ARG_PTR(c, chunkSize);
-  RT_ARG_U64(c, *chunkSize);
-  *chunkSize = RT_OUT_CHUNK;
-  return 0;
+  return getChunkSizeAny(7, context, collType, nBytes, algo, proto, nChannels, chunkSize);
 }
 EXPORT const struct {
   const char* name;
