@@ -72,9 +72,10 @@ static rtResult initOld(int version, size_t nRanks, size_t nNodes, rtLogger log,
   return initCommon(c);
 }
 
-/* v5/v6 init: (ctx, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants) */
-static rtResult initNew(int version, void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, rtLogger log,
-                        rtNvlDomainInfo* domains, rtTunerConstants* constants) {
+/* v5..v7 init: (ctx, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants), echoed; the constants table
+ * is v5's four rows or v7's five, so it is echoed and poisoned at the size the caller names. */
+static rtEchoCall* echoInitNew(int version, void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, rtLogger log,
+                               rtNvlDomainInfo* domains, void* constants, size_t constantBytes) {
   rtEchoCall* c = rtEchoBegin("tuner.init", version);
   RT_ARG_PTR(c, ctx);
   RT_ARG_U64(c, commId);
@@ -86,17 +87,33 @@ static rtResult initNew(int version, void** ctx, uint64_t commId, size_t nRanks,
   RT_ARG_INT(c, domains->nNvlDomains);
   RT_ARG_INT(c, domains->minRanksPerNvlDomain);
   RT_ARG_INT(c, domains->maxRanksPerNvlDomain);
-  rtEchoBytes(c, constants, sizeof(*constants));
-  /* An edit NCCL must see afterwards: Blackwell, 4+ nodes, tree bandwidth. */
-  constants->perChMaxTreeBws[3][2] = 15.0;
+  rtEchoBytes(c, constants, constantBytes);
+  return c;
+}
+static rtResult finishInitNew(int version, rtEchoCall* c, void** ctx, rtNvlDomainInfo* domains, void* constants,
+                              size_t constantBytes) {
 #ifdef RT_POISON_CONSTANTS
-  poisonPast(constants, sizeof(*constants));
+  poisonPast(constants, constantBytes);
+#else
+  (void)constants;
+  (void)constantBytes;
 #endif
 #ifdef RT_POISON_DOMAINS
   poisonPast(domains, sizeof(*domains));
+#else
+  (void)domains;
 #endif
   *ctx = RT_CTX(version);
   return initCommon(c);
+}
+
+/* v5/v6 init */
+static rtResult initNew(int version, void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, rtLogger log,
+                        rtNvlDomainInfo* domains, rtTunerConstants* constants) {
+  rtEchoCall* c = echoInitNew(version, ctx, commId, nRanks, nNodes, log, domains, constants, sizeof(*constants));
+  /* An edit NCCL must see afterwards: Blackwell, 4+ nodes, tree bandwidth. */
+  constants->perChMaxTreeBws[3][2] = 15.0;
+  return finishInitNew(version, c, ctx, domains, constants, sizeof(*constants));
 }
 
 /* The cost table is float[7][3] passed as float**: index it only through the array cast. */
@@ -285,28 +302,10 @@ EXPORT const struct {
 /* v7 init: v6's arguments with the five-row table; edits in the Blackwell row and in row 4 (Rubin). */
 static rtResult v7Init(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, rtLogger log,
                        rtNvlDomainInfo* domains, rtTunerConstantsV7* constants) {
-  rtEchoCall* c = rtEchoBegin("tuner.init", 7);
-  RT_ARG_PTR(c, ctx);
-  RT_ARG_U64(c, commId);
-  RT_ARG_U64(c, nRanks);
-  RT_ARG_U64(c, nNodes);
-  RT_ARG_PTR(c, log);
-  RT_ARG_PTR(c, domains);
-  RT_ARG_PTR(c, constants);
-  RT_ARG_INT(c, domains->nNvlDomains);
-  RT_ARG_INT(c, domains->minRanksPerNvlDomain);
-  RT_ARG_INT(c, domains->maxRanksPerNvlDomain);
-  rtEchoBytes(c, constants, sizeof(*constants));
+  rtEchoCall* c = echoInitNew(7, ctx, commId, nRanks, nNodes, log, domains, constants, sizeof(*constants));
   constants->perChMaxTreeBws[3][2] = 15.0;
   constants->perChMaxTreeBws[4][2] = 16.0;
-#ifdef RT_POISON_CONSTANTS
-  poisonPast(constants, sizeof(*constants));
-#endif
-#ifdef RT_POISON_DOMAINS
-  poisonPast(domains, sizeof(*domains));
-#endif
-  *ctx = RT_CTX(7);
-  return initCommon(c);
+  return finishInitNew(7, c, ctx, domains, constants, sizeof(*constants));
 }
 static rtResult v7GetCollInfo(void* context, int collType, size_t nBytes, int numPipeOps, float** table, int numAlgo,
                               int numProto, int regBuff, int* nChannels) {
